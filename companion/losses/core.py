@@ -1,0 +1,118 @@
+"""The two loss cores every paper's objective is built from.
+
+Both are vectorised over the whole batch (no Python loops over pairs), stable (log-sum-exp), and validate their
+inputs so that bad input raises one clear error rather than returning NaN.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .._checks import check_finite, check_temperature
+
+
+def contrastive_nll(
+    logits: torch.Tensor,
+    positives: torch.Tensor,
+    denominator_mask: torch.Tensor | None = None,
+    negative_log_weights: torch.Tensor | None = None,
+    exclude_other_positives: bool = False,
+    reduction: str = "mean",
+) -> torch.Tensor:
+    r"""Multi-positive, weighted InfoNCE over a logit matrix — the core of the contrastive family.
+
+    For anchor *i* with positive weights :math:`w_{ij} \ge 0`, :math:`P_{ij} = w_{ij} / \sum_j w_{ij}`,
+
+    .. math::  \ell_i = -\sum_j P_{ij}\,\big[\,l_{ij} - \log \textstyle\sum_{k \in D_{ij}} e^{l_{ik} + \omega_{ik}}\big]
+
+    where :math:`D_{ij}` is
+
+    * every allowed entry (``denominator_mask``) — InfoNCE / SimCSE (Gao et al. 2021, Eq. 1), SupCon
+      (Khosla et al. 2020, Eq. 2 "out"), weighted InfoNCE (Vock et al., Def. 3.1); or
+    * ``{j}`` plus the allowed non-positive entries when ``exclude_other_positives`` — SINCERE (Feeney & Hughes
+      2024; circumplex paper Eq. 5–6), where other positives are left out of the denominator;
+
+    and :math:`\omega_{ik}` are log-weights applied to *negatives* in the denominator (SoftCSE, circumplex Eq. 7–8);
+    positive entries always enter with weight 1.
+
+    Args:
+        logits: ``(B, N)`` similarities already divided by the temperature.
+        positives: ``(B, N)`` bool mask or non-negative weights of positives.
+        denominator_mask: ``(B, N)`` bool, entries allowed in the denominator (e.g. ``~eye`` to drop self-pairs);
+            positives are always allowed. Default: all entries.
+        negative_log_weights: ``(B, N)`` log-weights of negatives in the denominator (default 0).
+        exclude_other_positives: SINCERE's denominator.
+        reduction: ``"mean"`` over anchors that have a positive, ``"sum"``, or ``"none"`` (``(B,)``, 0 for
+            anchors without positives).
+    """
+    if logits.dim() != 2:
+        raise ValueError(f"logits must be 2-D (anchors x candidates), got shape {tuple(logits.shape)}.")
+    check_finite(logits, "logits")
+    if positives.shape != logits.shape:
+        raise ValueError(f"positives has shape {tuple(positives.shape)}, logits {tuple(logits.shape)}.")
+    weights = positives.to(logits.dtype)
+    if bool((weights < 0).any()):
+        raise ValueError("positive weights must be non-negative.")
+    is_pos = weights > 0
+    has_pos = is_pos.any(dim=1)
+    if not bool(has_pos.any()):
+        raise ValueError("No anchor in the batch has a positive; the contrastive loss is undefined.")
+    if reduction not in {"mean", "sum", "none"}:
+        raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}.")
+
+    floor = torch.finfo(logits.dtype).min
+    if denominator_mask is None:
+        allowed = torch.ones_like(is_pos)
+    else:
+        if denominator_mask.shape != logits.shape:
+            raise ValueError("denominator_mask must have the shape of logits.")
+        allowed = denominator_mask.to(torch.bool) | is_pos
+    den = logits
+    if negative_log_weights is not None:
+        if negative_log_weights.shape != logits.shape:
+            raise ValueError("negative_log_weights must have the shape of logits.")
+        den = logits + torch.where(is_pos, torch.zeros_like(logits), negative_log_weights.to(logits.dtype))
+    den = den.masked_fill(~allowed, floor)
+
+    if exclude_other_positives:
+        lse_neg = torch.logsumexp(den.masked_fill(is_pos, floor), dim=1, keepdim=True)
+        log_den = torch.logaddexp(logits, lse_neg)
+    else:
+        log_den = torch.logsumexp(den, dim=1, keepdim=True)
+
+    prob = weights / weights.sum(dim=1, keepdim=True).clamp_min(torch.finfo(logits.dtype).tiny)
+    terms = torch.where(is_pos, logits - log_den, torch.zeros_like(logits))
+    per_anchor = -(prob * terms).sum(dim=1)
+    if reduction == "none":
+        return torch.where(has_pos, per_anchor, torch.zeros_like(per_anchor))
+    if reduction == "sum":
+        return per_anchor[has_pos].sum()
+    return per_anchor[has_pos].mean()
+
+
+def pairwise_ranking_loss(scores: torch.Tensor, labels: torch.Tensor, scale: float = 20.0) -> torch.Tensor:
+    r"""CoSENT-style ranking loss: :math:`\log\big(1 + \sum_{y_a > y_b} e^{\lambda (s_b - s_a)}\big)`.
+
+    Every pair of items whose gold labels are ordered (:math:`y_a > y_b`) is penalised when its scores are not
+    (Su 2022, CoSENT; AnglE Eq. 1 with :math:`\lambda = 1/\tau = 20`, and AnglE Eq. 7 on angle scores with
+    :math:`\tau = 1`). Returns 0 (with a graph) when no ordered pair exists, e.g. all labels equal.
+
+    Args:
+        scores: ``(P,)`` one similarity per item (pair of sentences).
+        labels: ``(P,)`` gold scores; only their order matters.
+        scale: :math:`\lambda = 1/\tau` > 0.
+    """
+    scale = check_temperature(scale, "scale")
+    check_finite(scores, "scores")
+    if scores.dim() != 1:
+        raise ValueError(f"scores must be 1-D, got shape {tuple(scores.shape)}.")
+    labels = torch.as_tensor(labels, device=scores.device)
+    if labels.shape != scores.shape:
+        raise ValueError(f"labels must have one entry per score: {tuple(labels.shape)} vs {tuple(scores.shape)}.")
+    check_finite(labels.to(torch.float64), "labels")
+    diff = (scores[None, :] - scores[:, None]) * scale  # [a, b] = s_b - s_a
+    ordered = labels[:, None] > labels[None, :]
+    floor = torch.finfo(scores.dtype).min
+    values = diff.masked_fill(~ordered, floor).reshape(-1)
+    zero = torch.zeros(1, dtype=scores.dtype, device=scores.device)
+    return torch.logsumexp(torch.cat([zero, values]), dim=0)

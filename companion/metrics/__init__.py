@@ -1,0 +1,1 @@
+"""Metrics, one submodule per family (geometry, clustering, retrieval, distance geometry…)."""
