@@ -337,3 +337,22 @@ def scoreboard(root: Path | None = None):
     counts = counts.reindex(columns=list(VERDICTS), fill_value=0)
     counts["total"] = counts.sum(axis=1)
     return counts.reset_index()
+
+
+def show_provenance(ledger: Ledger):
+    """Display (and return) the provenance of this run as a small table — the last cell of every notebook."""
+    import pandas as pd
+
+    info = ledger.provenance()
+    rows = [("profile", info["profile"]), ("seeds", ", ".join(map(str, info["seeds"])) or "-"),
+            ("wall time (s)", info["wall_time_s"]), ("date", info["date"])]
+    rows += [(f"hardware: {k}", v) for k, v in info["hardware"].items()]
+    rows += [(f"version: {k}", v) for k, v in info["versions"].items()]
+    frame = pd.DataFrame(rows, columns=["what", "value"]).set_index("what")
+    try:
+        from IPython.display import display
+
+        display(frame)
+    except ImportError:  # pragma: no cover
+        print(frame.to_string())
+    return frame
