@@ -1,0 +1,233 @@
+"""Execute the notebooks with papermill: ``python -m companion run [--profile P] [--only PATTERN]``.
+
+* ``smoke`` writes executed copies, results and figures to a scratch folder outside the source tree
+  (``<cache>/smoke``, or ``--output-dir``), so CI never touches committed outputs.
+* ``cpu`` and ``gpu`` execute into a temporary file and, on success, replace the notebook in place, so the stored
+  outputs are what GitHub, Colab and the site show. A failed run leaves the source notebook untouched and keeps the
+  partial copy next to the scratch outputs for inspection.
+
+Each executed notebook records its profile, hardware, library versions and wall time in its metadata
+(``metadata.companion``); the notebooks' own last cell shows the same provenance.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import settings as _settings
+from .profiles import PROFILES, check_profile
+from .results import PAPERS, provenance
+
+NOTEBOOK_ROOT = _settings.REPO_ROOT / "notebooks"
+KERNEL = "python3"
+
+
+@dataclass(frozen=True)
+class Notebook:
+    path: Path
+    paper: str
+    stem: str
+    title: str
+
+    @property
+    def key(self) -> str:
+        """``<paper>/<stem>``, the name patterns match against."""
+        return f"{self.paper}/{self.stem}"
+
+
+@dataclass
+class RunResult:
+    notebook: Notebook
+    status: str  # "ok" | "failed"
+    wall_time_s: float
+    output: Path
+    error: str | None = None
+    claims: dict[str, int] = field(default_factory=dict)
+
+
+def _title(path: Path) -> str:
+    """The first markdown heading of the notebook (its section), or the file stem."""
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError):
+        return path.stem
+    for cell in cells:
+        if cell.get("cell_type") == "markdown":
+            for line in "".join(cell.get("source", "")).splitlines():
+                if line.startswith("#"):
+                    return line.lstrip("#").strip()
+    return path.stem
+
+
+def _paper_of(folder: str) -> str:
+    return re.sub(r"^\d\d-", "", folder)  # notebooks/00-baselines holds paper "baselines"
+
+
+def _rank(path: Path) -> tuple[int, str, str]:
+    paper = _paper_of(path.parent.name)
+    return (PAPERS.index(paper) if paper in PAPERS else len(PAPERS), paper, path.name)
+
+
+def list_notebooks(root: Path | None = None) -> list[Notebook]:
+    """All ``notebooks/<paper>/<NN>-<section>.ipynb`` in paper then section order."""
+    root = Path(root) if root is not None else NOTEBOOK_ROOT
+    found = []
+    for path in sorted(root.glob("*/[0-9][0-9]-*.ipynb"), key=_rank):
+        if ".ipynb_checkpoints" in path.parts:
+            continue
+        found.append(Notebook(path=path, paper=_paper_of(path.parent.name), stem=path.stem, title=_title(path)))
+    return found
+
+
+def select(notebooks: list[Notebook], only: str | None) -> list[Notebook]:
+    """Notebooks whose ``paper/stem`` matches any comma-separated glob or substring in ``only``."""
+    if not only:
+        return notebooks
+    patterns = [p.strip() for p in only.split(",") if p.strip()]
+    chosen = [nb for nb in notebooks
+              if any(fnmatch.fnmatch(nb.key, p) or p in nb.key for p in patterns)]
+    if not chosen:
+        known = ", ".join(nb.key for nb in notebooks) or "(none)"
+        raise ValueError(f"No notebook matches {only!r}; available: {known}")
+    return chosen
+
+
+def _scratch(profile: str, output_dir: Path | None) -> Path:
+    return Path(output_dir) if output_dir else _settings.cache_dir() / profile
+
+
+def _describe_failure(exc: Exception) -> str:
+    cell = getattr(exc, "cell_index", None)
+    count = getattr(exc, "exec_count", None)
+    ename = getattr(exc, "ename", type(exc).__name__)
+    evalue = getattr(exc, "evalue", str(exc))
+    where = f"cell {cell}" + (f" [{count}]" if count is not None else "") if cell is not None else "notebook"
+    last = str(evalue).strip().splitlines()[-1] if str(evalue).strip() else ""
+    return f"{where}: {ename}: {last}"
+
+
+def parameter_defaults(source: str) -> dict:
+    """Literal ``name = value`` assignments of a parameters cell (non-literal values are skipped)."""
+    out = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try:
+                out[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+    return out
+
+
+def _finalise(output: Path, profile: str, wall: float) -> None:
+    """Drop a redundant injected-parameters cell and record provenance in the notebook metadata."""
+    import nbformat
+
+    nb = nbformat.read(output, as_version=4)
+    defaults: dict = {}
+    for cell in nb.cells:
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            defaults = parameter_defaults(cell.source)
+    if defaults.get("profile") == profile:
+        nb.cells = [c for c in nb.cells if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
+    nb.metadata["companion"] = provenance(profile, seeds=[], wall_time_s=wall)
+    nbformat.write(nb, output)
+
+
+def _claim_counts(nb: Notebook, results_root: Path, since: float) -> dict[str, int]:
+    path = results_root / nb.paper / f"{nb.stem}.json"
+    if not path.exists() or path.stat().st_mtime < since:
+        return {}
+    claims = json.loads(path.read_text(encoding="utf-8")).get("claims", [])
+    return {"reproduced": sum(c["verdict"] == "reproduced" for c in claims), "total": len(claims)}
+
+
+def execute(nb: Notebook, profile: str, output_dir: Path | None = None, timeout: int | None = None,
+            progress: bool = False) -> RunResult:
+    """Execute one notebook with papermill in ``profile``; never raises for a failing cell (see ``status``)."""
+    import papermill
+
+    check_profile(profile)
+    scratch = _scratch(profile, output_dir)
+    env_backup = {k: os.environ.get(k) for k in ("COMPANION_RESULTS_DIR", "COMPANION_FIGURES_DIR")}
+    if profile == "smoke":
+        os.environ["COMPANION_RESULTS_DIR"] = str(scratch / "results")
+        os.environ["COMPANION_FIGURES_DIR"] = str(scratch / "figures")
+        final = scratch / "notebooks" / nb.paper / nb.path.name
+    else:
+        final = nb.path
+    results_root = Path(os.environ.get("COMPANION_RESULTS_DIR") or _settings.results_dir())
+    final.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=final.parent, prefix=f".{nb.stem}.", suffix=".ipynb")
+    os.close(fd)
+    tmp = Path(tmp_name)
+    start_wall, start = time.time(), time.perf_counter()
+    error = None
+    try:
+        papermill.execute_notebook(str(nb.path), str(tmp), parameters={"profile": profile}, kernel_name=KERNEL,
+                                   cwd=str(nb.path.parent), progress_bar=progress, execution_timeout=timeout)
+    except Exception as exc:  # noqa: BLE001 - papermill raises PapermillExecutionError and others
+        error = _describe_failure(exc)
+    finally:
+        for key, value in env_backup.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    wall = time.perf_counter() - start
+    if error is None:
+        _finalise(tmp, profile, wall)
+        os.replace(tmp, final)
+        output = final
+    else:
+        failed = scratch / "failed" / nb.paper / nb.path.name
+        failed.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(tmp, failed) if tmp.exists() else None
+        output = failed
+    return RunResult(nb, "ok" if error is None else "failed", wall, output, error,
+                     _claim_counts(nb, results_root, start_wall) if error is None else {})
+
+
+def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None = None,
+        timeout: int | None = None) -> list[RunResult]:
+    """Execute the selected notebooks in order, with a progress display; returns one result per notebook."""
+    from tqdm.auto import tqdm
+
+    check_profile(profile)
+    chosen = select(list_notebooks(), only)
+    results = []
+    bar = tqdm(chosen, desc=f"notebooks ({profile})", unit="nb")
+    for nb in bar:
+        bar.set_postfix_str(nb.key)
+        result = execute(nb, profile, output_dir=output_dir, timeout=timeout, progress=profile != "smoke")
+        results.append(result)
+        tqdm.write(f"{'ok    ' if result.status == 'ok' else 'FAILED'} {nb.key:<55} {result.wall_time_s:7.1f} s"
+                   + (f"  {result.error}" if result.error else ""))
+    return results
+
+
+def summary_table(results: list[RunResult]) -> str:
+    """Plain-text table: notebook, status, wall time, claims reproduced/total, failing cell."""
+    rows = [("notebook", "status", "wall (s)", "claims", "error")]
+    for r in results:
+        claims = f"{r.claims['reproduced']}/{r.claims['total']}" if r.claims else "-"
+        rows.append((r.notebook.key, r.status, f"{r.wall_time_s:.1f}", claims, r.error or ""))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths)) + ("  " + row[4] if row[4] else "")
+             for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    total = sum(r.wall_time_s for r in results)
+    failed = sum(r.status != "ok" for r in results)
+    lines.append(f"{len(results)} notebooks, {failed} failed, {total:.1f} s in all")
+    return "\n".join(lines)
+
+
+__all__ = ["PROFILES", "Notebook", "RunResult", "execute", "list_notebooks", "run", "select", "summary_table"]

@@ -1,0 +1,120 @@
+"""Profiles, the claims ledger (computed verdicts, stable schema, atomic writes) and the scoreboard."""
+
+import json
+
+import pytest
+
+from companion.profiles import settings
+from companion.results import (
+    VERDICTS,
+    Ledger,
+    at_least,
+    at_most,
+    claims_frame,
+    holds,
+    not_testable,
+    same_sign,
+    scoreboard,
+    within,
+)
+
+
+def _cfg(profile="cpu", **overrides):
+    return settings(profile, smoke=dict(steps=2, seeds=[0]), cpu=dict(steps=400, seeds=[0, 1, 2]),
+                    gpu=dict(steps=8000, seeds=[0, 1, 2, 3, 4]), common=dict(lr=3e-5, steps=1),
+                    overrides=overrides)
+
+
+def test_profile_values_and_overrides():
+    cfg = _cfg("cpu", steps=10, seeds=None)
+    assert (cfg.profile, cfg.steps, cfg.seeds, cfg.lr) == ("cpu", 10, [0, 1, 2], 3e-5)
+    assert _cfg("smoke").steps == 2 and _cfg("gpu").seeds == [0, 1, 2, 3, 4]
+    assert _cfg("cpu", lr=1).lr == 1  # an int may replace a float
+    with pytest.raises(AttributeError, match="read-only"):
+        cfg.steps = 3
+
+
+@pytest.mark.parametrize("profile", ["fast", "CPU", 3, None])
+def test_unknown_profile(profile):
+    with pytest.raises(ValueError, match="Unknown profile"):
+        _cfg(profile)
+
+
+def test_bad_overrides():
+    with pytest.raises(ValueError, match="Unknown override 'stepz'"):
+        _cfg(stepz=3)
+    with pytest.raises(TypeError, match="steps='10'"):
+        _cfg(steps="10")  # a wrongly typed papermill parameter
+    with pytest.raises(AttributeError, match="not defined"):
+        _ = _cfg().batch_size
+
+
+@pytest.mark.parametrize(
+    "criterion, ours, verdict",
+    [
+        (within(1.0, 0.1, partly_tol=0.5), 1.05, "reproduced"),
+        (within(1.0, 0.1, partly_tol=0.5), 1.3, "partly"),
+        (within(1.0, 0.1), 1.3, "not reproduced"),
+        (at_least(0.5, partly=0.4), 0.45, "partly"),
+        (at_most(0.5), 0.2, "reproduced"),
+        (holds(), [True, True], "reproduced"),
+        (holds(), {"a": True, "b": False}, "partly"),
+        (holds(), False, "not reproduced"),
+        (same_sign(0.46, min_magnitude=0.1), 0.05, "partly"),
+        (same_sign(-0.16), 0.2, "not reproduced"),
+        (not_testable("data not released"), None, "not testable"),
+    ],
+)
+def test_criteria_compute_verdicts(criterion, ours, verdict):
+    assert criterion.verdict(ours) == verdict
+
+
+def test_criteria_reject_bad_values():
+    with pytest.raises(ValueError, match="non-finite"):
+        within(1, 0.1).verdict(float("nan"))
+    with pytest.raises(TypeError, match="booleans"):
+        holds().verdict([1, 0])
+    with pytest.raises(ValueError, match="reason"):
+        not_testable(" ")
+
+
+def test_ledger_schema_roundtrip_and_scoreboard(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setenv("COMPANION_FIGURES_DIR", str(tmp_path / "figures"))
+    ledger = Ledger("angle", "03-ablation.ipynb", profile="cpu", seeds=[0, 1])
+    assert ledger.claim("a", "x", 86.26, 85.1234567, within(86.26, 0.5, 2.0)) == "partly"
+    ledger.claim("b", "y", "yes", [True], holds())
+    with pytest.raises(ValueError, match="twice"):
+        ledger.claim("a", "x", 1, 1, within(1, 1))
+    with pytest.raises(ValueError, match="Claim id"):
+        ledger.claim("bad id", "x", 1, 1, within(1, 1))
+    path = ledger.save()
+    data = json.loads(path.read_text())
+    assert path == tmp_path / "results" / "angle" / "03-ablation.json"
+    assert list(data) == ["paper", "notebook", "profile", "seeds", "claims"]
+    assert list(data["claims"][0]) == ["id", "claim", "paper_value", "ours", "criterion", "verdict"]
+    assert data["claims"][0]["ours"] == 85.1235  # rounded to 6 significant digits
+    assert path.with_suffix(".provenance.json").exists()
+    board = scoreboard(tmp_path / "results")
+    assert board.loc[0, "paper"] == "angle" and board.loc[0, "partly"] == 1 and board.loc[0, "total"] == 2
+    assert set(claims_frame(tmp_path / "results")["verdict"]) <= set(VERDICTS)
+
+
+def test_smoke_ledger_goes_to_scratch(tmp_path, monkeypatch):
+    monkeypatch.delenv("COMPANION_RESULTS_DIR", raising=False)
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path))
+    ledger = Ledger("angle", "x", profile="smoke")
+    assert ledger.results_dir == tmp_path / "smoke" / "results"
+
+
+def test_ledger_rejects_unknown_paper_and_empty_save(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path))
+    with pytest.raises(ValueError, match="Unknown paper"):
+        Ledger("gpt5", "x", profile="cpu")
+    with pytest.raises(ValueError, match="no claims"):
+        Ledger("angle", "x", profile="cpu").save()
+
+
+def test_committed_ledgers_follow_the_schema():
+    # every results/*.json in the repository must load and carry valid verdicts
+    claims_frame()
