@@ -9,6 +9,9 @@ page's small Python cell runs, reading ``results/``.
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
 from pathlib import Path
 
 import yaml
@@ -65,9 +68,50 @@ def render_config(root: Path = REPO_ROOT) -> str:
     return HEADER + yaml.safe_dump(build_config(root), sort_keys=False, allow_unicode=True, width=110)
 
 
+def github_repo(root: Path = REPO_ROOT) -> str:
+    """``owner/name`` of the GitHub repository (from ``COMPANION_GITHUB_REPO`` or the ``origin`` remote)."""
+    explicit = os.environ.get("COMPANION_GITHUB_REPO")
+    if explicit:
+        return explicit
+    try:
+        url = subprocess.run(["git", "remote", "get-url", "origin"], cwd=root, capture_output=True, text=True,
+                             check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "OWNER/REPO"
+    match = re.search(r"github\.com[:/]([^/]+/[^/.]+)", url)
+    return match.group(1) if match else "OWNER/REPO"
+
+
+def notebook_table(root: Path = REPO_ROOT) -> str:
+    """Markdown table of every notebook with its section and a Colab badge (the README's notebook list)."""
+    repo = github_repo(root)
+    badge = "https://colab.research.google.com/assets/colab-badge.svg"
+    lines = ["| notebook | section | open |", "|---|---|---|"]
+    for nb in list_notebooks(root / "notebooks"):
+        rel = nb.path.relative_to(root).as_posix()
+        colab = f"https://colab.research.google.com/github/{repo}/blob/main/{rel}"
+        lines.append(f"| [`{rel}`]({rel}) | {nb.title} | [![Open In Colab]({badge})]({colab}) |")
+    return "\n".join(lines)
+
+
+TABLE_START, TABLE_END = "<!-- notebook-table:start -->", "<!-- notebook-table:end -->"
+
+
+def render_readme(root: Path = REPO_ROOT) -> str:
+    text = (root / "README.md").read_text(encoding="utf-8")
+    if TABLE_START not in text or TABLE_END not in text:
+        return text
+    head, rest = text.split(TABLE_START, 1)
+    _, tail = rest.split(TABLE_END, 1)
+    return f"{head}{TABLE_START}\n{notebook_table(root)}\n{TABLE_END}{tail}"
+
+
 def write_sidebar(root: Path = REPO_ROOT) -> Path:
+    """Regenerate ``_quarto.yml`` and the README's notebook table."""
     path = root / CONFIG
     path.write_text(render_config(root), encoding="utf-8")
+    if (root / "README.md").exists():
+        (root / "README.md").write_text(render_readme(root), encoding="utf-8")
     return path
 
 
@@ -95,4 +139,7 @@ def check(root: Path = REPO_ROOT) -> list[str]:
         problems.append(f"{LANDING} does not build its table from the ledger (companion.results.scoreboard)")
     if path.read_text(encoding="utf-8") != render_config(root):
         problems.append(f"{CONFIG} is out of date; run `python -m companion site`")
+    readme = root / "README.md"
+    if readme.exists() and readme.read_text(encoding="utf-8") != render_readme(root):
+        problems.append("README.md's notebook table is out of date; run `python -m companion site`")
     return problems
