@@ -1,0 +1,156 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Zero-shot STS of all-MiniLM-L6-v2: the "pretrained" row
+#
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/00-baselines/01-zero-shot-sts.ipynb)
+#
+# Every paper notebook compares a fine-tuned encoder with the encoder it started from. This notebook produces that
+# row once: all-MiniLM-L6-v2 (Reimers & Gurevych 2019; 6 layers, 384-d, mean pooling, L2-normalised) on the seven
+# SentEval-style STS sets — STS12–16 in the "all" setting (one Spearman over the concatenated subsets of a year),
+# STS-B test and SICK-R test — as Spearman × 100 of cosine similarity.
+#
+# It also checks the evaluator itself: the scores must equal those from `sentence_transformers.SentenceTransformer
+# .encode` + cosine on the same pairs (to 1e-4), and the companion's `encode` must be faster than
+# `SentenceTransformer.encode` (goal ≥ 1.2×) with a near-instant cached rerun.
+
+# %% tags=["parameters"]
+profile = "cpu"
+sets = None
+max_pairs = None
+
+# %%
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+import torch
+from sentence_transformers import SentenceTransformer
+
+from companion import sts
+from companion.encoders import load_encoder, resolve_model
+from companion.profiles import settings
+from companion.results import Ledger, at_least, at_most, show_provenance
+
+cfg = settings(profile,
+               smoke=dict(sets=["STS16", "STS-B"], max_pairs=60),
+               cpu=dict(sets=list(sts.DISPLAY_NAMES.values()), max_pairs=0),
+               gpu=dict(sets=list(sts.DISPLAY_NAMES.values()), max_pairs=0),
+               common=dict(model="sentence-transformers/all-MiniLM-L6-v2", max_length=256, batch_size=64),
+               overrides=dict(sets=sets, max_pairs=max_pairs))
+ledger = Ledger("baselines", "01-zero-shot-sts", profile=cfg.profile, seeds=[])
+sns.set_theme(style="whitegrid", context="notebook")
+cfg
+
+# %% [markdown]
+# ## The data: pairs per set
+# Unique sentences are encoded once across all sets (`max_pairs` > 0 keeps only the first pairs of each set: the
+# smoke profile's shortcut; the cpu profile uses every pair).
+
+# %%
+pairs = {name: sts.load_pairs(name) for name in cfg.sets}
+if cfg.max_pairs:
+    pairs = {k: (s1[:cfg.max_pairs], s2[:cfg.max_pairs], g[:cfg.max_pairs]) for k, (s1, s2, g) in pairs.items()}
+unique = list(dict.fromkeys(t for s1, s2, _ in pairs.values() for t in (*s1, *s2)))
+pd.DataFrame({"pairs": {k: len(v[2]) for k, v in pairs.items()},
+              "sentences (both sides)": {k: 2 * len(v[2]) for k, v in pairs.items()}}).T.assign(
+    total=lambda d: d.sum(axis=1)).assign(**{"unique sentences": [None, len(unique)]})
+
+# %% [markdown]
+# ## Companion `encode` (cold, then cached) vs `SentenceTransformer.encode`, side by side
+# Same model folder, same maximum length (256, MiniLM's own), L2-normalised outputs, same sentences.
+
+# %%
+encoder = load_encoder(cfg.model, pooling="mean", max_length=cfg.max_length)
+t0 = time.perf_counter()
+ours = encoder.encode(unique, normalize=True, cache=False)
+t_ours = time.perf_counter() - t0
+
+reference = SentenceTransformer(resolve_model(cfg.model)[0], device="cpu")
+reference.max_seq_length = cfg.max_length
+t0 = time.perf_counter()
+theirs = torch.as_tensor(reference.encode(unique, batch_size=cfg.batch_size, normalize_embeddings=True,
+                                          convert_to_tensor=True, show_progress_bar=len(unique) > 1000))
+t_st = time.perf_counter() - t0
+
+encoder.encode(unique, normalize=True, cache=True)  # fill the cache
+t0 = time.perf_counter()
+cached = encoder.encode(unique, normalize=True, cache=True)
+t_cached = time.perf_counter() - t0
+speed = pd.DataFrame({"seconds": [t_ours, t_st, t_cached],
+                      "sentences / s": [len(unique) / t for t in (t_ours, t_st, t_cached)]},
+                     index=["companion encode (cold)", "SentenceTransformer.encode", "companion encode (cached)"])
+speed.round(2)
+
+# %% [markdown]
+# ## Seven-set STS table and parity with sentence-transformers
+
+# %%
+def scores_from(emb):
+    index = {t: i for i, t in enumerate(unique)}
+    out = {}
+    for name, (s1, s2, gold) in pairs.items():
+        a, b = emb[[index[t] for t in s1]], emb[[index[t] for t in s2]]
+        out[name] = sts.spearman100(sts.cosine_scores(a, b), gold)
+    out["avg"] = float(np.mean(list(out.values())))
+    return out
+
+
+evaluated = sts.evaluate_sts(encoder, sets=cfg.sets) if not cfg.max_pairs else scores_from(cached)
+# (the public evaluator reads the cache filled above; the smoke shortcut scores the truncated pairs directly)
+table = sts.sts_table({"all-MiniLM-L6-v2 (companion evaluate_sts)": evaluated,
+                       "all-MiniLM-L6-v2 (SentenceTransformer.encode)": scores_from(theirs)}, digits=None)
+table = table.dropna(axis=1, how="all")
+max_diff = float((table.iloc[0] - table.iloc[1]).abs().max())
+emb_diff = float((ours - theirs).abs().max())
+display(table.round(2))
+print(f"max |Spearman difference| = {max_diff:.2e};  max |embedding difference| = {emb_diff:.2e}")
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [1.2, 1]})
+row = table.iloc[0].drop("avg")
+sns.barplot(x=row.index, y=row.values, ax=axes[0], color="#4C72B0")
+for i, v in enumerate(row.values):
+    axes[0].text(i, v + 0.5, f"{v:.1f}", ha="center", fontsize=9)
+axes[0].axhline(table.iloc[0]["avg"], ls="--", color="gray", label=f"avg {table.iloc[0]['avg']:.2f}")
+axes[0].set(ylim=(0, 100), ylabel="Spearman × 100", title="all-MiniLM-L6-v2, zero-shot")
+axes[0].legend(loc="lower right")
+name = "STS-B" if "STS-B" in pairs else next(iter(pairs))
+s1, s2, gold = pairs[name]
+cos = sts.cosine_scores(encoder.encode(s1), encoder.encode(s2))
+sns.histplot(x=gold, y=cos, bins=30, ax=axes[1], cmap="mako", cbar=True)
+axes[1].set(xlabel="gold similarity (0–5)", ylabel="cosine", title=f"{name}: cosine vs gold")
+fig.tight_layout()
+ledger.savefig(fig, "01-zero-shot-sts")
+
+# %% [markdown]
+# ## Claims (about this companion's evaluator)
+
+# %%
+ledger.claim("parity-st", "companion STS evaluator equals SentenceTransformer.encode + cosine on every set",
+             "difference 0 (to 1e-4)", max_diff, at_most(1e-4))
+ledger.claim("encode-speedup", "companion encode is at least 1.2x faster than SentenceTransformer.encode (cold)",
+             ">= 1.2x", t_st / t_ours, at_least(1.2, partly=1.0))
+ledger.claim("cache-speedup", "a cached rerun is at least 100x faster than a cold encode",
+             ">= 100x", t_ours / t_cached, at_least(100.0, partly=10.0))
+display(ledger.table())
+ledger.save()
+
+# %%
+show_provenance(ledger)
