@@ -1,0 +1,210 @@
+r"""SimCSE, ArcCon and SimACE: three unsupervised in-batch contrastive losses that differ ONLY in their logits.
+
+Paper: Jeong, Han & Chae, "A Simple Angle-based Approach for Contrastive Learning of Unsupervised Sentence
+Representation" (SimACE), Findings of EMNLP 2024, pp. 5553-5572 (aclanthology 2024.findings-emnlp.318; reviewed
+as an anonymous ACL submission, no code released).
+
+Given two dropout views ``z1 = f(x)``, ``z2 = f'(x)`` of a batch of ``N`` sentences, anchor ``i`` has one positive
+(``i'``, the diagonal) and ``N - 1`` in-batch negatives ``j'``. Every loss below builds an ``N x N`` logit matrix and
+calls the shared core :func:`companion.losses.core.contrastive_nll` with the identity as positives (denominator =
+all ``N`` candidates, positive included):
+
+=========  =======================================================  ===============================================
+loss       positive logit (diagonal)                                 negative logit (off-diagonal)
+=========  =======================================================  ===============================================
+SimCSE     :math:`\cos(z_i, z'_i)/\tau`                              :math:`\cos(z_i, z'_j)/\tau`   (SimACE Eq. 1)
+ArcCon     :math:`\cos(\phi_{ii'} + m)/\tau`                         :math:`\cos\phi_{ij'}/\tau`  (ArcCSE, Zhang et
+                                                                                                 al. ACL 2022)
+SimACE     :math:`(\theta_{ii'} - m)/\tau`                           :math:`\theta_{ij'}/\tau`    (SimACE Eq. 9)
+=========  =======================================================  ===============================================
+
+with :math:`\phi = \arccos\cos` the angle between two vectors and :math:`\theta = \pi/2 - \phi = \arcsin\cos`
+(SimACE Eq. 7, :func:`companion.similarities.cos_to_angle`, range :math:`[-\pi/2, \pi/2]`). With ``m = 0`` SimACE
+is Eq. 8 (InfoNCE on angles). Margins are in DEGREES: the paper's text says "m = 10 (radians)" but its Table 7 says
+degrees, and only degrees make sense (10 rad = 573 deg wraps around the circle; with angles confined to
+:math:`[-\pi/2, \pi/2]` a 10-rad margin would make every positive logit lower than every negative one).
+
+§3's gradient argument (Eq. 2-6): with :math:`k_{ij}` the logits and :math:`\lambda_{ij}` their row softmax,
+:math:`\partial \ell_i/\partial k_{ij} = \lambda_{ij} - \delta_{ij}` (:func:`softmax_gradient`); the chain rule then
+multiplies by :math:`\partial k/\partial z`: for the cosine :math:`\|\partial\cos/\partial z\| = \sin\phi/\|z\|`
+vanishes at small and large angles, for the angle :math:`\|\partial\theta/\partial z\| = 1/\|z\|` does not
+(:func:`similarity_derivative`, :func:`pair_forces`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import torch
+
+from .._checks import check_matrix, check_temperature
+from ..similarities import ANGLE_EPS, cos_to_angle, cosine_matrix
+from .core import contrastive_nll
+
+OBJECTIVES = ("simcse", "arccon", "simace")
+DEFAULT_TAU = {"simcse": 0.05, "arccon": 0.05, "simace": 0.05}
+DEFAULT_MARGIN_DEG = {"simcse": 0.0, "arccon": 10.0, "simace": 10.0}
+
+
+def check_margin(margin_deg: float) -> float:
+    """A margin in degrees strictly inside (-90, 90); returns it in radians."""
+    if isinstance(margin_deg, torch.Tensor):
+        margin_deg = float(margin_deg)
+    if (not isinstance(margin_deg, (int, float)) or isinstance(margin_deg, bool) or not math.isfinite(margin_deg)
+            or not -90.0 < margin_deg < 90.0):
+        raise ValueError(f"margin must be in degrees strictly inside (-90, 90), got {margin_deg!r} "
+                         "(the paper's m = 10 means 10 degrees).")
+    return math.radians(margin_deg)
+
+
+def _check_views(z1: torch.Tensor, z2: torch.Tensor) -> None:
+    check_matrix(z1, "z1 (first view)")
+    check_matrix(z2, "z2 (second view)")
+    if z1.shape != z2.shape:
+        raise ValueError(f"the two views must have the same shape, got {tuple(z1.shape)} and {tuple(z2.shape)}.")
+    if z1.shape[0] < 2:
+        raise ValueError("a batch of one sentence has no in-batch negatives; the contrastive loss needs >= 2.")
+
+
+def contrastive_logits(z1: torch.Tensor, z2: torch.Tensor, objective: str = "simace", tau: float = 0.05,
+                       margin_deg: float | None = None, eps: float = ANGLE_EPS) -> torch.Tensor:
+    r"""The ``N x N`` logit matrix :math:`k_{ij}` of SimCSE (Eq. 1), ArcCon or SimACE (Eq. 9), already divided by τ.
+
+    ``margin_deg`` defaults to 0 for SimCSE (which has none; a non-zero value raises) and 10° for ArcCon/SimACE.
+    """
+    if objective not in OBJECTIVES:
+        raise ValueError(f"Unknown objective {objective!r}; choose one of {', '.join(OBJECTIVES)}.")
+    tau = check_temperature(tau)
+    _check_views(z1, z2)
+    margin_deg = DEFAULT_MARGIN_DEG[objective] if margin_deg is None else margin_deg
+    m = check_margin(margin_deg)
+    cos = cosine_matrix(z1, z2)
+    eye = torch.eye(cos.shape[0], dtype=torch.bool, device=cos.device)
+    if objective == "simcse":
+        if m != 0.0:
+            raise ValueError("SimCSE has no margin; use margin_deg=0 (or ArcCon/SimACE for a margin).")
+        return cos / tau
+    if objective == "arccon":
+        phi = torch.arccos(cos.clamp(-1 + eps, 1 - eps))
+        return torch.where(eye, torch.cos(phi + m), cos) / tau
+    theta = cos_to_angle(cos, eps)
+    return torch.where(eye, theta - m, theta) / tau
+
+
+def contrastive_loss(z1: torch.Tensor, z2: torch.Tensor, objective: str = "simace", tau: float = 0.05,
+                     margin_deg: float | None = None, reduction: str = "mean") -> torch.Tensor:
+    """In-batch dropout-view loss of ``objective`` (see module table) through the shared core ``contrastive_nll``."""
+    logits = contrastive_logits(z1, z2, objective, tau, margin_deg)
+    positives = torch.eye(logits.shape[0], dtype=torch.bool, device=logits.device)
+    return contrastive_nll(logits, positives, reduction=reduction)
+
+
+def simcse_loss(z1: torch.Tensor, z2: torch.Tensor, tau: float = 0.05, reduction: str = "mean") -> torch.Tensor:
+    r"""Unsupervised SimCSE (Gao et al. 2021; SimACE Eq. 1):
+    :math:`\ell_i = -\log \frac{e^{\cos(z_i, z'_i)/\tau}}{\sum_j e^{\cos(z_i, z'_j)/\tau}}` (positive in the
+    denominator)."""
+    return contrastive_loss(z1, z2, "simcse", tau, 0.0, reduction)
+
+
+def arccon_loss(z1: torch.Tensor, z2: torch.Tensor, tau: float = 0.05, margin_deg: float = 10.0,
+                reduction: str = "mean") -> torch.Tensor:
+    r"""ArcCon (ArcCSE, Zhang et al. ACL 2022, Eq. 3; SimACE §4 baseline):
+    :math:`-\log\frac{e^{\cos(\phi_{ii'}+m)/\tau}}{e^{\cos(\phi_{ii'}+m)/\tau}+\sum_{j\ne i}e^{\cos\phi_{ij'}/\tau}}`,
+    an additive angular margin on the positive (``m`` in degrees)."""
+    return contrastive_loss(z1, z2, "arccon", tau, margin_deg, reduction)
+
+
+def simace_loss(z1: torch.Tensor, z2: torch.Tensor, tau: float = 0.05, margin_deg: float = 10.0,
+                reduction: str = "mean") -> torch.Tensor:
+    r"""SimACE (Eq. 9): :math:`-\log\frac{e^{(\theta_{ii'}-m)/\tau}}{e^{(\theta_{ii'}-m)/\tau}+\sum_{j\ne i}
+    e^{\theta_{ij'}/\tau}}` with :math:`\theta = \pi/2 - \arccos\cos` (Eq. 7) and ``m`` in degrees (Table 7:
+    10°). ``margin_deg = 0`` gives Eq. 8."""
+    return contrastive_loss(z1, z2, "simace", tau, margin_deg, reduction)
+
+
+# ------------------------------------------------------------------------------------------- §3: gradients
+def softmax_gradient(logits: torch.Tensor) -> torch.Tensor:
+    r"""SimACE Eq. 2-5: :math:`\partial\ell_i/\partial k_{ij} = \lambda_{ij} - \delta_{ij}` for
+    :math:`\ell_i = -\log\mathrm{softmax}_j(k_{ij})|_{j=i}`, with :math:`\lambda` the row softmax of the ``N x N``
+    logits (positives on the diagonal). Each row sums to 0: the pull on the positive equals the total push."""
+    if logits.dim() != 2 or logits.shape[0] != logits.shape[1]:
+        raise ValueError(f"logits must be a square N x N matrix (positives on the diagonal), got {tuple(logits.shape)}.")
+    if logits.shape[0] < 2:
+        raise ValueError("a batch of one sentence has no in-batch negatives; the contrastive loss needs >= 2.")
+    lam = torch.softmax(logits, dim=1)
+    return lam - torch.eye(logits.shape[0], dtype=logits.dtype, device=logits.device)
+
+
+def similarity_derivative(phi: torch.Tensor, kind: str = "cosine", wrt: str = "angle") -> torch.Tensor:
+    r"""Derivative of a similarity at angle ``phi`` (radians; Fig. 1b).
+
+    ``wrt="angle"`` (what moves when a vector rotates): :math:`d\cos\phi/d\phi = -\sin\phi` and
+    :math:`d\theta/d\phi = -1` (:math:`\theta = \pi/2 - \phi`). ``wrt="cosine"`` (Eq. 6, the chain-rule factor):
+    :math:`d\cos/d\cos = 1` and :math:`d\theta/dx = -d\arccos(x)/dx = 1/\sqrt{1-x^2} = 1/\sin\phi`.
+    """
+    if kind not in ("cosine", "angle"):
+        raise ValueError(f"kind must be 'cosine' or 'angle', got {kind!r}.")
+    if wrt not in ("angle", "cosine"):
+        raise ValueError(f"wrt must be 'angle' or 'cosine', got {wrt!r}.")
+    phi = torch.as_tensor(phi, dtype=torch.float64)
+    if wrt == "angle":
+        return -torch.sin(phi) if kind == "cosine" else -torch.ones_like(phi)
+    return torch.ones_like(phi) if kind == "cosine" else 1.0 / torch.sin(phi)
+
+
+def pair_forces(phi_pos: torch.Tensor, phi_neg: torch.Tensor, objective: str, tau: float,
+                margin_deg: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
+    r"""Angular forces on one positive and its negatives for a single anchor (§3, Eq. 2-6).
+
+    For an anchor with positive at angle ``phi_pos`` (scalar, radians) and negatives at angles ``phi_neg`` (``K``),
+    returns ``(pull, push)``: :math:`|\partial\ell/\partial\phi_{ii'}|` and
+    :math:`|\partial\ell/\partial\phi_{ij'}|` per negative — the angular speed with which gradient descent closes the
+    positive angle and opens each negative angle. Computed by autograd through :func:`contrastive_logits`'s formulas
+    (``cosine`` = SimCSE, ``arccon``, ``angle`` = SimACE)."""
+    tau = check_temperature(tau)
+    m = check_margin(margin_deg)
+    phi_pos = torch.as_tensor(phi_pos, dtype=torch.float64).reshape(()).clone().requires_grad_(True)
+    phi_neg = torch.as_tensor(phi_neg, dtype=torch.float64).reshape(-1).clone().requires_grad_(True)
+    if objective in ("cosine", "simcse"):
+        pos, neg = torch.cos(phi_pos) / tau, torch.cos(phi_neg) / tau
+    elif objective == "arccon":
+        pos, neg = torch.cos(phi_pos + m) / tau, torch.cos(phi_neg) / tau
+    elif objective in ("angle", "simace"):
+        pos, neg = (math.pi / 2 - phi_pos - m) / tau, (math.pi / 2 - phi_neg) / tau
+    else:
+        raise ValueError(f"objective must be simcse/cosine, arccon or simace/angle, got {objective!r}.")
+    logits = torch.cat([pos.reshape(1), neg])
+    loss = -torch.log_softmax(logits, dim=0)[0]
+    g_pos, g_neg = torch.autograd.grad(loss, [phi_pos, phi_neg])
+    return g_pos.abs().detach(), g_neg.abs().detach()
+
+
+def closed_form_orthogonal(n: int, tau: float) -> float:
+    r"""SimACE loss when every positive is identical (:math:`\theta_{ii'} = \pi/2`), every negative orthogonal
+    (:math:`\theta_{ij'} = 0`) and ``m = 0``: :math:`L = \log(1 + (N-1)e^{-\pi/(2\tau)})`."""
+    tau = check_temperature(tau)
+    if not isinstance(n, int) or n < 2:
+        raise ValueError(f"n must be an int >= 2 (in-batch negatives), got {n!r}.")
+    return math.log1p((n - 1) * math.exp(-math.pi / (2 * tau)))
+
+
+# ------------------------------------------------------------------------------------------- training glue
+def dropout_view_loss(embed: Callable[[Sequence[str]], torch.Tensor], texts: Sequence[str], objective: str,
+                      tau: float, margin_deg: float | None = None) -> Callable[[torch.Tensor], torch.Tensor]:
+    """A ``loss_fn(index_batch)`` for :func:`companion.training.train`: embeds the batch twice (two dropout views
+    from ``embed`` in training mode, SimCSE's augmentation) and returns the objective's loss."""
+    if objective not in OBJECTIVES:
+        raise ValueError(f"Unknown objective {objective!r}; choose one of {', '.join(OBJECTIVES)}.")
+    check_temperature(tau)
+    margin_deg = DEFAULT_MARGIN_DEG[objective] if margin_deg is None else margin_deg
+    check_margin(margin_deg)
+    texts = list(texts)
+
+    def loss_fn(idx: torch.Tensor) -> torch.Tensor:
+        batch = [texts[int(i)] for i in idx]
+        z1 = embed(batch)
+        z2 = embed(batch)
+        return contrastive_loss(z1, z2, objective, tau, margin_deg)
+
+    return loss_fn

@@ -1,0 +1,107 @@
+"""companion.metrics.geometry: alignment/uniformity (Wang & Isola 2020), angles, anisotropy, effective rank, PR."""
+
+import math
+
+import pytest
+import torch
+
+from companion.metrics.geometry import (
+    alignment,
+    anisotropy,
+    effective_rank,
+    geometry_summary,
+    mean_negative_angle,
+    mean_positive_angle,
+    pairwise_angles,
+    participation_ratio,
+    positive_angles,
+    uniformity,
+)
+
+
+def gauss(n=2000, d=32, seed=0, mean=0.0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(n, d, generator=g, dtype=torch.float64) + mean
+
+
+def test_alignment_zero_for_identical_and_hand_value():
+    x = gauss(50)
+    assert alignment(x, x.clone()) == 0.0
+    y = -x
+    assert alignment(x, y) == pytest.approx(4.0)  # antipodal unit vectors: |2u|^2
+    e = torch.eye(3, dtype=torch.float64)
+    assert alignment(e, e.roll(1, 0)) == pytest.approx(2.0)  # orthogonal unit vectors: |u - v|^2 = 2
+    assert alignment(e, e.roll(1, 0), alpha=1) == pytest.approx(math.sqrt(2))
+
+
+def test_uniformity_nonpositive_zero_under_collapse_and_brute_force():
+    x = gauss(40, 8)
+    u = uniformity(x)
+    xn = torch.nn.functional.normalize(x, dim=1)
+    brute = math.log(sum(math.exp(-2 * float((xn[i] - xn[j]).pow(2).sum()))
+                         for i in range(40) for j in range(i + 1, 40)) / (40 * 39 / 2))
+    assert u == pytest.approx(brute, rel=1e-10) and u < 0
+    collapsed = torch.ones(10, 5) * torch.randn(1, 5)
+    assert uniformity(collapsed) == pytest.approx(0.0, abs=1e-12)
+    assert uniformity(gauss(500, 8)) < uniformity(gauss(500, 8, mean=2.0))  # a shared mean is less uniform
+
+
+def test_angles():
+    e = torch.eye(4, dtype=torch.float64)
+    torch.testing.assert_close(positive_angles(e, e), torch.zeros(4, dtype=torch.float64), atol=1e-5, rtol=0)
+    assert mean_positive_angle(e, -e) == pytest.approx(180.0)
+    assert mean_negative_angle(e) == pytest.approx(90.0)
+    assert pairwise_angles(e).numel() == 6 and pairwise_angles(e, e).numel() == 12
+    x = torch.tensor([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    torch.testing.assert_close(pairwise_angles(x), torch.tensor([45.0, 90.0, 45.0], dtype=torch.float64))
+
+
+def test_anisotropy_isotropic_vs_shared_mean():
+    assert abs(anisotropy(gauss())) < 0.01
+    values = [anisotropy(gauss(mean=m)) for m in (0.0, 0.5, 1.0, 3.0)]
+    assert all(a < b for a, b in zip(values, values[1:])) and values[-1] > 0.85
+    x = gauss(300, 16, mean=0.7)
+    xn = torch.nn.functional.normalize(x, dim=1)
+    cos = xn @ xn.T
+    exact = float((cos.sum() - cos.diagonal().sum()) / (300 * 299))
+    assert anisotropy(x) == pytest.approx(exact, rel=1e-10)
+    assert anisotropy(x, n_pairs=20000, seed=1) == pytest.approx(exact, abs=0.02)
+
+
+def test_effective_rank():
+    q, _ = torch.linalg.qr(gauss(16, 16))
+    assert effective_rank(q) == pytest.approx(16.0, rel=1e-9)  # orthonormal rows: all singular values equal
+    assert effective_rank(torch.eye(5, 9, dtype=torch.float64)) == pytest.approx(5.0)
+    rank_one = torch.outer(torch.randn(20, dtype=torch.float64), torch.randn(7, dtype=torch.float64))
+    assert effective_rank(rank_one) == pytest.approx(1.0, abs=1e-6)
+    assert effective_rank(gauss(2000, 10) * torch.tensor([10.0] + [0.01] * 9)) < 2.0
+    with pytest.raises(ValueError, match="all-zero"):
+        effective_rank(torch.zeros(3, 3))
+
+
+def test_participation_ratio():
+    assert participation_ratio(gauss(20000, 8)) == pytest.approx(8.0, rel=0.03)
+    line = torch.linspace(-1, 1, 50, dtype=torch.float64)[:, None] * torch.tensor([[1.0, 2.0, 3.0]],
+                                                                                  dtype=torch.float64)
+    assert participation_ratio(line) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="zero covariance"):
+        participation_ratio(torch.ones(4, 3))
+
+
+def test_summary_and_bad_input():
+    x, y = gauss(30, 6), gauss(30, 6, seed=1)
+    s = geometry_summary(x, y)
+    assert set(s) == {"uniformity", "anisotropy", "effective_rank", "participation_ratio", "alignment",
+                      "positive_angle", "negative_angle"}
+    bad = x.clone()
+    bad[0, 0] = float("nan")
+    with pytest.raises(ValueError, match="NaN or Inf"):
+        uniformity(bad)
+    with pytest.raises(ValueError, match="different lengths"):
+        alignment(x, y[:10])
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        uniformity(x[:1])
+    with pytest.raises(ValueError, match="must be 2-D"):
+        anisotropy(x[0])
+    with pytest.raises(ValueError, match="n_pairs must be"):
+        anisotropy(x, n_pairs=0)
