@@ -208,3 +208,37 @@ def dropout_view_loss(embed: Callable[[Sequence[str]], torch.Tensor], texts: Seq
         return contrastive_loss(z1, z2, objective, tau, margin_deg)
 
     return loss_fn
+
+
+def train_dropout_views(model: torch.nn.Module, embed: Callable[[Sequence[str]], torch.Tensor], texts: Sequence[str],
+                        objective: str, tau: float, margin_deg: float | None, steps: int, batch_size: int,
+                        lr: float, seed: int, **train_kwargs):
+    """One unsupervised run (SimCSE-style dropout views) with :func:`companion.training.train`.
+
+    The data order comes from ``index_batches(len(texts), batch_size, seed)``, so every objective sees the SAME
+    batches for a given seed (paired comparisons). Seed the RNG (``seed_everything(seed)``) before building
+    ``model`` so that initialisation and dropout masks are reproducible too. Extra keyword arguments go to ``train``
+    (``log_fn``, ``log_every``, ``eval_fn`` ...). Returns the :class:`~companion.training.TrainResult`."""
+    from ..training import index_batches, train
+
+    loss_fn = dropout_view_loss(embed, texts, objective, tau, margin_deg)
+    batches = index_batches(len(texts), batch_size, seed=seed, epochs=None)
+    desc = train_kwargs.pop("desc", f"{objective} seed {seed}")
+    return train(model, loss_fn, batches, steps, lr, desc=desc, **train_kwargs)
+
+
+def view_geometry(embed: Callable[[Sequence[str]], torch.Tensor], model: torch.nn.Module, probe: Sequence[str]
+                  ) -> dict[str, float]:
+    """Angles of the training signal on a fixed probe batch (SimACE Fig. 4/7): two dropout views in TRAINING mode,
+    mean positive angle (view 1 vs view 2 of the same sentence) and mean negative angle (different sentences),
+    in degrees. Restores the previous mode; no gradients."""
+    from ..metrics.geometry import mean_negative_angle, mean_positive_angle
+
+    was = model.training
+    model.train()
+    try:
+        with torch.no_grad():
+            z1, z2 = embed(list(probe)), embed(list(probe))
+    finally:
+        model.train(was)
+    return {"pos_angle": mean_positive_angle(z1, z2), "neg_angle": mean_negative_angle(z1, z2)}
