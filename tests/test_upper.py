@@ -118,3 +118,42 @@ def test_bad_input(enc):
         upper.encode([])
     with pytest.raises(TypeError, match="not a BERT-like encoder"):
         UpperEncoder(tiny_encoder("gpt2"), n_top=1)
+
+
+def test_fresh_shares_states_and_restarts_from_pretrained(enc):
+    upper = UpperEncoder(enc, n_top=1, state_dtype=torch.float32)
+    upper.precompute(TEXTS)
+    with torch.no_grad():
+        for p in upper.parameters():
+            p.add_(0.1)
+    new = upper.fresh()
+    assert new._states is upper._states  # one precompute serves every run
+    torch.testing.assert_close(new.encode(TEXTS), enc.encode(TEXTS, cache=False), atol=1e-5, rtol=1e-5)
+    other = upper.fresh(n_top=2)
+    assert other._states is not upper._states and other.n_top == 2
+
+
+def test_sts_subset_and_evaluate_pairs_match_scipy():
+    from scipy.stats import spearmanr
+
+    from companion.sts import cosine_scores
+    from companion.upper import evaluate_pairs, sts_pairs_subset
+
+    pairs = sts_pairs_subset(30, seed=0, sets=["STS-B", "SICK-R"])
+    again = sts_pairs_subset(30, seed=0, sets=["STS-B", "SICK-R"])
+    assert list(pairs) == ["STS-B", "SICK-R"] and all(len(p[0]) == 30 for p in pairs.values())
+    assert pairs["STS-B"][0] == again["STS-B"][0]  # the same subset for every model
+    g = torch.Generator().manual_seed(0)
+    table = {}
+
+    def encode(texts):
+        for t in texts:
+            table.setdefault(t, torch.randn(8, generator=g))
+        return torch.stack([table[t] for t in texts])
+
+    res = evaluate_pairs(encode, pairs)
+    s1, s2, gold = pairs["SICK-R"]
+    ref = spearmanr(cosine_scores(encode(s1), encode(s2)), gold).statistic * 100
+    assert res["SICK-R"] == pytest.approx(ref) and res["avg"] == pytest.approx((res["STS-B"] + res["SICK-R"]) / 2)
+    with pytest.raises(ValueError, match="n_per_set must be >= 2"):
+        sts_pairs_subset(1, sets=["STS-B"])
