@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 import torch
 
@@ -160,17 +158,17 @@ def _shards(root):
     return sorted(root.glob("embeddings/*/shard-*.pt"))
 
 
-def test_cache_second_encode_identical_and_faster(minilm, tmp_cache):
+def test_cache_second_encode_identical_and_skips_the_model(minilm, tmp_cache, monkeypatch):
     texts = [f"{s} [{i}]" for i, s in enumerate(SENTENCES * 2)]  # 100 distinct sentences
-    t0 = time.perf_counter()
     first = minilm.encode(texts)
-    cold = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    second = minilm.encode(texts)
-    warm = time.perf_counter() - t0
-    assert torch.equal(first, second)
     assert len(_shards(tmp_cache)) == 1
-    assert warm < cold / 3, (cold, warm)
+
+    def no_forward(*args, **kwargs):
+        raise AssertionError("the model ran although every text is cached")
+
+    monkeypatch.setattr(minilm.model, "forward", no_forward)
+    second = minilm.encode(texts)  # speed is measured in benchmarks/, not asserted here
+    assert torch.equal(first, second)
 
 
 def test_corrupt_shard_is_ignored_and_recomputed(tmp_cache):
