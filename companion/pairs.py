@@ -116,3 +116,221 @@ def pair_loss_fn(embed: Callable[[list[str]], torch.Tensor], objective: Callable
         return objective(emb, labels, batch.texts) if pass_texts else objective(emb, labels)
 
     return loss_fn
+
+
+# ------------------------------------------------------------------------------------------ fixed-feature pairs
+@dataclass
+class FeaturePairs:
+    """Pairs given as input vectors (cached sentence features or synthetic inputs) rather than texts.
+
+    ``x1``, ``x2``: ``(P, p)`` inputs of the two sides; ``labels``: ``(P,)`` training labels; ``texts``: optional
+    ``2P`` interleaved texts (enables identical-sentence-pair detection in the in-batch-negative term).
+    """
+
+    x1: torch.Tensor
+    x2: torch.Tensor
+    labels: torch.Tensor
+    texts: list[str] | None = None
+
+    def __post_init__(self):
+        if self.x1.shape != self.x2.shape or self.x1.dim() != 2:
+            raise ValueError(f"x1 and x2 must be 2-D with equal shapes, got {tuple(self.x1.shape)} and "
+                             f"{tuple(self.x2.shape)}.")
+        self.labels = torch.as_tensor(self.labels, dtype=torch.float32).reshape(-1)
+        if len(self.labels) != len(self.x1):
+            raise ValueError(f"labels must have one entry per pair: {len(self.labels)} labels for {len(self.x1)} pairs.")
+        if self.texts is not None and len(self.texts) != 2 * len(self.x1):
+            raise ValueError(f"texts must be interleaved (2P = {2 * len(self.x1)} entries), got {len(self.texts)}.")
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def batch(self, idx) -> tuple[torch.Tensor, torch.Tensor, list[str] | None]:
+        """Interleaved inputs ``(2B, p)`` ``[x1_i; x2_i; …]``, labels ``(B,)`` and interleaved texts (or None)."""
+        idx = torch.as_tensor(idx, dtype=torch.long).reshape(-1)
+        inputs = torch.stack([self.x1[idx], self.x2[idx]], dim=1).reshape(-1, self.x1.shape[1])
+        texts = None
+        if self.texts is not None:
+            texts = [t for i in idx.tolist() for t in (self.texts[2 * i], self.texts[2 * i + 1])]
+        return inputs, self.labels[idx], texts
+
+
+def feature_loss_fn(model: torch.nn.Module, objective: Callable[..., torch.Tensor], data: FeaturePairs
+                    ) -> Callable[[torch.Tensor], torch.Tensor]:
+    """``loss_fn(index_batch)`` for :func:`companion.training.train` over :class:`FeaturePairs` through ``model``."""
+
+    def loss_fn(idx) -> torch.Tensor:
+        inputs, labels, texts = data.batch(idx)
+        return objective(model(inputs), labels, texts)
+
+    return loss_fn
+
+
+def pair_spearman(emb1: torch.Tensor, emb2: torch.Tensor, gold) -> float:
+    """Spearman correlation x 100 between row-wise cosines and gold scores (the STS metric of AnglE §4)."""
+    from scipy.stats import spearmanr
+
+    from .similarities import cosine
+
+    gold = torch.as_tensor(gold, dtype=torch.float64).reshape(-1)
+    if len(gold) != len(emb1) or emb1.shape != emb2.shape:
+        raise ValueError(f"need equal numbers of pairs and gold scores, got {len(emb1)}, {len(emb2)}, {len(gold)}.")
+    with torch.no_grad():
+        cos = cosine(emb1.float(), emb2.float()).double()
+    return float(spearmanr(cos.numpy(), gold.numpy()).statistic * 100)
+
+
+class LinearHead(torch.nn.Module):
+    """A ``d -> d`` linear map initialised to the identity: the trainable part when the encoder is frozen."""
+
+    def __init__(self, dim: int, out_dim: int | None = None):
+        super().__init__()
+        out_dim = out_dim or dim
+        self.linear = torch.nn.Linear(dim, out_dim)
+        with torch.no_grad():
+            self.linear.weight.zero_()
+            self.linear.weight[:, :dim].copy_(torch.eye(out_dim, dim))
+            self.linear.bias.zero_()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.linear(x)
+
+
+# ------------------------------------------------------------------------------------------ synthetic saturation
+def synthetic_sts(n_pairs: int, seed: int, latent_dim: int = 8, input_dim: int = 32, noise: float = 0.1,
+                  nuisance_dim: int = 16, nuisance_scale: float = 1.0, binary_threshold: float = 3.0,
+                  mixing_seed: int = 1234) -> dict[str, torch.Tensor]:
+    r"""Synthetic STS pairs with a known similarity, for the saturation experiment of AnglE §1/§3.
+
+    Latent meanings :math:`z_1 \sim N(0, I_k)`, :math:`z_2 = c z_1 + \sqrt{1-c^2}\,\xi` with :math:`c \sim U(-0.3, 1)`;
+    gold :math:`= 2.5(1 + \cos(z_1, z_2))` in [0, 5], rounded to 0.2 (like averaged STS annotations); binary label
+    ``gold >= binary_threshold``. Observed inputs :math:`x = \tanh(A z) + \epsilon` with one fixed random mixing
+    ``A`` (``mixing_seed``, shared by train and test draws) and noise ``noise``, concatenated with
+    ``nuisance_dim`` features of scale ``nuisance_scale`` drawn independently per sentence (style, length, topic
+    words: variation unrelated to meaning that the encoder must learn to ignore). Returns ``x1, x2, gold, binary``.
+    """
+    if n_pairs < 2:
+        raise ValueError(f"n_pairs must be >= 2, got {n_pairs}.")
+    mix = torch.randn(input_dim, latent_dim, generator=torch.Generator().manual_seed(mixing_seed)) / latent_dim ** 0.5
+    g = torch.Generator().manual_seed(seed)
+    z1 = torch.randn(n_pairs, latent_dim, generator=g)
+    c = torch.rand(n_pairs, 1, generator=g) * 1.3 - 0.3
+    z2 = c * z1 + (1 - c ** 2).sqrt() * torch.randn(n_pairs, latent_dim, generator=g)
+    gold = 2.5 * (1 + torch.nn.functional.cosine_similarity(z1, z2, dim=-1))
+    gold = (gold * 5).round() / 5
+    x1 = torch.tanh(z1 @ mix.T) + noise * torch.randn(n_pairs, input_dim, generator=g)
+    x2 = torch.tanh(z2 @ mix.T) + noise * torch.randn(n_pairs, input_dim, generator=g)
+    if nuisance_dim:
+        x1 = torch.cat([x1, nuisance_scale * torch.randn(n_pairs, nuisance_dim, generator=g)], dim=1)
+        x2 = torch.cat([x2, nuisance_scale * torch.randn(n_pairs, nuisance_dim, generator=g)], dim=1)
+    return {"x1": x1, "x2": x2, "gold": gold, "binary": (gold >= binary_threshold).float()}
+
+
+class SaturatedEncoder(torch.nn.Module):
+    """A small MLP whose outputs share a large mean vector, so that initial pair cosines sit at 0.9-0.99.
+
+    Raw BERT embeddings are anisotropic (a large common component); here that component is the output bias,
+    initialised to a random direction of norm ``offset`` and trainable like every other weight (a fair test: the
+    model may learn to remove it).
+    """
+
+    def __init__(self, input_dim: int = 48, hidden: int = 64, out_dim: int = 32, offset: float = 6.0, seed: int = 0):
+        super().__init__()
+        if out_dim % 2:
+            raise ValueError(f"out_dim must be even for the angle objective, got {out_dim}.")
+        g = torch.Generator().manual_seed(seed)
+        self.fc1 = torch.nn.Linear(input_dim, hidden)
+        self.fc2 = torch.nn.Linear(hidden, out_dim)
+        with torch.no_grad():
+            for layer in (self.fc1, self.fc2):
+                bound = 1 / layer.in_features ** 0.5
+                layer.weight.copy_((torch.rand(layer.weight.shape, generator=g) * 2 - 1) * bound)
+                layer.bias.zero_()
+            direction = torch.randn(out_dim, generator=g)
+            self.fc2.bias.copy_(offset * direction / direction.norm())
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc2(torch.nn.functional.gelu(self.fc1(x)))
+
+
+def train_on_features(model: torch.nn.Module, objective: Callable[..., torch.Tensor], data: FeaturePairs, *,
+                      steps: int, batch_size: int, lr: float, seed: int, eval_fn: Callable[[], float] | None = None,
+                      eval_every: int = 0, restore_best: bool = False, desc: str = "train", **train_kwargs):
+    """Train ``model`` on :class:`FeaturePairs` with the shared loop (:func:`companion.training.train`).
+
+    The data order depends only on ``seed`` (``index_batches``), so objectives compared at the same seed see the
+    same batches (paired comparison); the model must be seeded/initialised by the caller. Returns the
+    :class:`~companion.training.TrainResult`.
+    """
+    from .training import index_batches, train
+
+    batches = index_batches(len(data), batch_size=batch_size, seed=seed, epochs=None)
+    return train(model, feature_loss_fn(model, objective, data), batches, steps=steps, lr=lr, eval_fn=eval_fn,
+                 eval_every=eval_every, restore_best=restore_best, desc=desc, **train_kwargs)
+
+
+# ------------------------------------------------------------------------------------------ AnglE Table 4 poolings
+TABLE4_POOLINGS = ("cls", "cls-last-avg", "last-avg", "last-max", "first-last-avg")
+
+
+def pooling_variants(encoder, texts: Sequence[str], batch_size: int = 64, cache: bool = True,
+                     progress: bool | None = None) -> dict[str, torch.Tensor]:
+    """The five poolings of AnglE Table 4 from ONE frozen forward pass per text: ``{name: (N, d)}``.
+
+    ``cls`` = first token of the last layer; ``cls-last-avg`` = (cls + last-avg) / 2; ``last-avg`` / ``last-max`` =
+    masked mean / max of the last layer; ``first-last-avg`` = masked mean of (hidden_states[1] + hidden_states[-1])/2
+    (the output of the first transformer layer and of the last, as :func:`companion.encoders.pool`'s
+    ``first-last``). Computed with :func:`companion.encoders.pool` in eval mode; cached on disk per
+    (weights fingerprint, max length, texts) under ``<cache>/angle/``.
+    """
+    import hashlib
+
+    from tqdm.auto import tqdm
+
+    from .encoders import pool
+    from .settings import cache_dir
+
+    texts = list(texts)
+    if not texts:
+        raise ValueError("texts is empty.")
+    uniq = list(dict.fromkeys(texts))
+    key = hashlib.blake2b(f"{encoder.fingerprint}|{encoder.max_length}|".encode() + "\n".join(uniq).encode(),
+                          digest_size=12).hexdigest()
+    path = cache_dir() / "angle" / f"poolings-{key}.pt"
+    if cache and path.exists():
+        table = torch.load(path)
+    else:
+        ids = encoder._token_ids(uniq)
+        order = sorted(range(len(uniq)), key=lambda i: -len(ids[i]))
+        out = {name: torch.empty(len(uniq), encoder.dim) for name in TABLE4_POOLINGS}
+        model = encoder.model
+        was = model.training
+        model.eval()
+        show = len(uniq) > 1000 if progress is None else progress
+        try:
+            with torch.inference_mode():
+                for start in tqdm(range(0, len(order), batch_size), desc="poolings", disable=not show):
+                    idx = order[start:start + batch_size]
+                    batch = encoder._pad([ids[i] for i in idx])
+                    res = model(input_ids=batch["input_ids"].to(encoder.device),
+                                attention_mask=batch["attention_mask"].to(encoder.device),
+                                output_hidden_states=True, return_dict=True)
+                    mask = batch["attention_mask"].to(encoder.device)
+                    last = res.hidden_states[-1]
+                    cls, mean = pool(last, mask, "cls"), pool(last, mask, "mean")
+                    vals = {"cls": cls, "cls-last-avg": (cls + mean) / 2, "last-avg": mean,
+                            "last-max": pool(last, mask, "max"),
+                            "first-last-avg": pool(res.hidden_states, mask, "first-last")}
+                    for name, v in vals.items():
+                        out[name][idx] = v.float().cpu()
+        finally:
+            model.train(was)
+        table = {"texts": uniq, **out}
+        if cache:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            torch.save(table, tmp)
+            tmp.replace(path)
+    pos = {t: i for i, t in enumerate(table["texts"])}
+    rows = torch.tensor([pos[t] for t in texts])
+    return {name: table[name][rows] for name in TABLE4_POOLINGS}

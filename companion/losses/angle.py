@@ -116,8 +116,9 @@ def eq6_code(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 def eq6_atan2(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     r"""AnglE Eq. 6 as a true angle: mean over components of :math:`|\arg(z_k) - \arg(w_k)|`, wrapped to
-    :math:`[0, \pi]` (via ``atan2`` of :math:`z_k \bar w_k`). A *distance* (0 = same direction in every plane);
-    its (sub)gradient does not vanish at 0."""
+    :math:`[0, \pi]` (via ``atan2`` of :math:`z_k \bar w_k`). A *distance* (0 = same direction in every plane).
+    Away from 0 and :math:`\pi` its gradient per component has the constant magnitude :math:`1/|z_k|` (no
+    saturation); at exactly 0 the absolute value is not differentiable (autograd returns the subgradient 0)."""
     check_finite(x, "x")
     check_finite(y, "y")
     if x.shape != y.shape:
@@ -282,3 +283,16 @@ TABLE4_VARIANTS = {
     "only ibn": (0.0, 1.0, 0.0),
     "only angle": (0.0, 0.0, 1.0),
 }
+
+
+def value_and_grad_norm(similarity, u: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    r"""Row-wise ``similarity(u, v)`` and the norm of its gradient with respect to ``u`` (one per row).
+
+    Rows are independent, so one backward pass of the sum gives every row's gradient. Used for the saturation
+    argument of AnglE §1 (Fig. 1, 2b): :math:`\|\nabla_u \cos(u, v)\| = \sin\theta / \|u\|` vanishes at
+    :math:`\theta = 0, \pi`.
+    """
+    u = u.detach().clone().requires_grad_(True)
+    values = similarity(u, v)
+    (grad,) = torch.autograd.grad(values.sum(), u)
+    return values.detach(), grad.norm(dim=-1)
