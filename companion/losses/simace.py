@@ -109,7 +109,7 @@ def simcse_loss(z1: torch.Tensor, z2: torch.Tensor, tau: float = 0.05, reduction
 
 def arccon_loss(z1: torch.Tensor, z2: torch.Tensor, tau: float = 0.05, margin_deg: float = 10.0,
                 reduction: str = "mean") -> torch.Tensor:
-    r"""ArcCon (ArcCSE, Zhang et al. ACL 2022, Eq. 3; SimACE §4 baseline):
+    r"""ArcCon, the additive-angular-margin loss of ArcCSE (Zhang et al., ACL 2022; SimACE §4 baseline):
     :math:`-\log\frac{e^{\cos(\phi_{ii'}+m)/\tau}}{e^{\cos(\phi_{ii'}+m)/\tau}+\sum_{j\ne i}e^{\cos\phi_{ij'}/\tau}}`,
     an additive angular margin on the positive (``m`` in degrees)."""
     return contrastive_loss(z1, z2, "arccon", tau, margin_deg, reduction)
