@@ -334,3 +334,59 @@ def pooling_variants(encoder, texts: Sequence[str], batch_size: int = 64, cache:
     pos = {t: i for i, t in enumerate(table["texts"])}
     rows = torch.tensor([pos[t] for t in texts])
     return {name: table[name][rows] for name in TABLE4_POOLINGS}
+
+
+# ------------------------------------------------------------------------------------------ frozen-encoder heads
+def encode_pairs(encode: Callable[[list[str]], torch.Tensor], data: PairData) -> FeaturePairs:
+    """Features of both sides of ``data`` from one ``encode(texts) -> (N, d)`` call (e.g. a cached, unnormalised
+    ``Encoder.encode``), with interleaved texts kept for identical-sentence-pair detection."""
+    emb = encode(data.sentence1 + data.sentence2)
+    n = len(data)
+    if emb.shape[0] != 2 * n:
+        raise ValueError(f"encode returned {emb.shape[0]} rows for {2 * n} texts.")
+    return FeaturePairs(emb[:n], emb[n:], data.labels, texts=interleave(data.sentence1, data.sentence2))
+
+
+def head_experiment(train_pairs: FeaturePairs, eval_sets: dict[str, FeaturePairs], objective, *, seed: int,
+                    steps: int, batch_size: int, lr: float, progress: bool = False, desc: str = "head"
+                    ) -> dict[str, float]:
+    """Train a fresh identity-initialised :class:`LinearHead` (seeded) on frozen features with ``objective``;
+    return Spearman x 100 on every evaluation set (its ``labels`` are the gold scores). ``steps = 0``: the frozen
+    features themselves (the identity head)."""
+    from .training import seed_everything
+
+    seed_everything(seed)
+    head = LinearHead(train_pairs.x1.shape[1])
+    if steps:
+        train_on_features(head, objective, train_pairs, steps=steps, batch_size=batch_size, lr=lr, seed=seed,
+                          progress=progress, desc=desc)
+    head.eval()
+    with torch.no_grad():
+        return {name: pair_spearman(head(ev.x1), head(ev.x2), ev.labels) for name, ev in eval_sets.items()}
+
+
+def bucket_wasserstein(scores, gold, edges: Sequence[float] = (0, 1, 2, 3, 4, 5)) -> float:
+    """Distance between a model's score distribution and the gold distribution, per gold bucket (AnglE Fig. 5).
+
+    Both scores and gold are rank-normalised to [0, 1] (percentiles over all pairs, ties averaged), so the
+    measure ignores the scale of the similarity; within each gold bucket ``[edges[i], edges[i+1])`` (the last one
+    closed) the Wasserstein-1 distance between the pairs' score percentiles and their gold percentiles is taken,
+    and the buckets are averaged weighted by size. 0 = the scores order pairs exactly like the gold.
+    """
+    import numpy as np
+    from scipy.stats import rankdata, wasserstein_distance
+
+    scores = np.asarray(scores, dtype=float).reshape(-1)
+    gold = np.asarray(gold, dtype=float).reshape(-1)
+    if scores.shape != gold.shape or scores.size < 2:
+        raise ValueError(f"need equally long score and gold vectors of >= 2 pairs, got {scores.size}, {gold.size}.")
+    rs = (rankdata(scores) - 1) / (len(scores) - 1)
+    rg = (rankdata(gold) - 1) / (len(gold) - 1)
+    total, weight = 0.0, 0
+    for i in range(len(edges) - 1):
+        upper = gold <= edges[i + 1] if i == len(edges) - 2 else gold < edges[i + 1]
+        inside = (gold >= edges[i]) & upper
+        if inside.sum():
+            total += inside.sum() * wasserstein_distance(rs[inside], rg[inside])
+            weight += int(inside.sum())
+    return float(total / weight)

@@ -322,3 +322,31 @@ def test_pairdata_from_dataset_with_label_map_and_subset():
     big = PairData([str(i) for i in range(50)], [str(i) for i in range(50)], list(range(50)))
     assert big.subset(10, seed=1).sentence1 == big.subset(10, seed=1).sentence1
     assert len(big.subset(10, seed=1)) == 10 and big.subset(None) is big
+
+
+def test_bucket_wasserstein_zero_for_perfect_and_larger_for_worse_scores():
+    from companion.pairs import bucket_wasserstein
+
+    g = torch.Generator().manual_seed(0)
+    gold = torch.rand(400, generator=g) * 5
+    assert bucket_wasserstein(gold * 3 + 1, gold) == pytest.approx(0.0, abs=1e-12)  # monotone transform
+    noisy = gold + torch.randn(400, generator=g)
+    shuffled = gold[torch.randperm(400, generator=g)]
+    assert 0 < bucket_wasserstein(noisy, gold) < bucket_wasserstein(shuffled, gold)
+    with pytest.raises(ValueError, match="equally long"):
+        bucket_wasserstein([1.0, 2.0], [1.0])
+
+
+def test_head_experiment_identity_head_and_determinism():
+    from companion.pairs import FeaturePairs, head_experiment, pair_spearman
+
+    g = torch.Generator().manual_seed(3)
+    x1, x2 = torch.randn(64, 8, generator=g), torch.randn(64, 8, generator=g)
+    gold = torch.rand(64, generator=g) * 5
+    data = FeaturePairs(x1, x2, gold)
+    frozen = head_experiment(data, {"t": data}, None, seed=0, steps=0, batch_size=8, lr=1e-3)
+    assert frozen["t"] == pytest.approx(pair_spearman(x1, x2, gold))
+    obj = AnglEObjective(1, 1, 1, positive_threshold=2.5)
+    a = head_experiment(data, {"t": data}, obj, seed=1, steps=5, batch_size=8, lr=1e-2)
+    b = head_experiment(data, {"t": data}, obj, seed=1, steps=5, batch_size=8, lr=1e-2)
+    assert a == b and a["t"] != frozen["t"]
