@@ -350,3 +350,18 @@ def test_head_experiment_identity_head_and_determinism():
     a = head_experiment(data, {"t": data}, obj, seed=1, steps=5, batch_size=8, lr=1e-2)
     b = head_experiment(data, {"t": data}, obj, seed=1, steps=5, batch_size=8, lr=1e-2)
     assert a == b and a["t"] != frozen["t"]
+
+
+def test_pooling_variants_match_encoder_poolings():
+    from companion.encoders import tiny_encoder
+    from companion.pairs import pooling_variants
+
+    texts = ["a man plays a guitar", "the cat sat on the mat today", "hello", "a man plays a guitar"]
+    base = tiny_encoder("bert", pooling="mean", hidden=32, max_length=32, seed=3)
+    got = pooling_variants(base, texts, cache=False)
+    for name, method in {"cls": "cls", "cls-last-avg": "cls-mean", "last-avg": "mean", "last-max": "max",
+                         "first-last-avg": "first-last"}.items():
+        enc = tiny_encoder("bert", pooling=method, hidden=32, max_length=32, seed=3)
+        ref = enc.encode(texts, normalize=False, cache=False)
+        assert torch.allclose(got[name], ref, atol=1e-5), name
+    assert torch.equal(got["last-avg"][0], got["last-avg"][3])
