@@ -240,6 +240,20 @@ class PackedStates:
         parts = [self.flat[o:o + n] for o, n in zip(self.offsets[idx].tolist(), self.lengths[idx].tolist())]
         return PackedStates(torch.cat(parts), self.lengths[idx].clone())
 
+    def truncate(self, max_tokens: int) -> PackedStates:
+        """Only the first ``max_tokens`` token states of every text (a compute budget; [CLS] is kept)."""
+        if not isinstance(max_tokens, int) or max_tokens < 1:
+            raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}.")
+        keep = torch.arange(len(self.flat)) - torch.repeat_interleave(self.offsets, self.lengths)
+        keep = keep < max_tokens
+        return PackedStates(self.flat[keep], self.lengths.clamp_max(max_tokens))
+
+    def mean_pooled(self) -> torch.Tensor:
+        """Unit-norm masked mean of the token states (for last-layer MiniLM states: its sentence embedding)."""
+        seg = torch.repeat_interleave(torch.arange(len(self)), self.lengths)
+        sums = torch.zeros(len(self), self.dim).index_add_(0, seg, self.flat.float())
+        return F.normalize(sums / self.lengths[:, None].float(), dim=-1)
+
     def project(self, basis: torch.Tensor, mean: torch.Tensor | None = None) -> PackedStates:
         """States mapped by a fixed linear map, ``(x - mean) @ basis`` (e.g. :func:`pca_basis`), kept in float16."""
         flat = self.flat.float()
@@ -362,3 +376,39 @@ def train_head(kind: str, loss_fn: Callable, states: PackedStates, labels: Seque
                    schedule="constant", max_grad_norm=None, after_step=after, progress=progress,
                    desc=desc or f"{kind} head")
     return head, result
+
+
+def frozen_features(encoder, splits: dict[str, Sequence[str]], head_dim: int | None = None,
+                    max_tokens: int | None = None, fit_on: str = "train", seed: int = 0):
+    """Frozen-backbone inputs for head training: cached last-layer token states of every split, optionally cut
+    to ``max_tokens`` tokens and projected to ``head_dim`` by a PCA fitted on the ``fit_on`` split's tokens.
+    Returns ``(features by split, pretrained sentence embeddings by split, info dict)``; the pretrained
+    embeddings are the backbone's own mean pooling of the full (un-truncated, un-projected) states."""
+    raw = {name: cached_token_states(encoder, list(texts)) for name, texts in splits.items()}
+    pretrained = {name: p.mean_pooled() for name, p in raw.items()}
+    feats = {name: (p.truncate(max_tokens) if max_tokens else p) for name, p in raw.items()}
+    info = {"backbone_dim": encoder.dim, "head_dim": encoder.dim, "pca_explained": 1.0,
+            "max_tokens": max_tokens, "basis": None, "mean": None}
+    if head_dim is not None and head_dim < encoder.dim:
+        basis, mean, frac = pca_basis(feats[fit_on], head_dim, seed=seed)
+        feats = {name: p.project(basis, mean) for name, p in feats.items()}
+        info.update(head_dim=head_dim, pca_explained=frac, basis=basis, mean=mean)
+    return feats, pretrained, info
+
+
+def featurize(encoder, texts: Sequence[str], info: dict) -> PackedStates:
+    """Head inputs for new texts with the truncation and PCA of an earlier :func:`frozen_features` call."""
+    packed = cached_token_states(encoder, list(texts))
+    if info.get("max_tokens"):
+        packed = packed.truncate(info["max_tokens"])
+    if info.get("basis") is not None:
+        packed = packed.project(info["basis"], info["mean"])
+    return packed
+
+
+def evaluate_embeddings(emb: torch.Tensor, labels: Sequence[str], seed: int = 0) -> dict[str, float]:
+    """V-Measure (spherical k-means, k = #labels, 10 inits) and CD-r of test embeddings (paper §4.2)."""
+    from .metrics.circumplex import circumplex_scores
+    from .metrics.clustering import v_measure
+
+    return {"V": v_measure(emb, list(labels), seed=seed), "CD-r": circumplex_scores(emb, list(labels))["CD-r"]}

@@ -234,9 +234,9 @@ def goemotions_single_label(labels: Sequence[str] | None = None):
     frames = []
     for split in ("train", "dev", "test"):
         ds = load_goemotions(split)
-        names = ds["label_names"]
+        names, texts = ds["label_names"], ds["text"]  # materialise each column once
         one = [i for i, x in enumerate(names) if len(x) == 1]
-        frames.append(pd.DataFrame({"text": [ds["text"][i] for i in one], "label": [names[i][0] for i in one],
+        frames.append(pd.DataFrame({"text": [texts[i] for i in one], "label": [names[i][0] for i in one],
                                     "split": split}))
     df = pd.concat(frames, ignore_index=True)
     if labels is not None:
@@ -273,5 +273,51 @@ def emolit_frames():
 
     from ..data import load_emolit
 
-    return tuple(pd.DataFrame({"text": load_emolit(s)["text"], "label": load_emolit(s)["label"]})
-                 for s in ("train", "test"))
+    out = []
+    for split in ("train", "test"):
+        ds = load_emolit(split)
+        out.append(pd.DataFrame({"text": ds["text"], "label": ds["label"]}))
+    return tuple(out)
+
+
+def optimise_free_vectors(loss, labels, dim: int, steps: int, lr: float = 0.05, seed: int = 0,
+                          dtype: torch.dtype = torch.float64, progress: bool = False):
+    """Optimise free unit vectors (no model) with ``loss(emb, labels)`` — paper App. I's idealised setting.
+
+    One free vector per row of ``labels``, initialised i.i.d. Gaussian (then normalised inside the loss), full
+    batch, Adam. Returns ``(unit embeddings (N x dim, float64), loss history (list of floats))``."""
+    from tqdm.auto import tqdm
+
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.randn(len(labels), dim, generator=gen, dtype=dtype).requires_grad_(True)
+    opt = torch.optim.Adam([x], lr=lr)
+    history = []
+    for _ in tqdm(range(steps), disable=not progress, leave=False, desc="free vectors"):
+        value = loss(x, labels)
+        opt.zero_grad()
+        value.backward()
+        opt.step()
+        history.append(float(value.detach()))
+    return F.normalize(x.detach().double(), dim=1), history
+
+
+def goemotions_other_labels(n_per_label: int = 20, seed: int = 42, exclude_neutral: bool = True):
+    """Single-label GoEmotions comments of the labels that are NOT on the ECM (the paper's Fig. 7 setting:
+    place unseen emotions relative to the learned circle): ``n_per_label`` per label (all if fewer), seeded."""
+    df = goemotions_single_label()
+    keep = [x for x in sorted(set(df["label"])) if x not in ECM_LABELS and not (exclude_neutral and x == "neutral")]
+    rng = np.random.default_rng(seed)
+    rows = []
+    for name in keep:
+        idx = rng.permutation(np.flatnonzero(df["label"].to_numpy() == name))[:n_per_label]
+        rows.append(idx)
+    return df.iloc[np.concatenate(rows)].reset_index(drop=True)
+
+
+def emobank_sample(n: int = 500, seed: int = 42, split: str = "test"):
+    """``n`` EmoBank sentences of ``split`` (seeded sample) with their Valence/Arousal/Dominance ratings."""
+    from ..data import load_emobank
+
+    df = load_emobank(split)
+    idx = np.sort(np.random.default_rng(seed).permutation(len(df))[: min(n, len(df))])
+    return df.iloc[idx].reset_index(drop=True)

@@ -107,3 +107,26 @@ def circumplex_scores(embeddings, labels, include_diagonal: bool = False) -> dic
     classes = [c for c in ECM_LABELS if c in present]
     mat, classes = avg_cos_sim(embeddings, labels, classes)
     return {"CD-r": cd_r(mat, classes, include_diagonal=include_diagonal)}
+
+
+def geometry_summary(embeddings, labels, classes: Sequence[str] | None = None, tol: float = 1e-3
+                     ) -> dict[str, float]:
+    """Shape of a labelled point cloud on the sphere (circumplex App. I / §5.1):
+
+    * ``mean_offdiag_cos``: mean AvgCosSim between different labels (regular simplex: -1/(E-1); orthogonal: 0);
+    * ``gram_rank``: numerical rank of the embeddings' Gram matrix (eigenvalues > ``tol`` x the largest);
+    * ``top2_var``: fraction of the (uncentred) second moment in the top-2 principal directions (ring: 1);
+    * ``ring_r``: Pearson r between AvgCosSim and cos Δθ over label pairs (ring at the ECM angles: 1)."""
+    x = torch.as_tensor(np.asarray(embeddings) if not isinstance(embeddings, torch.Tensor) else embeddings)
+    x = check_matrix(x.detach().to(torch.float64), "embeddings")
+    x = x / x.norm(dim=1, keepdim=True)
+    mat, classes = avg_cos_sim(x, labels, classes)
+    K = len(classes)
+    off = ~np.eye(K, dtype=bool)
+    eig = torch.linalg.eigvalsh(x.T @ x).flip(0).numpy()
+    theta = torch.tensor([ECM_ANGLES[c] for c in classes])
+    target = np.cos(np.radians(delta_theta(theta).numpy()))
+    iu = np.triu_indices(K, 1)
+    return {"mean_offdiag_cos": float(mat[off].mean()), "gram_rank": int((eig > tol * eig[0]).sum()),
+            "top2_var": float(eig[:2].sum() / eig.sum()),
+            "ring_r": float(np.corrcoef(mat[iu], target[iu])[0, 1])}

@@ -50,7 +50,7 @@ def _kmeanspp(x: torch.Tensor, k: int, gen: torch.Generator) -> torch.Tensor:
     return torch.stack(centers)
 
 
-def spherical_kmeans(x, k: int, n_init: int = 10, max_iter: int = 100, seed: int = 0, tol: float = 1e-8
+def spherical_kmeans(x, k: int, n_init: int = 10, max_iter: int = 100, seed: int = 0, tol: float = 1e-6
                      ) -> SphericalKMeansResult:
     """Spherical k-means (cosine): assign each unit row to the centroid of highest cosine, re-estimate centroids
     as normalised means; k-means++ seeding; ``n_init`` restarts, keeping the run with the lowest inertia
