@@ -30,7 +30,13 @@
 # (2) The closed form $L = \log(1 + (N-1)e^{-\pi/(2\tau)})$. (3) The per-pair forces *inside the loss* (softmax
 # weight × chain-rule factor) across $\tau \in \{0.05, 0.06, 0.07\}$ and $m \in \{-10°, 0°, 10°\}$. (4) A small
 # MLP with dropout whose outputs start in a narrow cone, trained with SimCSE vs SimACE at equal budgets.
-# **Verdicts** are computed in the claims table at the end (summary in the last markdown cell).
+# **Verdicts** (computed in the claims table at the end; cpu profile, 5 seeds for the synthetic part):
+# the gradient identities and the closed form hold to float64 precision (reproduced). *Inside the loss* the
+# picture is mixed: SimACE pushes far negatives (> 90°) less than SimCSE for every τ and margin (reproduced), but
+# it pulls small-angle positives harder only in 4 of 18 (cone × τ × m) cases, mostly with the 10° margin in a
+# narrow cone (partly): without a margin the angle logits saturate the softmax sooner, cancelling the larger
+# chain-rule factor. In the synthetic narrow-cone experiment SimACE keeps a smaller positive angle (early and at
+# the end), a lower ℓ_align and a higher (less uniform) ℓ_uniform than SimCSE in every seed (reproduced).
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -61,7 +67,7 @@ cfg = settings(profile,
                smoke=dict(seeds=[0], steps=4, n_points=256, log_every=2, grid=6),
                cpu=dict(seeds=[0, 1, 2, 3, 4], steps=400, n_points=4096, log_every=10, grid=60),
                gpu=dict(seeds=[0, 1, 2, 3, 4], steps=400, n_points=4096, log_every=10, grid=60),
-               common=dict(batch_size=64, lr=1e-3, tau=0.05, margin_deg=10.0, dim_in=32, dim_out=64, bias=4.0,
+               common=dict(batch_size=64, lr=1e-3, tau=0.05, margin_deg=10.0, dim_in=32, dim_out=64, bias=8.0,
                            dropout=0.1, n_clusters=16),
                overrides=dict(seeds=seeds, steps=steps))
 ledger = Ledger("simace", "01-angle-similarity", profile=cfg.profile, seeds=cfg.seeds)
@@ -150,11 +156,14 @@ for n in (8, 64):
                      "simace_loss (clamped)": float(simace_loss(z, z.clone(), tau=tau, margin_deg=0)),
                      "closed form at clamped angle": math.log1p((n - 1) * math.exp(-theta_star / tau))})
 closed = pd.DataFrame(rows)
+# absolute errors: at tau = 0.05 the loss is ~1e-12, and -log(softmax) of a logit near 31 carries ~1e-15 of float64
+# rounding, so a relative error there measures rounding, not the formula
+absdiff = lambda a, b: float((closed[a] - closed[b]).abs().max())  # noqa: E731
 rel = lambda a, b: float(((closed[a] - closed[b]).abs() / closed[b]).max())  # noqa: E731
 ledger.claim("closed-form", "Eq. 9 with theta_ii'=pi/2, theta_ij'=0, m=0 equals log(1 + (N-1) e^{-pi/(2 tau)}) "
-             "(max rel. error over N x tau)", 0.0, rel("Eq. 9 on exact logits", "closed form"), at_most(1e-9))
+             "(max abs. error over N x tau)", 0.0, absdiff("Eq. 9 on exact logits", "closed form"), at_most(1e-12))
 ledger.claim("closed-form-clamped", "simace_loss (cos clamped at 1-1e-6) equals the closed form at the clamped angle "
-             "(max rel. error)", 0.0, rel("simace_loss (clamped)", "closed form at clamped angle"), at_most(1e-9),
+             "(max abs. error)", 0.0, absdiff("simace_loss (clamped)", "closed form at clamped angle"), at_most(1e-12),
              note=f"clamp effect vs the unclamped closed form: up to {rel('simace_loss (clamped)', 'closed form'):.3g} "
                   "relative, at tau=0.05 where the loss itself is ~1e-12")
 closed
@@ -302,8 +311,9 @@ fig, axes = plt.subplots(1, 4, figsize=(17, 3.8))
 for ax, col, title in zip(axes, ("pos_angle", "neg_angle", "align", "uniform"),
                           ("positive angle (deg)", "mean negative angle (deg)", "ℓ_align (views)", "ℓ_uniform")):
     sns.lineplot(curves, x="step", y=col, hue="objective", errorbar="sd", ax=ax)
-    ax.set(title=f"{title}, mean ± sd over {len(cfg.seeds)} seeds", ylabel=col)
-fig.suptitle("Synthetic narrow cone: SimCSE vs SimACE (τ = 0.05, m = 10°)", y=1.03)
+    ax.set(title=title, ylabel=col)
+fig.suptitle(f"Synthetic narrow cone: SimCSE vs SimACE (τ = 0.05, m = 10°), mean ± sd over {len(cfg.seeds)} seeds",
+             y=1.03)
 fig.tight_layout()
 ledger.savefig(fig, "synthetic-cone-training")
 
