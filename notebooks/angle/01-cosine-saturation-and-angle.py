@@ -30,8 +30,11 @@
 # $|\cos(u,v) + \cos(u,Jv)|$; the cosine's gradient does vanish at θ = 0 and π while the angle similarity keeps
 # one there — but the code reading has saturation points of its own (θ = π/4 inside one complex plane). In the
 # synthetic experiment with saturated initial cosines (0.9–0.99) and Adam, adding the angle term to CoSENT at the
-# paper's τ = 1 changes held-out Spearman by a negligible amount, and angle-only learns more slowly than CoSENT-only:
-# the saturation advantage is **not** reproduced there (a null result, see the claims).
+# paper's τ = 1 changes held-out Spearman by < 0.2 points in every seed (its logits are 20× smaller than
+# CoSENT's), at sentence-transformers' scale 20 (τ = 0.05) it *slows* learning (area under the curve ≈ 5 points
+# lower), and angle-only ends ≈ 9 points below CoSENT-only: the saturation advantage is **not** reproduced there (a
+# null result; Adam's per-parameter scaling may hide gradient-magnitude effects). Adding in-batch negatives does help
+# (+1.9 / +2.3 AUC).
 
 # %%
 import math
@@ -255,8 +258,10 @@ for row in parity.itertuples():
 # 3), so initial pair cosines sit at 0.9–0.99 — the raw-BERT situation the paper describes.
 #
 # Four objectives with **equal budgets** (same steps, learning rate, batches, initialisation per seed): CoSENT only,
-# angle only, CoSENT + angle, and all three (in-batch negatives with positives = gold ≥ 4, or binary = 1). Graded
-# and binary training labels; held-out Spearman (× 100, against the graded gold) every few steps.
+# angle only, CoSENT + angle, and all three (in-batch negatives with positives = gold ≥ 4, or binary = 1), with the
+# paper's τ = 1 for the angle term; plus the angle term at τ = 0.05 (sentence-transformers' `AnglELoss` scale 20),
+# since at τ = 1 its ranking logits are 20× smaller than CoSENT's. Graded and binary training labels; held-out
+# Spearman (× 100, against the graded gold) every few steps.
 
 # %%
 train_set = synthetic_sts(cfg.n_train, seed=1, nuisance_scale=cfg.nuisance_scale,
@@ -279,6 +284,9 @@ objectives = {
     "CoSENT + angle": AnglEObjective(1, 0, 1, tau_cos=cfg.tau_cos, tau_angle=cfg.tau_angle),
     "all three": AnglEObjective(1, 1, 1, tau_cos=cfg.tau_cos, tau_angle=cfg.tau_angle,
                                 positive_threshold=cfg.positive_threshold),
+    # the angle term at sentence-transformers' AnglELoss scale 20 (τ = 0.05), the same scale as CoSENT's
+    "angle only (τ=0.05)": AnglEObjective(0, 0, 1, tau_angle=0.05),
+    "CoSENT + angle (τ=0.05)": AnglEObjective(1, 0, 1, tau_cos=cfg.tau_cos, tau_angle=0.05),
 }
 rows = []
 start = time.perf_counter()
@@ -346,6 +354,12 @@ def deltas(lab, name, col="ΔAUC vs CoSENT"):
 
 
 for lab in ("gold", "binary"):
+    d_auc20 = deltas(lab, "CoSENT + angle (τ=0.05)")
+    ledger.claim(f"synthetic-{lab}-angle20-helps", f"Adding the angle term at scale 20 (τ = 0.05) to CoSENT speeds "
+                 f"up learning ({'graded' if lab == 'gold' else 'binary'} labels): ΔAUC > 0.5 in every seed",
+                 paper_value="angle objective mitigates saturation (§1, §3)",
+                 ours={f"seed {s}": bool(x > 0.5) for s, x in zip(cfg.seeds, d_auc20)}, criterion=holds(),
+                 note=f"ΔAUC per seed = {np.round(d_auc20, 2).tolist()}")
     d_auc = deltas(lab, "CoSENT + angle")
     ledger.claim(f"synthetic-{lab}-angle-helps", f"Adding the angle term to CoSENT speeds up learning from saturated "
                  f"cosines ({'graded' if lab == 'gold' else 'binary'} labels): ΔAUC > 0.5 Spearman points in every "

@@ -39,9 +39,11 @@
 # BERT-base; the comparisons between objectives are the point. QQP, QNLI and GitHub Issues are not mirrored: not
 # testable here.
 #
-# **Verdicts in short:** see the claims table at the end (computed); in this frozen-feature setting the three
-# objectives end within a fraction of a Spearman point of each other on STS-B, so the paper's margins are not
-# reproduced at this scale.
+# **Verdicts in short** (claims table at the end, computed): in this frozen-feature setting a linear head barely
+# moves MiniLM (STS-B 82.03 → ≈ 82.2–82.3, MRPC ≈ 38.6 → 39.0) and the three objectives end within about 0.1–0.6
+# Spearman points of each other, inside or near seed noise. None of the paper's margins (AnglE over SBERT by 1.59 on
+# STS-B and 16.01 on MRPC; over SimCSE by 0.80 on transfer) is reproduced at this scale; this says little about
+# full fine-tuning of BERT-base, which this machine could not run.
 
 # %%
 import time
@@ -205,9 +207,14 @@ plt.show()
 
 # %%
 def seed_diff(frame, col, a, b):
+    """Lower confidence bound of the paired (same seed) difference a - b: mean - 2 SE over seeds.
+
+    A positive bound means a beats b beyond seed noise; the claims below are judged on it."""
     x = frame[frame["objective"] == a].set_index("seed")[col]
     y = frame[frame["objective"] == b].set_index("seed")[col]
-    return float((x - y).mean())
+    d = (x - y).to_numpy()
+    se = d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else 0.0
+    return float(d.mean() - 2 * se)
 
 
 p3 = paper3.set_index("model")
@@ -215,23 +222,23 @@ d_stsb = seed_diff(nt_wide, "STS-B", "AnglE", "CoSENT only (SBERT-like)")
 ledger.claim("t3-stsb-angle-beats-sbert", "Non-transfer STS-B: AnglE beats the CoSENT-only (SBERT) baseline",
              paper_value=round(p3.loc["AnglE-BERT", "STS-B"] - p3.loc["SBERT", "STS-B"], 2), ours=d_stsb,
              criterion=same_sign(1.0, min_magnitude=0.5),
-             note="ours = mean paired (same seed) difference; reproduced if > +0.5, partly if > 0")
+             note="ours = mean - 2 SE of the paired (same seed) difference; reproduced if > +0.5, partly if > 0")
 d_mrpc = seed_diff(nt_wide, "MRPC", "AnglE", "CoSENT only (SBERT-like)")
 ledger.claim("t3-mrpc-angle-beats-sbert", "Non-transfer MRPC: AnglE beats the CoSENT-only (SBERT) baseline by a "
              "wide margin", paper_value=round(p3.loc["AnglE-BERT", "MRPC"] - p3.loc["SBERT", "MRPC"], 2),
              ours=d_mrpc, criterion=same_sign(1.0, min_magnitude=5.0),
-             note="ours = mean paired difference; reproduced if > +5, partly if > 0")
+             note="ours = mean - 2 SE of the paired difference; reproduced if > +5, partly if > 0")
 p2 = paper2.set_index("model")["avg"]
 d_tr = seed_diff(tr, "avg", "AnglE", "InfoNCE only (SimCSE-like)")
 ledger.claim("t2-transfer-angle-beats-simcse", "Transfer (NLI → 7 STS): AnglE beats supervised SimCSE on the average",
              paper_value=round(p2["AnglE-BERT-base"] - p2["SimCSE-BERT-base (supervised)"], 2), ours=d_tr,
              criterion=same_sign(1.0, min_magnitude=0.4),
-             note="ours = mean paired difference of the 7-set average; reproduced if > +0.4, partly if > 0")
+             note="ours = mean - 2 SE of the paired difference of the 7-set average; reproduced if > +0.4, partly if > 0")
 d_tr_sbert = seed_diff(tr, "avg", "AnglE", "CoSENT only (SBERT-like)")
 ledger.claim("t2-transfer-angle-beats-sbert", "Transfer (NLI → 7 STS): AnglE beats the SBERT-like baseline",
              paper_value=round(p2["AnglE-BERT-base"] - p2["SBERT-NLI-BERT-base"], 2), ours=d_tr_sbert,
              criterion=same_sign(1.0, min_magnitude=1.0),
-             note="ours = mean paired difference; reproduced if > +1, partly if > 0")
+             note="ours = mean - 2 SE of the paired difference; reproduced if > +1, partly if > 0")
 ledger.claim("t3-stsb-level", "AnglE STS-B test Spearman (paper: BERT-base, full fine-tuning)",
              paper_value=float(p3.loc["AnglE-BERT", "STS-B"]), ours=float(table3_mean.loc["AnglE", "STS-B"]),
              criterion=within(float(p3.loc["AnglE-BERT", "STS-B"]), tol=1.0, partly_tol=4.0),

@@ -34,7 +34,11 @@
 # epochs); STS-B test is used in full. The paper fine-tunes BERT-base with CLS pooling; MiniLM was trained with mean
 # pooling, so the pooling ranking is expected to differ.
 #
-# **Verdicts in short:** computed in the claims table at the end.
+# **Verdicts in short** (claims table at the end, computed): with a linear head on frozen MiniLM the six objective
+# variants land within 0.1 Spearman points of each other (82.2–82.3) except *only angle*, which is best (82.96);
+# *only ibn* is not clearly worst, *all ≥ w/o angle* holds in every seed but by +0.05, and all vs only cosine is a
+# +0.05 gain. Poolings: MiniLM's native mean pooling (last-avg) is best and CLS worst, the reverse of the paper's
+# BERT-base ranking. Fig. 5: the three models' rank distributions are equally close to gold (differences < 0.001).
 
 # %%
 import time
@@ -212,10 +216,13 @@ ledger.claim("t4-all-geq-wo-angle", "All three terms ≥ without the angle term 
 ledger.claim("t4-angle-vs-cosine-close", "|only angle - only cosine| is small (85.15 vs 85.28)",
              paper_value=round(float(p4[("objective", "only angle")] - p4[("objective", "only cosine")]), 2),
              ours=float(means["only angle"] - means["only cosine"]), criterion=within(-0.13, tol=1.0, partly_tol=3.0))
+d_all = (by_seed["all"] - by_seed["only cosine"]).to_numpy()
+lcb = float(d_all.mean() - 2 * (d_all.std(ddof=1) / np.sqrt(len(d_all)) if len(d_all) > 1 else 0.0))
 ledger.claim("t4-all-beats-only-cosine", "All three terms beat only cosine (86.26 vs 85.28)",
              paper_value=round(float(p4[("objective", "all")] - p4[("objective", "only cosine")]), 2),
-             ours=float(means["all"] - means["only cosine"]), criterion=same_sign(1.0, min_magnitude=0.5),
-             note="reproduced if > +0.5, partly if > 0")
+             ours=lcb, criterion=same_sign(1.0, min_magnitude=0.5),
+             note=f"ours = mean - 2 SE of the paired difference (mean {d_all.mean():+.3f}); reproduced if > +0.5, "
+                  "partly if > 0")
 pool = ablation[ablation["group"] == "pooling"].groupby("variant")["ours"].mean()
 ledger.claim("t4-cls-best-pooling", "CLS pooling is the best of the five poolings",
              paper_value="cls 86.26 best of five (BERT-base)", ours=bool(pool.idxmax() == "cls"), criterion=holds(),
