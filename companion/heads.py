@@ -351,7 +351,8 @@ def train_head(kind: str, loss_fn: Callable, states: PackedStates, labels: Seque
                progress: bool | None = None, desc: str | None = None, **head_kwargs):
     """Train a fresh ``kind`` head (``"GPT"``/``"nGPT"``) on cached states with ``loss_fn(emb, labels)``.
 
-    AdamW with a constant LR, no weight decay, no warm-up, no gradient clipping (paper §4.1); batches are
+    AdamW with a constant LR (paper §4.1), no weight decay and no warm-up (nGPT's recipe, used for both heads),
+    no gradient clipping (the paper mentions none); batches are
     shuffled with ``seed`` (same order for every loss and head); nGPT weights are re-normalised after every step.
     Returns ``(head, TrainResult)``.
     """

@@ -26,16 +26,19 @@
 # **Setting here vs. the paper.** The paper fine-tunes or freezes 0.3–8B backbones (mE5-large, mxbai, Qwen3-4B,
 # …) and trains 15 epochs at lr 5e-5. Here the backbone is a **frozen all-MiniLM-L6-v2**; its last-layer token
 # states are computed once and cached; in the `cpu` profile they are cut to the first 32 tokens and projected by
-# a fixed PCA (fitted on the Emolit training tokens) to the head width 64, and each head trains for **less than one
-# epoch** (Emolit 40 of 46 steps per epoch, GoEmotions 24 of 28; the paper: 15 epochs) at a larger constant lr
+# a fixed PCA (fitted on the Emolit training tokens) to the head width 64, and each head trains for **2 epochs**
+# (Emolit 92 steps = 2 × 46, GoEmotions 56 = 2 × 28, batch 128; the paper: 15 epochs) at a larger constant lr
 # 3e-3 (the paper's 5e-5 barely moves a freshly initialised head in so few steps): the shared 2-core machine
-# allows ~0.3–1 s per step. The GoEmotions
+# allows ~0.1–0.3 s per step with one thread. The GoEmotions
 # stand-in uses single-label comments of the 9 ECM labels (train+dev+test pooled): 450 train / 100 test per label,
 # except *relief* (only 103 single-label comments: 72 train / 31 test). The paper's SuperEmotion, Empathetic
 # Dialogue and PersonaGen data are not available here.
 #
-# **Verdicts** (computed below): see the claims table at the end — which of the paper's orderings (trained >
-# pretrained on V; CircularCSE lowest V and highest CD-r; SINCERE lowest CD-r) survive at this scale.
+# **Verdicts** (computed below, cpu profile, seeds 42/43/44): all four of the paper's orderings reproduce on both
+# data sets — every trained head beats pretrained MiniLM on V-Measure (Emolit 0.41–0.63 vs 0.24; GoEmotions-9
+# 0.31–0.51 vs 0.13), CircularCSE has the lowest V and the highest CD-r (≈ 0.85–0.90) for both heads, and SINCERE
+# the lowest CD-r. Absolute values are not comparable with the paper's 0.3–8B backbones (not testable here); in
+# this frozen-MiniLM, 2-epoch setting the GPT head scores higher V than the nGPT head.
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -62,7 +65,7 @@ from companion.settings import REPO_ROOT, cache_dir
 cfg = settings(profile,
                smoke=dict(seeds=[42], steps_emolit=2, steps_go=2, batch_size=24, n_train=4, n_test=2,
                           model="tiny", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2),
-               cpu=dict(seeds=[42, 43, 44], steps_emolit=40, steps_go=24, batch_size=128, n_train=None,
+               cpu=dict(seeds=[42, 43, 44], steps_emolit=92, steps_go=56, batch_size=128, n_train=None,
                         n_test=None, model="sentence-transformers/all-MiniLM-L6-v2", head_dim=64, max_tokens=32,
                         lr=3e-3, n_heads=4),
                gpu=dict(seeds=[42, 43, 44], steps_emolit=705, steps_go=470, batch_size=128, n_train=None,
