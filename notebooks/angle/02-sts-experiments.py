@@ -39,6 +39,11 @@
 # BERT-base; the comparisons between objectives are the point. QQP, QNLI and GitHub Issues are not mirrored: not
 # testable here.
 #
+# **GPU profile caveat:** it swaps in BERT-base (max length 128, batch 32) and full data but still trains a linear
+# head on frozen features; full fine-tuning as in the paper (``companion.pairs.pair_loss_fn`` over
+# ``Encoder.embed`` with ``companion.training.train``) is implemented in the package but not wired into this
+# notebook and was not run here.
+#
 # **Verdicts in short** (claims table at the end, computed): in this frozen-feature setting a linear head barely
 # moves MiniLM (STS-B 82.03 → ≈ 82.2–82.3, MRPC ≈ 38.6 → 39.0) and the three objectives end within about 0.1–0.6
 # Spearman points of each other, inside or near seed noise. None of the paper's margins (AnglE over SBERT by 1.59 on
