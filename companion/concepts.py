@@ -23,12 +23,15 @@ the counts are identical to NLTK's (checked in the tests).
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
 import re
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from companion.settings import cache_dir
 from companion.wordnet import LEXNAMES, wordnet_dir, wordnet_sense_counts
 
 #: The five hard-negative rules of §4.5 / App. G, in the paper's order.
@@ -166,10 +169,39 @@ def _try_mask(term: str, definition: str) -> str | None:
         return None
 
 
-@functools.lru_cache(maxsize=1)
-def load_concepts() -> ConceptData:
-    """Build :class:`ConceptData` from WordNet 3.0 (a few seconds; cached per process)."""
+_CACHE_VERSION = "1"
+
+
+@functools.lru_cache(maxsize=2)
+def load_concepts(disk_cache: bool = True) -> ConceptData:
+    """:class:`ConceptData` of WordNet 3.0, cached per process and (``disk_cache``) as a pickle under
+    ``cache_dir()/concepts`` keyed by the WordNet files' sizes and times; ``disk_cache=False`` always rebuilds
+    (about 10-30 s on a shared 2-core machine)."""
+    import pickle
+
     folder = wordnet_dir()
+    stamp = (folder / ".source").read_text(encoding="utf-8") if (folder / ".source").is_file() else str(folder)
+    key = hashlib.blake2b(f"{_CACHE_VERSION}\n{stamp}".encode(), digest_size=8).hexdigest()
+    path = cache_dir() / "concepts" / f"wordnet-{key}.pkl"
+    if disk_cache and path.is_file():
+        try:
+            with open(path, "rb") as fh:
+                return pickle.load(fh)
+        except Exception:  # a broken cache file is rebuilt
+            pass
+    data = build_concepts(folder)
+    if disk_cache:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        with open(tmp, "wb") as fh:
+            pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    return data
+
+
+def build_concepts(folder=None) -> ConceptData:
+    """Build :class:`ConceptData` from the WordNet 3.0 ``data.*`` and ``index.sense`` files (no cache)."""
+    folder = wordnet_dir() if folder is None else folder
     rows, antonym_pairs = _parse_data(folder)
     synsets = pd.DataFrame(rows)
     counts = _synset_counts(folder)

@@ -197,3 +197,15 @@ def test_geometry_metrics_reused_from_the_shared_module():
     assert anisotropy(x + 2.0, n_pairs=10_000) > 0.5
     q, _ = torch.linalg.qr(torch.randn(32, 32, generator=g))
     assert effective_rank(q[:10]) == pytest.approx(10.0)
+
+
+def test_epsilon_tau():
+    from companion.metrics.retrieval import epsilon_tau
+
+    scores = np.array([[0.9, 0.1, 0.2], [0.5, 0.4, 0.6], [0.3, 0.8, 0.1], [0.7, 0.65, 0.0]])
+    gold = np.array([0, 1, 0, 0])  # margins: 0.7, -0.2, -0.5, 0.05
+    assert epsilon_tau(scores, gold, 0.0) == pytest.approx(1 - recall_at_k(scores, gold, 1)) == 0.5
+    assert epsilon_tau(scores, gold, 0.1) == 0.75
+    assert epsilon_tau(scores, gold, 1.0) == 1.0
+    with pytest.raises(ValueError, match="tau must be"):
+        epsilon_tau(scores, gold, float("nan"))

@@ -67,3 +67,25 @@ def pair_roc_auc(positive_scores, negative_scores) -> float:
     if not np.isfinite(x).all():
         raise ValueError("scores contain NaN or inf.")
     return float(roc_auc_score(y, x))
+
+
+def epsilon_tau(scores, gold, tau: float = 0.0) -> float:
+    r""":math:`\varepsilon_\tau`: the fraction of queries whose gold candidate does not beat every wrong one by more
+    than a margin :math:`\tau`, i.e. :math:`\Pr[s_{\mathrm{gold}} - \max_{\mathrm{wrong}} s \le \tau]` (our reading
+    of Paper 4 §3's :math:`\varepsilon_\tau` framing, whose exact definition is not in the text we have).
+    :math:`\varepsilon_0 = 1 - R@1` with pessimistic ties; :math:`\varepsilon_\tau` grows with :math:`\tau`."""
+    s = _as_numpy(scores).astype(np.float64)
+    gold_ranks(s, gold)  # validates shapes and gold
+    g = _as_numpy(gold)
+    if g.ndim == 1:
+        mask = np.zeros(s.shape, dtype=bool)
+        mask[np.arange(len(g)), g] = True
+    else:
+        mask = g.astype(bool)
+    if not isinstance(tau, (int, float)) or not np.isfinite(tau):
+        raise ValueError(f"tau must be a finite number, got {tau!r}.")
+    if mask.all(axis=1).any():
+        raise ValueError("epsilon_tau needs at least one wrong candidate per query.")
+    best_gold = np.where(mask, s, -np.inf).max(axis=1)
+    best_wrong = np.where(mask, -np.inf, s).max(axis=1)
+    return float((best_gold - best_wrong <= tau).mean())
