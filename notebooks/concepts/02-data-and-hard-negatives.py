@@ -28,8 +28,9 @@
 #
 # **Verdicts** (cpu profile): the syn count is exactly 315,850 (304,438 merged) and the build takes well under
 # a minute; t2d gives 206,978 sense pairs against the paper's rounded "212K" (2.4 % fewer: *partly*); d2d is not
-# testable (one source). Negation is the hardest rule for frozen MiniLM, as the paper says for mpnet, and its AUC
-# is near the paper's B0 value. See the claims table at the end.
+# testable (one source). For frozen MiniLM the two lexical rules are both at chance — antonym flip (AUC 0.511)
+# and negation (0.524, near the paper's B0 0.470 for mpnet: *partly*) — so "negation is the hardest" is *not
+# reproduced*, by a hair (antonym is lower); the swap rules are easy (AUC 0.83-0.89). See the claims table.
 
 # %% papermill={"duration": 0.056034, "end_time": "2026-11-22T12:04:06.941044+00:00", "exception": false, "start_time": "2026-11-22T12:04:06.885010+00:00", "status": "completed"} tags=["parameters"]
 profile = "cpu"
