@@ -62,11 +62,17 @@ def load_pairs(name: str, split: str = "test") -> tuple[list[str], list[str], np
     return list(ds["sentence1"]), list(ds["sentence2"]), np.asarray(ds["score"], dtype=np.float64)
 
 
+#: Cosines are compared at this many decimals. Float32 encoders are reproducible only to ~1e-7 across batch
+#: compositions, and STS/SICK contain pairs of (near-)identical sentences whose cosines all sit at 1 +- 1e-7:
+#: without rounding, the ranks inside that tie group (and so the Spearman, by up to ~4e-4) are decided by noise.
+COSINE_DECIMALS = 6
+
+
 def cosine_scores(a: torch.Tensor, b: torch.Tensor) -> np.ndarray:
-    """Row-wise cosine similarity of two ``N x d`` tensors, as float64 numpy."""
-    a = torch.as_tensor(a).detach().float().cpu()
-    b = torch.as_tensor(b).detach().float().cpu()
-    return torch.nn.functional.cosine_similarity(a, b, dim=-1).double().numpy()
+    """Row-wise cosine similarity of two ``N x d`` tensors (float64, rounded to :data:`COSINE_DECIMALS`)."""
+    a = torch.as_tensor(a).detach().double().cpu()
+    b = torch.as_tensor(b).detach().double().cpu()
+    return np.round(torch.nn.functional.cosine_similarity(a, b, dim=-1).numpy(), COSINE_DECIMALS)
 
 
 def spearman100(pred: Sequence[float] | np.ndarray, gold: Sequence[float] | np.ndarray) -> float:
