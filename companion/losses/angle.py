@@ -77,6 +77,15 @@ def _halves(x: torch.Tensor, name: str) -> tuple[torch.Tensor, torch.Tensor]:
     return x.chunk(2, dim=-1)
 
 
+def _pair_halves(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """Validated real/imaginary halves ``(a, b, c, d)`` of two same-shape, finite tensors ``x = [a; b]``, ``y = [c; d]``."""
+    check_finite(x, "x")
+    check_finite(y, "y")
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same shape, got {tuple(x.shape)} and {tuple(y.shape)}.")
+    return (*_halves(x, "x"), *_halves(y, "y"))
+
+
 # --------------------------------------------------------------------------------------------- Eq. 3-6
 def complex_divide(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     r"""AnglE Eq. 4–5, per complex component: :math:`z/w = [(ac+bd) + (bc-ad)i]/(c^2+d^2)`.
@@ -84,12 +93,7 @@ def complex_divide(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torc
     ``x = [a; b]`` and ``y = [c; d]`` (first half real, second half imaginary). Returns ``(re, im)``, each
     ``(..., D)``. A zero component of ``y`` gives a division by zero (inf/nan), as in complex arithmetic.
     """
-    check_finite(x, "x")
-    check_finite(y, "y")
-    if x.shape != y.shape:
-        raise ValueError(f"x and y must have the same shape, got {tuple(x.shape)} and {tuple(y.shape)}.")
-    a, b = _halves(x, "x")
-    c, d = _halves(y, "y")
+    a, b, c, d = _pair_halves(x, y)
     den = c * c + d * d
     return (a * c + b * d) / den, (b * c - a * d) / den
 
@@ -119,12 +123,7 @@ def eq6_atan2(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     :math:`[0, \pi]` (via ``atan2`` of :math:`z_k \bar w_k`). A *distance* (0 = same direction in every plane).
     Away from 0 and :math:`\pi` its gradient per component has the constant magnitude :math:`1/|z_k|` (no
     saturation); at exactly 0 the absolute value is not differentiable (autograd returns the subgradient 0)."""
-    check_finite(x, "x")
-    check_finite(y, "y")
-    if x.shape != y.shape:
-        raise ValueError(f"x and y must have the same shape, got {tuple(x.shape)} and {tuple(y.shape)}.")
-    a, b = _halves(x, "x")
-    c, d = _halves(y, "y")
+    a, b, c, d = _pair_halves(x, y)
     return torch.atan2(b * c - a * d, a * c + b * d).abs().mean(dim=-1)
 
 
