@@ -190,7 +190,8 @@ def execute(nb: Notebook, profile: str, output_dir: Path | None = None, timeout:
     else:
         failed = scratch / "failed" / nb.paper / nb.path.name
         failed.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(tmp, failed) if tmp.exists() else None
+        if tmp.exists():
+            shutil.move(tmp, failed)
         output = failed
     return RunResult(nb, "ok" if error is None else "failed", wall, output, error,
                      _claim_counts(nb, results_root, start_wall) if error is None else {})

@@ -127,8 +127,12 @@ def train(
         raise ValueError(f"steps must be a non-negative int, got {steps!r}")
     if not (isinstance(lr, (int, float)) and lr > 0 and math.isfinite(lr)):
         raise ValueError(f"lr must be > 0, got {lr!r}")
-    groups = param_groups or [{"params": [p for p in model.parameters() if p.requires_grad]}]
-    if not any(len(list(g["params"])) for g in groups):
+    # materialise each group's parameters once: a generator (e.g. model.parameters()) would be consumed by the
+    # first pass and leave AdamW or the gradient clipping with nothing
+    groups = [{**g, "params": list(g["params"])} for g in param_groups] if param_groups else \
+        [{"params": [p for p in model.parameters() if p.requires_grad]}]
+    clipped = [p for g in groups for p in g["params"]]
+    if not clipped:
         raise ValueError("model has no trainable parameters")
     optimizer = torch.optim.AdamW(groups, lr=lr, weight_decay=weight_decay)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda(warmup_steps, steps, schedule))
@@ -167,7 +171,7 @@ def train(
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if max_grad_norm:
-            torch.nn.utils.clip_grad_norm_([p for g in groups for p in g["params"]], max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(clipped, max_grad_norm)
         optimizer.step()
         scheduler.step()
         if after_step is not None:

@@ -65,3 +65,11 @@ def test_bad_arguments():
         train(model, loss_fn, [torch.arange(4)], steps=2, lr=0.1, progress=False)
     with pytest.raises(TypeError, match="seed"):
         seed_everything("0")
+
+
+def test_param_groups_given_as_generators_are_trained_and_clipped():
+    model, loss_fn, *_ = _problem(0)
+    before = model.weight.detach().clone()
+    train(model, loss_fn, index_batches(64, 16, seed=0, epochs=None), steps=5, lr=0.05, progress=False,
+          param_groups=[{"params": model.parameters()}])
+    assert not torch.equal(model.weight, before)
