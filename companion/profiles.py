@@ -29,6 +29,7 @@ from types import MappingProxyType
 from typing import Any
 
 PROFILES = ("smoke", "cpu", "gpu")
+_LAST: Settings | None = None  # the most recent settings() result (recorded in the ledger's provenance)
 
 
 def check_profile(profile: Any) -> str:
@@ -100,4 +101,14 @@ def settings(
                 f"Override {key}={value!r} has type {type(value).__name__}; expected {type(old).__name__}."
             )
         values[key] = value
-    return Settings(profile, values)
+    global _LAST
+    _LAST = Settings(profile, values)
+    return _LAST
+
+
+def last_settings() -> Settings | None:
+    """The settings most recently returned by :func:`settings` in this process (``None`` before any call).
+
+    :meth:`companion.results.Ledger.save` writes them into the run's provenance, so the site can say at which
+    scale (backbone, subsets, steps) each notebook ran."""
+    return _LAST

@@ -278,7 +278,13 @@ class Ledger:
             raise ValueError(f"Ledger for {self.notebook} has no claims; record at least one before save().")
         write_json_atomic(self.path, self.to_dict())
         wall = time.perf_counter() - self.started
-        write_json_atomic(self.path.with_suffix(".provenance.json"), provenance(self.profile, self.seeds, wall))
+        record = provenance(self.profile, self.seeds, wall)
+        from .profiles import last_settings
+
+        cfg = last_settings()
+        if cfg is not None and cfg.profile == self.profile:
+            record["settings"] = _jsonable(dict(cfg))
+        write_json_atomic(self.path.with_suffix(".provenance.json"), record)
         return self.path
 
     def provenance(self) -> dict[str, Any]:

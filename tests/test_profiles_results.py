@@ -100,6 +100,19 @@ def test_ledger_schema_roundtrip_and_scoreboard(tmp_path, monkeypatch):
     assert set(claims_frame(tmp_path / "results")["verdict"]) <= set(VERDICTS)
 
 
+def test_provenance_records_the_chosen_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
+    cfg = settings("cpu", smoke=dict(steps=2), cpu=dict(steps=400, model="m"), gpu=dict(steps=9, model="g"),
+                   common=dict(lr=0.1))
+    ledger = Ledger("angle", "01-x", profile="cpu", seeds=[0])
+    ledger.claim("a", "x", 1, 1.0, within(1, 0.1))
+    prov = json.loads(ledger.save().with_suffix(".provenance.json").read_text())
+    assert prov["settings"] == {"lr": 0.1, "steps": 400, "model": "m", "profile": "cpu"} == dict(cfg)
+    settings("smoke", smoke=dict(steps=2), cpu=dict(steps=4), gpu=dict(steps=9))  # another profile: not recorded
+    prov = json.loads(ledger.save().with_suffix(".provenance.json").read_text())
+    assert "settings" not in prov
+
+
 def test_smoke_ledger_goes_to_scratch(tmp_path, monkeypatch):
     monkeypatch.delenv("COMPANION_RESULTS_DIR", raising=False)
     monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path))
