@@ -23,23 +23,65 @@ from ._checks import check_finite
 ANGLE_EPS = 1e-6
 
 
+def _row_scale(x: torch.Tensor) -> torch.Tensor:
+    """Largest ``|entry|`` of every row (1 for an all-zero row), detached: dividing by it is exact for any
+    scale-invariant function of the row and keeps squares of huge (1e30) or tiny (1e-30) entries in range."""
+    scale = x.detach().abs().amax(dim=-1, keepdim=True)
+    return torch.where(scale > 0, scale, torch.ones_like(scale))
+
+
+def unit_rows(x: torch.Tensor, eps: float = 1e-12) -> torch.Tensor:
+    """Rows scaled to unit L2 norm, exact for any norm the dtype can hold; an all-zero row stays zero.
+
+    ``F.normalize`` alone overflows for norms above ~1e19 in float32 (the square is inf, so the row becomes 0)
+    and divides by ``eps`` instead of the norm below 1e-12 (the row is then not unit). Rows are first divided by
+    their largest ``|entry|`` (a detached constant: normalisation is scale invariant, so values and gradients are
+    unchanged), which puts the norm in ``[1, sqrt(d)]``."""
+    return F.normalize(x / _row_scale(x), dim=-1, eps=eps)
+
+
+def _same_dim(x: torch.Tensor, y: torch.Tensor) -> None:
+    if x.dim() == 0 or y.dim() == 0 or x.shape[-1] != y.shape[-1]:
+        raise ValueError(f"x and y must have the same embedding dimension (last axis), got shapes {tuple(x.shape)} "
+                         f"and {tuple(y.shape)}.")
+
+
 def cosine(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """Row-wise cosine of two ``(N, d)`` tensors."""
+    """Row-wise cosine of two ``(N, d)`` tensors (0 where a row is all zero)."""
     check_finite(x, "x")
     check_finite(y, "y")
-    return F.cosine_similarity(x, y, dim=-1, eps=1e-12)
+    _same_dim(x, y)
+    try:
+        torch.broadcast_shapes(x.shape, y.shape)
+    except RuntimeError:
+        raise ValueError(f"x and y must have the same number of rows, got shapes {tuple(x.shape)} and "
+                         f"{tuple(y.shape)}.") from None
+    return (unit_rows(x) * unit_rows(y)).sum(dim=-1)
 
 
 def cosine_matrix(x: torch.Tensor, y: torch.Tensor | None = None) -> torch.Tensor:
     """All-pairs cosine ``(N, M)`` between rows of ``x`` and rows of ``y`` (default ``x``)."""
     check_finite(x, "x")
     y = x if y is None else check_finite(y, "y")
-    return F.normalize(x, dim=-1, eps=1e-12) @ F.normalize(y, dim=-1, eps=1e-12).T
+    if x.dim() != 2 or y.dim() != 2:
+        raise ValueError(f"cosine_matrix needs 2-D (rows x dim) tensors, got shapes {tuple(x.shape)} and "
+                         f"{tuple(y.shape)}.")
+    _same_dim(x, y)
+    return unit_rows(x) @ unit_rows(y).T
+
+
+def clamp_cos(cos: torch.Tensor, eps: float = ANGLE_EPS) -> torch.Tensor:
+    """Clamp cosines to ``[-1 + e, 1 - e]`` with ``e = max(eps, finfo(dtype).eps)`` so that arccos/arcsin have a
+    finite gradient at ``|cos| = 1``; in bfloat16 ``1 - 1e-6`` rounds to 1, hence the dtype's resolution."""
+    if cos.is_floating_point():
+        eps = max(eps, float(torch.finfo(cos.dtype).eps))
+    return cos.clamp(-1 + eps, 1 - eps)
 
 
 def cos_to_angle(cos: torch.Tensor, eps: float = ANGLE_EPS) -> torch.Tensor:
-    r"""SimACE Eq. 7: :math:`\theta = \pi/2 - \arccos(c)` with ``c`` clamped to keep gradients finite."""
-    return math.pi / 2 - torch.arccos(cos.clamp(-1 + eps, 1 - eps))
+    r"""SimACE Eq. 7: :math:`\theta = \pi/2 - \arccos(c)` with ``c`` clamped (:func:`clamp_cos`) to keep gradients
+    finite."""
+    return math.pi / 2 - torch.arccos(clamp_cos(cos, eps))
 
 
 def angle(x: torch.Tensor, y: torch.Tensor, eps: float = ANGLE_EPS) -> torch.Tensor:
@@ -67,6 +109,7 @@ def complex_angle(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         raise ValueError(
             f"The angle objective splits embeddings into real and imaginary halves; dimension {x.shape[-1]} is odd."
         )
+    x, y = x / _row_scale(x), y / _row_scale(y)  # scale invariant in x and in y: avoids overflow of the products
     a, b = x.chunk(2, dim=-1)
     c, d = y.chunk(2, dim=-1)
     re = (a * c + b * d).sum(-1)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import torch
 
 from .._checks import check_finite, check_matrix, check_temperature
-from ..similarities import complex_angle, cosine, cosine_matrix
+from ..similarities import _row_scale, complex_angle, cosine, cosine_matrix
 from .core import contrastive_nll, pairwise_ranking_loss
 
 __all__ = [
@@ -122,8 +122,11 @@ def eq6_atan2(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     r"""AnglE Eq. 6 as a true angle: mean over components of :math:`|\arg(z_k) - \arg(w_k)|`, wrapped to
     :math:`[0, \pi]` (via ``atan2`` of :math:`z_k \bar w_k`). A *distance* (0 = same direction in every plane).
     Away from 0 and :math:`\pi` its gradient per component has the constant magnitude :math:`1/|z_k|` (no
-    saturation); at exactly 0 the absolute value is not differentiable (autograd returns the subgradient 0)."""
+    saturation); at exactly 0 the absolute value is not differentiable (autograd returns the subgradient 0).
+    Rows are rescaled by their largest entry first (the angle is scale invariant) so products cannot overflow."""
     a, b, c, d = _pair_halves(x, y)
+    a, b = a / _row_scale(x), b / _row_scale(x)
+    c, d = c / _row_scale(y), d / _row_scale(y)
     return torch.atan2(b * c - a * d, a * c + b * d).abs().mean(dim=-1)
 
 

@@ -21,6 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from .._checks import check_matrix, check_same_length, check_temperature
+from ..similarities import unit_rows
 from .core import contrastive_nll
 
 #: ECM labels in circle order and their angles in degrees (paper §3.2 / Fig. 2).
@@ -92,7 +93,7 @@ def _prepare(embeddings: torch.Tensor, labels, tau: float | None, angles=None):
         check_temperature(tau, "tau")
     ids, theta = _label_angles(labels, angles, len(embeddings))
     ids = ids.to(embeddings.device)
-    e = F.normalize(embeddings, dim=-1)
+    e = unit_rows(embeddings)
     return e, ids, theta.to(embeddings.device)
 
 

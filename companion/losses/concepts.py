@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from .._checks import check_finite, check_temperature
+from ..similarities import unit_rows
 from .core import contrastive_nll
 
 #: Loss weights stated in §4.5.
@@ -42,7 +43,7 @@ def infonce_term(q: torch.Tensor, p: torch.Tensor, temperature: float = 0.05, ha
     """
     tau = check_temperature(temperature, "temperature")
     _pair_batch(q, p, "infonce_term")
-    qn, pn = F.normalize(q, dim=-1), F.normalize(p, dim=-1)
+    qn, pn = unit_rows(q), unit_rows(p)
     logits = qn @ pn.T / tau
     positives = torch.eye(q.shape[0], dtype=torch.bool, device=q.device)
     if hard is not None:
@@ -50,7 +51,7 @@ def infonce_term(q: torch.Tensor, p: torch.Tensor, temperature: float = 0.05, ha
             raise ValueError(f"hard negatives must be (B, K, d) = ({q.shape[0]}, K, {q.shape[1]}), got "
                              f"{tuple(hard.shape)}.")
         check_finite(hard, "hard negatives")
-        hl = torch.einsum("bd,bkd->bk", qn, F.normalize(hard, dim=-1)) / tau
+        hl = torch.einsum("bd,bkd->bk", qn, unit_rows(hard)) / tau
         logits = torch.cat([logits, hl], dim=1)
         positives = torch.cat([positives, torch.zeros_like(hl, dtype=torch.bool)], dim=1)
     return contrastive_nll(logits, positives, reduction=reduction)
@@ -78,9 +79,9 @@ def hard_negative_bce(q: torch.Tensor, pos: torch.Tensor, neg: torch.Tensor, tem
         raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}.")
     for x, name in ((q, "q"), (pos, "pos"), (neg, "neg")):
         check_finite(x, name)
-    qn = F.normalize(q, dim=-1)
-    cos_pos = (qn * F.normalize(pos, dim=-1)).sum(-1, keepdim=True)
-    cos_neg = torch.einsum("bd,bkd->bk", qn, F.normalize(neg, dim=-1))
+    qn = unit_rows(q)
+    cos_pos = (qn * unit_rows(pos)).sum(-1, keepdim=True)
+    cos_neg = torch.einsum("bd,bkd->bk", qn, unit_rows(neg))
     logits = (torch.cat([cos_pos, cos_neg], dim=1) - threshold) / tau
     labels = torch.zeros_like(logits)
     labels[:, 0] = 1.0

@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 import torch
 
 from .._checks import check_matrix, check_temperature
-from ..similarities import ANGLE_EPS, cos_to_angle, cosine_matrix
+from ..similarities import ANGLE_EPS, clamp_cos, cos_to_angle, cosine_matrix
 from .core import contrastive_nll
 
 OBJECTIVES = ("simcse", "arccon", "simace")
@@ -86,7 +86,7 @@ def contrastive_logits(z1: torch.Tensor, z2: torch.Tensor, objective: str = "sim
             raise ValueError("SimCSE has no margin; use margin_deg=0 (or ArcCon/SimACE for a margin).")
         return cos / tau
     if objective == "arccon":
-        phi = torch.arccos(cos.clamp(-1 + eps, 1 - eps))
+        phi = torch.arccos(clamp_cos(cos, eps))
         return torch.where(eye, torch.cos(phi + m), cos) / tau
     theta = cos_to_angle(cos, eps)
     return torch.where(eye, theta - m, theta) / tau

@@ -40,6 +40,7 @@ import math
 import torch
 
 from .._checks import check_finite, check_matrix, check_temperature
+from ..similarities import unit_rows
 from .core import contrastive_nll
 
 __all__ = [
@@ -248,10 +249,9 @@ def cosine_similarities(Z: torch.Tensor, tau: float) -> torch.Tensor:
     r"""Spherical latent similarity :math:`s_{ij} = \cos(z_i, z_j)/\tau` (Vock et al. §3.2)."""
     tau = check_temperature(tau)
     check_matrix(Z, "Z", min_rows=2)
-    norms = Z.norm(dim=1, keepdim=True)
-    if bool((norms == 0).any()):
+    if bool((Z == 0).all(dim=1).any()):
         raise ValueError("Z has a zero row; its cosine similarity is undefined.")
-    Zn = Z / norms
+    Zn = unit_rows(Z)
     return (Zn @ Zn.T) / tau
 
 

@@ -23,14 +23,14 @@ from __future__ import annotations
 import math
 
 import torch
-import torch.nn.functional as F
 
 from .._checks import check_matrix, check_same_length
+from ..similarities import unit_rows
 
 
 def _unit(x: torch.Tensor, name: str, min_rows: int = 1) -> torch.Tensor:
     check_matrix(x, name, min_rows)
-    return F.normalize(x.double(), dim=-1, eps=1e-12)
+    return unit_rows(x.double())
 
 
 def alignment(x: torch.Tensor, y: torch.Tensor, alpha: float = 2.0, normalize: bool = True) -> float:
