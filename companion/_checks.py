@@ -20,7 +20,10 @@ def check_finite(x: torch.Tensor, name: str = "embeddings") -> torch.Tensor:
     """Reject NaN/Inf inputs up front (a NaN loss is much harder to trace back)."""
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}.")
-    if x.is_floating_point() and not bool(torch.isfinite(x.detach()).all()):
+    # Fast path: the sum of finite values is finite unless it overflows, and any NaN/Inf makes it non-finite; only
+    # then (rare) run the element-wise test. One read of the data and no boolean copy.
+    if x.is_floating_point() and x.numel() and not bool(torch.isfinite(x.detach().sum())) \
+            and not bool(torch.isfinite(x.detach()).all()):
         raise ValueError(f"{name} contain NaN or Inf values.")
     return x
 

@@ -109,3 +109,71 @@ def test_ranking_loss_depends_on_label_order_only():
 def test_ranking_loss_bad_scale(scale):
     with pytest.raises(ValueError, match="scale"):
         pairwise_ranking_loss(torch.zeros(3), torch.arange(3), scale=scale)
+
+
+# ---- parity with the literal formulas (the cores were rewritten for speed: sorted prefix sums, no B x B masks)
+def _ranking_literal(scores, labels, scale):
+    terms = [scale * (scores[b] - scores[a]) for a in range(len(scores)) for b in range(len(scores))
+             if labels[a] > labels[b]]
+    return torch.logsumexp(torch.stack([scores.new_zeros(())] + terms), dim=0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ranking_loss_equals_literal_double_sum_with_ties_and_gradients(seed):
+    g = torch.Generator().manual_seed(seed)
+    n = 3 + seed * 5
+    scores = torch.randn(n, generator=g, dtype=torch.float64)
+    labels = torch.randint(0, 4, (n,), generator=g).to(torch.float64)  # many ties
+    a = scores.clone().requires_grad_(True)
+    b = scores.clone().requires_grad_(True)
+    fast, slow = pairwise_ranking_loss(a, labels, 20.0), _ranking_literal(b, labels, 20.0)
+    fast.backward()
+    slow.backward()
+    assert fast.item() == pytest.approx(slow.item(), abs=1e-10)
+    assert torch.allclose(a.grad, b.grad, atol=1e-10)
+
+
+def test_ranking_loss_bool_labels_and_gradient_when_nothing_is_ordered():
+    s = torch.tensor([0.3, 0.9, 0.1], dtype=torch.float64)
+    assert pairwise_ranking_loss(s, torch.tensor([True, False, True])).item() == pytest.approx(
+        _ranking_literal(s, torch.tensor([1, 0, 1]), 20.0).item(), abs=1e-12)
+    x = s.clone().requires_grad_(True)
+    pairwise_ranking_loss(x, torch.zeros(3)).backward()
+    assert torch.equal(x.grad, torch.zeros(3, dtype=torch.float64))  # finite, zero: no ordered pair
+
+
+def _nll_literal(logits, weights, allowed, log_w, exclude):
+    """Per-anchor loss of contrastive_nll's docstring formula, one anchor and one positive at a time."""
+    out = []
+    for i in range(logits.shape[0]):
+        pos = [j for j in range(logits.shape[1]) if weights[i, j] > 0]
+        if not pos:
+            out.append(logits.new_zeros(()))
+            continue
+        total = weights[i].sum()
+        row = logits.new_zeros(())
+        for j in pos:
+            ks = [k for k in range(logits.shape[1]) if (allowed[i, k] or weights[i, k] > 0)
+                  and not (exclude and weights[i, k] > 0 and k != j)]
+            den = torch.stack([logits[i, k] + (0.0 if weights[i, k] > 0 else log_w[i, k]) for k in ks])
+            row = row - weights[i, j] / total * (logits[i, j] - torch.logsumexp(den, 0))
+        out.append(row)
+    return torch.stack(out)
+
+
+@pytest.mark.parametrize("exclude", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_contrastive_nll_equals_literal_formula(exclude, weighted):
+    g = torch.Generator().manual_seed(3)
+    n = 7
+    logits = torch.randn(n, n, generator=g, dtype=torch.float64) * 3
+    pos = torch.rand(n, n, generator=g) < 0.3
+    pos[0] = False  # an anchor without positives
+    weights = torch.rand(n, n, generator=g, dtype=torch.float64) * pos if weighted else pos
+    allowed = torch.rand(n, n, generator=g) < 0.7
+    log_w = torch.randn(n, n, generator=g, dtype=torch.float64)
+    got = contrastive_nll(logits, weights, denominator_mask=allowed, negative_log_weights=log_w,
+                          exclude_other_positives=exclude, reduction="none")
+    want = _nll_literal(logits, weights.to(torch.float64), allowed, log_w, exclude)
+    assert torch.allclose(got, want, atol=1e-10)
+    assert got[0].item() == 0.0

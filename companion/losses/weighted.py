@@ -77,13 +77,19 @@ def check_weights(W, name: str = "W", atol: float = 1e-12) -> torch.Tensor:
         raise ValueError(f"{name} must be a square (n x n) matrix, got shape {tuple(W.shape)}.")
     if W.shape[0] < 2:
         raise ValueError(f"{name} needs at least 2 samples, got {W.shape[0]}.")
-    if bool((W < 0).any()):
+    if bool(W.min() < 0):
         raise ValueError(f"{name} must be non-negative (weights are similarities, not distances).")
-    scale = float(W.abs().max()) or 1.0
-    if not torch.allclose(W, W.T, atol=atol * scale, rtol=0):
-        raise ValueError(f"{name} must be symmetric (max |W - W^T| = {float((W - W.T).abs().max()):.3g}).")
-    off = W.masked_fill(torch.eye(W.shape[0], dtype=torch.bool, device=W.device), 0)
-    empty = (off.sum(dim=1) <= 0).nonzero().flatten()
+    if not torch.equal(W, W.T):  # exact symmetry (every builder here) needs no tolerance test
+        scale = float(W.abs().max()) or 1.0
+        if not torch.allclose(W, W.T, atol=atol * scale, rtol=0):
+            raise ValueError(f"{name} must be symmetric (max |W - W^T| = {float((W - W.T).abs().max()):.3g}).")
+    # Off-diagonal row sums without a masked copy: sum - diagonal is exactly 0 when the off-diagonal part is 0
+    # (adding zeros is exact); a row it flags is re-checked exactly below.
+    suspect = bool((W.sum(dim=1) - W.diagonal() <= 0).any())
+    empty = torch.zeros(0, dtype=torch.long)
+    if suspect:
+        off = W.masked_fill(torch.eye(W.shape[0], dtype=torch.bool, device=W.device), 0)
+        empty = (off.sum(dim=1) <= 0).nonzero().flatten()
     if len(empty):
         raise ValueError(f"row {int(empty[0])} of {name} sums to 0 off the diagonal: that sample has no positive "
                          f"(P_ij undefined). {len(empty)} such row(s).")
@@ -128,7 +134,9 @@ def weighted_infonce(W, S, float64: bool = False, reduction: str = "mean") -> to
     S = S.to(dtype)
     W = W.to(dtype=dtype, device=S.device)
     mask = _offdiag(S.shape[0], S.device)
-    return contrastive_nll(S, W.masked_fill(~mask, 0), denominator_mask=mask, reduction=reduction)
+    if bool(W.diagonal().any()):  # the builders already return a zero diagonal; skip the masked copy then
+        W = W.masked_fill(~mask, 0)
+    return contrastive_nll(S, W, denominator_mask=mask, reduction=reduction)
 
 
 def entropic_bound(W, float64: bool = True) -> torch.Tensor:
@@ -175,7 +183,9 @@ def _labels_2d(y, name="labels") -> torch.Tensor:
 
 
 def _zero_diag(W: torch.Tensor) -> torch.Tensor:
-    return W.masked_fill(~_offdiag(W.shape[0], W.device), 0)
+    W = W.clone()  # a copy plus a strided write of n entries: cheaper than an eye mask and a masked copy
+    W.diagonal().zero_()
+    return W
 
 
 def supcon_weights(labels, dtype=torch.float64) -> torch.Tensor:
