@@ -123,3 +123,23 @@ def test_view_geometry_zero_positive_angle_without_dropout():
     assert g["pos_angle"] == pytest.approx(0.0, abs=0.05)  # no dropout: the two views coincide
     assert g["neg_angle"] > 0.1
     assert not model.training
+
+
+def test_scores_are_cached_with_their_key(base, tmp_path):
+    calls = []
+
+    def score(model):
+        calls.append(1)
+        return {"dev": DevMonitor(model, S1, S2, GOLD).measure()["dev"]}
+
+    kw = dict(steps=2, batch_size=4, lr=1e-3, seed=1, cache=str(tmp_path))
+    first = run_dropout_views(base, TRAIN, "arccon", 0.05, 10.0, score_fn=score, score_key="dev-v1", **kw)
+    assert len(calls) == 1 and first["scores"]["dev"] == pytest.approx(score(first["model"])["dev"])
+    calls.clear()
+    again = run_dropout_views(base, TRAIN, "arccon", 0.05, 10.0, score_fn=score, score_key="dev-v1", **kw)
+    assert again["from_cache"] and not calls and again["scores"] == first["scores"]
+    other = run_dropout_views(base, TRAIN, "arccon", 0.05, 10.0, score_fn=score, score_key="dev-v2", **kw)
+    assert other["from_cache"] and len(calls) == 1 and other["score_key"] == "dev-v2"
+    fresh = run_dropout_views(base, TRAIN, "arccon", 0.05, 10.0, score_fn=score, score_key="dev-v1", reuse=False,
+                              **kw)
+    assert not fresh["from_cache"] and fresh["scores"] == first["scores"]  # retrained deterministically

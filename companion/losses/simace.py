@@ -325,7 +325,8 @@ def run_key(**settings) -> str:
 def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, margin_deg: float | None,
                       steps: int, batch_size: int, lr: float, seed: int, dev: tuple | None = None,
                       eval_every: int = 0, probe: Sequence[str] | None = None, cache: str | None = None,
-                      reuse: bool = True, **train_kwargs) -> dict:
+                      reuse: bool = True, score_fn: Callable | None = None, score_key: str | None = None,
+                      **train_kwargs) -> dict:
     """One SimACE-paper run on an :class:`~companion.upper.UpperEncoder` ``base`` (its cached lower states are
     shared, its weights never touched): seed, ``base.fresh()``, :func:`train_dropout_views`, optional STS-B dev
     monitoring every ``eval_every`` steps with best-checkpoint selection among steps >= ``eval_every``
@@ -334,9 +335,13 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
     With ``cache`` (a folder), the trained weights and the history are saved as ``<cache>/<run_key>.pt``, the key
     hashing every setting, the encoder's weights fingerprint and the training texts; with ``reuse`` an existing
     file is loaded instead of training (``from_cache`` is then True and the recorded times are those of the
-    original run). Returns ``{"model", "history", "monitor", "best_step", "train_s", "monitor_s", "from_cache",
-    "key"}`` (``history``: one row per step with ``loss``; ``monitor``: one row per evaluation with ``step``).
+    original run). ``score_fn(model) -> dict`` (e.g. the 7-set STS evaluation) scores the returned model; its
+    result is cached with the weights under ``score_key`` (a string naming the evaluation) and recomputed on reload
+    when the key differs. Returns ``{"model", "history", "monitor", "best_step", "train_s", "monitor_s", "scores",
+    "score_s", "from_cache", "key"}`` (``history``: one row per step with ``loss``; ``monitor``: one row per
+    evaluation with ``step``; ``scores``: ``score_fn``'s result or None).
     """
+    import time
     from pathlib import Path
 
     from ..training import seed_everything
@@ -364,7 +369,12 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
         saved = torch.load(path, map_location="cpu", weights_only=False)
         model.load_state_dict(saved["state"])
         model.eval()
-        return {**saved["meta"], "model": model, "from_cache": True, "key": key}
+        meta = saved["meta"]
+        if score_fn is not None and (meta.get("scores") is None or meta.get("score_key") != score_key):
+            start = time.perf_counter()
+            meta = {**meta, "scores": score_fn(model), "score_key": score_key,
+                    "score_s": time.perf_counter() - start}
+        return {**meta, "model": model, "from_cache": True, "key": key}
     monitor = DevMonitor(model, *dev, probe=probe, eligible_from=1) if eval_every else None
     result = train_dropout_views(model, model.embed, texts, objective, tau, margin_deg, steps, batch_size, lr, seed,
                                  eval_fn=monitor, eval_every=eval_every, **train_kwargs)
@@ -375,7 +385,12 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
         records = [{"step": s, **r} for s, r in zip(eval_steps, monitor.records)]
     meta = {"history": history, "monitor": records, "best_step": result.best_step if monitor else steps,
             "train_s": result.wall_time_s - (monitor.seconds if monitor else 0.0),
-            "monitor_s": monitor.seconds if monitor else 0.0}
+            "monitor_s": monitor.seconds if monitor else 0.0, "scores": None, "score_key": score_key, "score_s": 0.0}
+    if score_fn is not None:
+        model.eval()
+        start = time.perf_counter()
+        meta["scores"] = score_fn(model)
+        meta["score_s"] = time.perf_counter() - start
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
