@@ -19,8 +19,14 @@ top ``n`` layers on the cached states. With ``n = 2`` of MiniLM's 6 layers a ste
 What is trained and what is not
     * The copied top layers (``upper.layers``) and, optionally, an MLP pooler ``Linear(d, d) + tanh`` (SimCSE's
       "MLP only in training": :meth:`forward` applies it only in training mode, so :meth:`encode` never does).
-    * Pooling is the masked mean over real tokens (``"mean"``, MiniLM's native pooling) or the first token
-      (``"cls"``, the paper's [CLS]).
+    * Pooling happens inside the model, on the last layer's token states, with the names of
+      :func:`companion.encoders.pool`: masked mean over real tokens (``"mean"``, MiniLM's native pooling), the first
+      token (``"cls"``, the [CLS] of BERT papers), masked max (``"max"``), ``(cls + mean) / 2`` (``"cls-mean"``) and
+      the masked mean of ``(hidden_states[1] + hidden_states[-1]) / 2`` (``"first-last"``; AnglE Table 4's
+      cls / last-avg / last-max / cls-last-avg / first-last-avg). ``"first-last"`` needs the output of the FIRST
+      transformer layer: when that layer is frozen (``n_top < L``) its masked mean is kept per text beside the cached
+      lower states (``keep_first``; one extra ``d``-vector per text, same forward pass); when it is trained
+      (``n_top = L``) it is taken from the trained layer's output.
 
 Dropout caveat (important for SimCSE-style objectives)
     The lower layers run once, in eval mode, so they apply NO dropout. The two "views" of a sentence therefore
@@ -46,7 +52,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-UPPER_POOLINGS = ("mean", "cls")
+UPPER_POOLINGS = ("mean", "cls", "max", "cls-mean", "first-last")
 
 
 def _layer_stack(model: nn.Module) -> nn.ModuleList:
@@ -138,16 +144,22 @@ class UpperEncoder(nn.Module):
             deep-copied).
         n_top: how many top transformer layers to train (1 .. L). ``n_top = L`` trains every layer over the
             cached embedding output (word + position embeddings stay frozen).
-        pooling: ``"mean"`` (masked mean, MiniLM's native pooling) or ``"cls"`` (first token, the paper's).
+        pooling: one of :data:`UPPER_POOLINGS`: ``"mean"`` (masked mean, MiniLM's native pooling), ``"cls"`` (first
+            token), ``"max"``, ``"cls-mean"``, ``"first-last"`` (see the module docstring).
         mlp_pooler: add SimCSE's ``Linear + tanh`` pooler, used only in training mode.
         dropout: if given, the hidden and attention dropout rate of the trained layers (default: the model's
             config, 0.1 for MiniLM/BERT).
         state_dtype: storage dtype of cached lower states (float16 halves memory; computation is float32).
         cache: also keep the lower states in the encoder's on-disk cache (see module docstring).
+        keep_first: also keep each text's masked-mean first-layer output (needed by ``"first-last"``; default: only
+            for that pooling). Set it on an encoder whose :meth:`fresh` copies will use ``"first-last"`` so that one
+            precompute serves every pooling. With ``keep_first`` the lower pass runs the model directly (the
+            ``cache`` setting does not apply to it).
     """
 
     def __init__(self, encoder, n_top: int = 2, pooling: str = "mean", mlp_pooler: bool = False,
-                 dropout: float | None = None, state_dtype: torch.dtype = torch.float16, cache: bool = False):
+                 dropout: float | None = None, state_dtype: torch.dtype = torch.float16, cache: bool = False,
+                 keep_first: bool | None = None):
         super().__init__()
         layers = _layer_stack(encoder.model)
         L = len(layers)
@@ -155,6 +167,10 @@ class UpperEncoder(nn.Module):
             raise ValueError(f"n_top must be an int in 1..{L} for this {L}-layer model, got {n_top!r}.")
         if pooling not in UPPER_POOLINGS:
             raise ValueError(f"pooling must be one of {', '.join(UPPER_POOLINGS)}, got {pooling!r}.")
+        if keep_first is None:
+            keep_first = pooling == "first-last"
+        if pooling == "first-last" and not keep_first:
+            raise ValueError("pooling 'first-last' needs the first layer's output: keep_first must not be False.")
         if dropout is not None and not (isinstance(dropout, (int, float)) and 0.0 <= dropout < 1.0):
             raise ValueError(f"dropout must be in [0, 1), got {dropout!r}.")
         self.__dict__["encoder"] = encoder  # not a submodule: its parameters are frozen and never saved here
@@ -171,26 +187,37 @@ class UpperEncoder(nn.Module):
                     module.p = float(dropout)
         d = encoder.dim
         self.mlp = nn.Sequential(nn.Linear(d, d), nn.Tanh()) if mlp_pooler else None
+        self.keep_first = bool(keep_first)
         self._states: dict[str, torch.Tensor] = {}
+        self._first: dict[str, torch.Tensor] = {}  # masked mean of hidden_states[1] per text (start >= 1 only)
         self._init_args = dict(n_top=n_top, pooling=pooling, mlp_pooler=mlp_pooler, dropout=dropout,
-                               state_dtype=state_dtype, cache=cache)
+                               state_dtype=state_dtype, cache=cache, keep_first=keep_first)
 
     def fresh(self, **overrides) -> UpperEncoder:
         """A new, untrained copy (same encoder and settings unless overridden) that SHARES this one's cached lower
         states when the layer split is unchanged: one precompute serves every run of an experiment. Call it after
         seeding so that a new MLP pooler is initialised reproducibly."""
         args = {**self._init_args, **overrides}
+        if "pooling" in overrides and "keep_first" not in overrides:
+            args["keep_first"] = self.keep_first or overrides["pooling"] == "first-last"
         new = UpperEncoder(self.encoder, **args)
         if new.start == self.start and new.state_dtype == self.state_dtype:
             new._states = self._states
+            new._first = self._first
         return new
+
+    @property
+    def _needs_first(self) -> bool:
+        """Whether first-layer means must be kept with the lower states (frozen first layer and asked for)."""
+        return self.keep_first and self.start >= 1
 
     # ----------------------------------------------------------------------------------------- lower states
     def precompute(self, texts: Sequence[str], chunk: int = 2048, progress: bool | None = None) -> None:
         """Run the frozen lower layers once for every new text (in eval mode) and keep the states in memory."""
         if isinstance(texts, str):
             raise ValueError("texts must be a list of strings, not a single string.")
-        todo = list(dict.fromkeys(t for t in texts if t not in self._states))
+        need_first = self._needs_first
+        todo = list(dict.fromkeys(t for t in texts if t not in self._states or (need_first and t not in self._first)))
         if not todo:
             return
         show = len(todo) > 4 * chunk if progress is None else progress
@@ -201,47 +228,129 @@ class UpperEncoder(nn.Module):
             bar = tqdm(total=len(todo), desc=f"lower {self.start} layers", unit="text")
         for start in range(0, len(todo), chunk):
             part = todo[start:start + chunk]
-            states, mask = self.encoder.token_states(part, layer=self.start, cache=self.cache, progress=False)
-            lengths = mask.sum(dim=1).tolist()
-            for text, s, n in zip(part, states, lengths):
-                self._states[text] = s[: int(n)].to(self.state_dtype).clone()
+            if need_first:
+                for text, s, first in zip(part, *self._lower_pass(part)):
+                    self._states[text] = s.to(self.state_dtype)
+                    self._first[text] = first
+            else:
+                states, mask = self.encoder.token_states(part, layer=self.start, cache=self.cache, progress=False)
+                lengths = mask.sum(dim=1).tolist()
+                for text, s, n in zip(part, states, lengths):
+                    self._states[text] = s[: int(n)].to(self.state_dtype).clone()
             if bar is not None:
                 bar.update(len(part))
         if bar is not None:
             bar.close()
+
+    def _lower_pass(self, texts: list[str], batch_size: int = 64) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+        """One frozen forward pass (eval mode, length-sorted batches): per text, the unpadded states of
+        ``hidden_states[start]`` and the masked mean of ``hidden_states[1]`` (float32)."""
+        enc = self.encoder
+        ids = enc._token_ids(texts)
+        order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))
+        states: list[torch.Tensor | None] = [None] * len(ids)
+        firsts: list[torch.Tensor | None] = [None] * len(ids)
+        model = enc.model
+        was = model.training
+        model.eval()
+        try:
+            with torch.inference_mode():
+                for b in range(0, len(order), batch_size):
+                    idx = order[b:b + batch_size]
+                    batch = enc._pad([ids[i] for i in idx])
+                    out = model(input_ids=batch["input_ids"].to(enc.device),
+                                attention_mask=batch["attention_mask"].to(enc.device),
+                                output_hidden_states=True, return_dict=True)
+                    hs = out.hidden_states
+                    for j, i in enumerate(idx):
+                        n = len(ids[i])
+                        states[i] = hs[self.start][j, :n].float().cpu().clone()
+                        firsts[i] = hs[1][j, :n].float().mean(dim=0).cpu().clone()
+        finally:
+            model.train(was)
+        return states, firsts  # type: ignore[return-value]
 
     def lower(self, texts: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
         """Padded lower states ``B x T x d`` (float32) and mask for ``texts`` (computed on first use)."""
         self.precompute(texts, progress=False)
         return pad_states([self._states[t] for t in texts])
 
+    def first_means(self, texts: Sequence[str]) -> torch.Tensor | None:
+        """``B x d`` masked means of the frozen first layer's output for ``texts`` (float32), or ``None`` when the
+        pooling does not need them or the first layer is trained (``n_top = L``)."""
+        if self.pooling != "first-last" or self.start == 0:
+            return None
+        self.precompute(texts, progress=False)
+        return torch.stack([self._first[t] for t in texts])
+
     def forget(self) -> None:
         """Drop every cached lower state (frees memory)."""
         self._states.clear()
+        self._first.clear()
 
     # ----------------------------------------------------------------------------------------- forward
-    def forward(self, states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Pooled sentence vectors ``B x d`` from lower states (MLP pooler applied only in training mode)."""
+    def forward(self, states: torch.Tensor, mask: torch.Tensor, first: torch.Tensor | None = None) -> torch.Tensor:
+        """Pooled sentence vectors ``B x d`` from lower states (MLP pooler applied only in training mode).
+
+        ``first``: ``B x d`` masked means of the first layer's output, required by ``"first-last"`` pooling when the
+        first layer is frozen (:meth:`first_means`); ignored otherwise.
+        """
+        from companion.encoders import pool
+
         dev = next(self.parameters()).device
         h = states.to(dev, torch.float32)
         mask = mask.to(dev)
         attn = _attention_mask(self.config, h, mask)
-        for layer in self.layers:
+        first_out = None
+        for i, layer in enumerate(self.layers):
             out = layer(h, attention_mask=attn)
             h = out[0] if isinstance(out, tuple) else out
-        if self.pooling == "mean":
-            m = mask.unsqueeze(-1).to(h.dtype)
-            pooled = (h * m).sum(dim=1) / m.sum(dim=1).clamp_min(1e-9)
+            if i == 0 and self.start == 0:
+                first_out = h
+        if self.pooling == "first-last":
+            if self.start == 0:
+                first_mean = pool(first_out, mask, "mean")
+            elif first is None:
+                raise ValueError("pooling 'first-last' with a frozen first layer needs first= (see first_means).")
+            else:
+                first_mean = first.to(dev, torch.float32)
+                if first_mean.shape != (h.shape[0], h.shape[2]):
+                    raise ValueError(f"first must be B x d = {(h.shape[0], h.shape[2])}, got {tuple(first.shape)}.")
+            pooled = (first_mean + pool(h, mask, "mean")) / 2.0
         else:
-            pooled = h[:, 0]
+            pooled = pool(h, mask, self.pooling)
         if self.mlp is not None and self.training:
             pooled = self.mlp(pooled)
         return pooled
 
-    def embed(self, texts: Sequence[str]) -> torch.Tensor:
-        """Differentiable embeddings of ``texts`` in the current mode (dropout active in train mode)."""
-        states, mask = self.lower(list(texts))
-        return self(states, mask)
+    def embed(self, texts: Sequence[str], buckets: int = 1) -> torch.Tensor:
+        """Differentiable embeddings of ``texts`` in the current mode (dropout active in train mode).
+
+        ``buckets > 1`` sorts the texts by length and runs that many sub-batches, each padded only to its own
+        longest text, then restores the input order: the same embeddings (padding never changes a real token's
+        output) at a fraction of the cost when lengths vary, as in STS pairs. Dropout masks are drawn per
+        sub-batch, so the random stream differs from ``buckets=1``.
+        """
+        texts = list(texts)
+        if not isinstance(buckets, int) or isinstance(buckets, bool) or buckets < 1:
+            raise ValueError(f"buckets must be an int >= 1, got {buckets!r}.")
+        if buckets == 1 or len(texts) < 2:
+            states, mask = self.lower(texts)
+            return self(states, mask, self.first_means(texts))
+        self.precompute(texts, progress=False)
+        order = sorted(range(len(texts)), key=lambda i: -self._states[texts[i]].shape[0])
+        size = -(-len(texts) // buckets)
+        parts, where = [], []
+        for b in range(0, len(order), size):
+            idx = order[b:b + size]
+            sub = [texts[i] for i in idx]
+            states, mask = pad_states([self._states[t] for t in sub])
+            parts.append(self(states, mask, self.first_means(sub)))
+            where.extend(idx)
+        out = torch.cat(parts)
+        inverse = torch.empty(len(where), dtype=torch.long)
+        inverse[torch.tensor(where)] = torch.arange(len(where))
+        return out[inverse.to(out.device)]
 
     @torch.no_grad()
     def encode(self, texts: Sequence[str], batch_size: int = 256, normalize: bool = True,
@@ -263,7 +372,7 @@ class UpperEncoder(nn.Module):
             for start in range(0, len(order), batch_size):
                 idx = order[start:start + batch_size]
                 states, mask = pad_states([self._states[uniq[i]] for i in idx])
-                out[idx] = self(states, mask).float().cpu()
+                out[idx] = self(states, mask, self.first_means([uniq[i] for i in idx])).float().cpu()
         finally:
             self.train(was)
         pos = {t: i for i, t in enumerate(uniq)}
@@ -274,7 +383,8 @@ class UpperEncoder(nn.Module):
     def to_encoder(self):
         """A plain :class:`~companion.encoders.Encoder` whose model has the trained top layers merged in.
 
-        The MLP pooler is not part of it (it is used only in training). Pooling ``cls``/``mean`` carries over.
+        The MLP pooler is not part of it (it is used only in training). The pooling carries over (same names as
+        :func:`companion.encoders.pool`).
         """
         from companion.encoders import Encoder
 
@@ -288,4 +398,4 @@ class UpperEncoder(nn.Module):
 
     def extra_repr(self) -> str:
         return (f"n_top={self.n_top}, start_hidden_state={self.start}, pooling={self.pooling!r}, "
-                f"mlp_pooler={self.mlp is not None}, cached_texts={len(self._states)}")
+                f"mlp_pooler={self.mlp is not None}, keep_first={self.keep_first}, cached_texts={len(self._states)}")

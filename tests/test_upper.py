@@ -108,7 +108,9 @@ def test_bad_input(enc):
     with pytest.raises(ValueError, match="n_top must be"):
         UpperEncoder(enc, n_top=0)
     with pytest.raises(ValueError, match="pooling must be one of"):
-        UpperEncoder(enc, pooling="max")
+        UpperEncoder(enc, pooling="last-max")
+    with pytest.raises(ValueError, match="keep_first must not be False"):
+        UpperEncoder(enc, pooling="first-last", keep_first=False)
     with pytest.raises(ValueError, match="dropout must be in"):
         UpperEncoder(enc, dropout=1.5)
     upper = UpperEncoder(enc, n_top=1)
@@ -157,3 +159,83 @@ def test_sts_subset_and_evaluate_pairs_match_scipy():
     assert res["SICK-R"] == pytest.approx(ref) and res["avg"] == pytest.approx((res["STS-B"] + res["SICK-R"]) / 2)
     with pytest.raises(ValueError, match="n_per_set must be >= 2"):
         sts_pairs_subset(1, sets=["STS-B"])
+
+
+# ------------------------------------------------------------------------------- poolings (AnglE Table 4)
+def _hand_pooled(enc, texts, pooling):
+    """Each pooling computed by hand from the Hugging Face model's own hidden states on the same tokens."""
+    batch = enc.tokenize(texts)
+    with torch.no_grad():
+        enc.model.eval()
+        hs = enc.model(**batch, output_hidden_states=True).hidden_states
+    m = batch["attention_mask"].unsqueeze(-1).float()
+    mean = lambda h: (h * m).sum(1) / m.sum(1)  # noqa: E731
+    last = hs[-1]
+    cls = last[:, 0]
+    mx = last.masked_fill(m == 0, float("-inf")).max(dim=1).values
+    return {"mean": mean(last), "cls": cls, "max": mx, "cls-mean": (cls + mean(last)) / 2,
+            "first-last": (mean(hs[1]) + mean(last)) / 2}[pooling]
+
+
+@pytest.mark.parametrize("n_top", [1, 2, 3])
+@pytest.mark.parametrize("pooling", ["mean", "cls", "max", "cls-mean", "first-last"])
+def test_poolings_match_hand_computation_from_hf_hidden_states(n_top, pooling):
+    enc = tiny_encoder("bert", pooling="mean", layers=3, hidden=32, heads=4, seed=7)
+    upper = UpperEncoder(enc, n_top=n_top, pooling=pooling, state_dtype=torch.float32)
+    ref = _hand_pooled(enc, TEXTS, pooling)
+    torch.testing.assert_close(upper.encode(TEXTS, normalize=False), ref, atol=1e-5, rtol=1e-5)
+    upper.eval()
+    torch.testing.assert_close(upper.embed(TEXTS), ref, atol=1e-5, rtol=1e-5)
+    # and the exported plain encoder pools the same way (companion.encoders.pool with the same name)
+    torch.testing.assert_close(upper.to_encoder().encode(TEXTS, normalize=False, cache=False), ref, atol=1e-5,
+                               rtol=1e-5)
+
+
+def test_poolings_match_hf_hidden_states_of_minilm():
+    from companion.encoders import load_encoder
+
+    enc = load_encoder("sentence-transformers/all-MiniLM-L6-v2", pooling="mean", max_length=64)
+    base = UpperEncoder(enc, n_top=1, pooling="mean", state_dtype=torch.float32, keep_first=True)
+    base.precompute(TEXTS)
+    for pooling in ("mean", "cls", "max", "cls-mean", "first-last"):
+        upper = base.fresh(pooling=pooling)
+        assert upper._states is base._states and upper._first is base._first
+        torch.testing.assert_close(upper.encode(TEXTS, normalize=False), _hand_pooled(enc, TEXTS, pooling),
+                                   atol=2e-5, rtol=1e-4)
+
+
+def test_first_last_keeps_first_layer_means_and_needs_them(enc):
+    upper = UpperEncoder(enc, n_top=1, pooling="first-last", state_dtype=torch.float32)
+    assert upper.keep_first and upper._needs_first
+    upper.precompute(TEXTS)
+    assert set(upper._first) == set(TEXTS) and upper._first[TEXTS[0]].shape == (32,)
+    states, mask = upper.lower(TEXTS)
+    with pytest.raises(ValueError, match="needs first="):
+        upper(states, mask)
+    with pytest.raises(ValueError, match="first must be B x d"):
+        upper(states, mask, torch.zeros(2, 32))
+    # n_top = L trains the first layer: its output comes from the trained copy, nothing is kept
+    full = UpperEncoder(enc, n_top=3, pooling="first-last", state_dtype=torch.float32)
+    full.precompute(TEXTS)
+    assert not full._first and full.first_means(TEXTS) is None
+    # a base without first-layer means computes them when a fresh copy asks for first-last
+    plain = UpperEncoder(enc, n_top=1, pooling="mean", state_dtype=torch.float32)
+    plain.precompute(TEXTS)
+    fl = plain.fresh(pooling="first-last")
+    torch.testing.assert_close(fl.encode(TEXTS, normalize=False), _hand_pooled(enc, TEXTS, "first-last"),
+                               atol=1e-5, rtol=1e-5)
+
+
+def test_bucketed_embed_equals_padded_batch_and_trains(enc):
+    upper = UpperEncoder(enc, n_top=2, pooling="cls-mean", state_dtype=torch.float32)
+    upper.eval()
+    texts = TEXTS + TEXTS[::-1]
+    one = upper.embed(texts)
+    for buckets in (2, 3, 20):
+        torch.testing.assert_close(upper.embed(texts, buckets=buckets), one, atol=1e-5, rtol=1e-5)
+    upper.train()
+    z = upper.embed(texts, buckets=3)
+    z.sum().backward()
+    assert all(p.grad is not None for p in upper.layers.parameters() if p.requires_grad)
+    with pytest.raises(ValueError, match="buckets must be an int >= 1"):
+        upper.embed(texts, buckets=0)
