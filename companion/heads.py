@@ -34,6 +34,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ._atomic import torch_save_atomic
 from ._checks import check_finite
 from .encoders import pool
 
@@ -294,10 +295,7 @@ def cached_token_states(encoder, texts: Sequence[str], chunk: int = 1024, progre
         flats.append(states[mask].half())
         lengths.append(mask.sum(1))
     packed = PackedStates(torch.cat(flats), torch.cat(lengths))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    torch.save({"flat": packed.flat, "lengths": packed.lengths}, tmp)
-    tmp.replace(path)
+    torch_save_atomic({"flat": packed.flat, "lengths": packed.lengths}, path)
     return packed
 
 

@@ -18,6 +18,19 @@ from dataclasses import dataclass
 
 import torch
 
+from ._atomic import torch_save_atomic
+
+
+def _load_table(path, uniq: list[str]) -> dict | None:
+    """A cached pooling table, or None when it is absent, unreadable (e.g. a foreign partial file) or stale."""
+    if not path.exists():
+        return None
+    try:
+        table = torch.load(path, weights_only=True)
+    except Exception:  # noqa: BLE001 - any unreadable cache file is recomputed
+        return None
+    return table if isinstance(table, dict) and table.get("texts") == uniq else None
+
 
 def interleave(first: Sequence[str], second: Sequence[str]) -> list[str]:
     """``[a1, b1, a2, b2, …]`` from two equally long lists of texts."""
@@ -297,9 +310,8 @@ def pooling_variants(encoder, texts: Sequence[str], batch_size: int = 64, cache:
     key = hashlib.blake2b(f"{encoder.fingerprint}|{encoder.max_length}|".encode() + "\n".join(uniq).encode(),
                           digest_size=12).hexdigest()
     path = cache_dir() / "angle" / f"poolings-{key}.pt"
-    if cache and path.exists():
-        table = torch.load(path)
-    else:
+    table = _load_table(path, uniq) if cache else None
+    if table is None:
         ids = encoder._token_ids(uniq)
         order = sorted(range(len(uniq)), key=lambda i: -len(ids[i]))
         out = {name: torch.empty(len(uniq), encoder.dim) for name in TABLE4_POOLINGS}
@@ -327,10 +339,7 @@ def pooling_variants(encoder, texts: Sequence[str], batch_size: int = 64, cache:
             model.train(was)
         table = {"texts": uniq, **out}
         if cache:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            torch.save(table, tmp)
-            tmp.replace(path)
+            torch_save_atomic(table, path)
     pos = {t: i for i, t in enumerate(table["texts"])}
     rows = torch.tensor([pos[t] for t in texts])
     return {name: table[name][rows] for name in TABLE4_POOLINGS}

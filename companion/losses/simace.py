@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
+from .._atomic import torch_save_atomic
 from .._checks import check_matrix, check_temperature
 from ..similarities import ANGLE_EPS, clamp_cos, cos_to_angle, cosine_matrix
 from .core import contrastive_nll
@@ -365,8 +366,13 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
     path = Path(cache) / f"{key}.pt" if cache else None
     seed_everything(seed)
     model = base.fresh()
+    saved = None
     if path is not None and reuse and path.exists():
-        saved = torch.load(path, map_location="cpu", weights_only=False)
+        try:
+            saved = torch.load(path, map_location="cpu", weights_only=False)
+        except Exception:  # noqa: BLE001 - an unreadable cache file (e.g. from a killed run) is retrained
+            saved = None
+    if saved is not None:
         model.load_state_dict(saved["state"])
         model.eval()
         meta = saved["meta"]
@@ -392,8 +398,5 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
         meta["scores"] = score_fn(model)
         meta["score_s"] = time.perf_counter() - start
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        torch.save({"state": model.state_dict(), "meta": meta}, tmp)
-        tmp.replace(path)
+        torch_save_atomic({"state": model.state_dict(), "meta": meta}, path)
     return {**meta, "model": model, "from_cache": False, "key": key}
