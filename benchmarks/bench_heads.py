@@ -27,13 +27,17 @@ def _states(quick: bool, n: int, max_tokens: int):
         flat = torch.randn(int(lengths.sum()), 32, generator=gen).half()
         labels = [i % 4 for i in range(n)]
         return PackedStates(flat, lengths), labels, f"{n} random token-state rows (d = 32, <= {max_tokens} tokens)"
+    import numpy as np
+
     from companion.data import load_emolit
     from companion.encoders import load_encoder
     from companion.heads import cached_token_states
     from companion.losses.circumplex import ECM_LABELS
 
-    ds = load_emolit("train").sample(n=n, random_state=0)  # the file is grouped by label: sample across it
-    texts, names = list(ds["text"]), list(ds["label"])
+    ds = load_emolit("train")
+    rows = np.random.default_rng(0).permutation(len(ds))[:n].tolist()  # the file is grouped by label
+    all_texts, all_names = list(ds["text"]), list(ds["label"])
+    texts, names = [all_texts[i] for i in rows], [all_names[i] for i in rows]
     enc = load_encoder("sentence-transformers/all-MiniLM-L6-v2", pooling="mean", max_length=128, device="cpu")
     states = cached_token_states(enc, texts, progress=False).truncate(max_tokens)
     ids = {name: i for i, name in enumerate(ECM_LABELS)}
