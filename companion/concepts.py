@@ -414,3 +414,61 @@ def t2d_subset(data: ConceptData, sids, n: int | None = None, seed: int = 0) -> 
     if n is not None and n < len(t):
         t = t.iloc[np.sort(np.random.default_rng(seed).choice(len(t), n, replace=False))]
     return t.reset_index(drop=True)
+
+
+# ------------------------------------------------------------------------------------------- training rows
+@dataclass(frozen=True)
+class TrainingRows:
+    """Arrays for Paper 4's objective, one entry per training synset: ``term``, masked definition ``masked``,
+    one syn pair ``syn_a``/``syn_b`` of the same synset where it has one (``has_syn``), and the rule-made hard
+    negatives ``negatives`` (``N x R`` strings, one column per rule of ``rules``; ``""`` where the rule does not
+    apply, ``neg_mask`` False there)."""
+
+    sid: np.ndarray
+    term: np.ndarray
+    masked: np.ndarray
+    syn_a: np.ndarray
+    syn_b: np.ndarray
+    has_syn: np.ndarray
+    negatives: np.ndarray
+    neg_mask: np.ndarray
+    rules: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.term)
+
+    def texts(self) -> list[str]:
+        """Every distinct text the objective embeds."""
+        parts = [self.term, self.masked, self.syn_a[self.has_syn], self.syn_b[self.has_syn],
+                 self.negatives[self.neg_mask]]
+        return list(dict.fromkeys(str(t) for part in parts for t in part))
+
+
+def training_rows(data: ConceptData, sids, n: int | None = None, rules=RULES, seed: int = 0) -> TrainingRows:
+    """:class:`TrainingRows` for the synsets ``sids``: one masked t2d row per synset (a random lemma, ``seed``),
+    optionally ``n`` synsets drawn at random (``seed``), with a syn pair of the same synset (the first ordered pair
+    of distinct lemmas) and the hard negatives of ``rules`` (:func:`make_hard_negatives`, deterministic)."""
+    rules = tuple(_check_rule(r) for r in rules)
+    pool = t2d_subset(data, sids)
+    if len(pool) == 0:
+        raise ValueError("no maskable t2d rows in the given synsets.")
+    rng = np.random.default_rng(seed)
+    pool = pool.iloc[rng.permutation(len(pool))].drop_duplicates("sid").sort_values("sid")
+    if n is not None:
+        if not isinstance(n, int) or n < 1:
+            raise ValueError(f"n must be a positive int or None, got {n!r}.")
+        if n < len(pool):
+            pool = pool.iloc[np.sort(rng.choice(len(pool), n, replace=False))]
+    pool = pool.reset_index(drop=True)
+    syn = data.syn.drop_duplicates("sid").set_index("sid").reindex(pool["sid"])
+    has_syn = syn["a"].notna().to_numpy()
+    term = pool["term"].to_numpy(object)
+    hn = make_hard_negatives(data, pool, rules=rules, seed=seed)
+    negatives = np.full((len(pool), len(rules)), "", dtype=object)
+    for r, rule in enumerate(rules):
+        sub = hn[hn["rule"] == rule]
+        negatives[sub["row"].to_numpy(), r] = sub["negative"].to_numpy(object)
+    return TrainingRows(sid=pool["sid"].to_numpy(), term=term, masked=pool["masked"].to_numpy(object),
+                        syn_a=np.where(has_syn, syn["a"].to_numpy(object), term),
+                        syn_b=np.where(has_syn, syn["b"].to_numpy(object), term), has_syn=has_syn,
+                        negatives=negatives, neg_mask=negatives != "", rules=rules)

@@ -153,3 +153,26 @@ def test_build_is_fast_enough():
     assert time.perf_counter() - t < 60
     cached = C.load_concepts()
     assert built.syn.equals(cached.syn) and built.t2d.equals(cached.t2d)
+
+
+def test_training_rows(data):
+    split = C.in_domain_split(data, 0.1, seed=0)
+    rows = C.training_rows(data, split.train, n=60, seed=0)
+    assert len(rows) == 60 and len(set(rows.sid)) == 60 and split.is_train(rows.sid).all()
+    assert rows.rules == C.RULES and rows.negatives.shape == (60, 5)
+    assert (rows.neg_mask == (rows.negatives != "")).all()
+    neg = rows.negatives[:, C.RULES.index("negation")]
+    assert rows.neg_mask[:, C.RULES.index("negation")].all()
+    assert all(n.lower().split().count("not") == m.lower().split().count("not") + 1 for n, m in zip(neg, rows.masked))
+    for sid, a, b, has, term in zip(rows.sid, rows.syn_a, rows.syn_b, rows.has_syn, rows.term):
+        lemmas = data.synsets.at[sid, "lemmas"]
+        assert term in lemmas
+        if has:
+            assert a != b and a in lemmas and b in lemmas
+    again = C.training_rows(data, split.train, n=60, seed=0)
+    assert (again.negatives == rows.negatives).all() and (again.term == rows.term).all()
+    assert set(rows.texts()) >= set(rows.term) | set(rows.masked)
+    with pytest.raises(ValueError, match="Unknown hard-negative rule"):
+        C.training_rows(data, split.train, n=5, rules=("negation", "typo"))
+    with pytest.raises(ValueError, match="no maskable t2d rows"):
+        C.training_rows(data, np.array([], dtype=int))

@@ -209,3 +209,171 @@ def test_epsilon_tau():
     assert epsilon_tau(scores, gold, 1.0) == 1.0
     with pytest.raises(ValueError, match="tau must be"):
         epsilon_tau(scores, gold, float("nan"))
+
+
+# ------------------------------------------------------------------------------ hard-negative presence mask
+def test_masked_hard_negative_is_the_same_as_an_absent_one():
+    q, p, n = _emb(4, seed=1), _emb(4, seed=2), _emb(4, seed=3, k=3)
+    keep = torch.tensor([[True, True, True], [True, False, True], [False, False, True], [True, True, False]])
+    bce = hard_negative_bce(q, p, n, hard_mask=keep, reduction="none")
+    uni = infonce_term(q, p, 0.05, hard=n, hard_mask=keep, reduction="none")
+    for i in range(4):
+        sub = n[i:i + 1, keep[i]]
+        ref = hard_negative_bce(q[i:i + 1], p[i:i + 1], sub, reduction="none")[0]
+        assert torch.allclose(bce[i], ref)
+    # unified InfoNCE: anchor 2 keeps only its third negative; compare with a hand-computed denominator
+    qn, pn, nn_ = F.normalize(q, dim=1), F.normalize(p, dim=1), F.normalize(n, dim=2)
+    logits = torch.cat([qn[2] @ pn.T, nn_[2, 2:] @ qn[2]]) / 0.05
+    assert torch.allclose(uni[2], -(logits[2] - torch.logsumexp(logits, 0)))
+    full = concept_loss(t2d=(q, p), hard=n, hard_mask=torch.ones(4, 3, dtype=torch.bool))
+    assert torch.allclose(full.total, concept_loss(t2d=(q, p), hard=n).total)
+    with pytest.raises(ValueError, match="hard_mask must be"):
+        hard_negative_bce(q, p, n, hard_mask=keep[:, :2])
+
+
+# ----------------------------------------------------------------------- readouts over pooled layers
+def test_from_pooled_equals_the_hidden_state_path():
+    hs, mask = _hidden()
+    m = mask[..., None].float()
+    stack = torch.stack([(h * m).sum(1) / m.sum(1) for h in hs[-4:]])
+    torch.manual_seed(0)
+    for mod in (LayerWeightedMean(4), LayerGate(6, 4), DeepSupervision(6, 4)):
+        for p_ in mod.parameters():
+            p_.data.add_(0.3 * torch.randn_like(p_))
+        assert torch.allclose(mod.from_pooled(stack), mod(hs, mask), atol=1e-6)
+    with pytest.raises(ValueError, match="K x B x d"):
+        LayerWeightedMean(4).from_pooled(stack[:3])
+
+
+def test_participation_ratio():
+    from companion.metrics.geometry import participation_ratio
+
+    g = torch.Generator().manual_seed(0)
+    z = torch.randn(20_000, 3, generator=g, dtype=torch.float64)
+    z = (z - z.mean(0)) @ torch.linalg.inv(torch.linalg.cholesky(torch.cov(z.T))).T  # exactly white
+    lam = torch.tensor([4.0, 1.0, 1.0], dtype=torch.float64)
+    assert participation_ratio(z * lam.sqrt()) == pytest.approx(36 / 18)  # (4+1+1)^2 / (16+1+1)
+    assert participation_ratio(z) == pytest.approx(3.0)
+    assert participation_ratio(torch.randn(50, 1, generator=g) @ torch.ones(1, 5)) == pytest.approx(1.0)
+
+
+# ------------------------------------------------------------------------- top-layer concept model
+@pytest.fixture(scope="module")
+def tiny():
+    from companion.encoders import tiny_encoder
+
+    return tiny_encoder("bert", pooling="mean", hidden=32, layers=4, heads=4, seed=0)
+
+
+TEXTS = ["a small dog", "the capital city of a country", "not a happy person", "an animal", "to run quickly",
+         "a very long definition of something that goes on for quite a few more words than the others"]
+
+
+def test_untrained_top_layer_model_is_the_frozen_encoder(tiny):
+    from companion.readouts import LowerStates, TopLayerConceptModel
+
+    lower = LowerStates(tiny, start=3, state_dtype=torch.float32)
+    model = TopLayerConceptModel(tiny, "mean", n_top=1, k=4, lower=lower)
+    ref = tiny.encode_layers(TEXTS, cache=False)
+    assert torch.allclose(model.encode_layers(TEXTS), ref, atol=1e-5)
+    assert torch.allclose(model.encode(TEXTS), ref[:, -1], atol=1e-5)
+    wm = TopLayerConceptModel(tiny, "wm", n_top=1, k=4, lower=lower)
+    assert torch.allclose(wm.encode(TEXTS), ref[:, -4:].mean(1), atol=1e-5)
+    # length buckets give the same, input-ordered, result as one padded batch
+    many = TEXTS * 7
+    model.eval()
+    with torch.no_grad():
+        assert torch.allclose(model.all_layers(many, bucket=4), model.all_layers(many, bucket=len(many)), atol=1e-5)
+
+
+def _tiny_rows(n=8):
+    from companion.concepts import TrainingRows
+
+    rng = np.random.default_rng(0)
+    words = ["dog", "cat", "tree", "car", "house", "river", "stone", "bird", "song", "lamp"]
+    term = np.array(words[:n], dtype=object)
+    masked = np.array([f"a kind of [MASK] that is {w}" for w in words[::-1][:n]], dtype=object)
+    neg = np.array([[f"a kind of [MASK] that is not {w}", f"some other {w}", ""] for w in words[:n]], dtype=object)
+    has = rng.random(n) < 0.7
+    return TrainingRows(sid=np.arange(n), term=term, masked=masked, syn_a=term, syn_b=np.array(
+        [t + "s" for t in term], dtype=object), has_syn=has, negatives=neg, neg_mask=neg != "",
+        rules=("negation", "pos_swap", "type_swap"))
+
+
+@pytest.mark.parametrize("name", ["B1", "B3", "M1", "M2", "M3", "B1-unified"])
+def test_every_condition_trains_only_its_top_layer_and_readout(tiny, name):
+    from companion.readouts import CONDITIONS, TopLayerConceptModel, train_concept_model
+
+    before = {k: v.clone() for k, v in tiny.model.state_dict().items()}
+    readout, hn = CONDITIONS[name]
+    torch.manual_seed(0)
+    model = TopLayerConceptModel(tiny, readout, n_top=2, k=4)
+    start = {k: v.clone() for k, v in model.state_dict().items()}
+    res = train_concept_model(model, _tiny_rows(), hn, steps=3, batch=4, lr=1e-2, seed=0, max_negatives=1,
+                              progress=False)
+    assert len(res.history) == 3 and all(np.isfinite(h["loss"]) for h in res.history)
+    assert any(not torch.equal(v, start[k]) for k, v in model.state_dict().items() if k.startswith("layers."))
+    if readout in ("weighted", "gate", "deep"):
+        assert any(not torch.equal(v, start[k]) for k, v in model.state_dict().items() if k.startswith("readout."))
+    assert all(torch.equal(v, before[k]) for k, v in tiny.model.state_dict().items())  # the encoder is untouched
+
+
+def test_pooling_parameters_get_five_times_the_lr_and_lower_layers_decay(tiny, monkeypatch):
+    import companion.training as T
+    from companion.readouts import TopLayerConceptModel, train_concept_model
+
+    seen = {}
+
+    def fake_train(model, loss_fn, batches, steps, lr, **kw):
+        seen.update(kw, lr=lr, loss=float(loss_fn(next(iter(batches))).detach()))
+        return None
+
+    monkeypatch.setattr(T, "train", fake_train)
+    model = TopLayerConceptModel(tiny, "weighted", n_top=2, k=4)
+    train_concept_model(model, _tiny_rows(), "bce", steps=1, batch=4, lr=1e-3, progress=False)
+    lrs = [g["lr"] for g in seen["param_groups"]]
+    assert lrs == pytest.approx([1e-3 * 0.9, 1e-3, 5e-3])
+    assert seen["param_groups"][-1]["params"] == [model.readout.logits]
+    assert np.isfinite(seen["loss"])
+
+
+def test_concept_model_bad_input_is_a_clear_error(tiny):
+    from companion.readouts import LowerStates, TopLayerConceptModel, train_concept_model
+
+    with pytest.raises(ValueError, match="readout must be one of"):
+        TopLayerConceptModel(tiny, "cls-ish")
+    with pytest.raises(ValueError, match="n_top must be"):
+        TopLayerConceptModel(tiny, "mean", n_top=9)
+    with pytest.raises(ValueError, match="needs 3"):
+        TopLayerConceptModel(tiny, "mean", n_top=1, lower=LowerStates(tiny, start=2))
+    model = TopLayerConceptModel(tiny, "mean", n_top=1)
+    with pytest.raises(ValueError, match="per_layer needs"):
+        model.embed(TEXTS[:2], per_layer=True)
+    with pytest.raises(ValueError, match="non-empty strings"):
+        model.encode(["fine", "  "])
+    rows = _tiny_rows()
+    with pytest.raises(ValueError, match="hn must be"):
+        train_concept_model(model, rows, "triplet", steps=1, batch=4)
+    with pytest.raises(ValueError, match="batch must be"):
+        train_concept_model(model, rows, "bce", steps=1, batch=1)
+    with pytest.raises(ValueError, match="fewer than one batch"):
+        train_concept_model(model, rows, "bce", steps=1, batch=16)
+    with pytest.raises(ValueError, match="max_negatives"):
+        train_concept_model(model, rows, "bce", steps=1, batch=4, max_negatives=0)
+
+
+def test_trained_weights_round_trip_through_the_cache(tiny, tmp_path, monkeypatch):
+    from companion.readouts import TopLayerConceptModel, load_trained, recipe_path, save_trained
+
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path))
+    a = TopLayerConceptModel(tiny, "weighted", n_top=1, k=4)
+    with torch.no_grad():
+        a.readout.logits.copy_(torch.tensor([0.1, 0.2, 0.3, 0.4]))
+        next(a.layers.parameters()).add_(1.0)
+    recipe = dict(condition="M1", seed=3, lr=2e-4, rules=["negation"])
+    assert recipe_path(recipe).parent.is_relative_to(tmp_path)
+    save_trained(a, recipe)
+    b = TopLayerConceptModel(tiny, "weighted", n_top=1, k=4)
+    assert not load_trained(b, dict(recipe, seed=4))
+    assert load_trained(b, recipe)
+    assert all(torch.equal(v, a.state_dict()[k]) for k, v in b.state_dict().items())
