@@ -523,6 +523,10 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
     texts = list(texts)
     if not texts:
         raise ValueError("texts is empty: pass at least one string to encode.")
+    bad = next((i for i, t in enumerate(texts) if not isinstance(t, str)), None)
+    if bad is not None:
+        raise TypeError(f"texts must all be strings; texts[{bad}] is {type(texts[bad]).__name__} "
+                        f"({texts[bad]!r:.40}).")
     return texts
 
 

@@ -103,6 +103,9 @@ def _positives(ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     if not bool(pos.any()):
         raise ValueError("No anchor in the batch has a positive (every label occurs once); SINCERE/SoftCSE need "
                          "at least two examples of some label per batch.")
+    if bool((ids == ids[0]).all()):
+        raise ValueError("Every example in the batch has the same label: SINCERE/SoftCSE have no negatives, so the "
+                         "loss is identically 0 with zero gradient; a batch needs at least two labels.")
     return pos, ~eye
 
 
