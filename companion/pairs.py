@@ -284,6 +284,9 @@ def train_on_features(model: torch.nn.Module, objective: Callable[..., torch.Ten
 
 # ------------------------------------------------------------------------------------------ AnglE Table 4 poolings
 TABLE4_POOLINGS = ("cls", "cls-last-avg", "last-avg", "last-max", "first-last-avg")
+# The same five poolings by their names in companion.encoders.pool / companion.upper.UpperEncoder.
+TABLE4_UPPER_POOLINGS = {"cls": "cls", "cls-last-avg": "cls-mean", "last-avg": "mean", "last-max": "max",
+                         "first-last-avg": "first-last"}
 
 
 def pooling_variants(encoder, texts: Sequence[str], batch_size: int = 64, cache: bool = True,
@@ -399,3 +402,93 @@ def bucket_wasserstein(scores, gold, edges: Sequence[float] = (0, 1, 2, 3, 4, 5)
             total += inside.sum() * wasserstein_distance(rs[inside], rg[inside])
             weight += int(inside.sum())
     return float(total / weight)
+
+
+# ------------------------------------------------------------------------------------------ top-layer fine-tuning
+def evaluate_pair_sets(encode: Callable[[list[str]], torch.Tensor], sets: dict[str, PairData],
+                       return_cosines: bool = False):
+    """Spearman x 100 between row-wise cosines and gold labels on every :class:`PairData` of ``sets`` (AnglE §4's
+    metric; MRPC's gold is its binary label). Every distinct text is encoded once by ``encode(texts) -> (N, d)``.
+    With ``return_cosines`` also returns ``{name: numpy cosines}`` (for score-distribution plots)."""
+    from scipy.stats import spearmanr
+
+    from .similarities import cosine
+
+    if not sets:
+        raise ValueError("sets is empty: pass at least one evaluation set.")
+    uniq = list(dict.fromkeys(t for d in sets.values() for t in (*d.sentence1, *d.sentence2)))
+    emb = encode(uniq)
+    if emb.shape[0] != len(uniq):
+        raise ValueError(f"encode returned {emb.shape[0]} rows for {len(uniq)} texts.")
+    pos = {t: i for i, t in enumerate(uniq)}
+    scores, cosines = {}, {}
+    for name, d in sets.items():
+        a = emb[torch.tensor([pos[t] for t in d.sentence1])]
+        b = emb[torch.tensor([pos[t] for t in d.sentence2])]
+        with torch.no_grad():
+            cos = cosine(a.float(), b.float()).double().cpu().numpy()
+        scores[name] = float(spearmanr(cos, d.labels.double().numpy()).statistic * 100)
+        cosines[name] = cos
+    return (scores, cosines) if return_cosines else scores
+
+
+def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData], objective, *, seed: int,
+                     steps: int, batch_size: int, lr: float, warmup_steps: int = 0, buckets: int = 1,
+                     return_cosines: bool = False, progress: bool = False, desc: str = "fine-tune",
+                     **fresh_overrides) -> dict:
+    """Fine-tune a fresh copy of the top layers of ``base`` (:class:`companion.upper.UpperEncoder`, sharing its
+    cached lower states) on ``train_data`` with a pair ``objective`` (:mod:`companion.losses.angle`), then score
+    ``eval_sets`` (:func:`evaluate_pair_sets`).
+
+    Seeding: :func:`~companion.training.seed_everything` (``seed``) before the copy is made, and the data order is
+    ``index_batches(len(train_data), batch_size, seed)``: at one seed every objective sees the same batches
+    (paired comparison). ``steps = 0`` scores the untrained copy (the pretrained model with this pooling).
+    ``buckets`` is passed to :meth:`UpperEncoder.embed` (length-sorted sub-batches, less padding). AdamW with
+    linear warm-up/decay and gradient clipping at 1 (:func:`companion.training.train`).
+
+    Returns ``{"scores": {set: Spearman}, "loss_first": ..., "loss_last": ..., "train_s": ..., "cosines"?}``
+    (losses: mean of the first / last 10 steps).
+    """
+    import time
+
+    from .training import index_batches, seed_everything, train
+
+    if not isinstance(steps, int) or steps < 0:
+        raise ValueError(f"steps must be an int >= 0, got {steps!r}.")
+    seed_everything(seed)
+    model = base.fresh(**fresh_overrides)
+    out: dict = {"loss_first": float("nan"), "loss_last": float("nan"), "train_s": 0.0}
+    if steps:
+        t0 = time.perf_counter()
+        batches = index_batches(len(train_data), batch_size=batch_size, seed=seed, epochs=None)
+        step = pair_loss_fn(lambda texts: model.embed(texts, buckets=buckets), objective, train_data)
+        res = train(model, step, batches, steps=steps, lr=lr, warmup_steps=warmup_steps, restore_best=False,
+                    progress=progress, desc=desc)
+        losses = [h["loss"] for h in res.history if "loss" in h]
+        k = min(10, len(losses))
+        out.update(loss_first=sum(losses[:k]) / k, loss_last=sum(losses[-k:]) / k, train_s=time.perf_counter() - t0)
+    model.eval()
+    res = evaluate_pair_sets(model.encode, eval_sets, return_cosines=return_cosines)
+    if return_cosines:
+        out["scores"], out["cosines"] = res
+    else:
+        out["scores"] = res
+    return out
+
+
+def paired_difference(a, b) -> dict[str, float]:
+    """Paired (same seed) comparison of two score vectors: mean difference ``a - b``, its standard error, the
+    lower bound mean - 2 SE, the two-sided paired t-test p-value (``scipy.stats.ttest_rel``; NaN for < 2 seeds or
+    zero spread) and how many seeds have ``a > b``."""
+    import numpy as np
+    from scipy.stats import ttest_rel
+
+    a = np.asarray(a, dtype=float).reshape(-1)
+    b = np.asarray(b, dtype=float).reshape(-1)
+    if a.shape != b.shape or a.size == 0:
+        raise ValueError(f"need two equally long, non-empty score vectors, got {a.size} and {b.size}.")
+    d = a - b
+    se = float(d.std(ddof=1) / np.sqrt(d.size)) if d.size > 1 else 0.0
+    p = float(ttest_rel(a, b).pvalue) if d.size > 1 and d.std() > 0 else float("nan")
+    return {"mean": float(d.mean()), "se": se, "lcb": float(d.mean() - 2 * se), "p": p,
+            "wins": int((d > 0).sum()), "n": int(d.size)}
