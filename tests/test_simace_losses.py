@@ -242,3 +242,57 @@ def test_bad_input():
         softmax_gradient(torch.zeros(3, 4))
     with pytest.raises(ValueError, match="n must be an int >= 2"):
         closed_form_orthogonal(1, 0.05)
+
+
+def test_every_objective_goes_through_the_shared_core(monkeypatch):
+    import companion.losses.simace as sim
+
+    calls = []
+    real = sim.contrastive_nll
+
+    def spy(logits, positives, **kw):
+        calls.append((logits.shape, bool(positives.equal(torch.eye(logits.shape[0], dtype=torch.bool)))))
+        return real(logits, positives, **kw)
+
+    monkeypatch.setattr(sim, "contrastive_nll", spy)
+    z1, z2 = views()
+    for fn in (simcse_loss, arccon_loss, simace_loss):
+        fn(z1, z2)
+    assert calls == [((8, 8), True)] * 3  # one N x N logit matrix per loss, identity positives, one core
+
+
+def test_sts_ranking_by_theta_equals_cosine_for_a_fixed_encoder():
+    from companion.encoders import tiny_encoder
+    from companion.sts import spearman100
+
+    enc = tiny_encoder("bert", pooling="mean", layers=2, hidden=32, heads=4)
+    s1 = ["A man plays a guitar.", "A woman is cooking.", "Two dogs run.", "A child reads.", "The sun is hot.",
+          "A plane lands.", "Birds fly south.", "He eats an apple."]
+    s2 = ["Someone plays music.", "A woman cooks food.", "A cat sleeps.", "A kid reads a book.", "It is cold.",
+          "An aircraft lands.", "Geese migrate.", "A man eats fruit."]
+    gold = [4.0, 4.8, 1.0, 4.5, 0.5, 4.9, 3.5, 3.9]
+    a, b = enc.encode(s1, cache=False).double(), enc.encode(s2, cache=False).double()
+    cos = F.cosine_similarity(a, b)
+    theta = cos_to_angle(cos, eps=0.0)
+    assert spearman100(theta.numpy(), gold) == pytest.approx(spearman100(cos.numpy(), gold), abs=1e-9)
+    assert (np.argsort(theta.numpy(), kind="stable") == np.argsort(cos.numpy(), kind="stable")).all()
+
+
+def test_training_glue_bad_input():
+    texts = ["a", "b", "c"]
+    with pytest.raises(ValueError, match="tau must be a finite number > 0"):
+        dropout_view_loss(lambda b: torch.randn(len(b), 4), texts, "simace", tau=-1.0)
+    with pytest.raises(ValueError, match=r"strictly inside \(-90, 90\)"):
+        dropout_view_loss(lambda b: torch.randn(len(b), 4), texts, "arccon", tau=0.05, margin_deg=-90)
+    with pytest.raises(ValueError, match="Unknown objective"):
+        dropout_view_loss(lambda b: torch.randn(len(b), 4), texts, "cosent", tau=0.05)
+    fn = dropout_view_loss(lambda b: torch.randn(len(b), 4), texts, "simace", tau=0.05)
+    with pytest.raises(ValueError, match="batch of one sentence"):
+        fn(torch.tensor([0]))
+    nan = dropout_view_loss(lambda b: torch.full((len(b), 4), float("nan")), texts, "simcse", tau=0.05)
+    with pytest.raises(ValueError, match="NaN or Inf"):
+        nan(torch.tensor([0, 1]))
+    with pytest.raises(ValueError, match="tau must be"):
+        pair_forces(0.1, torch.tensor([1.0]), "simace", 0.0)
+    with pytest.raises(ValueError, match=r"strictly inside \(-90, 90\)"):
+        pair_forces(0.1, torch.tensor([1.0]), "simace", 0.05, margin_deg=100)
