@@ -182,6 +182,19 @@ def test_cosine_gradient_vanishes_at_zero_angle_but_angle_term_does_not():
     assert float(g_cos_pi.norm()) < 1e-7
 
 
+def test_at_zero_angle_cosent_gradient_vanishes_but_angle_loss_gradient_does_not():
+    """Loss level: every pair identical (theta = 0). CoSENT sees cos = 1 everywhere and has zero gradient; the angle
+    loss (Eq. 7 on the code reading of Eq. 6) still pushes the embeddings."""
+    g = torch.Generator().manual_seed(21)
+    u = torch.randn(5, 8, generator=g, dtype=torch.float64)
+    emb = torch.stack([u, u], dim=1).reshape(10, 8).requires_grad_(True)
+    labels = torch.tensor([0.0, 1.0, 2.0, 3.0, 4.0], dtype=torch.float64)
+    (g_cos,) = torch.autograd.grad(cosent_loss(emb, labels), emb)
+    (g_ang,) = torch.autograd.grad(angle_loss(emb, labels), emb)
+    assert float(g_cos.abs().max()) < 1e-9
+    assert float(g_ang.norm()) > 1e-3
+
+
 # --------------------------------------------------------------------------------------------- in-batch negatives
 def test_ibn_isp_marks_duplicates_as_positives_and_masks_self():
     labels = torch.tensor([1.0, 0.0, 1.0])
@@ -280,6 +293,12 @@ def test_bad_input_errors():
             cosent_loss(emb, labels, tau=tau)
         with pytest.raises(ValueError, match="tau must be a finite number > 0"):
             ibn_loss(emb, labels, tau=tau, positive_threshold=2.0)
+    for tau in (0.0, -0.5):
+        with pytest.raises(ValueError, match="tau must be a finite number > 0"):
+            angle_loss(emb, labels, tau=tau)
+    for fn in (complex_divide, eq6_literal, eq6_code, eq6_atan2):
+        with pytest.raises(ValueError, match="is odd"):
+            fn(torch.randn(3, 5), torch.randn(3, 5))
     with pytest.raises(ValueError, match="tau_angle must be a finite number > 0"):
         AnglEObjective(tau_angle=0.0)
     with pytest.raises(ValueError, match="w_ibn must be a finite number >= 0"):
