@@ -28,7 +28,8 @@ Embedding cache
     ``cache_dir()/embeddings/<store>/shard-*.pt``; one store per (model name, weights fingerprint, tokenizer,
     pooling, max_length, prefix, kind), one row per exact text (keyed by a 128-bit BLAKE2b of the text). Each
     ``encode`` that computes something new writes ONE new shard atomically (temp file in the same folder, fsync,
-    ``os.replace``); many shards are compacted into one. A shard that cannot be read or has the wrong shape is
+    ``os.replace``; a writer killed mid-write leaves only a hidden ``.tmp-*.part`` file, removed after an hour); many
+    shards are compacted into one. A shard that cannot be read or has the wrong shape is
     ignored (and removed) and its texts are recomputed. The cache is bypassed when the model is in training mode
     (``encode`` then runs in eval mode and restores training mode afterwards) or with ``cache=False``.
 
@@ -63,6 +64,7 @@ MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 _MINILM_ALIASES = {MINILM, "all-MiniLM-L6-v2"}
 _FULL_HASH_BYTES = 256 * 2**20
 _MAX_SHARDS = 32
+_STALE_PART_S = 3600  # a temporary shard older than this belongs to a killed writer
 
 
 class ModelNotAvailableError(OSError):
@@ -160,8 +162,20 @@ class _Store:
     def __init__(self, root: Path):
         self.root = root
         self.root.mkdir(parents=True, exist_ok=True)
+        self._remove_stale_parts()
         self._loaded: dict[str, None] = {}  # shard file name -> loaded
         self._rows: dict[bytes, torch.Tensor] = {}
+
+    def _remove_stale_parts(self) -> None:
+        """Delete temporary shard files left by writers killed mid-write (never read; only disk space). Files
+        younger than ``_STALE_PART_S`` are kept: another process may still be writing them."""
+        cutoff = time.time() - _STALE_PART_S
+        for part in self.root.glob(".tmp-*.part"):
+            try:
+                if part.stat().st_mtime < cutoff:
+                    part.unlink()
+            except OSError:
+                pass
 
     def _shards(self) -> list[Path]:
         return sorted(self.root.glob("shard-*.pt"))

@@ -178,6 +178,10 @@ def test_kill_while_writing_the_embedding_cache(clean, tmp_path):
     assert len(_shards(tmp_path)) == 1  # the rerun cached its embeddings ...
     digest, ledger, caught = run(tmp_path)  # ... and a third run reads them back: same numbers
     assert (digest, ledger) == clean and not caught
+    assert partial[0].exists()  # a young temporary file may belong to a live writer: kept ...
+    os.utime(partial[0], (time.time() - 7200, time.time() - 7200))
+    assert run(tmp_path)[:2] == clean
+    assert not partial[0].exists()  # ... one older than an hour is a killed writer's: removed
 
 
 def test_kill_while_writing_a_results_file(clean, tmp_path):
