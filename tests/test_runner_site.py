@@ -6,6 +6,7 @@ import sys
 
 import nbformat
 import pytest
+import yaml
 
 from companion import runner, site
 from companion.runner import Notebook, execute, parameter_defaults, select
@@ -93,7 +94,10 @@ def test_site_configuration_lists_every_notebook_once():
     assert site.check() == []
     config = site.build_config()
     listed = [item for bar in config["website"]["sidebar"] for item in bar["contents"]]
-    assert sorted(listed) == sorted(str(nb.path.relative_to(site.REPO_ROOT)) for nb in runner.list_notebooks())
+    notebooks = [item for item in listed if item.endswith(".ipynb")]
+    assert sorted(notebooks) == sorted(str(nb.path.relative_to(site.REPO_ROOT)) for nb in runner.list_notebooks())
+    papers = list(dict.fromkeys(nb.paper for nb in runner.list_notebooks()))
+    assert [bar["contents"][0] for bar in config["website"]["sidebar"]] == [site.paper_page(p) for p in papers]
 
 
 def test_site_check_detects_problems(tmp_path):
@@ -106,3 +110,23 @@ def test_site_check_detects_problems(tmp_path):
     assert "09-gone.ipynb, which does not exist" in problems
     assert "does not build its table from the ledger" in problems
     assert "out of date" in problems
+    assert "site/errata.qmd is missing" in problems and "site/papers/angle.qmd is missing" in problems
+    assert "01-a.ipynb: the first cell has no Colab badge" in problems
+
+
+def test_site_check_reports_unlisted_pages_and_dangling_links(tmp_path):
+    (tmp_path / "notebooks" / "angle").mkdir(parents=True)
+    _write_nb(tmp_path / "notebooks" / "angle" / "01-a.ipynb", "1")
+    site.write_sidebar(tmp_path)
+    for page in site.EXTRA_PAGES:
+        (tmp_path / page).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / page).write_text("from companion.results import scoreboard; scoreboard()")
+    assert not [p for p in site.check(tmp_path) if "site/" in p or "index.qmd" in p]
+    (tmp_path / site.ERRATA_PAGE).write_text("see [the notebook](../notebooks/angle/09-gone.ipynb)")
+    config = yaml.safe_load((tmp_path / site.CONFIG).read_text())
+    config["website"]["navbar"]["left"] = [i for i in config["website"]["navbar"]["left"]
+                                           if i.get("href") != site.ERRATA_PAGE]
+    (tmp_path / site.CONFIG).write_text(yaml.safe_dump(config))
+    problems = "\n".join(site.check(tmp_path))
+    assert "site/errata.qmd: link to '../notebooks/angle/09-gone.ipynb' does not resolve" in problems
+    assert "site/errata.qmd is not in the navigation" in problems
