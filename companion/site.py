@@ -457,7 +457,7 @@ def errata_markdown(page: str = ERRATA_PAGE, root: Path | None = None, paper: st
         title = PAPERS.get(p, {"title": p})["title"]
         paper_cell = f"[{title}]({base}{paper_page(p)})" if (root / paper_page(p)).exists() else title
         rows.append([n, paper_cell, c["claim"], _short(c.get("paper_value"), 70), _short(c.get("ours"), 160),
-                     f"**{ERRATUM_STATUS[c['verdict']]}**", _short(c.get("note", ""), 200),
+                     f"**{ERRATUM_STATUS[c['verdict']]}**", _short(c.get("note") or c.get("criterion", ""), 200),
                      _cell_link(where.get((*ERRATA_LEDGER, c["id"])), base)])
     return md_table(["#", "paper", "erratum", "the paper says", "computed", "status", "details", "proved in"], rows)
 
