@@ -167,7 +167,7 @@ def train(
             raise ValueError(f"batches ran out after {step - 1} of {steps} steps") from None
         loss = loss_fn(batch)
         if not torch.isfinite(loss):
-            raise FloatingPointError(f"loss is {float(loss)} at step {step}")
+            raise FloatingPointError(f"loss is {float(loss.detach())} at step {step}")
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if max_grad_norm:
