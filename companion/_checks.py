@@ -22,7 +22,7 @@ def check_finite(x: torch.Tensor, name: str = "embeddings") -> torch.Tensor:
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}.")
     # Fast path: the sum of finite values is finite unless it overflows, and any NaN/Inf makes it non-finite; only
     # then (rare) run the element-wise test. One read of the data and no boolean copy.
-    if x.is_floating_point() and x.numel() and not bool(torch.isfinite(x.detach().sum())) \
+    if x.is_floating_point() and x.numel() and not math.isfinite(float(x.detach().sum())) \
             and not bool(torch.isfinite(x.detach()).all()):
         raise ValueError(f"{name} contain NaN or Inf values.")
     return x

@@ -177,3 +177,15 @@ def test_contrastive_nll_equals_literal_formula(exclude, weighted):
     want = _nll_literal(logits, weights.to(torch.float64), allowed, log_w, exclude)
     assert torch.allclose(got, want, atol=1e-10)
     assert got[0].item() == 0.0
+
+
+def test_check_finite_fast_path_keeps_overflowing_finite_tensors_and_finds_every_nan_inf():
+    from companion._checks import check_finite
+
+    check_finite(torch.full((4,), 3e38))  # the sum overflows to inf, but every value is finite
+    check_finite(torch.full((8,), 6e4, dtype=torch.float16))
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        x = torch.zeros(5, 5)
+        x[3, 1] = bad
+        with pytest.raises(ValueError, match="NaN or Inf"):
+            check_finite(x, "x")
