@@ -80,6 +80,8 @@ def test_run_is_deterministic_selects_a_trained_checkpoint_and_caches(base, tmp_
     for p, q in zip(first["model"].state_dict().values(), cached["model"].state_dict().values()):
         torch.testing.assert_close(p, q, rtol=0, atol=0)
     assert cached["monitor"] == first["monitor"]
+    quiet = run_dropout_views(base, TRAIN, "simace", 0.06, 10.0, cache=str(tmp_path), progress=False, **kw)
+    assert quiet["from_cache"] and quiet["key"] == first["key"]  # a progress bar is not a setting
     other = run_dropout_views(base, TRAIN, "simcse", 0.05, 0.0, cache=str(tmp_path), **kw)
     assert other["key"] != first["key"] and not other["from_cache"]
     assert len(list(tmp_path.glob("*.pt"))) == 2

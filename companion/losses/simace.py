@@ -362,7 +362,7 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
                   eval_every=eval_every, dev=None if dev is None else run_key(dev=[list(dev[0]), list(dev[1]),
                                                                                [float(g) for g in dev[2]]]),
                   probe=None if probe is None else run_key(probe=list(probe)), texts=text_hash,
-                  train={k: str(v) for k, v in sorted(train_kwargs.items())})
+                  train={k: str(v) for k, v in sorted(train_kwargs.items()) if k != "progress"})
     path = Path(cache) / f"{key}.pt" if cache else None
     seed_everything(seed)
     model = base.fresh()

@@ -117,7 +117,7 @@ def run(name, spec, seed):
     return run_dropout_views(base, train_texts, objective, tau, margin, cfg.steps, cfg.batch_size, cfg.lr, seed,
                              dev=dev, eval_every=cfg.eval_every, probe=probe, cache=str(RUN_CACHE), reuse=True,
                              score_fn=lambda model: evaluate_pairs(model.encode, pairs), score_key=STS_KEY,
-                             desc=f"{name} seed {seed}")
+                             desc=f"{name} seed {seed}", progress=False)  # progress bars do not enter the cache key
 
 
 jobs = [(name, spec, seed) for seed in cfg.seeds for name, spec in MAIN.items()]
