@@ -137,6 +137,12 @@ def compare(pairs: int = 256, dim: int = 384, repeats: int = 30, warmup: int = 5
         v_o64, g_o64 = _value_and_grad(ours, inp64["X"], inp64["graded"], c)
         v_p64, g_p64 = _value_and_grad(peer, inp64["X"], inp64["graded"], c)
         leaf = X.detach().clone().requires_grad_(True)
+        ops = {}
+        for side, fn in (("ours", ours), ("peer", peer)):
+            counter = _OpCounter()
+            with counter:
+                _step(fn, leaf, y, c)()
+            ops[side] = counter.count
         times = time_side_by_side({"ours": _step(ours, leaf, y, c), "peer": _step(peer, leaf, y, c)},
                                   repeats=repeats, warmup=warmup)
         entry = ratio_entry(times["ours"], times["peer"], 1.0, "<= 1.0x peer; values equal to 1e-6 (relative)")
@@ -149,6 +155,7 @@ def compare(pairs: int = 256, dim: int = 384, repeats: int = 30, warmup: int = 5
             "grad_max_abs_diff_float32": float((g_o - g_p).abs().max()),
             "grad_max_abs_diff_float64": float((g_o64 - g_p64).abs().max()),
             "grad_max_abs": float(g_p.abs().max()),
+            "aten_ops_ours": ops["ours"], "aten_ops_peer": ops["peer"],
         })
         entry["values_equal"] = bool(rel32 <= 1e-6 and entry["abs_diff_float64"] <= 1e-9)
         entry["met"] = bool(entry["met"] and entry["values_equal"])

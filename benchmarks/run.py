@@ -91,11 +91,13 @@ def render(report: dict[str, Any]) -> str:
     if s:
         lines += ["## Losses: forward + backward vs peers", _env_line(s), "",
                   "| loss | companion vs peer | companion ms | peer ms | ratio | per-repeat ratio range | "
-                  "rel. value diff (fp32) | abs diff (fp64) | goal met |", "|---|---|---|---|---|---|---|---|---|"]
+                  "rel. value diff (fp32) | abs diff (fp64) | ATen ops ours / peer | goal met |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for name, c in s["comparisons"].items():
             lines.append(f"| {name} | {c['what']} | {_ms(c['ours'])} | {_ms(c['peer'])} | {c['ratio']:.3f} | "
                          f"{c['ratio_spread'][0]:.2f}–{c['ratio_spread'][1]:.2f} | {c['rel_diff_float32']:.1e} | "
-                         f"{c['abs_diff_float64']:.1e} | {_yes(c['met'])} |")
+                         f"{c['abs_diff_float64']:.1e} | {c.get('aten_ops_ours', '?')} / {c.get('aten_ops_peer', '?')} | "
+                         f"{_yes(c['met'])} |")
             summary_rows.append((f"loss: {name}", f"{c['ratio']:.3f}", c["goal"], c["met"]))
         first = next(iter(s["comparisons"].values()))
         lines += ["", f"Inputs: {first['inputs']}; {first['ours']['n']} timed repeats after warm-up. Goal: "
