@@ -68,8 +68,8 @@ from companion.training import seed_everything
 cfg = settings(profile,
                smoke=dict(seeds=[0], per_family=6, n_train=48, steps=2, threads=2, backbone="",
                           max_negatives=None, n_backbone_rows=20),
-               cpu=dict(seeds=[0, 1], per_family=None, n_train=320, steps=60, threads=1,
-                        backbone="all-mpnet-base-v2", max_negatives=2, n_backbone_rows=120),
+               cpu=dict(seeds=[0, 1, 2], per_family=None, n_train=800, steps=150, threads=1,
+                        backbone="all-mpnet-base-v2", max_negatives=2, n_backbone_rows=300),
                gpu=dict(seeds=[0, 1, 2], per_family=None, n_train=100_000, steps=8000, threads=8,
                         backbone="all-mpnet-base-v2", max_negatives=None, n_backbone_rows=2000),
                common=dict(k=4, n_top=1, batch=16, lr=2e-4, pooling_lr_mult=5.0, layer_decay=0.9,
@@ -288,7 +288,8 @@ if mp is not None:
     p = pv[("t2d_r10", "B0-WM")] - pv[("t2d_r10", "B0")]
     ledger.claim("mpnet_P2_wm", "P2 on mpnet: B0-WM minus B0 t2d R@10 < 0 (paper 0.392 - 0.552)", round(p, 3),
                  round(float(mp.loc["B0-WM", "t2d R@10"] - mp.loc["B0", "t2d R@10"]), 3), same_sign(p),
-                 note="K = 4 of 12 layers, as in the paper; our pool is 200 concepts, so absolute R@10 differs")
+                 note=f"K = 4 of 12 layers, as in the paper; our pool is {cfg.n_backbone_rows} concepts, so absolute "
+                      "R@10 differs")
     for col, pid in [("anisotropy", "anisotropy"), ("effective rank", "effective_rank")]:
         p = pv[(pid, "B0-WM")] - pv[(pid, "B0")]
         ledger.claim(f"mpnet_T11_wm_{pid}", f"Table 11 on mpnet: B0-WM minus B0 {col}", round(p, 3),
