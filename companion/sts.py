@@ -59,7 +59,8 @@ def load_pairs(name: str, split: str = "test") -> tuple[list[str], list[str], np
         ds = data.load_sick(split)
     else:
         ds = data.load_sts(key)
-    return list(ds["sentence1"]), list(ds["sentence2"]), np.asarray(ds["score"], dtype=np.float64)
+    # [:] materialises a datasets Column in one Arrow call; list(Column) would fetch row by row (~9x slower)
+    return list(ds["sentence1"][:]), list(ds["sentence2"][:]), np.asarray(ds["score"][:], dtype=np.float64)
 
 
 #: Cosines are compared at this many decimals. Float32 encoders are reproducible only to ~1e-7 across batch

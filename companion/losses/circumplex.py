@@ -238,7 +238,9 @@ def goemotions_single_label(labels: Sequence[str] | None = None):
     frames = []
     for split in ("train", "dev", "test"):
         ds = load_goemotions(split)
-        names, texts = ds["label_names"], ds["text"]  # materialise each column once
+        # materialise each column once as a list ([:]); with datasets >= 4 ds["text"] is a lazy Column whose
+        # per-row indexing goes through Arrow on every access (90k accesses took ~25 s)
+        names, texts = ds["label_names"][:], ds["text"][:]
         one = [i for i, x in enumerate(names) if len(x) == 1]
         frames.append(pd.DataFrame({"text": [texts[i] for i in one], "label": [names[i][0] for i in one],
                                     "split": split}))
@@ -280,7 +282,7 @@ def emolit_frames():
     out = []
     for split in ("train", "test"):
         ds = load_emolit(split)
-        out.append(pd.DataFrame({"text": ds["text"], "label": ds["label"]}))
+        out.append(pd.DataFrame({"text": ds["text"][:], "label": ds["label"][:]}))  # [:]: one Arrow call
     return tuple(out)
 
 
