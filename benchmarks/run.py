@@ -159,9 +159,16 @@ def render(report: dict[str, Any]) -> str:
                           e["spearman"]["met"])]
     sm = report.get("smoke")
     if sm:
-        lines += ["## Smoke run of the notebooks", _env_line(sm), "", "| notebook | seconds |", "|---|---|"]
-        lines += [f"| {k} | {v:.1f}{' (FAILED)' if k in sm['failed'] else ''} |" for k, v in sm["smoke_notebooks_s"].items()]
-        lines += [f"| **total** (sum; wall {sm['smoke_wall_s']:.1f} s) | **{sm['smoke_total_s']:.1f}** |", "",
+        before = report.get("smoke_before_fix")
+        prev = before["smoke_notebooks_s"] if before else {}
+        lines += ["## Smoke run of the notebooks", _env_line(sm), "",
+                  "| notebook | seconds |" + (" before the fixes |" if before else ""),
+                  "|---|---|" + ("---|" if before else "")]
+        lines += [f"| {k} | {v:.1f}{' (FAILED)' if k in sm['failed'] else ''} |"
+                  + (f" {prev[k]:.1f} |" if k in prev else (" — |" if before else ""))
+                  for k, v in sm["smoke_notebooks_s"].items()]
+        lines += [f"| **total** (sum; wall {sm['smoke_wall_s']:.1f} s) | **{sm['smoke_total_s']:.1f}** |"
+                  + (f" {before['smoke_total_s']:.1f} ({_env_line(before)}) |" if before else ""), "",
                   f"Goal: {sm['goal']} — met: {_yes(sm['met'])}.", ""]
         summary_rows.append(("smoke run, all notebooks", f"{sm['smoke_wall_s']:.0f} s", sm["goal"], sm["met"]))
     cp = report.get("cpu")
