@@ -32,15 +32,17 @@
 # **What was scaled (CPU profile, one thread).** Backbone all-MiniLM-L6-v2 (6 layers, 384-d; not BERT-base) with
 # its native mean pooling (the paper uses CLS on BERT), max length 64. Only the **top transformer layer** is
 # fine-tuned (`companion.upper.UpperEncoder`, `n_top = 1`): layers 1–5 are frozen and run once per text, the
-# pooling happens inside the model. AdamW, lr `cfg.lr`, 4 warm-up steps then linear decay, clipping at 1, batch 32
-# pairs, **40 steps per run** (1,280 pairs: STS-B and SNLI) and **30 steps for MRPC** (960 pairs; its sentences are
-# twice as long) — well under one epoch; the paper trains BERT-base fully for several epochs. Training sets are
-# seeded subsets of exactly that size (STS-B train 1,280 of 5,749 pairs; MRPC train 960 of 4,076; SNLI 1,280 of the
-# mirrored dev+test entailment/contradiction pairs — SNLI train is not mirrored). Evaluation: STS-B test in full
+# pooling happens inside the model. AdamW, lr 2e-4, 6 warm-up steps then linear decay, clipping at 1, batch 32
+# pairs, **64 steps per run** (2,048 pairs: STS-B and SNLI) and **48 steps for MRPC** (1,536 pairs; its sentences
+# are twice as long) — under one epoch; the paper trains BERT-base fully for several epochs. Training sets are
+# seeded subsets of exactly that size (STS-B train 2,048 of 5,749 pairs; MRPC train 1,536 of 4,076; SNLI 2,048 of
+# the mirrored dev+test entailment/contradiction pairs — SNLI train is not mirrored). Evaluation: STS-B test in full
 # (1,379 pairs) for Table 3, MRPC test a fixed seeded 500-pair subset (of 1,725), and for the transfer table one
 # fixed seeded 200-pair subset of each of the seven sets (STS12–16, STS-B test, SICK-R test); the same subsets for
-# every objective and seed. Seeds 0, 1, 2; at one seed every objective sees the same batches. QQP, QNLI and GitHub Issues are not
-# mirrored: not testable here.
+# every objective and seed. Seeds 0, 1, 2; at one seed every objective sees the same batches. QQP, QNLI and GitHub
+# Issues are not mirrored: not testable here. A first cpu run with lr 1e-4 and 30–40 steps (commit b1ebe12) lowered
+# the training loss by only 5–8 % and moved every score by < 0.3 (MRPC: +1.3); this run doubles the update (lr and
+# steps chosen from the training loss, not from test scores).
 #
 # **GPU profile** (not run here): BERT-base with CLS pooling, max length 128, batch 32, `n_top = 12` (every
 # transformer layer trained over cached embedding outputs, i.e. full fine-tuning with frozen word embeddings), lr
@@ -78,8 +80,8 @@ cfg = settings(
                stsb_test=32, mrpc_train=32, mrpc_test=32, snli_pairs=32, sts_subset=16, steps_stsb=2, steps_mrpc=2,
                steps_snli=2, lr=1e-4, warmup=0, buckets=2),
     cpu=dict(model="sentence-transformers/all-MiniLM-L6-v2", seeds=[0, 1, 2], n_top=1, pooling="mean", max_length=64,
-             batch_size=32, stsb_train=1280, stsb_test=None, mrpc_train=960, mrpc_test=500, snli_pairs=1280,
-             sts_subset=200, steps_stsb=40, steps_mrpc=30, steps_snli=40, lr=1e-4, warmup=4, buckets=4),
+             batch_size=32, stsb_train=2048, stsb_test=None, mrpc_train=1536, mrpc_test=500, snli_pairs=2048,
+             sts_subset=200, steps_stsb=64, steps_mrpc=48, steps_snli=64, lr=2e-4, warmup=6, buckets=4),
     gpu=dict(model="bert-base-uncased", seeds=[0, 1, 2], n_top=12, pooling="cls", max_length=128, batch_size=32,
              stsb_train=None, stsb_test=None, mrpc_train=None, mrpc_test=None, snli_pairs=None, sts_subset=None,
              steps_stsb=180, steps_mrpc=128, steps_snli=400, lr=2e-5, warmup=20, buckets=1),

@@ -29,14 +29,16 @@
 #
 # **What was scaled (CPU profile, one thread)** — as in `02-sts-experiments`: all-MiniLM-L6-v2 (not BERT-base), max
 # length 64, only the **top transformer layer** fine-tuned (`companion.upper.UpperEncoder`, `n_top = 1`, layers
-# 1–5 frozen and run once per text, pooling inside the model), AdamW lr `cfg.lr`, 4 warm-up steps then linear
-# decay, batch 32 pairs, **40 steps per run** on a seeded 1,280-pair subset of STS-B train (of 5,749; under one
+# 1–5 frozen and run once per text, pooling inside the model), AdamW lr 2e-4, 6 warm-up steps then linear
+# decay, batch 32 pairs, **64 steps per run** on a seeded 2,048-pair subset of STS-B train (of 5,749; under one
 # epoch), evaluated on **one fixed seeded 800-pair subset of STS-B test** (of 1,379; the same for every run and for
 # Fig. 5), seeds 0, 1, 2 (same batches for every variant at a seed). The objective ablation uses MiniLM's native
 # mean pooling (= last-avg; the paper's objective rows use CLS on BERT-base); the pooling ablation trains all three
 # terms with each pooling; its last-avg row is the objective ablation's "all" row (same runs). `first-last-avg`
 # averages the output of the first transformer layer (frozen here, its masked mean kept with the cached states) and
-# of the last (trained).
+# of the last (trained). A first cpu run with lr 1e-4 and 40 steps (commit 50ac409) lowered the training loss by
+# only ≈ 5 % and moved STS-B by +0.3 (81.57 → 81.84); this run doubles the update (lr and steps chosen from the
+# training loss, not from test scores).
 #
 # **GPU profile** (not run here): BERT-base, CLS pooling for the objective rows, max length 128, batch 32,
 # `n_top = 12` (every transformer layer trained over cached embedding outputs), lr 2e-5, full STS-B train.
@@ -72,7 +74,7 @@ cfg = settings(
     smoke=dict(model="tiny", seeds=[0], n_top=1, pooling="mean", max_length=32, batch_size=8, stsb_train=32,
                stsb_test=48, steps=2, lr=1e-4, warmup=0, buckets=2),
     cpu=dict(model="sentence-transformers/all-MiniLM-L6-v2", seeds=[0, 1, 2], n_top=1, pooling="mean", max_length=64,
-             batch_size=32, stsb_train=1280, stsb_test=800, steps=40, lr=1e-4, warmup=4, buckets=4),
+             batch_size=32, stsb_train=2048, stsb_test=800, steps=64, lr=2e-4, warmup=6, buckets=4),
     gpu=dict(model="bert-base-uncased", seeds=[0, 1, 2], n_top=12, pooling="cls", max_length=128, batch_size=32,
              stsb_train=None, stsb_test=None, steps=540, lr=2e-5, warmup=50, buckets=1),
     common=dict(tau_cos=0.05, tau_ibn=0.05, tau_angle=1.0, stsb_positive=4.0, threads=1),
