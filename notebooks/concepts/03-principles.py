@@ -41,7 +41,7 @@
 # for every condition; the paper uses all five), seeds 0, 1, 2 for B1/B3/M1/B1-unified and seed 0 only for M2/M3,
 # evaluated on 500 held-out concepts. A fine-tuned step costs 0.15–0.3 s on a quiet core (about 1 s when the
 # machine is loaded).
-# all-mpnet-base-v2 is analysed frozen in notebook 04. The verdicts are in the closing section.
+# all-mpnet-base-v2 is analysed frozen in notebook 04. Measured values and verdicts: closing note at the end.
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -370,6 +370,48 @@ ledger.claim("mpnet_backbone", "fine-tuned results on all-mpnet-base-v2 (the pap
                                 "layer-wise analysis are in notebook 04"))
 print(f"notebook wall time so far {time.perf_counter() - T0:.0f} s; per condition (train s, eval s):",
       {f"{k[0]} s{k[1]}": tuple(round(x) for x in v) for k, v in times.items()})
+
+# %% [markdown]
+# ## Closing note (cpu profile, executed)
+#
+# **Sizes and times.** all-MiniLM-L6-v2, one thread; in-domain split (10 % of synsets held out); evaluation on 500
+# held-out concepts (1,748 rule-made hard negatives: antonym 409, negation 500, POS swap 500, prefix swap 27, type
+# swap 312); training on 800 train synsets (44 % with a syn pair, 3.46 hard negatives each, at most 2 drawn per
+# step); top layer only (`n_top = 1`), 150 steps × batch 16 per condition, LR 2e-4 (readout 1e-3), seeds 0, 1, 2
+# (M2/M3: seed 0). Lower-layer precompute of 7,454 texts 53 s; 0.15–0.41 s per step; whole notebook 681 s.
+# Deltas below are means over the three seeds (per-seed values in the ledger notes; the seeds agree to ±0.01).
+#
+# | principle / claim | ours | paper (mpnet, full fine-tuning) | sign | verdict |
+# |---|---|---|---|---|
+# | P2: layer-wise t2d MRR peaks at the last layer (frozen) | argmax = hidden state 6 of 6 | last layer | = | reproduced |
+# | P2: B0-WM − B0 t2d R@10 | −0.120 (0.412 vs 0.532) | −0.160 (0.392 vs 0.552) | = | reproduced |
+# | Table 11: B0-WM − B0 anisotropy / effective rank | +0.388 / −56.3 | +0.177 / −70 | = / = | reproduced |
+# | frozen negation AUC below chance | 0.530 (above 0.5) | 0.470 | ≠ | not reproduced (both ≈ chance) |
+# | P1: B1 − B0 anisotropy | **+0.182** (0.089 → 0.271) | −0.114 | ≠ | not reproduced |
+# | P1: effective rank stays (B1/B0) | 0.931 | 1.001 | — | reproduced (within 10 %) |
+# | B1 − B0 t2d R@10 | +0.079 | +0.102 | = | reproduced |
+# | B1 − B0 negation AUC | +0.296 (0.530 → 0.826) | +0.510 | = | reproduced |
+# | P3: M1 − B3 negation AUC (hard negatives) | +0.199 (0.533 → 0.731) | +0.456 | = | reproduced (smaller) |
+# | P3: \|M1 − B3\| t2d R@10 | 0.001 | 0.006 | — | reproduced |
+# | M1 − B3 type-swap AUC | 0.000 | +0.504 | — | not reproduced |
+# | M1 − B3 pair AUC | +0.001 | +0.192 | = | partly (tiny) |
+# | M1 − B3 anisotropy / effective rank | +0.016 / +2.3 | −0.151 / +45.5 | ≠ / = | not reproduced / reproduced |
+# | B1-unified − B1 negation AUC | −0.120 | −0.182 | = | reproduced |
+# | B1-unified − B1 t2d R@10 | +0.005 | +0.012 | = | reproduced |
+#
+# **Reading.** The frozen picture (P2, Table 11's B0 vs B0-WM) reproduces with the paper's signs even though K = 4
+# covers two thirds of MiniLM's 6 layers (a third of mpnet's 12); notebook 04 repeats it on frozen mpnet. Hard
+# negatives raise calibration on the rule they target (negation AUC +0.2 to +0.3) without moving ranking
+# (|ΔR@10| ≤ 0.006), which is P3's shape at about half the paper's size after 150 top-layer steps. The type-swap
+# and pair AUCs are already ≈ 0.90 for frozen MiniLM (the paper's B3 has 0.47 and 0.77), so there is little room
+# for the +0.5 / +0.2 the paper reports. P1 does **not** reproduce: with the BCE term anisotropy *rises*
+# (B1 +0.18, M2 0.31, M3 0.29), whereas B1-unified (hard negatives in the InfoNCE denominator, no BCE) leaves it
+# where it was (0.070). The BCE logit's offset θ = 0.5 and scale τ = 0.05 are ours (the paper does not state them)
+# and push every true definition above cosine 0.5, which plausibly lifts the mean cosine; with top-layer training
+# only, the geometry can also move less freely than under full fine-tuning. The learned layer weights of B3/M1
+# moved little (last layer 0.28, others 0.24 each), so B3 ≈ B0-WM plus a tuned top layer. M2 (gate) and M3 (deep
+# supervision), seed 0 only: negation AUC 0.791 and 0.775, t2d R@10 0.608 and 0.586 — the paper's values for them
+# are not in our text. B2 ([CLS]) was not run (MiniLM has no trained [CLS] readout).
 
 # %%
 ledger.table()
