@@ -16,11 +16,17 @@ from pathlib import Path
 from typing import IO, Any
 
 
-def write_atomic(path: Path, write: Callable[[IO[bytes]], Any]) -> Path:
-    """Call ``write(handle)`` on a binary temporary file beside ``path``, then atomically move it to ``path``."""
+def write_atomic(path: Path, write: Callable[[IO[bytes]], Any], prefix: str | None = None,
+                 suffix: str = ".part") -> Path:
+    """Call ``write(handle)`` on a binary temporary file beside ``path``, then atomically move it to ``path``.
+
+    The temporary file is named ``<prefix><random><suffix>`` (default prefix ``.<name>.``), so callers that clean up
+    after killed writers can find their own leftovers by pattern.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    prefix = f".{path.name}." if prefix is None else prefix
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=suffix)
     try:
         with os.fdopen(fd, "wb") as handle:
             write(handle)

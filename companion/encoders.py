@@ -47,7 +47,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import tempfile
 import time
 import warnings
 from collections.abc import Sequence
@@ -57,6 +56,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from companion._atomic import write_atomic
 from companion.settings import cache_dir, offline
 
 POOLINGS = ("cls", "mean", "last", "max", "cls-mean", "first-last")
@@ -216,20 +216,8 @@ class _Store:
     def _write(self, keys: list[bytes], values: list[torch.Tensor]) -> str:
         key_tensor = torch.frombuffer(bytearray(b"".join(keys)), dtype=torch.uint8).reshape(len(keys), 16)
         payload = {"keys": key_tensor, "values": _pack(values)}
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=self.root)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                torch.save(payload, fh)
-                fh.flush()
-                os.fsync(fh.fileno())
-            name = f"shard-{time.time_ns():020d}-{os.getpid()}-{hashlib.blake2b(keys[0], digest_size=4).hexdigest()}.pt"
-            os.replace(tmp, self.root / name)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        name = f"shard-{time.time_ns():020d}-{os.getpid()}-{hashlib.blake2b(keys[0], digest_size=4).hexdigest()}.pt"
+        write_atomic(self.root / name, lambda fh: torch.save(payload, fh), prefix=".tmp-")
         return name
 
     def _compact(self) -> None:

@@ -31,7 +31,6 @@ import math
 import os
 import platform
 import re
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from . import settings as _settings
+from ._atomic import write_atomic
 from .profiles import check_profile
 
 VERDICTS = ("reproduced", "partly", "not reproduced", "not testable")
@@ -170,17 +170,7 @@ def write_json_atomic(path: Path, payload: Any) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomic(path, lambda handle: handle.write(text.encode("utf-8")), suffix=".tmp")
 
 
 def output_dirs(profile: str) -> tuple[Path, Path]:

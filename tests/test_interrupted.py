@@ -69,28 +69,20 @@ def _child(root: str, hang: str | None, conn) -> None:
 
             torch.save = slow_save
         elif hang == "results":
-            real_fdopen = os.fdopen
+            import io
 
-            class Slow:
-                def __init__(self, fh):
-                    self.fh = fh
+            real_write_atomic = companion.results.write_atomic
 
-                def __enter__(self):
-                    return self
+            def slow_write_atomic(path, write, **kwargs):  # the real atomic write, stalled half-way through
+                def slow_write(handle):
+                    buf = io.BytesIO()
+                    write(buf)
+                    _hang_after_half(buf.getvalue(),
+                                     lambda b: (handle.write(b), handle.flush(), os.fsync(handle.fileno())), conn)
 
-                def __exit__(self, *exc):
-                    self.fh.close()
+                return real_write_atomic(path, slow_write, **kwargs)
 
-                def write(self, text):
-                    fh = self.fh
-                    _hang_after_half(text.encode(), lambda b: (fh.buffer.write(b), fh.flush(), os.fsync(fh.fileno())),
-                                     conn)
-
-            def fdopen(fd, mode="r", *args, **kwargs):  # text writes only (cache shards are binary)
-                fh = real_fdopen(fd, mode, *args, **kwargs)
-                return fh if "b" in mode else Slow(fh)
-
-            companion.results.os.fdopen = fdopen
+            companion.results.write_atomic = slow_write_atomic
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             enc = tiny_encoder("bert", hidden=32, layers=2, seed=0)
