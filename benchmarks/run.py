@@ -36,7 +36,8 @@ def _commit() -> str | None:
         return None
 
 
-def run_section(name: str, quick: bool, repeats: int | None, smoke_only: str | None = None) -> dict[str, Any]:
+def run_section(name: str, quick: bool, repeats: int | None, smoke_only: str | None = None,
+                smoke_jobs: int = 2) -> dict[str, Any]:
     from . import bench_encode, bench_heads, bench_losses, bench_project
     from .common import environment
 
@@ -50,7 +51,7 @@ def run_section(name: str, quick: bool, repeats: int | None, smoke_only: str | N
     elif name == "encode":
         body = bench_encode.run(quick=quick, repeats=repeats)
     elif name == "smoke":
-        body = bench_project.smoke(only=smoke_only)
+        body = bench_project.smoke(only=smoke_only, jobs=smoke_jobs)
     elif name == "cpu":
         body = bench_project.cpu_times()
     else:
@@ -194,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="tiny inputs, few repeats (code paths only)")
     ap.add_argument("--repeats", type=int, help="override the repeat count of the timed sections")
     ap.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    ap.add_argument("--smoke-jobs", type=int, default=2, help="notebooks run at once in the smoke section (default 2)")
     ap.add_argument("--smoke-only", help="with the smoke section: only these notebooks (pattern as in 'run')")
     ap.add_argument("--store-as", help="store a single section under this key instead (e.g. losses_before_fix)")
     ap.add_argument("--out", type=Path, default=HERE, help="folder of report.json / REPORT.md (default benchmarks/)")
@@ -215,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--store-as needs exactly one section in --only")
         for name in chosen:
             print(f"[benchmarks] {name} ...", file=sys.stderr, flush=True)
-            report[args.store_as or name] = run_section(name, args.quick, args.repeats, args.smoke_only)
+            report[args.store_as or name] = run_section(name, args.quick, args.repeats, args.smoke_only, args.smoke_jobs)
             args.out.mkdir(parents=True, exist_ok=True)
             report_path.write_text(json.dumps(report, indent=1, sort_keys=False) + "\n")  # after each section
             print(f"[benchmarks] {name} done in {report[args.store_as or name]['section_wall_s']} s",

@@ -18,7 +18,8 @@ from .profiles import PROFILES
 def _cmd_run(args: argparse.Namespace) -> int:
     from . import runner
 
-    results = runner.run(args.profile, only=args.only, output_dir=args.output_dir, timeout=args.timeout)
+    results = runner.run(args.profile, only=args.only, output_dir=args.output_dir, timeout=args.timeout,
+                         jobs=args.jobs)
     print()
     print(runner.summary_table(results))
     return 0 if all(r.status == "ok" for r in results) else 1
@@ -71,6 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--only", help="comma-separated globs/substrings of paper/notebook, e.g. 'circumplex/0*'")
     run.add_argument("--output-dir", help="where smoke copies, results and figures go (default <cache>/smoke)")
     run.add_argument("--timeout", type=int, help="per-cell timeout in seconds")
+    run.add_argument("--jobs", type=int, default=1,
+                     help="notebooks run at once, each in its own process (default 1; e.g. 2 for smoke on 2 cores)")
     run.set_defaults(func=_cmd_run)
 
     lst = sub.add_parser("list", help="list notebooks and their sections")

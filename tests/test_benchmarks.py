@@ -70,7 +70,7 @@ def test_project_smoke_with_a_fake_runner_and_cpu_times(tmp_path):
     nb = lambda key: SimpleNamespace(key=key)  # noqa: E731
     fake = [SimpleNamespace(notebook=nb("a/01-x"), status="ok", wall_time_s=1.25, error=None),
             SimpleNamespace(notebook=nb("b/02-y"), status="failed", wall_time_s=2.0, error="cell 3")]
-    sm = bench_project.smoke(run_fn=lambda profile, only=None: fake)
+    sm = bench_project.smoke(run_fn=lambda profile, only=None, jobs=1: fake)
     assert sm["smoke_notebooks_s"] == {"a/01-x": 1.2, "b/02-y": 2.0} and sm["smoke_total_s"] == 3.2
     assert sm["failed"] == {"b/02-y": "cell 3"} and sm["met"] is False
     (tmp_path / "p").mkdir()

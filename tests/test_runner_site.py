@@ -72,6 +72,20 @@ def test_cpu_execution_writes_back_in_place_and_failures_name_the_cell(tmp_path,
         f"{result.wall_time_s + failed.wall_time_s:.1f} s in all"
 
 
+def test_parallel_run_keeps_order_isolates_smoke_output_and_reports_failures(tmp_path, monkeypatch):
+    monkeypatch.delenv("COMPANION_RESULTS_DIR", raising=False)
+    good = _write_nb(tmp_path / "nb" / "angle" / "01-tiny.ipynb", BODY)
+    bad = _write_nb(tmp_path / "nb" / "angle" / "02-bad.ipynb", BODY.replace("01-tiny", "02-bad"), fail=True)
+    monkeypatch.setattr(runner, "list_notebooks", lambda root=None: [good, bad])
+    results = runner.run("smoke", output_dir=tmp_path / "scratch", jobs=2)
+    assert [r.notebook.key for r in results] == [good.key, bad.key]  # input order, whatever finished first
+    assert [r.status for r in results] == ["ok", "failed"] and "boom at the end" in results[1].error
+    assert results[0].claims == {"reproduced": 1, "total": 1}
+    assert (tmp_path / "scratch" / "results" / "angle" / "01-tiny.json").exists()  # each worker's own scratch env
+    with pytest.raises(ValueError, match="jobs must be a whole number >= 1"):
+        runner.run("smoke", jobs=0)
+
+
 def test_unknown_pattern_and_profile():
     nbs = [Notebook(path=None, paper="angle", stem="01-x", title="t")]
     with pytest.raises(ValueError, match="No notebook matches 'zzz'; available: angle/01-x"):
