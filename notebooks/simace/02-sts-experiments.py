@@ -229,8 +229,8 @@ for seed, name in tqdm(jobs, desc="runs"):
     histories.append(mon.assign(model=name, seed=seed))
 runs = pd.DataFrame(rows)
 print(f"mean training step {runs['train s/step'].mean():.2f} s (batch {cfg.batch_size} x 2 views, top {cfg.n_top} "
-      f"layer); dev monitoring {runs['monitor s'].mean():.0f} s per run; full STS {runs['sts eval s'].mean():.0f} s "
-      "per run")
+      f"layer); dev monitoring {runs['monitor s'].mean():.0f} s per run; STS ({cfg.n_pairs or 'all'} pairs per set) "
+      f"{runs['sts eval s'].mean():.0f} s per run")
 runs.round(2)
 
 # %% [markdown]
@@ -342,7 +342,7 @@ ledger.claim("table2-seed-std", "SimACE STS-avg standard deviation over seeds (T
              "not available", float(std.loc["SimACE", "avg"]) if len(cfg.seeds) > 1 else 0.0,
              not_testable("Table 2's values are not available here (not quoted in the issue)"))
 ledger.claim("table13-transfer", "SentEval transfer tasks (Table 13)", "Table 13", None,
-             not_testable("not run: the 15 training runs and their full STS evaluations use this notebook's "
+             not_testable("not run: the 15 training runs and their STS evaluations use this notebook's "
                           "15-minute single-thread budget"))
 ledger.claim("pooling-mlp", "[CLS] with the MLP pooler in training only (Table 7)", "Table 7", "[CLS], no MLP pooler",
              not_testable("cpu profile: [CLS] without an MLP pooler (a random pooler would dominate a 30-step run); "
