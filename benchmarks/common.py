@@ -7,7 +7,6 @@ import platform
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from importlib import metadata
 from typing import Any
 
 VERSIONED = ("torch", "transformers", "sentence-transformers", "numpy", "scipy", "papermill")
@@ -67,12 +66,9 @@ def environment(threads: int | None = None) -> dict[str, Any]:
     """Hardware, library versions, date (UTC) and the load average when a benchmark starts."""
     import torch
 
-    versions = {"python": platform.python_version()}
-    for name in VERSIONED:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
+    from companion.results import library_versions
+
+    versions = library_versions(VERSIONED)
     try:
         load = [round(x, 2) for x in os.getloadavg()]
     except OSError:  # pragma: no cover - not on Linux

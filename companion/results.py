@@ -188,14 +188,20 @@ _VERSIONED = ("torch", "transformers", "sentence-transformers", "datasets", "num
               "pandas", "matplotlib", "papermill")
 
 
-def provenance(profile: str, seeds: Sequence[int], wall_time_s: float | None = None) -> dict[str, Any]:
-    """Profile, hardware, seeds, library versions and wall time of the run that produced a notebook."""
-    versions = {"python": platform.python_version()}
-    for name in _VERSIONED:
+def library_versions(names: Sequence[str] = _VERSIONED) -> dict[str, str | None]:
+    """Python's version and the installed version of each distribution in ``names`` (None if not installed)."""
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for name in names:
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = None
+    return versions
+
+
+def provenance(profile: str, seeds: Sequence[int], wall_time_s: float | None = None) -> dict[str, Any]:
+    """Profile, hardware, seeds, library versions and wall time of the run that produced a notebook."""
+    versions = library_versions()
     hardware = {"machine": platform.machine(), "processor": platform.processor() or platform.machine(),
                 "cpu_count": os.cpu_count(), "platform": platform.platform(terse=True)}
     try:
