@@ -56,6 +56,12 @@ def cosine(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     except RuntimeError:
         raise ValueError(f"x and y must have the same number of rows, got shapes {tuple(x.shape)} and "
                          f"{tuple(y.shape)}.") from None
+    return row_cosine(x, y)
+
+
+def row_cosine(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """:func:`cosine` without its input checks, for callers that have already validated ``x`` and ``y`` (finite,
+    same shape), e.g. the CoSENT loss on a checked pair batch: the checks would read the data a second time."""
     return (unit_rows(x) * unit_rows(y)).sum(dim=-1)
 
 

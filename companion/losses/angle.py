@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import torch
 
 from .._checks import check_finite, check_matrix, check_temperature
-from ..similarities import _row_scale, complex_angle, cosine, cosine_matrix
+from ..similarities import _row_scale, complex_angle, cosine_matrix, row_cosine
 from .core import contrastive_nll, pairwise_ranking_loss
 
 __all__ = [
@@ -140,7 +140,7 @@ def cosent_loss(embeddings: torch.Tensor, labels, tau: float = 0.05) -> torch.Te
     tau = check_temperature(tau, "tau")
     embeddings, labels = check_pair_batch(embeddings, labels)
     u, v = split_pairs(embeddings)
-    return pairwise_ranking_loss(cosine(u, v), labels, scale=1.0 / tau)
+    return pairwise_ranking_loss(row_cosine(u, v), labels, scale=1.0 / tau)  # halves of a checked batch
 
 
 def angle_loss(embeddings: torch.Tensor, labels, tau: float = 1.0) -> torch.Tensor:
