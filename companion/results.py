@@ -1,21 +1,34 @@
-"""The claims ledger: every checked claim with an explicit criterion and a *computed* verdict.
+"""The claims ledger (schema 2): every claim with its kind, its place in the paper, an explicit criterion and a
+*computed* verdict.
 
 A notebook records what it checked::
 
-    from companion.results import Ledger, within, at_least, holds, not_testable
-    ledger = Ledger("circumplex", "02-experiments", profile=cfg.profile, seeds=cfg.seeds)
-    ledger.claim("V-beats-pretrained", "Every trained variant beats the pretrained model on V-Measure",
-                 paper_value="all 6 > pretrained", ours=[0.61 > 0.40, ...], criterion=holds())
-    ledger.claim("sts-avg", "SimACE STS avg", paper_value=77.08, ours=75.9, criterion=within(77.08, tol=1.0,
-                 partly_tol=3.0))
+    from companion import stats
+    from companion.results import Ledger, holds
+    ledger = Ledger("angle", "03-ablation-and-analysis", profile=cfg.profile, seeds=cfg.seeds)
+    ledger.claim("t4-all-vs-only-cosine", "All three objectives beat the cosine objective alone on STS-B",
+                 kind="paper", source="Table 4: 86.26 - 85.28", paper_value=0.98,
+                 ours=stats.paired(all_scores, cosine_scores),          # one value per seed, paired by seed
+                 criterion=stats.direction(paper_effect=0.98),
+                 regime="MiniLM is already contrastively trained; the paper fine-tunes raw BERT-base")
+    ledger.claim("parity-cosent", "CoSENT equals sentence-transformers' CoSENTLoss on the same tensors",
+                 kind="check", ours=max_abs_diff < 1e-6, criterion=holds())
     ledger.save()
 
-and :meth:`Ledger.save` writes ``results/<paper>/<notebook>.json`` with the stable schema read by the site::
+Kinds: ``paper`` (a statement the paper makes, with ``source``: ``Table 4, Emolit, …`` / ``§5.2`` / ``Thm 3.13`` /
+``Fig. 7 caption``; a derived value names its inputs, ``Table 4: 86.26 - 85.28``), ``check`` (our own identity,
+parity or set-up check — ``passed``/``failed``, never a reproduction) and ``beyond`` (a question the paper does not
+ask). Paper and beyond claims get one of :data:`VERDICTS` — ``reproduced``, ``partly``, ``not reproduced``,
+``inconclusive``, ``not testable`` — and the last two always carry a ``reason``. The rules live in
+:mod:`companion.stats`.
 
-    {"paper": …, "notebook": …, "profile": …, "seeds": […],
-     "claims": [{"id": …, "claim": …, "paper_value": …, "ours": …, "criterion": …, "verdict": …}]}
+:meth:`Ledger.save` writes ``results/<paper>/<notebook>.json``::
 
-``verdict`` is one of :data:`VERDICTS` and is produced by the criterion from ``ours``; it is never typed in.
+    {"schema": 2, "paper": …, "notebook": …, "profile": …, "seeds": […],
+     "claims": [{"id", "kind", "claim", "source", "paper_value", "ours", "criterion", "verdict",
+                 "reason"?, "regime"?, "stats"?: {"estimate", "sd", "ci", "confidence", "n", "test", "p",
+                 "p_wilcoxon", "values"}, "note"?}]}
+
 Wall time, hardware and library versions (which change from run to run) go to a sibling
 ``<notebook>.provenance.json`` so that the ledger itself is byte-identical across reruns with the same seeds.
 
@@ -33,7 +46,6 @@ import platform
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -41,26 +53,19 @@ from typing import Any
 from . import settings as _settings
 from ._atomic import write_atomic
 from .profiles import check_profile
+from .stats import CHECK_VERDICTS, VERDICTS, Comparison, Criterion, Judgement, apply_regime, as_check
 
-VERDICTS = ("reproduced", "partly", "not reproduced", "not testable")
+KINDS = ("paper", "check", "beyond")
+SCHEMA = 2
 PAPERS = ("baselines", "circumplex", "simace", "weighted-cl", "concepts", "angle", "synthesis")
 
 
-# --------------------------------------------------------------------------------------------- criteria
-@dataclass(frozen=True)
-class Criterion:
-    """A rule that turns our measured value into a verdict. ``describe`` is stored in the ledger."""
-
-    description: str
-    rule: Any  # callable(ours) -> verdict
-
-    def verdict(self, ours: Any) -> str:
-        result = self.rule(ours)
-        assert result in VERDICTS, result
-        return result
-
-
+# --------------------------------------------------------------------------------------------- exact criteria
+# For deterministic quantities (free-embedding optima, closed forms, counts): no seed noise, no interval.
+# Comparisons over seeds use companion.stats.direction / level instead.
 def _number(ours: Any, what: str) -> float:
+    if isinstance(ours, Comparison):
+        raise TypeError(f"{what} is for deterministic values; judge a seed comparison with stats.direction/level")
     try:
         value = float(ours)
     except (TypeError, ValueError):
@@ -139,10 +144,10 @@ def same_sign(paper_value: float, min_magnitude: float = 0.0) -> Criterion:
 
 
 def not_testable(reason: str) -> Criterion:
-    """The claim cannot be tested here; ``reason`` says why (stored as the criterion)."""
+    """The claim cannot be tested here; ``reason`` says why (stored as the criterion and the reason)."""
     if not reason.strip():
         raise ValueError("not_testable() needs a reason")
-    return Criterion(f"not testable here: {reason}", lambda ours: "not testable")
+    return Criterion(f"not testable here: {reason}", lambda ours: Judgement("not testable", reason))
 
 
 # --------------------------------------------------------------------------------------------- io helpers
@@ -236,33 +241,61 @@ class Ledger:
         self.started = time.perf_counter()
         self.results_dir, self.figures_dir = output_dirs(self.profile)
 
-    def claim(self, id: str, claim: str, paper_value: Any, ours: Any, criterion: Criterion,
-              note: str | None = None) -> str:
-        """Record one claim; returns its computed verdict."""
+    def claim(self, id: str, claim: str, paper_value: Any = None, ours: Any = None,
+              criterion: Criterion | None = None, note: str | None = None, *, kind: str,
+              source: str | None = None, regime: str | None = None) -> str:
+        """Record one claim; returns its computed verdict.
+
+        ``kind``: ``paper`` (a statement the paper makes; needs ``source``, the place in the paper text),
+        ``check`` (our own identity, parity or set-up check: passed/failed, never a reproduction) or ``beyond``
+        (a question the paper does not ask). ``ours`` is a number, a structure of numbers/booleans, or a
+        :class:`companion.stats.Comparison` (per-seed values; its estimate, CI and tests are stored under
+        ``stats``). ``regime`` names a set-up unlike the paper's and caps the verdict (see :mod:`companion.stats`).
+        """
         if not isinstance(id, str) or not _ID.match(id):
             raise ValueError(f"Claim id {id!r} must be a non-empty word of letters, digits, '_.:-'.")
         if any(c["id"] == id for c in self.claims):
             raise ValueError(f"Claim id {id!r} recorded twice in {self.notebook}.")
+        if kind not in KINDS:
+            raise ValueError(f"Claim {id!r}: kind must be one of {', '.join(KINDS)}, got {kind!r}.")
+        if kind == "paper" and not (isinstance(source, str) and source.strip()):
+            raise ValueError(f"Claim {id!r}: a paper claim needs source= (where the paper says it, e.g. 'Table 4').")
         if not isinstance(criterion, Criterion):
-            raise TypeError("criterion must be built with within/at_least/at_most/holds/same_sign/not_testable")
-        verdict = criterion.verdict(ours)
-        record = {"id": id, "claim": claim, "paper_value": _jsonable(paper_value), "ours": _jsonable(ours),
-                  "criterion": criterion.description, "verdict": verdict}
+            raise TypeError(f"Claim {id!r}: criterion must come from companion.stats or within/at_least/at_most/"
+                            "holds/same_sign/not_testable")
+        if regime is not None and not (isinstance(regime, str) and regime.strip()):
+            raise ValueError(f"Claim {id!r}: regime= must be a non-empty reason or None")
+        judgement = apply_regime(criterion.judge(ours), regime)
+        if kind == "check":
+            judgement = as_check(judgement)
+        record: dict[str, Any] = {"id": id, "kind": kind, "claim": claim, "source": source,
+                                  "paper_value": _jsonable(paper_value)}
+        if isinstance(ours, Comparison):
+            record["ours"] = _jsonable(ours.estimate)
+            record["stats"] = _jsonable(ours.to_dict())
+        else:
+            record["ours"] = _jsonable(ours)
+        record["criterion"] = criterion.description
+        record["verdict"] = judgement.verdict
+        if judgement.reason:
+            record["reason"] = judgement.reason
+        if regime:
+            record["regime"] = regime
         if note:
             record["note"] = note
         self.claims.append(record)
-        return verdict
+        return judgement.verdict
 
     def to_dict(self) -> dict[str, Any]:
-        return {"paper": self.paper, "notebook": self.notebook, "profile": self.profile, "seeds": self.seeds,
-                "claims": self.claims}
+        return {"schema": SCHEMA, "paper": self.paper, "notebook": self.notebook, "profile": self.profile,
+                "seeds": self.seeds, "claims": self.claims}
 
     def table(self):
         """The claims as a pandas DataFrame (for display in the notebook)."""
         import pandas as pd
 
-        cols = ["id", "claim", "paper_value", "ours", "criterion", "verdict"]
-        return pd.DataFrame(self.claims, columns=cols)
+        cols = ["id", "kind", "claim", "source", "paper_value", "ours", "verdict", "reason"]
+        return pd.DataFrame(self.claims, columns=cols).fillna("")
 
     @property
     def path(self) -> Path:
@@ -295,49 +328,92 @@ class Ledger:
 
 
 # --------------------------------------------------------------------------------------------- reading
+def validate_claim(claim: dict[str, Any], where: str = "ledger") -> None:
+    """Raise ValueError naming the problem if a stored claim does not follow ledger schema 2."""
+    cid = claim.get("id")
+    kind = claim.get("kind")
+    if kind not in KINDS:
+        raise ValueError(f"{where}: claim {cid!r} has kind {kind!r} (one of {', '.join(KINDS)})")
+    allowed = CHECK_VERDICTS if kind == "check" else VERDICTS
+    if claim.get("verdict") not in allowed:
+        raise ValueError(f"{where}: {kind} claim {cid!r} has verdict {claim.get('verdict')!r}")
+    if kind == "paper" and not claim.get("source"):
+        raise ValueError(f"{where}: paper claim {cid!r} has no source")
+    if claim["verdict"] in ("inconclusive", "not testable") and not claim.get("reason"):
+        raise ValueError(f"{where}: claim {cid!r} is {claim['verdict']!r} without a reason")
+
+
 def load_ledgers(root: Path | None = None) -> list[dict[str, Any]]:
-    """Every ledger under ``root`` (default: the results folder), validated against the schema."""
+    """Every ledger under ``root`` (default: the results folder), validated against schema 2."""
     root = Path(root) if root is not None else _settings.results_dir()
     out = []
     for path in sorted(root.glob("*/*.json")):
         if path.name.endswith(".provenance.json"):
             continue
         data = json.loads(path.read_text(encoding="utf-8"))
-        missing = {"paper", "notebook", "profile", "seeds", "claims"} - set(data)
+        missing = {"schema", "paper", "notebook", "profile", "seeds", "claims"} - set(data)
         if missing:
-            raise ValueError(f"{path}: ledger lacks {sorted(missing)}")
+            raise ValueError(f"{path}: ledger lacks {sorted(missing)} (schema {SCHEMA} expected)")
+        if data["schema"] != SCHEMA:
+            raise ValueError(f"{path}: ledger schema {data['schema']!r}, expected {SCHEMA}")
         for claim in data["claims"]:
-            if claim.get("verdict") not in VERDICTS:
-                raise ValueError(f"{path}: claim {claim.get('id')!r} has verdict {claim.get('verdict')!r}")
+            validate_claim(claim, str(path))
         data["_path"] = str(path)
         out.append(data)
     return out
 
 
+CLAIM_COLUMNS = ["paper", "notebook", "profile", "id", "kind", "claim", "source", "paper_value", "ours",
+                 "ci_low", "ci_high", "n_seeds", "criterion", "verdict", "reason"]
+
+
 def claims_frame(root: Path | None = None):
-    """All claims as one DataFrame with paper and notebook columns."""
+    """All claims as one DataFrame with paper and notebook columns (CI bounds where the claim has seed stats)."""
     import pandas as pd
 
     rows = []
     for ledger in load_ledgers(root):
         for claim in ledger["claims"]:
+            st = claim.get("stats") or {}
+            ci = st.get("ci") or [None, None]
             rows.append({"paper": ledger["paper"], "notebook": ledger["notebook"], "profile": ledger["profile"],
-                         **{k: claim.get(k) for k in ("id", "claim", "paper_value", "ours", "criterion",
-                                                      "verdict")}})
-    cols = ["paper", "notebook", "profile", "id", "claim", "paper_value", "ours", "criterion", "verdict"]
-    return pd.DataFrame(rows, columns=cols)
+                         **{k: claim.get(k) for k in ("id", "kind", "claim", "source", "paper_value", "ours",
+                                                      "criterion", "verdict", "reason")},
+                         "ci_low": ci[0], "ci_high": ci[1], "n_seeds": st.get("n")})
+    return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
 
 
-def scoreboard(root: Path | None = None):
-    """Counts of verdicts per paper (rows) — the site's landing-page table."""
+def scoreboard(root: Path | None = None, kind: str = "paper"):
+    """Counts of verdicts per paper (rows) for claims of one ``kind`` — the site's landing-page table.
+
+    The headline scoreboard counts ``paper`` claims only; ``check`` and ``beyond`` are shown separately.
+    """
+    import pandas as pd
+
+    if kind not in KINDS:
+        raise ValueError(f"scoreboard(): kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    verdicts = list(CHECK_VERDICTS if kind == "check" else VERDICTS)
+    frame = claims_frame(root)
+    frame = frame[frame["kind"] == kind]
+    if frame.empty:
+        return pd.DataFrame(columns=["paper", *verdicts, "total"])
+    counts = frame.pivot_table(index="paper", columns="verdict", values="id", aggfunc="count", fill_value=0)
+    counts = counts.reindex(columns=verdicts, fill_value=0)
+    counts["total"] = counts.sum(axis=1)
+    counts.columns.name = None
+    return counts.reset_index()
+
+
+def kind_counts(root: Path | None = None):
+    """Claims per paper and kind (paper / check / beyond)."""
     import pandas as pd
 
     frame = claims_frame(root)
     if frame.empty:
-        return pd.DataFrame(columns=["paper", *VERDICTS, "total"])
-    counts = frame.pivot_table(index="paper", columns="verdict", values="id", aggfunc="count", fill_value=0)
-    counts = counts.reindex(columns=list(VERDICTS), fill_value=0)
-    counts["total"] = counts.sum(axis=1)
+        return pd.DataFrame(columns=["paper", *KINDS])
+    counts = frame.pivot_table(index="paper", columns="kind", values="id", aggfunc="count", fill_value=0)
+    counts = counts.reindex(columns=list(KINDS), fill_value=0)
+    counts.columns.name = None
     return counts.reset_index()
 
 
