@@ -152,7 +152,7 @@ def sample(values: Sequence[float], confidence: float = 0.95) -> Comparison:
 def holm(pvalues: Sequence[float]) -> list[float]:
     """Holm–Bonferroni adjusted p-values, in the input order (monotone, capped at 1).
 
-    >>> holm([0.01, 0.04, 0.03])
+    >>> [round(p, 6) for p in holm([0.01, 0.04, 0.03])]
     [0.03, 0.06, 0.06]
     """
     p = _as_values(pvalues, "holm()")
@@ -165,7 +165,7 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     for rank, idx in enumerate(order):
         running = max(running, min(1.0, (m - rank) * p[idx]))
         adjusted[idx] = running
-    return [float(round(v, 12)) for v in adjusted]
+    return [float(v) for v in adjusted]
 
 
 def paired_table(results: dict[str, Sequence[float]], pairs: Sequence[tuple[str, str]],
