@@ -72,9 +72,11 @@ PAPERS: dict[str, dict[str, str]] = {
 }
 REPRODUCED_PAPERS = ("circumplex", "simace", "weighted-cl", "concepts", "angle")  # notebooks that name a section
 VERDICT_COLOURS = {"reproduced": "#2e8540", "partly": "#f0ad4e", "not reproduced": "#c9302c",
-                   "not testable": "#9e9e9e"}
+                   "inconclusive": "#6f8fb3", "not testable": "#9e9e9e"}
 ERRATUM_STATUS = {"reproduced": "confirmed", "partly": "partly confirmed", "not reproduced": "not confirmed",
-                  "not testable": "not testable here"}
+                  "inconclusive": "cannot tell", "not testable": "not testable here"}
+KIND_TITLES = {"paper": "Paper claims", "beyond": "Beyond the paper (questions the paper does not ask)",
+               "check": "Our own checks (identities, parity, set-up: never counted as reproductions)"}
 SECTION_REF = re.compile(r"§|\bSections?\b|\bSec\.|\bTables?\b|\bFig(?:ure|s?\.)|\bApp(?:endix|\.)|\bEqs?\.")
 COLAB_PREFIX = "https://colab.research.google.com/github/"
 
@@ -231,13 +233,15 @@ def _cell_link(location: tuple[str, int] | None, base: str) -> str:
 
 # --------------------------------------------------------------------------------------------- scoreboard
 def scoreboard_markdown(board=None, page: str = LANDING, root: Path | None = None) -> str:
-    """The verdict counts per paper (from :func:`companion.results.scoreboard`), each paper linked to its page."""
-    from .results import VERDICTS, scoreboard
+    """The verdict counts of the *paper* claims per paper (:func:`companion.results.scoreboard`), each paper linked
+    to its page, with the numbers of our own checks and beyond-the-paper claims beside them (never counted)."""
+    from .results import VERDICTS, kind_counts, scoreboard
 
     root = _root(root)
     board = scoreboard(_results_dir(root)) if board is None else board
     if board.empty:
         return "_No ledger yet: run the notebooks._"
+    kinds = kind_counts(_results_dir(root))
     base = _base(page)
     order = {p: i for i, p in enumerate(PAPERS)}
     rows = []
@@ -245,12 +249,25 @@ def scoreboard_markdown(board=None, page: str = LANDING, root: Path | None = Non
         paper = r["paper"]
         title = PAPERS.get(paper, {"title": paper})["title"]
         name = f"[{title}]({base}{paper_page(paper)})" if (root / paper_page(paper)).exists() else title
-        rows.append([name, *(int(r[v]) for v in VERDICTS), int(r["total"])])
-    return md_table(["paper", *VERDICTS, "total"], rows)
+        extra = kinds.loc[paper] if paper in kinds.index else {"beyond": 0, "check": 0}
+        rows.append([name, *(int(r[v]) for v in VERDICTS), int(r["total"]), int(extra["beyond"]),
+                     int(extra["check"])])
+    return md_table(["paper", *VERDICTS, "paper claims", "beyond the paper", "our checks"], rows)
 
 
-def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None) -> str:
-    """One table of every claim of ``paper``: notebook, claim, paper's value, ours, criterion, verdict, deciding cell."""
+def _ours_text(claim: dict) -> str:
+    st = claim.get("stats")
+    if st and st.get("ci"):
+        lo, hi = st["ci"]
+        return f"{_cell_text(st['estimate'])} [{_cell_text(lo)}, {_cell_text(hi)}] (n = {st['n']})"
+    if st:
+        return f"{_cell_text(st['estimate'])} (n = {st['n']})"
+    return _short(claim.get("ours"))
+
+
+def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, kind: str = "paper") -> str:
+    """One table of the claims of ``paper`` of one ``kind``: notebook, claim, where the paper says it, the paper's
+    value, ours (estimate [95 % CI] over seeds where there are seeds), verdict with its reason, deciding cell."""
     root = _root(root)
     base = _base(page)
     where = claim_locations(root)
@@ -259,24 +276,41 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None) -
         if ledger["paper"] != paper:
             continue
         for c in ledger["claims"]:
+            if c.get("kind") != kind:
+                continue
             loc = where.get((paper, ledger["notebook"], c["id"]))
-            rows.append([ledger["notebook"], _short(c["claim"], 120), _short(c.get("paper_value")),
-                         _short(c.get("ours")), _short(c.get("criterion"), 70), f"**{c['verdict']}**",
-                         _cell_link(loc, base)])
+            verdict = f"**{c['verdict']}**" + (f" — {_short(c['reason'], 110)}" if c.get("reason") else "")
+            rows.append([ledger["notebook"], _short(c["claim"], 120), _short(c.get("source") or "", 50),
+                         _short(c.get("paper_value")), _ours_text(c), verdict, _cell_link(loc, base)])
     if not rows:
-        return "_No claims recorded yet._"
-    return md_table(["notebook", "claim", "paper", "ours", "criterion", "verdict", "decided in"], rows)
+        return "_None recorded._"
+    return md_table(["notebook", "claim", "where in the paper", "paper", "ours [95 % CI]", "verdict",
+                     "decided in"], rows)
+
+
+def coverage_markdown(paper: str, page: str, root: Path | None = None) -> str:
+    """The paper's coverage map (``data/<paper>/coverage.csv``) with a status computed from the claims' verdicts."""
+    from . import sources
+
+    root = _root(root)
+    path = root / "data" / paper / "coverage.csv"
+    if not path.exists():
+        return "_No coverage map for this paper._"
+    frame = sources.coverage_status(paper, root=root)
+    rows = [[r["item"], _short(r["states"], 140), r.get("notebook") or "", _short(r.get("claims") or "", 80),
+             _short(r["status"], 160)] for _, r in frame.iterrows()]
+    return md_table(["item", "what the paper states", "notebook", "claims", "status"], rows)
 
 
 def verdict_figure(root: Path | None = None):
-    """Stacked horizontal bars: verdict counts per paper (the landing page's overall figure), drawn from results/."""
+    """Stacked horizontal bars: verdict counts of the paper claims per paper, drawn from results/ (the same rows
+    as the scoreboard table)."""
     import matplotlib.pyplot as plt
 
     from .results import VERDICTS, scoreboard
 
     root = _root(root)
     board = scoreboard(_results_dir(root))
-    board = board[board["paper"] != ERRATA_LEDGER[0]] if not board.empty else board
     order = {p: i for i, p in enumerate(PAPERS)}
     board = board.sort_values("paper", key=lambda s: s.map(lambda p: order.get(p, len(order))), ascending=False)
     fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * max(len(board), 1)))
@@ -289,9 +323,9 @@ def verdict_figure(root: Path | None = None):
             if w:
                 ax.text(x0 + w / 2, y, str(int(w)), ha="center", va="center", color="white", fontsize=8)
         left = [a + b for a, b in zip(left, values)]
-    ax.set_xlabel("claims")
-    ax.set_title("Verdicts per paper (computed from results/)")
-    ax.legend(ncol=4, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.08), frameon=False)
+    ax.set_xlabel("paper claims")
+    ax.set_title("Verdicts on the papers' own claims (computed from results/)")
+    ax.legend(ncol=5, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.08), frameon=False)
     fig.tight_layout()
     return fig
 
@@ -483,7 +517,14 @@ def paper_page_markdown(paper: str, root: Path | None = None) -> str:
              "the settings it ran with); the notebooks say in their first cell what was scaled down and why.", "",
              scale_markdown(paper, page, root), "",
              "## Notebooks, in section order", "", notebooks_markdown(paper, page, root), "",
-             "## Claims and verdicts", "", claims_markdown(paper, page, root), ""]
+             "## Coverage map",
+             "Every table, figure, theorem and headline claim of the paper: where we address it, at which scale, "
+             "or why not. The status is computed from the verdicts of the listed claims.", "",
+             coverage_markdown(paper, page, root), "",
+             "## Claims and verdicts", ""]
+    for kind in ("paper", "beyond", "check"):
+        parts += [f"### {KIND_TITLES[kind]}", "", claims_markdown(paper, page, root, kind=kind), ""]
+    parts += [""]
     if paper != ERRATA_LEDGER[0]:
         parts += ["## Errata", "", errata_markdown(page, root, paper=paper), ""]
     return "\n".join(parts)

@@ -92,9 +92,9 @@ def _child(root: str, hang: str | None, conn) -> None:
         n = len(TEXTS)
         ledger = Ledger("baselines", "interrupt-probe", profile="smoke", seeds=[0])
         ledger.claim("mean-cos", "mean off-diagonal cosine", paper_value=0.5,
-                     ours=float((cos.sum() - cos.diagonal().sum()) / (n * (n - 1))), criterion=within(0.5, 0.5))
+                     ours=float((cos.sum() - cos.diagonal().sum()) / (n * (n - 1))), criterion=within(0.5, 0.5), kind="check")
         ledger.claim("first-row-sum", "sum of the first embedding", paper_value="-", ours=float(emb[0].sum()),
-                     criterion=at_least(-1e9))
+                     criterion=at_least(-1e9), kind="check")
         path = ledger.save()
         conn.send(("done", (digest, str(path), [str(w.message) for w in caught])))
     except BaseException:  # noqa: BLE001 - report anything to the parent

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from companion.results import VERDICTS
+from companion.results import validate_claim
 from companion.runner import execute, list_notebooks
 
 NOTEBOOKS = list_notebooks()
@@ -22,7 +22,9 @@ def test_notebook_smoke(nb, tmp_path_factory):
     assert result.status == "ok", f"{nb.key} failed in {result.error}"
     ledger = json.loads((scratch / "results" / nb.paper / f"{nb.stem}.json").read_text())
     assert ledger["profile"] == "smoke" and ledger["claims"]
-    assert all(c["verdict"] in VERDICTS for c in ledger["claims"])
+    assert ledger["schema"] == 2
+    for claim in ledger["claims"]:
+        validate_claim(claim, nb.key)
 
 
 def test_every_notebook_is_paired_with_a_percent_script():

@@ -82,22 +82,26 @@ def test_ledger_schema_roundtrip_and_scoreboard(tmp_path, monkeypatch):
     monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
     monkeypatch.setenv("COMPANION_FIGURES_DIR", str(tmp_path / "figures"))
     ledger = Ledger("angle", "03-ablation.ipynb", profile="cpu", seeds=[0, 1])
-    assert ledger.claim("a", "x", 86.26, 85.1234567, within(86.26, 0.5, 2.0)) == "partly"
-    ledger.claim("b", "y", "yes", [True], holds())
+    assert ledger.claim("a", "x", 86.26, 85.1234567, within(86.26, 0.5, 2.0), kind="paper",
+                        source="Table 4") == "partly"
+    assert ledger.claim("b", "y", "yes", [True], holds(), kind="check") == "passed"
     with pytest.raises(ValueError, match="twice"):
-        ledger.claim("a", "x", 1, 1, within(1, 1))
+        ledger.claim("a", "x", 1, 1, within(1, 1), kind="beyond")
     with pytest.raises(ValueError, match="Claim id"):
-        ledger.claim("bad id", "x", 1, 1, within(1, 1))
+        ledger.claim("bad id", "x", 1, 1, within(1, 1), kind="beyond")
     path = ledger.save()
     data = json.loads(path.read_text())
     assert path == tmp_path / "results" / "angle" / "03-ablation.json"
-    assert list(data) == ["paper", "notebook", "profile", "seeds", "claims"]
-    assert list(data["claims"][0]) == ["id", "claim", "paper_value", "ours", "criterion", "verdict"]
+    assert list(data) == ["schema", "paper", "notebook", "profile", "seeds", "claims"] and data["schema"] == 2
+    assert list(data["claims"][0]) == ["id", "kind", "claim", "source", "paper_value", "ours", "criterion",
+                                       "verdict"]
     assert data["claims"][0]["ours"] == 85.1235  # rounded to 6 significant digits
     assert path.with_suffix(".provenance.json").exists()
     board = scoreboard(tmp_path / "results")
-    assert board.loc[0, "paper"] == "angle" and board.loc[0, "partly"] == 1 and board.loc[0, "total"] == 2
-    assert set(claims_frame(tmp_path / "results")["verdict"]) <= set(VERDICTS)
+    # the scoreboard counts paper claims only; the check is counted separately
+    assert board.loc[0, "paper"] == "angle" and board.loc[0, "partly"] == 1 and board.loc[0, "total"] == 1
+    assert scoreboard(tmp_path / "results", kind="check").loc[0, "passed"] == 1
+    assert set(claims_frame(tmp_path / "results")["verdict"]) <= set(VERDICTS) | {"passed"}
 
 
 def test_provenance_records_the_chosen_settings(tmp_path, monkeypatch):
@@ -105,7 +109,7 @@ def test_provenance_records_the_chosen_settings(tmp_path, monkeypatch):
     cfg = settings("cpu", smoke=dict(steps=2), cpu=dict(steps=400, model="m"), gpu=dict(steps=9, model="g"),
                    common=dict(lr=0.1))
     ledger = Ledger("angle", "01-x", profile="cpu", seeds=[0])
-    ledger.claim("a", "x", 1, 1.0, within(1, 0.1))
+    ledger.claim("a", "x", 1, 1.0, within(1, 0.1), kind="beyond")
     prov = json.loads(ledger.save().with_suffix(".provenance.json").read_text())
     assert prov["settings"] == {"lr": 0.1, "steps": 400, "model": "m", "profile": "cpu"} == dict(cfg)
     settings("smoke", smoke=dict(steps=2), cpu=dict(steps=4), gpu=dict(steps=9))  # another profile: not recorded
@@ -129,5 +133,19 @@ def test_ledger_rejects_unknown_paper_and_empty_save(tmp_path, monkeypatch):
 
 
 def test_committed_ledgers_follow_the_schema():
-    # every results/*.json in the repository must load and carry valid verdicts
+    # every results/*.json in the repository must load (schema 2) and carry valid kinds, verdicts and reasons
     claims_frame()
+
+
+@pytest.mark.parametrize("claim, error", [
+    ({"id": "a", "kind": "paper", "verdict": "reproduced"}, "no source"),
+    ({"id": "a", "kind": "check", "verdict": "reproduced"}, "verdict"),
+    ({"id": "a", "kind": "beyond", "verdict": "passed"}, "verdict"),
+    ({"id": "a", "kind": "beyond", "verdict": "inconclusive"}, "reason"),
+    ({"id": "a", "verdict": "reproduced"}, "kind"),
+])
+def test_stored_claims_are_validated(claim, error):
+    from companion.results import validate_claim
+
+    with pytest.raises(ValueError, match=error):
+        validate_claim(claim)

@@ -28,7 +28,7 @@ def _write_nb(path, body, fail=False):
 BODY = """
 from companion.results import Ledger, within
 ledger = Ledger("angle", "01-tiny", profile=profile, seeds=[0])
-ledger.claim("x", "one is one", 1, 1.0, within(1, 0.1))
+ledger.claim("x", "one is one", 1, 1.0, within(1, 0.1), kind="paper", source="Table 1")
 ledger.save()
 print("PROFILE", profile)
 """

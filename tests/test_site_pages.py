@@ -7,7 +7,7 @@ import nbformat
 import pytest
 
 from companion import runner, site
-from companion.results import VERDICTS, Ledger, not_testable, scoreboard, within
+from companion.results import VERDICTS, Ledger, claims_frame, holds, not_testable, scoreboard, within
 
 
 def _table_rows(markdown: str) -> list[list[list[str]]]:
@@ -43,8 +43,8 @@ def test_md_table_escapes_pipes_and_newlines():
 def test_claim_cells_finds_literal_and_fstring_ids(tmp_path):
     path = _notebook(tmp_path / "nb.ipynb", "# t\nmentions 'a-1' in markdown only", [
         "x = 1",
-        'ledger.claim("a-1", "first", 1, 1, within(1, 0))',
-        'for ds in ["Emolit", "Go"]:\n    ledger.claim(f"{ds}:v-beats", "per data set", 1, 1, holds())',
+        'ledger.claim("a-1", "first", 1, 1, within(1, 0), kind="beyond")',
+        'for ds in ["Emolit", "Go"]:\n    ledger.claim(f"{ds}:v-beats", "per data set", 1, 1, holds(), kind="beyond")',
     ])
     found = site.claim_cells(path, ["a-1", "Emolit:v-beats", "Go:v-beats", "missing", "a-10"])
     assert found == {"a-1": 2, "Emolit:v-beats": 3, "Go:v-beats": 3}
@@ -99,14 +99,16 @@ def _tiny_project(tmp_path, monkeypatch):
     badge = f"[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/o/r/blob/main/{rel})"
     _notebook(tmp_path / rel, f"# Angle 01\n{badge}\n§3", [
         'ledger.claim("a", "one", 1, 1, within(1, 0))',
-        'ledger.claim("b", "two", 1, 5, within(1, 0))\nledger.claim("c", "three", 1, None, not_testable("x"))'])
+        'ledger.claim("b", "two", 1, 5, within(1, 0))\nledger.claim("c", "three", 1, None, not_testable("x"))\n'
+        'ledger.claim("d", "four", None, True, holds(), kind="check")'])
     (tmp_path / rel).with_suffix(".py").write_text(
         'cfg = settings(profile, smoke=dict(steps=1), cpu=dict(steps=40, n_train=300), gpu=dict(steps=9, '
         'model="bert-base-uncased"), common=dict(model="sentence-transformers/all-MiniLM-L6-v2"))\n')
     ledger = Ledger("angle", "01-x", profile="cpu", seeds=[0, 1, 2])
-    ledger.claim("a", "one", 1, 1.0, within(1, 0.1))
-    ledger.claim("b", "two", 1, 5.0, within(1, 0.1))
-    ledger.claim("c", "three", 1, None, not_testable("x"))
+    ledger.claim("a", "one", 1, 1.0, within(1, 0.1), kind="paper", source="Table 4")
+    ledger.claim("b", "two", 1, 5.0, within(1, 0.1), kind="paper", source="Table 4")
+    ledger.claim("c", "three", 1, None, not_testable("x"), kind="paper", source="§5")
+    ledger.claim("d", "four", None, True, holds(), kind="check")
     ledger.save()
     return tmp_path
 
@@ -116,10 +118,14 @@ def test_scoreboard_and_claims_tables_by_hand(tmp_path, monkeypatch):
     (root / site.paper_page("angle")).parent.mkdir(parents=True)
     (root / site.paper_page("angle")).write_text("x")
     assert site.scoreboard_markdown(root=root) == (
-        "| paper | reproduced | partly | not reproduced | not testable | total |\n|---|---|---|---|---|---|\n"
-        "| [AnglE](site/papers/angle.qmd) | 1 | 0 | 1 | 1 | 3 |")
+        "| paper | reproduced | partly | not reproduced | inconclusive | not testable | paper claims | "
+        "beyond the paper | our checks |\n|---|---|---|---|---|---|---|---|---|\n"
+        "| [AnglE](site/papers/angle.qmd) | 1 | 0 | 1 | 0 | 1 | 3 | 0 | 1 |")
     claims = _table_rows(site.claims_markdown("angle", page=site.paper_page("angle"), root=root))[0]
-    assert [r[5] for r in claims[2:]] == ["**reproduced**", "**not reproduced**", "**not testable**"]
+    assert [r[5] for r in claims[2:]] == ["**reproduced**", "**not reproduced**", "**not testable** — x"]
+    assert [r[2] for r in claims[2:]] == ["Table 4", "Table 4", "§5"]
+    checks = _table_rows(site.claims_markdown("angle", page=site.paper_page("angle"), root=root, kind="check"))[0]
+    assert [r[5] for r in checks[2:]] == ["**passed**"]
     assert [r[6] for r in claims[2:]] == ["[01-x, cell 2](../../notebooks/angle/01-x.ipynb)",
                                           "[01-x, cell 3](../../notebooks/angle/01-x.ipynb)",
                                           "[01-x, cell 3](../../notebooks/angle/01-x.ipynb)"]
@@ -181,12 +187,15 @@ def test_landing_scoreboard_matches_the_ledgers():
     printed = site.execute_page(site.REPO_ROOT / site.LANDING)
     board = scoreboard()
     table = _table_rows(printed)[0]
-    assert table[0] == ["paper", *VERDICTS, "total"]
+    assert table[0] == ["paper", *VERDICTS, "paper claims", "beyond the paper", "our checks"]
     parsed = {re.sub(r"\]\(.*", "", row[0]).lstrip("["): [int(x) for x in row[1:]] for row in table[2:]}
+    frame = claims_frame()
     for _, r in board.iterrows():
         title = site.PAPERS[r["paper"]]["title"]
-        assert parsed[title] == [int(r[v]) for v in VERDICTS] + [int(r["total"])]
-        assert sum(parsed[title][:-1]) == parsed[title][-1]
+        mine = frame[frame["paper"] == r["paper"]]
+        assert parsed[title] == [int(r[v]) for v in VERDICTS] + [int(r["total"]), int((mine["kind"] == "beyond").sum()),
+                                                                  int((mine["kind"] == "check").sum())]
+        assert sum(parsed[title][:len(VERDICTS)]) == parsed[title][len(VERDICTS)] == int((mine["kind"] == "paper").sum())
 
 
 def test_every_claim_resolves_to_a_cell_that_records_it():
