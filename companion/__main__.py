@@ -58,7 +58,11 @@ def _cmd_site(args: argparse.Namespace) -> int:
 def _cmd_scoreboard(args: argparse.Namespace) -> int:
     from .results import scoreboard
 
+    print("Paper claims (the scoreboard):")
     print(scoreboard().to_string(index=False))
+    for kind, title in (("beyond", "Beyond the papers"), ("check", "Our own checks (never counted as reproductions)")):
+        print(f"\n{title}:")
+        print(scoreboard(kind=kind).to_string(index=False))
     return 0
 
 
