@@ -146,7 +146,7 @@ def _claim_counts(nb: Notebook, results_root: Path, since: float) -> dict[str, i
     path = results_root / nb.paper / f"{nb.stem}.json"
     if not path.exists() or path.stat().st_mtime < since:
         return {}
-    claims = json.loads(path.read_text(encoding="utf-8")).get("claims", [])
+    claims = [c for c in json.loads(path.read_text(encoding="utf-8")).get("claims", []) if c.get("kind") == "paper"]
     return {"reproduced": sum(c["verdict"] == "reproduced" for c in claims), "total": len(claims)}
 
 
@@ -238,8 +238,8 @@ def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None
 
 
 def summary_table(results: list[RunResult]) -> str:
-    """Plain-text table: notebook, status, wall time, claims reproduced/total, failing cell."""
-    rows = [("notebook", "status", "wall (s)", "claims", "error")]
+    """Plain-text table: notebook, status, wall time, paper claims reproduced/total, failing cell."""
+    rows = [("notebook", "status", "wall (s)", "paper claims reproduced", "error")]
     for r in results:
         claims = f"{r.claims['reproduced']}/{r.claims['total']}" if r.claims else "-"
         rows.append((r.notebook.key, r.status, f"{r.wall_time_s:.1f}", claims, r.error or ""))
