@@ -474,21 +474,3 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
     else:
         out["scores"] = res
     return out
-
-
-def paired_difference(a, b) -> dict[str, float]:
-    """Paired (same seed) comparison of two score vectors: mean difference ``a - b``, its standard error, the
-    lower bound mean - 2 SE, the two-sided paired t-test p-value (``scipy.stats.ttest_rel``; NaN for < 2 seeds or
-    zero spread) and how many seeds have ``a > b``."""
-    import numpy as np
-    from scipy.stats import ttest_rel
-
-    a = np.asarray(a, dtype=float).reshape(-1)
-    b = np.asarray(b, dtype=float).reshape(-1)
-    if a.shape != b.shape or a.size == 0:
-        raise ValueError(f"need two equally long, non-empty score vectors, got {a.size} and {b.size}.")
-    d = a - b
-    se = float(d.std(ddof=1) / np.sqrt(d.size)) if d.size > 1 else 0.0
-    p = float(ttest_rel(a, b).pvalue) if d.size > 1 and d.std() > 0 else float("nan")
-    return {"mean": float(d.mean()), "se": se, "lcb": float(d.mean() - 2 * se), "p": p,
-            "wins": int((d > 0).sum()), "n": int(d.size)}

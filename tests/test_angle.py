@@ -454,18 +454,3 @@ def test_upper_experiment_is_seeded_paired_and_zero_steps_is_pretrained():
     assert seen["a"] == seen["b"]
     with pytest.raises(ValueError, match="steps must be an int"):
         upper_experiment(base, train_data, {"t": test}, obj, seed=0, steps=-1, batch_size=8, lr=1e-3)
-
-
-def test_paired_difference_by_hand():
-    from companion.pairs import paired_difference
-
-    r = paired_difference([3.0, 5.0, 4.0], [1.0, 2.0, 4.0])  # d = 2, 3, 0
-    se = math.sqrt(((2 - 5 / 3) ** 2 + (3 - 5 / 3) ** 2 + (0 - 5 / 3) ** 2) / 2) / math.sqrt(3)
-    assert r["mean"] == pytest.approx(5 / 3) and r["se"] == pytest.approx(se)
-    assert r["lcb"] == pytest.approx(5 / 3 - 2 * se) and r["wins"] == 2 and r["n"] == 3
-    from scipy.stats import t as student
-
-    assert r["p"] == pytest.approx(2 * student.sf((5 / 3) / se, df=2))
-    assert math.isnan(paired_difference([1.0], [0.0])["p"])
-    with pytest.raises(ValueError, match="equally long"):
-        paired_difference([1.0, 2.0], [1.0])

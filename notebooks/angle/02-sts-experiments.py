@@ -75,9 +75,10 @@ from tqdm.auto import tqdm
 from companion.data import load_mrpc, load_sick, load_snli, load_sts, load_stsb
 from companion.encoders import load_encoder, tiny_encoder
 from companion.losses.angle import AnglEObjective
-from companion.pairs import PairData, paired_difference, upper_experiment
+from companion import stats
+from companion.pairs import PairData, upper_experiment
 from companion.profiles import settings
-from companion.results import Ledger, not_testable, same_sign, show_provenance, within
+from companion.results import Ledger, at_most, not_testable, show_provenance
 from companion.settings import REPO_ROOT
 from companion.upper import UpperEncoder
 
@@ -102,8 +103,11 @@ cfg = settings(
 )
 torch.set_num_threads(cfg.threads)
 ledger = Ledger("angle", "02-sts-experiments", profile=cfg.profile, seeds=cfg.seeds)
-paper3 = pd.read_csv(REPO_ROOT / "data/angle/table3_non_transfer.csv", comment="#")
-paper2 = pd.read_csv(REPO_ROOT / "data/angle/table2_transfer_sts.csv", comment="#")
+paper3 = pd.read_csv(REPO_ROOT / "data/angle/table3.csv", comment="#")
+paper2 = pd.read_csv(REPO_ROOT / "data/angle/table2.csv", comment="#").rename(columns={"SICR-R": "SICK-R",
+                                                                                    "Avg.": "avg"})
+paper2 = paper2[paper2["group"] == "Supervised Models"]  # SimCSE-BERT and ConSERT-BERT appear in both groups
+paper4 = pd.read_csv(REPO_ROOT / "data/angle/table4.csv", comment="#")
 t_start = time.perf_counter()
 cfg
 
@@ -199,7 +203,7 @@ nt_wide = pd.concat([results[results["task"] == t][["objective", "seed", t]].set
 table3, table3_mean = mean_std(nt_wide, ["MRPC", "STS-B"])
 table3["seeds"] = nt_wide.groupby("objective", sort=False)["seed"].apply(
     lambda s: "—" if (s < 0).all() else ",".join(map(str, sorted(s))))
-paper_rows = paper3.set_index("model")[["MRPC", "STS-B"]].rename(index=lambda m: f"paper: {m} (BERT-base)")
+paper_rows = paper3.set_index("model")[["MRPC", "STS-B"]].rename(index=lambda m: f"paper Table 3: {m}")
 display(pd.concat([table3, paper_rows.astype(str)]))
 runs[runs["task"] != "SNLI→STS"].groupby(["task", "objective"], sort=False)[["loss_first10", "loss_last10"]].mean(
 ).round(3)
@@ -212,32 +216,30 @@ sts_cols = ["STS12", "STS13", "STS14", "STS15", "STS16", "STS-B", "SICK-R"]
 tr = results[results["task"] == "SNLI→STS"].copy()
 tr["avg"] = tr[sts_cols].mean(axis=1)
 table2, table2_mean = mean_std(tr, sts_cols + ["avg"])
-paper2_rows = paper2.set_index("model")[sts_cols + ["avg"]].rename(index=lambda m: f"paper: {m}")
+paper2_rows = paper2.set_index("model")[sts_cols + ["avg"]].rename(index=lambda m: f"paper Table 2: {m}")
 pd.concat([table2, paper2_rows.astype(str)])
 
 # %% [markdown]
 # ## Paired comparisons across seeds
-# Same seed = same batches, same dropout stream at the start: differences are paired. `mean` ± `se` of the
-# difference, `lcb` = mean − 2 SE, `p` = two-sided paired t-test (3 seeds: low power), `wins` = seeds where the
-# first objective is higher.
+# Same seed = same batches, same dropout stream at the start: differences are paired (`companion.stats`): mean of
+# the per-seed differences A − B, 95 % t interval, paired t and Wilcoxon p, Holm over the rows of each task (3 seeds:
+# low power). The untrained MiniLM is one deterministic score, repeated for every seed.
 
 # %%
-def compare(frame, col, a, b):
-    x = frame[frame["objective"] == a].set_index("seed")[col]
-    y = frame[frame["objective"] == b].set_index("seed")[col]
-    if b == PRETRAINED:
-        y = pd.Series(float(y.iloc[0]), index=x.index)
-    return paired_difference(x.to_numpy(), y.loc[x.index].to_numpy())
+def per_seed(frame, col, objective):
+    """Scores of one objective in seed order (the untrained model: its single score, once per seed)."""
+    sub = frame[frame["objective"] == objective].set_index("seed")[col]
+    return np.full(len(cfg.seeds), float(sub.iloc[0])) if objective == PRETRAINED else sub.loc[cfg.seeds].to_numpy()
 
 
 pairs_to_test = [("AnglE", "CoSENT only (SBERT-like)"), ("AnglE", "InfoNCE only (SimCSE-like)"),
                  ("AnglE", PRETRAINED), ("CoSENT only (SBERT-like)", PRETRAINED),
                  ("InfoNCE only (SimCSE-like)", PRETRAINED)]
-paired = pd.DataFrame([{"task / metric": label, "a": a, "b": b, **compare(frame, col, a, b)}
-                       for label, frame, col in [("STS-B", nt_wide, "STS-B"), ("MRPC", nt_wide, "MRPC"),
-                                                 ("SNLI→STS avg", tr, "avg")]
-                       for a, b in pairs_to_test])
-paired.round(3)
+metrics = {"STS-B": (nt_wide, "STS-B"), "MRPC": (nt_wide, "MRPC"), "SNLI→STS avg": (tr, "avg")}
+scores = {label: {o: per_seed(frame, col, o) for o in {x for pair in pairs_to_test for x in pair}}
+          for label, (frame, col) in metrics.items()}
+pd.concat({label: stats.paired_table(scores[label], pairs_to_test) for label in metrics},
+          names=["task / metric"]).round(3)
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
@@ -263,48 +265,88 @@ plt.show()
 
 # %% [markdown]
 # ## Claims
-# Differences are judged on the lower bound mean − 2 SE of the paired (same-seed) difference.
+# Every comparison is a paired difference over seeds judged by `companion.stats`, against the paper's gap between the
+# same two objectives. The paper isolates CoSENT (its cosine objective alone) only in Table 4 (STS-B test) and in
+# Table 2's CoSENT-BERT row (transfer); its Table 3 baseline is SBERT (another objective and implementation), so the
+# MRPC gap has no matching paper number. Backbone regime: MiniLM was already trained contrastively (in-batch
+# negatives over about a billion pairs); the paper fine-tunes raw BERT-base. The paper reports one run per model
+# (seed 42, App. A.5): no seed spread, so magnitude tolerances are half the paper's gap.
 
 # %%
-def lcb(frame, col, a, b):
-    return compare(frame, col, a, b)["lcb"]
-
-
-def note(frame, col, a, b, rule):
-    r = compare(frame, col, a, b)
-    return (f"paired over seeds {cfg.seeds}: mean {r['mean']:+.2f} ± {r['se']:.2f} (SE), p = {r['p']:.3f}, "
-            f"{r['wins']}/{r['n']} seeds; ours = mean - 2 SE; {rule}")
-
-
+REGIME = ("all-MiniLM-L6-v2, already contrastively trained, top layer fine-tuned for under one epoch; the paper "
+          "fully fine-tunes raw BERT-base")
 p3 = paper3.set_index("model")
-ledger.claim("t3-stsb-angle-beats-sbert", "Non-transfer STS-B: AnglE beats the CoSENT-only (SBERT) baseline",
-             paper_value=round(p3.loc["AnglE-BERT", "STS-B"] - p3.loc["SBERT", "STS-B"], 2),
-             ours=lcb(nt_wide, "STS-B", "AnglE", "CoSENT only (SBERT-like)"),
-             criterion=same_sign(1.0, min_magnitude=0.5),
-             note=note(nt_wide, "STS-B", "AnglE", "CoSENT only (SBERT-like)", "reproduced if > +0.5, partly if > 0"))
-ledger.claim("t3-mrpc-angle-beats-sbert", "Non-transfer MRPC: AnglE beats the CoSENT-only (SBERT) baseline by a "
-             "wide margin", paper_value=round(p3.loc["AnglE-BERT", "MRPC"] - p3.loc["SBERT", "MRPC"], 2),
-             ours=lcb(nt_wide, "MRPC", "AnglE", "CoSENT only (SBERT-like)"), criterion=same_sign(1.0, min_magnitude=5.0),
-             note=note(nt_wide, "MRPC", "AnglE", "CoSENT only (SBERT-like)", "reproduced if > +5, partly if > 0"))
+p4 = paper4.set_index(["group", "our_key"])["Spearman’s Correlation"]
 p2 = paper2.set_index("model")["avg"]
-ledger.claim("t2-transfer-angle-beats-simcse", "Transfer (NLI → 7 STS): AnglE beats supervised SimCSE on the average",
-             paper_value=round(p2["AnglE-BERT-base"] - p2["SimCSE-BERT-base (supervised)"], 2),
-             ours=lcb(tr, "avg", "AnglE", "InfoNCE only (SimCSE-like)"), criterion=same_sign(1.0, min_magnitude=0.4),
-             note=note(tr, "avg", "AnglE", "InfoNCE only (SimCSE-like)", "reproduced if > +0.4, partly if > 0"))
-ledger.claim("t2-transfer-angle-beats-sbert", "Transfer (NLI → 7 STS): AnglE beats the SBERT-like baseline",
-             paper_value=round(p2["AnglE-BERT-base"] - p2["SBERT-NLI-BERT-base"], 2),
-             ours=lcb(tr, "avg", "AnglE", "CoSENT only (SBERT-like)"), criterion=same_sign(1.0, min_magnitude=1.0),
-             note=note(tr, "avg", "AnglE", "CoSENT only (SBERT-like)", "reproduced if > +1, partly if > 0"))
-ledger.claim("t3-stsb-level", "AnglE STS-B test Spearman (paper: BERT-base, full fine-tuning)",
-             paper_value=float(p3.loc["AnglE-BERT", "STS-B"]), ours=float(table3_mean.loc["AnglE", "STS-B"]),
-             criterion=within(float(p3.loc["AnglE-BERT", "STS-B"]), tol=1.0, partly_tol=4.0),
-             note=f"different backbone (MiniLM, top layer, {cfg.steps_stsb} steps); untrained MiniLM: "
-                  f"{float(table3_mean.loc[PRETRAINED, 'STS-B']):.2f}; the level is informative only")
-for dataset in ("QQP", "QNLI", "GitHub Issues"):
-    ledger.claim(f"t3-{dataset.lower().replace(' ', '-')}", f"Non-transfer {dataset}: AnglE beats SBERT",
-                 paper_value=round(float(p3.loc["AnglE-BERT", dataset] - p3.loc["SBERT", dataset]), 2), ours=None,
+sb, mr, tv = scores["STS-B"], scores["MRPC"], scores["SNLI→STS avg"]
+ANG, COS, NCE = "AnglE", "CoSENT only (SBERT-like)", "InfoNCE only (SimCSE-like)"
+
+gap = round(float(p4[("Objective", "all")] - p4[("Objective", "only cosine")]), 2)
+ledger.claim("t4-stsb-angle-vs-only-cosine", "STS-B (train on STS-B train, test on STS-B test): AnglE above the "
+             "CoSENT-only objective", kind="paper", source="Table 4: 86.26 - 85.28", paper_value=gap,
+             ours=stats.paired(sb[ANG], sb[COS]),
+             criterion=stats.direction(gap, tol=gap / 2, tol_reason="half the paper's gap; one run per model, no "
+                                       "seed spread in the paper"), regime=REGIME,
+             note="full STS-B test (1,379 pairs); the paper's Table 3 baseline on STS-B is SBERT, not CoSENT, so "
+                  "the matching paper gap is Table 4's all vs only cosine")
+ledger.claim("t3-mrpc-angle-vs-sbert", "MRPC: AnglE far above SBERT", kind="paper", source="Table 3: 62.20 - 46.19",
+             paper_value=round(float(p3.loc["Angle-BERT", "MRPC"] - p3.loc["SBERT", "MRPC"]), 2),
+             ours=stats.paired(mr[ANG], mr[COS]),
+             criterion=stats.inconclusive("the paper's gap is AnglE − SBERT (SBERT's own objective and code); we "
+                                          "train CoSENT only, and the paper prints no CoSENT-only MRPC number"),
+             note="ours = AnglE − CoSENT only on a 500-pair MRPC test subset, shown for information (see the "
+                  "beyond-the-paper claim mrpc-angle-vs-only-cosine)")
+ledger.claim("mrpc-angle-vs-only-cosine", "MRPC: AnglE above the CoSENT-only objective (our question: the paper "
+             "isolates CoSENT only on STS-B)", kind="beyond", ours=stats.paired(mr[ANG], mr[COS]),
+             criterion=stats.direction(sign=+1), regime=REGIME)
+gap = round(float(p2["Angle-BERT"] - p2["CoSENT-BERT"]), 2)
+ledger.claim("t2-transfer-angle-vs-cosent", "Transfer (NLI → seven STS sets, average): AnglE above CoSENT",
+             kind="paper", source="Table 2: 82.37 - 75.69", paper_value=gap, ours=stats.paired(tv[ANG], tv[COS]),
+             criterion=stats.direction(gap, tol=gap / 2, tol_reason="half the paper's gap; one run per model, no "
+                                       "seed spread in the paper"), regime=REGIME,
+             note="ours: SNLI entailment/contradiction pairs (2,048), average over 200-pair subsets of the seven "
+                  "sets; the paper's average is over the full sets")
+gap = round(float(p2["Angle-BERT"] - p2["SimCSE-BERT"]), 2)
+ledger.claim("t2-transfer-angle-vs-simcse", "Transfer (NLI → seven STS sets, average): AnglE above supervised "
+             "SimCSE", kind="paper", source="Table 2: 82.37 - 81.57", paper_value=gap,
+             ours=stats.paired(tv[ANG], tv[NCE]),
+             criterion=stats.direction(gap, tol=gap / 2, tol_reason="half the paper's gap; one run per model, no "
+                                       "seed spread in the paper"),
+             regime=REGIME + "; our SimCSE-like baseline is in-batch InfoNCE on entailment pairs without SimCSE's "
+                             "contradiction hard negatives")
+level = float(p3.loc["Angle-BERT", "STS-B"])
+ledger.claim("t3-stsb-level", "AnglE's STS-B test Spearman", kind="paper", source="Table 3", paper_value=level,
+             ours=stats.sample(sb[ANG]),
+             criterion=stats.level(level, tol=1.0, tol_reason="the spread of the paper's Table 4 objective rows "
+                                   "other than only ibn (85.15-86.26)"), regime=REGIME,
+             note=f"untrained MiniLM: {float(sb[PRETRAINED][0]):.2f}")
+for label, data in (("STS-B", sb), ("MRPC", mr), ("SNLI→STS avg", tv)):
+    key = {"STS-B": "stsb", "MRPC": "mrpc", "SNLI→STS avg": "transfer"}[label]
+    ledger.claim(f"{key}-finetuning-vs-untrained", f"{label}: fine-tuning MiniLM's top layer with AnglE raises the "
+                 "score above the untrained MiniLM", kind="beyond", ours=stats.paired(data[ANG], data[PRETRAINED]),
+                 criterion=stats.direction(sign=+1),
+                 note="a result about an already contrastively trained encoder, not about the paper's raw BERT")
+ibn_first = float(runs[(runs["task"] == "STS-B") & (runs["objective"] == NCE)]["loss_first10"].mean())
+ledger.claim("stsb-ibn-loss-starts-near-zero", "MiniLM's in-batch-negative loss is near zero from the first steps "
+             "(STS-B positives, τ = 0.05)", kind="beyond", ours=ibn_first, criterion=at_most(0.05),
+             note=f"mean loss over the first 10 steps of the InfoNCE-only runs; an encoder blind to the pairs would "
+                  f"give about log({cfg.batch_size}) = {np.log(cfg.batch_size):.2f}; 0.05 is under 2 % of that")
+for dataset, col in (("QQP", "QQP"), ("QNLI", "QNLI"), ("GitHub Issues", "GitHub Issues.")):
+    a, b = float(p3.loc["Angle-BERT", col]), float(p3.loc["SBERT", col])
+    ledger.claim(f"t3-{dataset.lower().replace(' ', '-')}", f"Non-transfer {dataset}: AnglE above SBERT",
+                 kind="paper", source=f"Table 3: {a:.2f} - {b:.2f}", paper_value=round(a - b, 2), ours=None,
                  criterion=not_testable(f"{dataset} is not in the offline data mirror"))
-ledger.claim("t5-llm-supervised", "Table 5: LLM-supervised AnglE", paper_value="Table 5", ours=None,
+a, b = float(p3.loc["Angle-BERT", "Avg."]), float(p3.loc["SBERT", "Avg."])
+ledger.claim("t3-avg-angle-vs-sbert", "Non-transfer average over five sets: AnglE above SBERT", kind="paper",
+             source=f"Table 3: {a:.2f} - {b:.2f}", paper_value=round(a - b, 2), ours=None,
+             criterion=not_testable("three of the five sets (QQP, QNLI, GitHub Issues) are not in the offline data "
+                                    "mirror, and SBERT's objective is not implemented here"))
+a, b = float(p2["Angle-LLaMA2-7B"]), float(p2["SimCSE-LLaMA2-7B"])
+ledger.claim("t2-llama-angle-vs-simcse", "Transfer with LLaMA2-7B (LoRA): AnglE above supervised SimCSE",
+             kind="paper", source=f"Table 2: {a:.2f} - {b:.2f}", paper_value=round(a - b, 2), ours=None,
+             criterion=not_testable("LLaMA2-7B with LoRA does not fit the CPU budget"))
+ledger.claim("t5-llm-supervised", "LLM-supervised AnglE (LLM ensemble) above the best unsupervised baseline on "
+             "STS-B", kind="paper", source="Table 5: 82.01 - 80.59", paper_value=1.42, ours=None,
              criterion=not_testable("the LLM-generated supervision data was not released"))
 ledger.table()
 
