@@ -369,6 +369,7 @@ _ITEM_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("Abstract", re.compile(r"(?i)(abstract)\b")),
 )
 _STATEMENT_KINDS = ("Theorem", "Lemma", "Corollary", "Proposition", "Definition", "Assumption")
+_THEOREM_LIKE = ("Theorem", "Lemma", "Corollary", "Proposition")
 
 
 def _parse_item(component: str) -> tuple[str, str] | None:
@@ -462,8 +463,8 @@ def _statement_block(paper: str, kind: str, label: str, item: str) -> Block:
     heads = _headings(paper)
     text = _raw(paper)
     found = [h for h in heads if h.kind == "statement" and h.label == label and h.name == kind]
-    if not found:  # LaTeX shares counters: a link may call Lemma B.1 "Theorem B.1"; the label decides
-        found = [h for h in heads if h.kind == "statement" and h.label == label and label]
+    if not found and kind in _THEOREM_LIKE:  # LaTeX shares counters: a link may call Lemma B.1 "Theorem B.1"
+        found = [h for h in heads if h.kind == "statement" and h.label == label and h.name in _THEOREM_LIKE]
     if not found:
         raise KeyError(f"no statement '{kind} {label}' in the text")
     h = found[0]
@@ -1014,7 +1015,10 @@ def read_coverage(paper: str, root: str | Path | None = None):
     path = root / "data" / paper / "coverage.csv"
     if not path.is_file():
         raise FileNotFoundError(f"data/{paper}/coverage.csv missing")
-    return pd.read_csv(path, comment=None, dtype=str, keep_default_na=False, skiprows=_comment_lines(path))
+    skip = _comment_lines(path)
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False, skiprows=skip)
+    frame.attrs["first_line"] = skip + 2  # file line of the first data row
+    return frame
 
 
 def _comment_lines(path: Path) -> int:
@@ -1095,10 +1099,10 @@ def coverage_row_problems(paper: str, frame, root: str | Path | None = None) -> 
     problems: list[str] = []
     ledgers: dict[str, dict | None] = {}
     where = f"data/{paper}/coverage.csv"
-    for n, row in enumerate(frame.to_dict("records"), start=2):
+    for n, row in enumerate(frame.to_dict("records"), start=frame.attrs.get("first_line", 2)):
         ids = split_claims(row["claims"])
         nb = row["notebook"].strip()
-        label = f"{where} row {n} ({row['item']})"
+        label = f"{where}:{n} ({row['item']})"
         if not ids:
             if not row["scale_or_reason"].strip():
                 problems.append(f"{label}: no claims and an empty scale_or_reason (say why it is not tested)")
@@ -1153,23 +1157,28 @@ def claim_paper(ledger: dict, claim: dict) -> str | None:
     return None
 
 
-def check_ledger(path: str | Path) -> list[str]:
-    """Problems of the ``kind="paper"`` claims of one ledger (claims without a ``kind`` -- schema 1 -- are
-    skipped; a schema-2 ledger's paper claims must all pass)."""
+def ledger_problems(path: str | Path) -> list[tuple[str | None, str]]:
+    """``(paper, problem)`` for the ``kind="paper"`` claims of one ledger (see :func:`check_ledger`)."""
     path = Path(path)
     ledger = json.loads(path.read_text(encoding="utf-8"))
     name = f"{path.parent.name}/{path.name}"
-    problems: list[str] = []
+    out: list[tuple[str | None, str]] = []
     for claim in ledger.get("claims", []):
         if claim.get("kind") != "paper":
             continue
         paper = claim_paper(ledger, claim)
         if paper is None:
-            problems.append(f"{name}: {claim.get('id', '?')}: cannot tell which paper (ledger 'paper', claim "
-                            "'paper' or an id prefix '<paper>:')")
+            out.append((None, f"{name}: {claim.get('id', '?')}: cannot tell which paper (ledger 'paper', claim "
+                              "'paper' or an id prefix '<paper>:')"))
             continue
-        problems.extend(f"{name}: {p}" for p in check_claim(paper, claim))
-    return problems
+        out.extend((paper, f"{name}: {p}") for p in check_claim(paper, claim))
+    return out
+
+
+def check_ledger(path: str | Path) -> list[str]:
+    """Problems of the ``kind="paper"`` claims of one ledger (claims without a ``kind`` -- schema 1 -- are
+    skipped; every paper claim must pass, whatever the schema)."""
+    return [p for _, p in ledger_problems(path)]
 
 
 def ledger_paths(root: str | Path | None = None) -> list[Path]:
@@ -1196,9 +1205,8 @@ def main(argv: list[str] | None = None) -> int:
     for paper in papers:
         problems = [p for f in csv_paths() if f.parent.name == paper for p in check_csv(f)]
         for f in ledger_paths():
-            ledger = json.loads(f.read_text(encoding="utf-8"))
-            found = check_ledger(f)
-            problems.extend(p for p in found if f.parent.name == paper or claim_paper(ledger, {}) == paper)
+            problems.extend(p for owner, p in ledger_problems(f) if owner == paper or (owner is None and
+                                                                                       f.parent.name == paper))
         problems.extend(check_coverage(paper))
         print(f"## {paper}: {len(problems)} problem(s)")
         for p in problems:
