@@ -60,7 +60,7 @@ import pandas as pd
 import seaborn as sns
 import torch
 from sklearn.decomposition import PCA
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from companion import stats
 from companion.data import load_wiki
@@ -212,7 +212,7 @@ axes[0].set_ylabel("PC2")
 fig.suptitle(f"Fig. 2: PCA (fitted jointly) of {len(pca_texts)} held-out Wikipedia sentences, seed {cfg.seeds[0]}",
              y=1.02)
 fig.tight_layout()
-ledger.savefig(fig, "fig2-pca")
+_ = ledger.savefig(fig, "fig2-pca")
 
 # %% [markdown]
 # ## Fig. 3 — the alignment–uniformity plane, coloured by STS average
@@ -233,7 +233,7 @@ ax.set(xlabel="ℓ_uniform (lower = more uniform)", ylabel="ℓ_align (lower = b
        title="Fig. 3: alignment vs uniformity on STS-B dev (each dot a run)")
 ax.legend(fontsize=8)
 fig.tight_layout()
-ledger.savefig(fig, "fig3-align-uniform-plane")
+_ = ledger.savefig(fig, "fig3-align-uniform-plane")
 
 # %% [markdown]
 # ## Figs. 4 and 7 — positive and negative angles during training
@@ -253,7 +253,7 @@ for row, (data, title) in enumerate(((main_curves, f"Fig. 4 ({len(cfg.seeds)} se
         sns.lineplot(data, x="step", y=y, hue="model", errorbar="sd", ax=axes[row, col], marker="o")
         axes[row, col].set(title=f"{title}: {label}", ylabel=label)
 fig.tight_layout()
-ledger.savefig(fig, "fig4-fig7-angles-during-training")
+_ = ledger.savefig(fig, "fig4-fig7-angles-during-training")
 
 # %% [markdown]
 # ## Figs. 5 and 8 — pairwise-angle histograms (held-out sentences, seed `seeds[0]`)
@@ -276,7 +276,7 @@ axes[1].set(title=f"Fig. 8: margins (seed {cfg.seeds[0]})", xlabel="pairwise ang
 for ax in axes:
     ax.legend()
 fig.tight_layout()
-ledger.savefig(fig, "fig5-fig8-angle-histograms")
+_ = ledger.savefig(fig, "fig5-fig8-angle-histograms")
 pd.DataFrame(angle_stats).T.round(2)
 
 # %% [markdown]
@@ -293,7 +293,7 @@ for row, (data, title) in enumerate(((main_curves, f"Fig. 6 ({len(cfg.seeds)} se
         sns.lineplot(data, x="step", y=y, hue="model", errorbar="sd", ax=axes[row, col], marker="o")
         axes[row, col].set(title=f"{title}: ℓ_{y}", ylabel=f"ℓ_{y}")
 fig.tight_layout()
-ledger.savefig(fig, "fig6-fig9-align-uniform-over-steps")
+_ = ledger.savefig(fig, "fig6-fig9-align-uniform-over-steps")
 
 # %% [markdown]
 # ## Claims
