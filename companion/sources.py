@@ -479,7 +479,7 @@ def _statement_block(paper: str, kind: str, label: str, item: str) -> Block:
 def _equation_block(paper: str, number: str, item: str) -> Block:
     text = _raw(paper)
     if paper in HTML_PAPERS:
-        m = re.search(rf"(?<=[^\w\s])\\\({number}\\\)", text)
+        m = re.search(rf"(?:(?<=\\\.)|(?<=,))\\\({number}\\\)", text)  # a display ends ".(6)" or ",(6)"
         if not m:
             raise KeyError(f"no equation tag ({number}) in the text")
         start = 0

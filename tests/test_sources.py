@@ -56,6 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
         ("weighted-cl", "Fig. 4 caption", "Figure 4:", ["≈−0.111"], ["To confirm the predictions"]),
         ("weighted-cl", "Appendix F.2", "### F.2SNE", [], ["## Appendix G"]),
         ("weighted-cl", "Lemma B.1", "###### Lemma B.1.", ["EDM"], ["### B.2"]),
+        ("weighted-cl", "Eq. 6", "W=(", ["\\end{pmatrix}", ",(6)"], ["whereCC", "(5)"]),
         # concepts: one long line; only Table 12 keeps its body
         ("concepts", "Table 12", "FamilyQueryCorrect paraphrase", ["clean platefree of dirt plate0.48783clean dish",
                                                                    "Table 12:Hardest"], ["## Appendix J", "lists the"]),
@@ -79,6 +80,7 @@ def test_block_boundaries(paper, source, starts, contains, absent):
 @pytest.mark.parametrize(
     ("paper", "source"),
     [("angle", "Table 9"), ("circumplex", "Fig. 9 caption"), ("circumplex", "§7.1"), ("weighted-cl", "Thm 4.2"),
+     ("weighted-cl", "Thm 3.2"), ("concepts", "Eq. 1"),
      ("simace", "Eq. 99"), ("concepts", "Vock et al. 2026, Thm 3.3"), ("angle", "issue 7"), ("simace", "")],
 )
 def test_unknown_block_is_a_key_error(paper, source):
