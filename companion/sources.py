@@ -18,7 +18,8 @@ A *source* string names a block by its first comma-separated component (before a
 ``Table 4, Emolit, Qwen3 SINCERE-nGPT, V`` (a table: caption plus body), ``Fig. 7 caption`` (a figure: its
 caption), ``§5.2`` / ``App. D`` / ``Appendix F.2`` (a section: heading to the next heading of the same or a higher
 level), ``Thm 3.13`` / ``Cor. 3.9`` / ``Lemma 3.2`` (the statement and its proof), ``Eq. 6`` (the display that
-carries the tag) or ``Abstract``. ``App. E, Table 1`` means the Table 1 inside Appendix E. A *derived* source names
+carries the tag), ``Abstract`` or ``Limitations``. ``App. E, Table 1`` means the Table 1 inside Appendix E (a table
+that is not inside the named section leaves the section as the block). A *derived* source names
 its inputs after a colon, ``Table 4: 86.26 - 85.28``; :func:`check_claim` evaluates the expression.
 
 :func:`printed` answers "is this number printed in that block, exactly as printed once the escaping is undone":
@@ -366,7 +367,7 @@ _ITEM_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("Definition", re.compile(r"(?:Definition|Def\.?)\s*([A-Z]?\d*(?:\.\d+)+|\d+)\b")),
     ("Assumption", re.compile(r"(?:Assumption|Ass\.)\s*([A-Z]?\d*(?:\.\d+)+|\d+)\b")),
     ("Equation", re.compile(r"(?:Equation|Eqs?\.?)\s*\(?(\d+)\)?")),
-    ("Abstract", re.compile(r"(?i)(abstract)\b")),
+    ("Named", re.compile(r"(?i)(abstract|limitations?|ethic\w*(?: considerations?| statement)?|acknowledge?ments?)\b")),
 )
 _STATEMENT_KINDS = ("Theorem", "Lemma", "Corollary", "Proposition", "Definition", "Assumption")
 _THEOREM_LIKE = ("Theorem", "Lemma", "Corollary", "Proposition")
@@ -498,13 +499,15 @@ def _equation_block(paper: str, number: str, item: str) -> Block:
     return Block(paper, item, begin, end)
 
 
-def _abstract_block(paper: str, item: str) -> Block:
+def _named_block(paper: str, name: str, item: str) -> Block:
+    """An unnumbered section by its heading: Abstract, Limitations, Ethical Considerations, Acknowledgements."""
     heads = _headings(paper)
     text = _raw(paper)
-    found = [h for h in heads if h.kind == "major" and _unescape(text[h.start: h.start + 30]).lstrip("# ").lower()
-             .startswith("abstract")]
+    key = name.lower()[:6]
+    found = [h for h in heads if h.kind == "major" and _unescape(text[h.start: h.start + 40]).lstrip("# ").lower()
+             .startswith(key)]
     if not found:
-        raise KeyError("no Abstract heading in the text")
+        raise KeyError(f"no {name} heading in the text")
     h = found[0]
     end = next((o.start for o in heads if o.start > h.start and o.kind in ("section", "major", "title")), len(text))
     return Block(paper, item, h.start, end)
@@ -518,8 +521,8 @@ def normalise_item(kind: str, label: str) -> str:
         return f"App. {label}"
     if kind == "Equation":
         return f"Eq. {label}"
-    if kind == "Abstract":
-        return "Abstract"
+    if kind == "Named":
+        return label[:1].upper() + label[1:]
     return f"{kind} {label}"
 
 
@@ -541,7 +544,7 @@ def _locate(paper: str, source: str) -> Block:
     first = _parse_item(components[0])
     if first is None:
         raise KeyError("does not start with a block name (Table N, Fig. N caption, §N.M, App. X, Thm X.Y, Cor. X.Y, "
-                       "Lemma X.Y, Eq. N, Abstract)")
+                       "Lemma X.Y, Eq. N, Abstract, Limitations)")
     kind, label = first
     item = normalise_item(kind, label)
     if kind in ("Section", "Appendix"):
@@ -561,7 +564,7 @@ def _locate(paper: str, source: str) -> Block:
         return _statement_block(paper, kind, label, item)
     if kind == "Equation":
         return _equation_block(paper, label, item)
-    return _abstract_block(paper, item)
+    return _named_block(paper, label, item)
 
 
 def block(paper: str, source: str) -> str:
