@@ -24,17 +24,22 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/angle/01-cosine-saturation-and-angle.ipynb)
 #
-# **Verdicts in short** (the claims table at the end is computed): the complex-division identities and the parity
-# with sentence-transformers (`pairwise_angle_sim`, `CoSENTLoss`, `AnglELoss`) hold to rounding; Eq. 6 read
-# literally is the constant 1 (no gradient), so training must use the code reading
-# $|\cos(u,v) + \cos(u,Jv)|$; the cosine's gradient does vanish at θ = 0 and π while the angle similarity keeps
-# one there — but the code reading has saturation points of its own (θ = π/4 inside one complex plane). In the
-# synthetic experiment with saturated initial cosines (0.9–0.99) and Adam, adding the angle term to CoSENT at the
-# paper's τ = 1 changes held-out Spearman by < 0.2 points in every seed (its logits are 20× smaller than
-# CoSENT's), at sentence-transformers' scale 20 (τ = 0.05) it *slows* learning (area under the curve ≈ 5 points
-# lower), and angle-only ends ≈ 9 points below CoSENT-only: the saturation advantage is **not** reproduced there (a
-# null result; Adam's per-parameter scaling may hide gradient-magnitude effects). Adding in-batch negatives does help
-# (+1.9 / +2.3 AUC).
+# **Verdicts in short** (cpu run, 5 seeds, 27 s on one thread; the claims table at the end is computed):
+# * **Checks** (ours, passed): the complex-division identities and the parity with sentence-transformers
+#   (`pairwise_angle_sim`, `CoSENTLoss`, `AnglELoss`) hold to rounding; the cosine's gradient is zero at θ = 0 and π
+#   (Fig. 1); Eq. 6 read literally is the constant 1 with no gradient, so training must use the code reading
+#   $|\cos(u,v) + \cos(u,Jv)|$.
+# * **Paper (Fig. 2b), reproduced:** where the cosine's gradient vanishes the code reading keeps a gradient of order 1
+#   (deterministic, in a complex plane and in a random 384-d plane). Beyond the paper: the code reading has a
+#   zero-gradient point of its own (θ = π/4 inside one complex plane): it moves the saturation point rather than
+#   removing it (*partly*).
+# * **Synthetic saturated encoder** (beyond the paper: a toy model, not comparable with the paper's BERT STS gaps;
+#   per-seed differences against CoSENT only, 95 % CI over 5 seeds): adding the angle term at the paper's τ = 1
+#   changes the area under the held-out Spearman curve by −0.004 (CI [−0.08, +0.07], graded labels: inconclusive)
+#   and −0.11 (CI [−0.16, −0.05], binary labels: not reproduced); at sentence-transformers' scale 20 (τ = 0.05) it
+#   slows learning (−5.5 and −4.6 points); angle only ends 9.3 and 9.4 points below CoSENT only. In this set-up the
+#   angle term does not help learning from saturated cosines (Adam's per-parameter scaling may hide gradient-size
+#   effects).
 
 # %%
 import math
@@ -51,7 +56,8 @@ from companion.losses.angle import (AnglEObjective, angle_loss, complex_divide, 
                                     eq6_literal, split_pairs, value_and_grad_norm)
 from companion.pairs import FeaturePairs, SaturatedEncoder, pair_spearman, synthetic_sts, train_on_features
 from companion.profiles import settings
-from companion.results import Ledger, at_most, holds, show_provenance, within
+from companion import stats
+from companion.results import Ledger, at_most, holds, show_provenance
 from companion.similarities import complex_angle
 from companion.training import seed_everything
 
@@ -192,25 +198,33 @@ grad_table.round(4)
 
 # %%
 lit = curves[("random plane in 384-d", "Eq. 6 literal")]
-ledger.claim("eq6-literal-constant", "Eq. 6 read literally is the constant 1 with zero gradient (so it cannot be "
-             "what is trained)", paper_value="Eq. 6 (normalised |z/w|)",
+ledger.claim("eq6-literal-constant", "Eq. 6 read literally (|z/w| normalised by γ = |z|/|w|) is the constant 1 with "
+             "zero gradient, so it cannot be what is trained", kind="check", source="Eq. 6",
              ours=max(literal_dev, float(lit[1].max())), criterion=at_most(1e-9),
-             note="ours = max over random pairs of |value - 1| and over θ of |gradient|")
-ledger.claim("complex-division", "Eq. 4-5 complex division equals Python's complex division",
-             paper_value="identity", ours=div_err, criterion=at_most(1e-12))
-ledger.claim("code-reading-identity", "The code reading equals |cos(u,v) + cos(u,Jv)|", paper_value="identity",
-             ours=code_vs_cos, criterion=at_most(1e-12))
-sat_checks = {f"cos |grad| at 0 and π < 1e-6 ({g})": at(g, "cosine", 0.0) < 1e-6 and at(g, "cosine", math.pi) < 1e-6
-              for g in geometries}
-sat_checks.update({f"angle |grad| at 0 and π > 0.5 ({g})":
-                   at(g, "Eq. 6 code = pairwise_angle_sim", 0.0) > 0.5
-                   and at(g, "Eq. 6 code = pairwise_angle_sim", math.pi) > 0.5 for g in geometries})
-ledger.claim("cos-saturates-angle-does-not", "∇cos vanishes at θ = 0 and π while the angle objective keeps a "
-             "gradient there (Fig. 1, 2b)", paper_value="holds", ours=sat_checks, criterion=holds())
+             note="ours = max over random pairs of |value − 1| and over θ of |gradient|; 1e-9 is far above float64 "
+                  "rounding and far below any trainable signal")
+ledger.claim("complex-division", "Eq. 4-5 complex division equals Python's complex division", kind="check",
+             source="Eq. 5", ours=div_err, criterion=at_most(1e-12), note="1e-12: float64 rounding")
+ledger.claim("code-reading-identity", "The code reading of Eq. 6 equals |cos(u,v) + cos(u,Jv)|", kind="check",
+             ours=code_vs_cos, criterion=at_most(1e-12), note="1e-12: float64 rounding")
+ledger.claim("fig1-cos-gradient-vanishes", "The cosine's gradient vanishes at θ = 0 and π (autograd)", kind="check",
+             source="Fig. 1 caption",
+             ours={f"cos |grad| at 0 and π < 1e-6 ({g})": at(g, "cosine", 0.0) < 1e-6
+                   and at(g, "cosine", math.pi) < 1e-6 for g in geometries},
+             criterion=holds(), note="a closed form (|∇cos| = sin θ / |u|) checked against autograd")
+readings_ok = {f"{r} |grad| at 0 and π > 0.5 ({g})": at(g, r, 0.0) > 0.5 and at(g, r, math.pi) > 0.5
+               for g in geometries for r in ("Eq. 6 code = pairwise_angle_sim",)}
+ledger.claim("fig2b-angle-gradient-in-saturation-zones", "Where the cosine's gradient vanishes (θ = 0, π), the "
+             "angle objective still has a gradient", kind="paper", source="Fig. 2 caption",
+             paper_value="the angle difference stays distinct for optimisation where the cosine saturates",
+             ours=readings_ok, criterion=holds(),
+             note="holds for the code reading of Eq. 6 (the one trained by the authors' code and by "
+                  "sentence-transformers); the literal reading is constant (claim eq6-literal-constant); threshold "
+                  "0.5 against a cosine gradient below 1e-6 there")
 nowhere = {g: float(curves[(g, "Eq. 6 code = pairwise_angle_sim")][1].min()) > 0.05 for g in geometries}
-_ = ledger.claim("angle-no-saturation-anywhere", "The angle similarity has no zero-gradient zone for θ in [0, π] "
-             "(a stronger reading of §3)", paper_value="implied", ours=nowhere, criterion=holds(),
-             note="in one complex plane s = √2|sin(θ+π/4)| is flat at θ = π/4")
+_ = ledger.claim("angle-no-saturation-anywhere", "The angle similarity has no zero-gradient point for θ in [0, π] "
+                 "(a stronger reading than the paper's)", kind="beyond", ours=nowhere, criterion=holds(),
+                 note="in one complex plane s = √2|sin(θ+π/4)| is flat at θ = π/4")
 
 # %% [markdown]
 # ## 3. Parity with sentence-transformers on the same tensors
@@ -246,7 +260,8 @@ parity
 # %%
 for row in parity.itertuples():
     ledger.claim(f"parity-{row.reference}", f"{row.ours} equals sentence-transformers' {row.reference}",
-                 paper_value="same tensors", ours=row._4, criterion=at_most(1e-6))
+                 kind="check", ours=row._4, criterion=at_most(1e-6),
+                 note="same float64 tensors; 1e-6 allows for summation order only")
 
 # %% [markdown]
 # ## 4. A fair synthetic test of the saturation claim
@@ -273,9 +288,9 @@ with torch.no_grad():
 q05, q50, q95 = (float(init_cos.quantile(q)) for q in (0.05, 0.5, 0.95))
 print(f"initial held-out pair cosines: 5% {q05:.3f}, median {q50:.3f}, 95% {q95:.3f}; "
       f"binary positives {float(train_set['binary'].mean()):.2f}")
-_ = ledger.claim("synthetic-setup-saturated", "Synthetic setup: initial pair cosines lie in 0.9-0.99 (setup check)",
-             paper_value="0.9-0.99", ours={"5% >= 0.88": q05 >= 0.88, "95% <= 0.995": q95 <= 0.995},
-             criterion=holds())
+_ = ledger.claim("synthetic-setup-saturated", "Synthetic set-up: initial held-out pair cosines lie in 0.9-0.99",
+                 kind="check", ours={"5% >= 0.88": q05 >= 0.88, "95% <= 0.995": q95 <= 0.995},
+                 criterion=holds())
 
 # %%
 objectives = {
@@ -315,9 +330,9 @@ fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
 for axis, lab in zip(axes, ("gold", "binary")):
     for name in objectives:
         sub = curves_df[(curves_df["labels"] == lab) & (curves_df["objective"] == name)]
-        stats = sub.groupby("step")["spearman"].agg(["mean", "std"]).fillna(0)
-        axis.plot(stats.index, stats["mean"], label=name)
-        axis.fill_between(stats.index, stats["mean"] - stats["std"], stats["mean"] + stats["std"], alpha=0.2)
+        band = sub.groupby("step")["spearman"].agg(["mean", "std"]).fillna(0)
+        axis.plot(band.index, band["mean"], label=name)
+        axis.fill_between(band.index, band["mean"] - band["std"], band["mean"] + band["std"], alpha=0.2)
     axis.set(title=f"trained on {'graded' if lab == 'gold' else 'binary'} labels", xlabel="step")
 axes[0].set_ylabel("held-out Spearman × 100 (mean ± std over seeds)")
 axes[0].legend(fontsize=8)
@@ -348,29 +363,34 @@ per_seed["Δfinal vs CoSENT"] = per_seed.apply(lambda r: r["final"] - base.loc[(
 summary = per_seed.groupby(["labels", "objective"]).agg(["mean", "std"]).drop(columns="seed").round(2)
 summary
 
+# %% [markdown]
+# **Claims of this section.** The paper never measures learning speed or a toy model: its matching quantities are
+# STS-B gaps of BERT-base (Table 4), a different data set and model. The synthetic results therefore answer our own
+# question (kind "beyond"): does the angle term help a saturated encoder learn? Per-seed differences against CoSENT
+# only (same seed = same initialisation and batches) go through `companion.stats`.
+
 # %%
 def deltas(lab, name, col="ΔAUC vs CoSENT"):
-    return per_seed[(per_seed["labels"] == lab) & (per_seed["objective"] == name)][col].to_numpy()
+    return per_seed[(per_seed["labels"] == lab) & (per_seed["objective"] == name)].sort_values("seed")[col].to_numpy()
 
 
 for lab in ("gold", "binary"):
-    d_auc20 = deltas(lab, "CoSENT + angle (τ=0.05)")
+    kind_of = "graded" if lab == "gold" else "binary"
     ledger.claim(f"synthetic-{lab}-angle20-helps", f"Adding the angle term at scale 20 (τ = 0.05) to CoSENT speeds "
-                 f"up learning ({'graded' if lab == 'gold' else 'binary'} labels): ΔAUC > 0.5 in every seed",
-                 paper_value="angle objective mitigates saturation (§1, §3)",
-                 ours={f"seed {s}": bool(x > 0.5) for s, x in zip(cfg.seeds, d_auc20)}, criterion=holds(),
-                 note=f"ΔAUC per seed = {np.round(d_auc20, 2).tolist()}")
-    d_auc = deltas(lab, "CoSENT + angle")
-    ledger.claim(f"synthetic-{lab}-angle-helps", f"Adding the angle term to CoSENT speeds up learning from saturated "
-                 f"cosines ({'graded' if lab == 'gold' else 'binary'} labels): ΔAUC > 0.5 Spearman points in every "
-                 "seed", paper_value="angle objective mitigates saturation (§1, §3)",
-                 ours={f"seed {s}": bool(x > 0.5) for s, x in zip(cfg.seeds, d_auc)}, criterion=holds(),
-                 note=f"ΔAUC per seed = {np.round(d_auc, 2).tolist()}")
-    d_only = deltas(lab, "angle only", "Δfinal vs CoSENT")
+                 f"up learning from saturated cosines ({kind_of} labels; area under the held-out Spearman curve)",
+                 kind="beyond", ours=stats.sample(deltas(lab, "CoSENT + angle (τ=0.05)")),
+                 criterion=stats.direction(sign=+1), note="ours = ΔAUC (Spearman × 100) against CoSENT only, per seed")
+    ledger.claim(f"synthetic-{lab}-angle-helps", f"Adding the angle term at the paper's τ = 1 to CoSENT speeds up "
+                 f"learning from saturated cosines ({kind_of} labels)", kind="beyond",
+                 ours=stats.sample(deltas(lab, "CoSENT + angle")), criterion=stats.direction(sign=+1),
+                 note="ours = ΔAUC (Spearman × 100) against CoSENT only, per seed")
     ledger.claim(f"synthetic-{lab}-angle-only-close", f"Angle only ends within 1 Spearman point of CoSENT only "
-                 f"({'graded' if lab == 'gold' else 'binary'} labels; cf. Table 4: 85.15 vs 85.28)",
-                 paper_value=-0.13, ours=float(d_only.mean()), criterion=within(-0.13, tol=1.0, partly_tol=3.0),
-                 note="ours = mean over seeds of (angle only - CoSENT only) final Spearman")
+                 f"({kind_of} labels)", kind="beyond",
+                 ours=stats.sample(deltas(lab, "angle only", "Δfinal vs CoSENT")),
+                 criterion=stats.level(0.0, tol=1.0, tol_reason="'close' read as within 1 point; Table 4's BERT gap "
+                                       "between the same objectives is 0.13"),
+                 note="ours = final Spearman (× 100) of angle only − CoSENT only, per seed; a toy model, so not "
+                      "compared with Table 4's STS-B gap")
 
 # %% [markdown]
 # ## Claims
