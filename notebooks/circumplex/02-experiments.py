@@ -34,11 +34,19 @@
 # except *relief* (only 103 single-label comments: 72 train / 31 test). The paper's SuperEmotion, Empathetic
 # Dialogue and PersonaGen data are not available here.
 #
-# **Verdicts** (computed below, cpu profile, seeds 42/43/44): all four of the paper's orderings reproduce on both
-# data sets — every trained head beats pretrained MiniLM on V-Measure (Emolit 0.41–0.63 vs 0.24; GoEmotions-9
-# 0.31–0.51 vs 0.13), CircularCSE has the lowest V and the highest CD-r (≈ 0.85–0.90) for both heads, and SINCERE
-# the lowest CD-r. Absolute values are not comparable with the paper's 0.3–8B backbones (not testable here); in
-# this frozen-MiniLM, 2-epoch setting the GPT head scores higher V than the nGPT head.
+# **Verdicts** (cpu profile, seeds 42/43/44; every ordering graded as a per-seed gap against the same gap in the
+# paper's Table 4 row for Qwen3-Embedding-4B, the paper's frozen embedding-model backbone, with a 95 % CI):
+# on **Emolit** all seven orderings hold with CIs clear of zero — CircularCSE has the lowest V-Measure (gap +0.14
+# for both heads; paper +0.137 GPT, +0.095 nGPT) and the highest CD-r (+0.20 / +0.23; paper +0.246 / +0.151),
+# SINCERE the lowest CD-r (+0.23 / +0.15; paper +0.525 / +0.210), and every trained head beats pretrained MiniLM
+# on V (+0.17; paper +0.130) — graded *partly* because our regime (frozen MiniLM, 64-wide head, 2 epochs) is not
+# the paper's. On the **GoEmotions-9 stand-in** (compared with SuperEmotion) only the GPT head's lowest V, the
+# nGPT head's SINCERE-lowest CD-r and trained-beats-pretrained hold; the rest are *inconclusive*: CIs that cover
+# zero, and two cells where the paper's own SuperEmotion row breaks its general statement (nGPT: SoftCSE's CD-r
+# 0.731 above CircularCSE's 0.660; GPT: SoftCSE's 0.487 below SINCERE's 0.490) while ours follows the statement.
+# §5.1's "SINCERE settles at orthogonal labels" is not what our short-trained heads show: the mean cosine between
+# labels stays at +0.60 (GPT) / +0.32 (nGPT) on Emolit (inconclusive: small head, 2 epochs). Absolute values of
+# the paper's 0.3–8B backbones and its other data sets are not testable here.
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -57,9 +65,10 @@ from tqdm.auto import tqdm
 
 from companion.heads import embed_with_head, evaluate_embeddings, frozen_features, train_head
 from companion.losses.circumplex import ECM_LABELS, GOEMOTIONS_ECM_LABELS, LOSSES, emolit_frames, goemotions_standin
-from companion.metrics.circumplex import avg_cos_sim
+from companion import stats
+from companion.metrics.circumplex import avg_cos_sim, geometry_summary
 from companion.profiles import settings
-from companion.results import Ledger, holds, not_testable, show_provenance
+from companion.results import Ledger, not_testable, show_provenance
 from companion.settings import REPO_ROOT, cache_dir
 
 cfg = settings(profile,
@@ -127,11 +136,14 @@ for ds, seed, kind, loss in tqdm(jobs, desc="head runs"):
                            progress=False)
     train_s = time.perf_counter() - t
     emb = embed_with_head(head, feats[kte])
+    losses = [h["loss"] for h in res.history if "loss" in h]
+    geo = geometry_summary(emb, list(dte.label), [c for c in ECM_LABELS if c in set(dte.label)])
     rows.append({"dataset": ds, "head": kind, "loss": loss, "seed": seed, **evaluate_embeddings(emb, dte.label),
-                 "train_s": train_s, "final_loss": res.history[-1]["loss"]})
+                 "mean_offdiag_cos": geo["mean_offdiag_cos"], "train_s": train_s, "first_loss": losses[0],
+                 "final_loss": float(np.mean(losses[-5:]))})
+    keep[(ds, kind, loss, "state", seed)] = {k: v.clone() for k, v in head.state_dict().items()}
     if seed == cfg.seeds[0]:
         keep[(ds, kind, loss)] = emb
-        keep[(ds, kind, loss, "state")] = {k: v.clone() for k, v in head.state_dict().items()}
 runs = pd.DataFrame(rows)
 runs.to_csv(cache_dir() / "circumplex" / f"02-runs-{cfg.profile}.csv", index=False)
 torch.save({"keep": keep, "info": info, "cfg": dict(cfg)}, cache_dir() / "circumplex" / f"02-{cfg.profile}.pt")
@@ -141,30 +153,53 @@ print(f"one Emolit head run: {runs[(runs.dataset == 'Emolit') & (runs.loss != 'p
 
 # %% [markdown]
 # ## 3 · Results beside the paper (mean ± std over seeds)
+# The paper's closest row is **Qwen3-Embedding-4B** (Table 4): like ours, a contrastively trained embedding model kept
+# frozen while only the head trains (the BERT-like mE5 and mxbai are fully fine-tuned in the paper). Our Emolit-12
+# is compared with its Emolit column, our GoEmotions-9 stand-in with its SuperEmotion column (SuperEmotion merges
+# GoEmotions and CrowdFlower; same 9 labels, Table 2). The paper reports one seed per cell.
 
 # %%
-table = (runs.groupby(["dataset", "head", "loss"], sort=False)[["V", "CD-r"]]
+table = (runs.groupby(["dataset", "head", "loss"], sort=False)[["V", "CD-r", "mean_offdiag_cos"]]
          .agg(["mean", "std"]).round(3))
 table
 
 # %%
-paper = pd.concat([pd.read_csv(REPO_ROOT / "data" / "circumplex" / f"table{n}.csv") for n in (1, 4)])
-print("Paper values available in data/circumplex (only those quoted in issue 3; the other cells of Tables 1 and 4"
-      " are not in this repository yet):")
-paper[["table", "backbone", "loss", "head", "dataset", "metric", "value", "note"]]
+PAPER_BACKBONE = "Qwen3-Embedding-4B"
+PAPER_SET = {"Emolit": "Emolit", "GoEmotions-9": "SuperEmotion"}
+paper4 = pd.read_csv(REPO_ROOT / "data" / "circumplex" / "table4.csv", comment="#", dtype=str, keep_default_na=False)
+qwen = paper4[paper4.base_model == PAPER_BACKBONE].set_index(["method", "head"])
+ours_mean = runs.groupby(["dataset", "head", "loss"])[["V", "CD-r"]].mean()
+side = []
+for ds, pds in PAPER_SET.items():
+    for (method, head), row in qwen.iterrows():
+        key = (ds, "-", "pretrained") if method == "Pretrained" else (ds, head, method)
+        side.append({"data set (ours / paper)": f"{ds} / {pds}", "method": method, "head": head or "-",
+                     "V ours": ours_mean.loc[key, "V"], "V paper": float(row[f"{pds} V-Measure"]),
+                     "CD-r ours": ours_mean.loc[key, "CD-r"], "CD-r paper": float(row[f"{pds} CD-r"])})
+beside = pd.DataFrame(side).round(3)
+beside
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(13, 4.2))
+fig, axes = plt.subplots(1, 2, figsize=(13, 4.4), sharey=False)
 order = ["pretrained"] + [f"{k}/{loss}" for k in ("GPT", "nGPT") for loss in LOSSES]
 for ax, metric in zip(axes, ["V", "CD-r"]):
     for j, ds in enumerate(DATASETS):
         sub = runs[runs.dataset == ds].assign(cfgname=lambda d: np.where(d["loss"] == "pretrained", "pretrained",
                                                                          d["head"] + "/" + d["loss"]))
         g = sub.groupby("cfgname")[metric].agg(["mean", "std"]).reindex(order)
-        ax.bar(np.arange(len(order)) + 0.4 * j - 0.2, g["mean"], 0.4, yerr=g["std"].fillna(0), capsize=3, label=ds)
+        x = np.arange(len(order)) + 0.4 * j - 0.2
+        ax.bar(x, g["mean"], 0.4, yerr=g["std"].fillna(0), capsize=3, label=f"ours: {ds}")
+        b = beside[beside["data set (ours / paper)"].str.startswith(ds + " ")]
+        pv = [b[(b.method == ("Pretrained" if c == "pretrained" else c.split("/")[1]))
+                & (b["head"] == ("-" if c == "pretrained" else c.split("/")[0]))][f"{metric} paper"].iloc[0]
+              for c in order]
+        ax.scatter(x, pv, marker="D", color="k" if j == 0 else "0.55", zorder=3, s=22,
+                   label=f"paper: {PAPER_BACKBONE}, {PAPER_SET[ds]}")
     ax.set_xticks(range(len(order)), order, rotation=30, ha="right")
-    ax.set_title(f"{metric} (mean ± std over {len(cfg.seeds)} seeds; frozen MiniLM, {cfg.profile} profile)")
-    ax.legend()
+    ax.set_ylim(min(0, ax.get_ylim()[0]), 1.0)
+    ax.set_title(f"{metric}: ours (mean ± std over {len(cfg.seeds)} seeds, frozen MiniLM) vs the paper (Table 4)",
+                 fontsize=10)
+    ax.legend(fontsize=7)
 axes[0].set_ylabel("V-Measure")
 axes[1].set_ylabel("CD-r")
 ledger.savefig(fig, "table1-4-bars")
@@ -212,35 +247,97 @@ ledger.savefig(fig, "fig4-avgcossim-heatmaps")
 plt.show()
 
 # %% [markdown]
-# ## 6 · Claims (orderings of Tables 1 and 4)
+# ## 6 · Claims (orderings of Table 4, the SINCERE geometry of §5.1)
+# Each ordering is graded on the **same quantity on both sides**: for "CircularCSE has the lowest V" the per-seed
+# gap min(V of the other two losses) − V of CircularCSE, against the same gap in the paper's Table 4 cell
+# (Qwen3-Embedding-4B, same head, matching data set). The 95 % CI over our seeds must exclude 0 on the paper's side
+# (`stats.direction`). Every comparison carries the regime: a frozen, already contrastively trained MiniLM with a
+# small head trained for 2 epochs is not the paper's set-up, so a reproduced direction is graded *partly*, and an
+# opposite one *inconclusive*. A loss that did not fall by 10 % over training makes its claims inconclusive.
 
 # %%
-means = runs.groupby(["dataset", "head", "loss"])[["V", "CD-r"]].mean()
-for ds in DATASETS:
-    pre = means.loc[(ds, "-", "pretrained")]
-    ledger.claim(f"{ds}:trained-beat-pretrained-V", f"{ds}: every trained variant beats the pretrained model on V",
-                 paper_value="all 6 > pretrained",
-                 ours={f"{k}/{loss}": bool(means.loc[(ds, k, loss), "V"] > pre["V"]) for k in ("GPT", "nGPT")
-                       for loss in LOSSES}, criterion=holds())
-    ledger.claim(f"{ds}:circular-lowest-V", f"{ds}: CircularCSE has the lowest V of the three losses (per head)",
-                 paper_value="CircularCSE lowest V",
-                 ours={k: bool(means.loc[(ds, k, "CircularCSE"), "V"] == means.loc[(ds, k), "V"].min())
-                       for k in ("GPT", "nGPT")}, criterion=holds())
-    ledger.claim(f"{ds}:circular-highest-CDr", f"{ds}: CircularCSE has the highest CD-r (per head)",
-                 paper_value="CircularCSE highest CD-r",
-                 ours={k: bool(means.loc[(ds, k, "CircularCSE"), "CD-r"] == means.loc[(ds, k), "CD-r"].max())
-                       for k in ("GPT", "nGPT")}, criterion=holds())
-    ledger.claim(f"{ds}:sincere-lowest-CDr", f"{ds}: SINCERE has the lowest CD-r among trained variants (per head)",
-                 paper_value="SINCERE lowest CD-r",
-                 ours={k: bool(means.loc[(ds, k, "SINCERE"), "CD-r"] == means.loc[(ds, k), "CD-r"].min())
-                       for k in ("GPT", "nGPT")}, criterion=holds())
-ledger.claim("paper-absolute-values", "Absolute V / CD-r of the paper's backbones (e.g. Qwen3 SINCERE-nGPT V)",
-             paper_value=0.739, ours=float(means.loc[("Emolit", "nGPT", "SINCERE"), "V"]),
-             criterion=not_testable("the paper's backbones (mE5-large, Qwen3-4B, …) need a GPU and hub access; "
-                                    "ours is a frozen MiniLM with a small head, not comparable in absolute terms"))
-ledger.claim("other-datasets", "Results on Empathetic Dialogue, SuperEmotion and PersonaGen", paper_value="Table 4",
-             ours=None, criterion=not_testable("not mirrored here (PersonaGen is unreleased); GoEmotions-9 stand-in "
-                                               "used for SuperEmotion's GoEmotions part"))
+E_LABELS = {ds: DATASETS[ds][3].label.nunique() for ds in DATASETS}
+epochs = {ds: round(DATASETS[ds][4] * cfg.batch_size / len(DATASETS[ds][2]), 1) for ds in DATASETS}
+REGIME = {ds: (f"frozen all-MiniLM-L6-v2 (already contrastively trained) with a head of width {info['head_dim']} on "
+               f"PCA-projected token states, {epochs[ds]:g} epochs at lr {cfg.lr:g}, {len(cfg.seeds)} seeds; the "
+               f"paper's row is a frozen {PAPER_BACKBONE} with a full-width head, 15 epochs at 5e-5, one seed"
+               + ("" if ds == "Emolit" else "; GoEmotions-only 9-label stand-in for SuperEmotion")) for ds in DATASETS}
+trained_runs = runs[runs.loss != "pretrained"]
+moved = (trained_runs.final_loss < 0.9 * trained_runs.first_loss).groupby(
+    [trained_runs.dataset, trained_runs["head"], trained_runs.loss]).all()
+per_seed = trained_runs.pivot_table(index=["dataset", "seed"], columns=["head", "loss"],
+                                    values=["V", "CD-r", "mean_offdiag_cos"])
+ORDERINGS = [("circular-lowest-V", "V", "V-Measure", "CircularCSE", "lowest"),
+             ("circular-highest-CDr", "CD-r", "CD-r", "CircularCSE", "highest"),
+             ("sincere-lowest-CDr", "CD-r", "CD-r", "SINCERE", "lowest")]
+for ds, pds in PAPER_SET.items():
+    ours_ds = per_seed.loc[ds]
+    for name, col, pcol, target, where in ORDERINGS:
+        for kind in ("GPT", "nGPT"):
+            others = [loss for loss in LOSSES if loss != target]
+            pv = {loss: qwen.loc[(loss, kind), f"{pds} {pcol}"] for loss in LOSSES}
+            if where == "lowest":
+                gaps = ours_ds[[(col, kind, o) for o in others]].min(axis=1) - ours_ds[(col, kind, target)]
+                bind = min(others, key=lambda o: float(pv[o]))
+                a, b = pv[bind], pv[target]
+            else:
+                gaps = ours_ds[(col, kind, target)] - ours_ds[[(col, kind, o) for o in others]].max(axis=1)
+                bind = max(others, key=lambda o: float(pv[o]))
+                a, b = pv[target], pv[bind]
+            paper_gap = round(float(a) - float(b), 3)
+            ok = all(bool(moved[(ds, kind, loss)]) for loss in LOSSES)
+            ledger.claim(
+                f"{ds}:{name}:{kind}",
+                f"{ds}, {kind} head: {target} has the {where} {col} of the three losses "
+                f"({'min of the others minus ' + target if where == 'lowest' else target + ' minus max of the others'})",
+                kind="paper", source=f"Table 4, {PAPER_BACKBONE}, {pds}, {pcol}, {kind} heads: {a} - {b}",
+                paper_value=paper_gap, ours=stats.sample(gaps.to_numpy()),
+                criterion=stats.direction(paper_effect=paper_gap, trained=ok,
+                                          untrained_reason="a loss fell by less than 10 % over training"),
+                regime=REGIME[ds],
+                note=f"paper cells ({PAPER_BACKBONE}, {pds}, {kind}): "
+                     + ", ".join(f"{loss} {pv[loss]}" for loss in LOSSES)
+                     + "; ours (mean over seeds): "
+                     + ", ".join(f"{loss} {ours_ds[(col, kind, loss)].mean():.3f}" for loss in LOSSES))
+    pre = float(runs[(runs.dataset == ds) & (runs.loss == "pretrained")]["V"].iloc[0])
+    gaps = ours_ds["V"].min(axis=1) - pre
+    pv = {(loss, kind): qwen.loc[(loss, kind), f"{pds} V-Measure"] for kind in ("GPT", "nGPT") for loss in LOSSES}
+    low = min(pv, key=lambda k: float(pv[k]))
+    p_pre = qwen.loc[("Pretrained", ""), f"{pds} V-Measure"]
+    paper_gap = round(float(pv[low]) - float(p_pre), 3)
+    ledger.claim(f"{ds}:trained-beat-pretrained-V",
+                 f"{ds}: every trained variant beats the pretrained embedding on V (min over the 6 variants − pretrained)",
+                 kind="paper", source=f"Table 4, {PAPER_BACKBONE}, {pds}, V-Measure: {pv[low]} - {p_pre}",
+                 paper_value=paper_gap, ours=stats.sample(gaps.to_numpy()),
+                 criterion=stats.direction(paper_effect=paper_gap, trained=bool(moved.loc[ds].all()),
+                                           untrained_reason="a loss fell by less than 10 % over training"),
+                 regime=REGIME[ds],
+                 note=f"pretrained V: ours {pre:.3f} (MiniLM mean pooling), paper {p_pre}; lowest trained paper cell "
+                      f"{low[1]}/{low[0]} {pv[low]}")
+    E = E_LABELS[ds]
+    for kind in ("GPT", "nGPT"):
+        cos = ours_ds[("mean_offdiag_cos", kind, "SINCERE")].to_numpy()
+        ledger.claim(f"{ds}:sincere-orthogonal:{kind}",
+                     f"{ds}, {kind} head: under SINCERE the mean cosine between different labels settles near 0 "
+                     f"(orthogonal labels), not at the simplex value -1/(E-1) = {-1 / (E - 1):.3f}",
+                     kind="paper", source="§5.1", paper_value=0, ours=stats.sample(cos),
+                     criterion=stats.level(0.0, tol=round(0.5 / (E - 1), 4),
+                                           tol_reason="half the distance from 0 to the simplex value -1/(E-1)"),
+                     regime=f"a head of width {info['head_dim']} ({REGIME[ds]}); §5.1 ties the orthogonal optimum "
+                            "to the high dimension of the paper's heads",
+                     note="mean AvgCosSim over pairs of different labels, test set, per seed")
+ledger.claim("paper-absolute-values", "Absolute V-Measure of the paper's backbones (here: Qwen3-Embedding-4B, "
+             "SINCERE, nGPT head, Emolit)", kind="paper",
+             source=f"Table 4, {PAPER_BACKBONE}, Emolit, SINCERE nGPT, V-Measure",
+             paper_value=float(qwen.loc[("SINCERE", "nGPT"), "Emolit V-Measure"]),
+             ours=float(ours_mean.loc[("Emolit", "nGPT", "SINCERE"), "V"]),
+             criterion=not_testable("the paper's backbones (mE5-large, mxbai, Qwen3-Embedding-4B, "
+                                    "Llama-Embed-Nemotron-8B, Llama-3.2-3B, Olmo-3-7B) are not available here; a "
+                                    "frozen 22M MiniLM with a small head measures a different level"))
+ledger.claim("other-datasets", "Results on Empathetic Dialogue, SuperEmotion and PersonaGen (Table 4 columns)",
+             kind="paper", source="Table 4", paper_value="Empathetic Dialogue, SuperEmotion, PersonaGen columns",
+             ours=None, criterion=not_testable("not mirrored here (PersonaGen is the authors' synthetic set); a "
+                                               "GoEmotions-9 stand-in is used for SuperEmotion's GoEmotions part"))
 ledger.table()
 
 # %%
