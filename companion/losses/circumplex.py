@@ -29,7 +29,7 @@ ECM_LABELS: tuple[str, ...] = ("love", "joy", "excitement", "surprise", "anger",
                                "boredom", "calmness", "relief", "trust")
 ECM_ANGLES: dict[str, float] = {name: 30.0 * i for i, name in enumerate(ECM_LABELS)}
 
-#: The 9 labels of SuperEmotion's GoEmotions part that are on the ECM (issue text; Table 4 data set).
+#: The 9 ECM labels of SuperEmotion (paper Table 2), used for the GoEmotions stand-in.
 GOEMOTIONS_ECM_LABELS: tuple[str, ...] = ("love", "joy", "excitement", "surprise", "anger", "fear", "disgust",
                                           "sadness", "relief")
 

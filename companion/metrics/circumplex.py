@@ -130,3 +130,58 @@ def geometry_summary(embeddings, labels, classes: Sequence[str] | None = None, t
     return {"mean_offdiag_cos": float(mat[off].mean()), "gram_rank": int((eig > tol * eig[0]).sum()),
             "top2_var": float(eig[:2].sum() / eig.sum()),
             "ring_r": float(np.corrcoef(mat[iu], target[iu])[0, 1])}
+
+
+# --------------------------------------------------------------------------------------------- §5 / Figs 5-7 helpers
+def pca_project(emb: torch.Tensor, k: int) -> torch.Tensor:
+    """Centred embeddings projected on their top-``k`` principal directions (float64), as in Fig. 5a."""
+    x = torch.as_tensor(emb).double()
+    x = x - x.mean(0)
+    _, _, vh = torch.linalg.svd(x, full_matrices=False)
+    return x @ vh[:k].T
+
+
+def label_centroids(x, labels, classes: Sequence[str]) -> np.ndarray:
+    """Unit centroid (mean of the unit rows, renormalised) of every class in ``classes`` order."""
+    x = torch.nn.functional.normalize(torch.as_tensor(x).double(), dim=1)
+    labels = np.asarray(labels)
+    return np.stack([torch.nn.functional.normalize(x[torch.from_numpy(labels == c)].mean(0), dim=0).numpy()
+                     for c in classes])
+
+
+def mds2(points: np.ndarray, seed: int = 0) -> np.ndarray:
+    """Metric MDS (classical initialisation) of unit points to 2-D, on the cosine distance 1 − cos."""
+    from sklearn.manifold import MDS
+
+    dist = np.clip(1 - points @ points.T, 0, None)
+    np.fill_diagonal(dist, 0)
+    return MDS(n_components=2, metric="precomputed", init="classical_mds", n_init=1,
+               random_state=seed).fit_transform(dist)
+
+
+def ring_alignment(xy: np.ndarray, classes: Sequence[str]) -> float:
+    """|mean exp(i(φ_k − s θ_k))| maximised over the reflection s: 1 when 2-D points sit around their centre in the
+    ECM's circular order and spacing (up to rotation/reflection), ~0 when the order is unrelated."""
+    z = xy - xy.mean(0)
+    phi = np.arctan2(z[:, 1], z[:, 0])
+    theta = np.radians([ECM_ANGLES[c] for c in classes])
+    return float(max(abs(np.exp(1j * (phi - s * theta)).mean()) for s in (1, -1)))
+
+
+def ring_angles(emb_ecm, labels_ecm, classes: Sequence[str], emb_new) -> np.ndarray:
+    """Angle φ of each new embedding in the ring's plane: the top-2 principal plane of the ECM label centroids,
+    rotated/reflected so that the centroids best match their ECM angles (love 0°, surprise 90°, disgust 180°,
+    calmness 270°); angles are taken around the centroids' centre."""
+    cents = label_centroids(emb_ecm, labels_ecm, classes)
+    centre = cents.mean(0)
+    _, _, vh = np.linalg.svd(cents - centre, full_matrices=False)
+    plane = vh[:2]
+    z = (cents - centre) @ plane.T
+    phi = np.arctan2(z[:, 1], z[:, 0])
+    theta = np.radians([ECM_ANGLES[c] for c in classes])
+    best = max((abs(np.exp(1j * (phi - s * theta)).mean()), s, np.angle(np.exp(1j * (phi - s * theta)).mean()))
+               for s in (1, -1))
+    _, s, offset = best
+    new = torch.nn.functional.normalize(torch.as_tensor(emb_new).double(), dim=1).numpy()
+    zn = (new - centre) @ plane.T
+    return s * (np.arctan2(zn[:, 1], zn[:, 0]) - offset)
