@@ -14,28 +14,29 @@
 #     name: python3
 # ---
 
-# %% [markdown]
+# %% [markdown] papermill={"duration": 0.004867, "end_time": "2026-11-24T18:43:02.277814+00:00", "exception": false, "start_time": "2026-11-24T18:43:02.272947+00:00", "status": "completed"}
 # # Principles of concept representation: B0/B0-WM, fine-tuned B1/B3/M1/B1-unified, layer-wise analysis
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/concepts/03-principles.ipynb)
 #
-# **Paper.** M. Mohr, A. Dujany, P. Souquet, A. Freitas, *Principles of Concept Representation in Sentence
-# Encoders*, arXiv 2606.06994, §5.1–5.4 (Tables 2–4, 10, 11; Fig 3–5), on WordNet 3.0 with all-MiniLM-L6-v2.
+# **Paper.** I. Mohr, J. Dujany, J. Souquet, A. Freitas, *Principles of Concept Representation in Sentence
+# Encoders*, arXiv 2606.06994, §4–5 and App. F, H (the numbers the text states for Tables 2–4, 10, 11; Figures 3–5), on WordNet 3.0 with all-MiniLM-L6-v2.
 #
 # **What runs.** Frozen B0 (last-layer mean pool) and B0-WM (uniform mean of the last K = 4 layers — two thirds
 # of MiniLM's 6 layers, against a third of the paper's 12-layer mpnet); fine-tuned B1 (mean + hard negatives),
 # B3 (learned weighted mean of the last 4 layers, no hard negatives), M1 (weighted mean + hard negatives),
-# B1-unified (hard negatives in the InfoNCE denominator, no BCE) and, in the smoke/gpu profiles, M2 (gate) and M3
-# (deep supervision). Recipe (§4.5): $L = L_\mathrm{syn} + L_\mathrm{t2d} + 0.5\,L_\mathrm{neg}$ (d2d dropped:
+# B1-unified (hard negatives in the InfoNCE denominator, no BCE) and M2 (gate) and M3
+# (deep supervision; first seed only in the cpu profile). Recipe (§4.3): $L = L_\mathrm{syn} + L_\mathrm{t2d} + 0.5\,L_\mathrm{neg}$ (d2d dropped:
 # WordNet is one source), batch 16, AdamW, linear warm-up (the paper's 100/8000 fraction) and linear decay,
 # layer-wise LR decay 0.9, 5× LR for pooling parameters, the five rule-made hard negatives per definition where
 # the rule applies. Metrics on held-out synsets (in-domain split): t2d/d2t R@10 and MRR, pair ROC-AUC, the five
 # per-rule stress AUCs, anisotropy (10,000 random pairs), effective rank; layer-wise MRR and anisotropy (Fig 3),
-# anisotropy vs effective rank (Fig 5). Claims compare **within-run deltas** with the paper's signs and sizes.
+# anisotropy vs effective rank (Fig 5). Claims compare **within-run differences, paired over seeds**, with the
+# paper's differences (`companion.stats`).
 #
 # **Scaled down for the `cpu` profile (one thread, ≤ 15 min on a shared 2-core machine)**: only the top
 # transformer layer of 6 is trained (`n_top = 1`, over cached lower-layer states; the paper fine-tunes all of
-# mpnet), for `steps` = 150 steps per condition (paper 8,000) on 800 training synsets (3 epochs), at LR 2e-4
+# mpnet), for `steps` = 150 steps per condition (paper 8k) on 800 training synsets (3 epochs), at LR 2e-4
 # (pooling 1e-3; the paper's base LR is not stated, we raised the common 5e-5 because 150 steps are < 2 % of its
 # schedule), at most 2 of each definition's (up to 5) hard negatives per step (a fresh draw each step, the same
 # for every condition; the paper uses all five), seeds 0, 1, 2 for B1/B3/M1/B1-unified and seed 0 only for M2/M3,
@@ -43,14 +44,17 @@
 # machine is loaded).
 # all-mpnet-base-v2 is analysed frozen in notebook 04. Measured values and verdicts: closing note at the end.
 
-# %% tags=["parameters"]
+# %% papermill={"duration": 0.015916, "end_time": "2026-11-24T18:43:02.298038+00:00", "exception": false, "start_time": "2026-11-24T18:43:02.282122+00:00", "status": "completed"} tags=["parameters"]
 profile = "cpu"
 seeds = None
 n_rows = None
 steps = None
 
-# %%
+# %% papermill={"duration": 4.066507, "end_time": "2026-11-24T18:43:06.382728+00:00", "exception": false, "start_time": "2026-11-24T18:43:02.316221+00:00", "status": "completed"}
 import time
+import warnings
+
+warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without ipywidgets
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -66,8 +70,8 @@ from companion.metrics.geometry import anisotropy, effective_rank
 from companion.metrics.retrieval import mrr, pair_roc_auc, recall_at_k
 from companion.profiles import settings
 from companion.readouts import CONDITIONS, LowerStates, TopLayerConceptModel, save_trained, train_concept_model
-from companion.results import Ledger, at_most, holds, not_testable, same_sign, show_provenance, within
-from companion.settings import REPO_ROOT
+from companion import stats
+from companion.results import Ledger, at_most, holds, not_testable, same_sign, show_provenance
 from companion.training import seed_everything
 
 ALL = ["B1", "B3", "M1", "B1-unified", "M2", "M3"]
@@ -84,13 +88,13 @@ cfg = settings(profile,
                overrides=dict(seeds=seeds, n_rows=n_rows, steps=steps))
 torch.set_num_threads(cfg.threads)
 ledger = Ledger("concepts", "03-principles", profile=cfg.profile, seeds=cfg.seeds)
-paper = pd.read_csv(REPO_ROOT / "data" / "concepts" / "paper_numbers.csv", comment="#")
-pv = paper.set_index(["id", "condition"])["value"]
+paper = C.paper_numbers()  # the numbers the paper text states for its tables, with their location
+pv = paper.dropna(subset=["number"]).set_index(["table", "row", "column"])["number"]
 sns.set_theme(style="whitegrid", context="notebook")
 T0 = time.perf_counter()
 cfg
 
-# %% [markdown]
+# %% [markdown] papermill={"duration": 0.003722, "end_time": "2026-11-24T18:43:06.390666+00:00", "exception": false, "start_time": "2026-11-24T18:43:06.386944+00:00", "status": "completed"}
 # ## 1. Evaluation set and training rows
 #
 # In-domain test synsets (synset-level split, 10 %), one masked t2d row per synset (each candidate definition is
@@ -100,7 +104,7 @@ cfg
 # applies to each test definition (seed 0). Training rows: `n_train` random **train** synsets, each with its
 # masked definition, one syn pair of the same synset where it has one, and its hard negatives.
 
-# %%
+# %% papermill={"duration": 1.400716, "end_time": "2026-11-24T18:43:07.795398+00:00", "exception": false, "start_time": "2026-11-24T18:43:06.394682+00:00", "status": "completed"}
 data = C.load_concepts()
 split = C.in_domain_split(data, 0.1, seed=0)
 pool = C.t2d_subset(data, split.test, seed=0).drop_duplicates("sid").reset_index(drop=True)
@@ -116,7 +120,7 @@ print(f"eval: {len(ev)} concepts, {len(hn)} hard negatives, {len(texts)} texts; 
       f"{len(rows.texts())} texts")
 hn.groupby("rule").size().reindex(C.RULES).to_frame("test hard negatives")
 
-# %%
+# %% papermill={"duration": 55.365966, "end_time": "2026-11-24T18:44:03.166011+00:00", "exception": false, "start_time": "2026-11-24T18:43:07.800045+00:00", "status": "completed"}
 enc = load_encoder(cfg.model, pooling="mean", max_length=cfg.max_length)
 n_layers = enc._num_hidden_states() - 1
 lower = LowerStates(enc, start=n_layers - cfg.n_top)
@@ -125,10 +129,10 @@ lower.precompute(texts + rows.texts())
 precompute_s = time.perf_counter() - t0
 print(f"lower {lower.start} layers for {len(lower)} texts in {precompute_s:.1f} s ({len(lower) / precompute_s:.0f}/s)")
 
-# %% [markdown]
+# %% [markdown] papermill={"duration": 0.008374, "end_time": "2026-11-24T18:44:03.182631+00:00", "exception": false, "start_time": "2026-11-24T18:44:03.174257+00:00", "status": "completed"}
 # ## 2. Metrics
 
-# %%
+# %% papermill={"duration": 3.482686, "end_time": "2026-11-24T18:44:06.673360+00:00", "exception": false, "start_time": "2026-11-24T18:44:03.190674+00:00", "status": "completed"}
 row = {t: i for i, t in enumerate(texts)}
 terms, defs = ev["term"].tolist(), ev["masked"].tolist()
 same_term = ev["term"].to_numpy()[:, None] == ev["term"].to_numpy()[None, :]
@@ -161,13 +165,13 @@ readouts["B0"] = L[:, -1]
 readouts["B0-WM"] = L[:, -cfg.k:].mean(dim=1)
 table = pd.DataFrame({name: evaluate(Z) for name, Z in readouts.items()}).T
 display(table.loc[["B0", "B0-WM"]].round(3))
-paper_rows = {c: {"t2d R@10": pv.get(("t2d_r10", c)), "AUC negation": pv.get(("negate_auc", c)),
-                  "anisotropy": pv.get(("anisotropy", c)), "effective rank": pv.get(("effective_rank", c))}
+paper_rows = {c: {"t2d R@10": pv.get((2, c, "t2d R@10")), "AUC negation": pv.get((2, c, "Negate ROC-AUC")),
+                  "anisotropy": pv.get((11, c, "anisotropy")), "effective rank": pv.get((11, c, "effective rank"))}
               for c in ["B0", "B0-WM", "B1", "B3", "M1"]}
-print("paper (mpnet, 768-d):")
+print("paper (mpnet, 768-d; App. H and §5.2, other cells not in the paper text):")
 pd.DataFrame(paper_rows).T
 
-# %% [markdown]
+# %% [markdown] papermill={"duration": 0.007797, "end_time": "2026-11-24T18:44:06.690462+00:00", "exception": false, "start_time": "2026-11-24T18:44:06.682665+00:00", "status": "completed"}
 # ## 3. Fine-tuning B1, B3, M1, B1-unified (M2, M3)
 #
 # Every condition starts from the same frozen MiniLM, trains the top `n_top` layer(s) and its readout with the
@@ -176,7 +180,7 @@ pd.DataFrame(paper_rows).T
 # weights and the gate are in the readout's parameter group at 5× LR. `extra_conditions` (M2, M3) run with the
 # first seed only.
 
-# %%
+# %% papermill={"duration": 484.617005, "end_time": "2026-11-24T18:52:11.315833+00:00", "exception": false, "start_time": "2026-11-24T18:44:06.698828+00:00", "status": "completed"}
 recipe_common = dict(model=cfg.model, max_length=cfg.max_length, n_top=cfg.n_top, k=cfg.k, batch=cfg.batch,
                      lr=cfg.lr, pooling_lr_mult=cfg.pooling_lr_mult, layer_decay=cfg.layer_decay, tau=cfg.tau,
                      warmup_frac=cfg.warmup_frac, steps=cfg.steps, n_train=cfg.n_train, split_seed=0, rows_seed=0,
@@ -213,10 +217,10 @@ print(f"mean over seeds {cfg.seeds}; learned layer weights (hidden states {n_lay
       {f"{k[0]} s{k[1]}": v.tolist() for k, v in weights.items()})
 summary.round(3)
 
-# %% [markdown]
+# %% [markdown] papermill={"duration": 0.130973, "end_time": "2026-11-24T18:52:11.577844+00:00", "exception": false, "start_time": "2026-11-24T18:52:11.446871+00:00", "status": "completed"}
 # ## 4. Layer-wise MRR and anisotropy (Fig 3) and anisotropy vs effective rank (Fig 5)
 
-# %%
+# %% papermill={"duration": 0.630231, "end_time": "2026-11-24T18:52:12.338371+00:00", "exception": false, "start_time": "2026-11-24T18:52:11.708140+00:00", "status": "completed"}
 layer_rows = table.loc[[f"layer {i}" for i in range(L.shape[1])]]
 fig, axes = plt.subplots(1, 3, figsize=(16, 4))
 axes[0].plot(range(L.shape[1]), layer_rows["t2d MRR"], "o-", label="t2d MRR (frozen)")
@@ -240,20 +244,21 @@ for name in mean_ft.index:
 axes[2].set(xlabel="anisotropy", ylabel="effective rank (ours, d = 384)", title="Anisotropy vs effective rank (Fig 5)")
 axes[2].legend(fontsize=7)
 fig.tight_layout()
-ledger.savefig(fig, "fig3-fig5-layerwise-and-geometry")
+fig_path = ledger.savefig(fig, "fig3-fig5-layerwise-and-geometry")
 
-# %%
+# %% papermill={"duration": 0.508871, "end_time": "2026-11-24T18:52:13.244607+00:00", "exception": false, "start_time": "2026-11-24T18:52:12.735736+00:00", "status": "completed"}
 fig, ax = plt.subplots(figsize=(6, 4))
 for name in ["B0", "B0-WM", "B1", "B3", "M1"]:
-    if (("anisotropy", name) in pv.index) and (name in table.index or name in mean_ft.index):
-        ax.scatter(pv[("anisotropy", name)], pv[("effective_rank", name)], marker="*", s=160, color=palette.get(name),
+    if ((11, name, "anisotropy") in pv.index) and (name in table.index or name in mean_ft.index):
+        ax.scatter(pv[(11, name, "anisotropy")], pv[(11, name, "effective rank")], marker="*", s=160,
+                   color=palette.get(name),
                    label=f"{name} (paper, mpnet, d = 768)")
-ax.set(xlabel="anisotropy", ylabel="effective rank", title="Fig 5 / Table 11 as stated by the paper")
+ax.set(xlabel="anisotropy", ylabel="effective rank", title="Table 11 as stated in App. H (paper)")
 ax.legend(fontsize=7)
 fig.tight_layout()
-ledger.savefig(fig, "fig5-paper-table11")
+fig_path = ledger.savefig(fig, "fig5-paper-table11")
 
-# %%
+# %% papermill={"duration": 1.274174, "end_time": "2026-11-24T18:52:14.740268+00:00", "exception": false, "start_time": "2026-11-24T18:52:13.466094+00:00", "status": "completed"}
 show = ["t2d R@10", "AUC negation", "AUC type_swap", "pair AUC", "anisotropy", "effective rank"]
 fig, axes = plt.subplots(1, len(show), figsize=(20, 3.6))
 order = ["B0", "B0-WM"] + list(mean_ft.index)
@@ -265,109 +270,158 @@ for ax, col in zip(axes, show):
     ax.tick_params(axis="x", rotation=60, labelsize=8)
 fig.suptitle(f"Top-{cfg.n_top}-layer fine-tuning, {cfg.steps} steps x batch {cfg.batch}, seeds {cfg.seeds}")
 fig.tight_layout()
-ledger.savefig(fig, "fig-conditions")
+fig_path = ledger.savefig(fig, "fig-conditions")
 
-# %% [markdown]
-# ## 5. Claims: within-run deltas against the paper's signs
+# %% [markdown] papermill={"duration": 0.142762, "end_time": "2026-11-24T18:52:15.040607+00:00", "exception": false, "start_time": "2026-11-24T18:52:14.897845+00:00", "status": "completed"}
+# ## 5. Claims: the paper's differences against ours, paired over seeds
 #
-# Each delta is computed per seed (same batches for both conditions) and its mean is compared with the sign (and,
-# where the paper's effect is large, a minimum size) of the paper's delta; the per-seed values are in the notes.
+# Every fine-tuned comparison pairs the conditions seed by seed (same batches) and goes through `companion.stats`:
+# the mean difference over seeds 0-2 with its 95 % t interval. Frozen B0/B0-WM are deterministic (no seed), so
+# their comparisons are judged on the single value, with a minimum size stated in the criterion. Two regimes cap
+# the verdicts (`reproduced` → `partly`, `not reproduced` → `inconclusive`): fine-tuning of MiniLM's top layer for
+# a few hundred steps against the paper's full 8k-step fine-tuning of mpnet, and, for the frozen claims, a 6-layer
+# backbone whose last K = 4 layers are two thirds of the network. Anisotropy and effective rank follow App. H (mean
+# cosine of 10,000 random pairs; exp entropy of the normalised singular values), the definitions of the paper's
+# numbers.
 
-# %%
-def per_seed(a, b, col):
-    """Per-seed ``a - b`` of metric ``col`` (conditions or frozen readouts)."""
-    def val(name, seed):
-        if name in table.index:
-            return float(table.loc[name, col])
-        return float(ft[(ft["condition"] == name) & (ft["seed"] == seed)][col].item())
-    return np.array([val(a, s) - val(b, s) for s in cfg.seeds])
-
-
-def note(values, extra=""):
-    return f"per seed {dict(zip(cfg.seeds, np.round(values, 3).tolist()))}; {probe}" + (f"; {extra}" if extra else "")
-
-
+# %% papermill={"duration": 0.266742, "end_time": "2026-11-24T18:52:15.439398+00:00", "exception": false, "start_time": "2026-11-24T18:52:15.172656+00:00", "status": "completed"}
+REGIME_FT = (f"top {cfg.n_top} of the 6 layers of all-MiniLM-L6-v2 fine-tuned for {cfg.steps} steps x batch "
+             f"{cfg.batch} on {len(rows)} WordNet synsets; the paper fine-tunes all of all-mpnet-base-v2 for 8k steps "
+             "on 3.3M WordNet/Wiktionary pairs")
+REGIME_FROZEN = ("frozen all-MiniLM-L6-v2, 6 layers (the last K = 4 are two thirds of the network) instead of "
+                 f"all-mpnet-base-v2, 12 layers (K = 4 a third); our WordNet test pool of {cfg.n_rows} concepts")
 probe = f"top-{cfg.n_top} layer, {cfg.steps} steps x batch {cfg.batch}, {len(rows)} train synsets, {cfg.n_rows} test"
+moved = {n: bool((g["last_loss"] < 0.8 * g["first_loss"]).all()) for n, g in ft.groupby("condition")}
+ledger.claim("objective_trained", "every fine-tuned condition's loss fell below 80 % of its first-step value, "
+             "every seed", ours=moved, criterion=holds("each condition's loss moved"), kind="check",
+             note=f"first -> last-5-step mean loss: " + "; ".join(
+                 f"{n} {g['first_loss'].mean():.2f} -> {g['last_loss'].mean():.2f}" for n, g in ft.groupby("condition")))
+
+
+def seeds_of(name, col, seeds=cfg.seeds):
+    """Per-seed values of metric ``col`` for a condition (frozen readouts repeat their single value)."""
+    if name in table.index:
+        return np.full(len(seeds), float(table.loc[name, col]))
+    return np.array([float(ft[(ft["condition"] == name) & (ft["seed"] == s)][col].item()) for s in seeds])
+
+
+def ft_claim(cid, text, a, b, col, source, paper_effect, criterion=None, seeds=cfg.seeds, note=""):
+    """A paper difference ``a - b`` against ours, paired over ``seeds``, under the fine-tuning regime."""
+    cmp = stats.paired(seeds_of(a, col, seeds), seeds_of(b, col, seeds), labels=(a, b))
+    trained = all(moved.get(x, True) for x in (a, b))
+    crit = criterion or stats.direction(paper_effect, trained=trained,
+                                        untrained_reason=f"the loss of {a} or {b} did not fall")
+    ledger.claim(cid, text, paper_effect, cmp, crit, kind="paper", source=source, regime=REGIME_FT,
+                 note=f"{a} {seeds_of(a, col, seeds).mean():.3f}, {b} {seeds_of(b, col, seeds).mean():.3f}; {probe}"
+                      + (f"; {note}" if note else ""))
+    return cmp
+
+
+def ceiling_or(paper_effect, base, what):
+    """stats.direction unless the base level leaves less room than the paper's gain (a ceiling)."""
+    if 1.0 - base < paper_effect:
+        return stats.inconclusive(f"ceiling: {what} is already {base:.3f}, leaving at most {1 - base:.3f} of the "
+                                  f"paper's {paper_effect:+.3f}")
+    return stats.direction(paper_effect)
+
+
 b0, wm = table.loc["B0"], table.loc["B0-WM"]
 best_layer = int(layer_rows["t2d MRR"].to_numpy().argmax())
-ledger.claim("P2_last_layer_peaks", "P2: layer-wise t2d MRR peaks at the last layer (frozen)", True,
-             best_layer == L.shape[1] - 1, holds(), note=f"argmax hidden state = {best_layer}")
-ledger.claim("P2_wm_not_better", "P2: cross-layer pooling does not help: B0-WM minus B0 t2d R@10 < 0",
-             round(pv[("t2d_r10", "B0-WM")] - pv[("t2d_r10", "B0")], 3), round(float(wm["t2d R@10"] - b0["t2d R@10"]), 3),
-             same_sign(pv[("t2d_r10", "B0-WM")] - pv[("t2d_r10", "B0")]),
-             note="K = 4 covers two thirds of MiniLM's 6 layers (a third of mpnet's 12)")
-ledger.claim("T11_wm_aniso_up", "Table 11: B0-WM is more anisotropic than B0",
-             round(pv[("anisotropy", "B0-WM")] - pv[("anisotropy", "B0")], 3),
-             round(float(wm["anisotropy"] - b0["anisotropy"]), 3),
-             same_sign(pv[("anisotropy", "B0-WM")] - pv[("anisotropy", "B0")]))
-ledger.claim("T11_wm_erank_down", "Table 11: B0-WM has a lower effective rank than B0",
-             round(pv[("effective_rank", "B0-WM")] - pv[("effective_rank", "B0")], 1),
-             round(float(wm["effective rank"] - b0["effective rank"]), 1),
-             same_sign(pv[("effective_rank", "B0-WM")] - pv[("effective_rank", "B0")]))
-ledger.claim("B0_negate_below_chance", "the frozen encoder fails the negation stress test: AUC - 0.5 < 0",
-             round(pv[("negate_auc", "B0")] - 0.5, 3), round(float(b0["AUC negation"]) - 0.5, 3),
-             same_sign(pv[("negate_auc", "B0")] - 0.5),
-             note=f"paper B0 AUC {pv[('negate_auc', 'B0')]}, ours {b0['AUC negation']:.3f}")
-
-
-def delta_claim(cid, text, a, b, col, paper_delta, criterion, extra=""):
-    d = per_seed(a, b, col)
-    ledger.claim(cid, text, round(float(paper_delta), 3), round(float(d.mean()), 3), criterion, note=note(d, extra))
-    return d
-
+ledger.claim("P2_last_layer_peaks", "P2: layer-wise t2d MRR peaks at the last layer (frozen)", "final layer",
+             best_layer == L.shape[1] - 1, holds("argmax of the layer-wise t2d MRR is the last hidden state"),
+             kind="paper", source="§1", regime=REGIME_FROZEN,
+             note=f"argmax hidden state = {best_layer} of {L.shape[1] - 1}; t2d MRR by hidden state "
+                  f"{layer_rows['t2d MRR'].round(3).tolist()}")
+p = pv[(2, "B0-WM", "t2d R@10")] - pv[(2, "B0", "t2d R@10")]
+ledger.claim("P2_wm_not_better", "P2: cross-layer pooling of the frozen encoder lowers t2d R@10 (B0-WM - B0)", p,
+             float(wm["t2d R@10"] - b0["t2d R@10"]), same_sign(p, min_magnitude=0.05), kind="paper",
+             source="App. H: 0.392 - 0.552", regime=REGIME_FROZEN,
+             note=f"B0 {b0['t2d R@10']:.3f}, B0-WM {wm['t2d R@10']:.3f}; 0.05 is about two standard errors of a "
+                  f"paired R@10 difference over {cfg.n_rows} concepts")
+p = pv[(11, "B0-WM", "anisotropy")] - pv[(11, "B0", "anisotropy")]
+ledger.claim("T11_wm_aniso_up", "Table 11: B0-WM is more anisotropic than B0", p,
+             float(wm["anisotropy"] - b0["anisotropy"]), same_sign(p, min_magnitude=0.02), kind="paper",
+             source="App. H: 0.303 - 0.126", regime=REGIME_FROZEN,
+             note=f"B0 {b0['anisotropy']:.3f}, B0-WM {wm['anisotropy']:.3f}; 0.02 is ten times the sampling error "
+                  "of a 10,000-pair mean cosine")
+p = pv[(11, "B0-WM", "effective rank")] - pv[(11, "B0", "effective rank")]
+ledger.claim("T11_wm_erank_down", "Table 11: B0-WM has a lower effective rank than B0", p,
+             float(wm["effective rank"] - b0["effective rank"]), same_sign(p, min_magnitude=5.0), kind="paper",
+             source="App. H: 177.0 - 247.0", regime=REGIME_FROZEN,
+             note=f"B0 {b0['effective rank']:.1f}, B0-WM {wm['effective rank']:.1f} (ours: d = 384, {cfg.n_rows} "
+                  "definitions; the paper: d = 768); 5 is about 1 % of our d")
+ledger.claim("B0_negate_below_chance", "the frozen encoder fails the negation stress test (AUC below chance)",
+             pv[(2, "B0", "Negate ROC-AUC")], float(b0["AUC negation"]), at_most(0.5), kind="paper", source="§5.2",
+             regime=REGIME_FROZEN + "; our negation rule puts 'not' in front of glosses without a finite verb",
+             note=f"ours {b0['AUC negation']:.3f} over {int((hn['rule'] == 'negation').sum())} negatives")
 
 have = set(cfg.conditions)
 if "B1" in have:
-    pa = pv[("anisotropy", "B1")] - pv[("anisotropy", "B0")]
-    delta_claim("P1_aniso_falls", "P1: fine-tuning (B1) lowers anisotropy vs B0 (paper -0.114)", "B1", "B0",
-                "anisotropy", pa, same_sign(pa))
-    er = np.array([float(ft[(ft.condition == "B1") & (ft.seed == s)]["effective rank"].item()) / b0["effective rank"]
-                   for s in cfg.seeds])
-    ledger.claim("P1_erank_stays", "P1: effective rank stays: B1/B0 ratio within 10 % (paper 247.2/247.0 = 1.001)",
-                 round(pv[("effective_rank", "B1")] / pv[("effective_rank", "B0")], 3), round(float(er.mean()), 3),
-                 within(1.0, 0.1, partly_tol=0.2), note=note(er))
-    pr = pv[("t2d_r10", "B1")] - pv[("t2d_r10", "B0")]
-    delta_claim("B1_r10_up", "fine-tuning (B1) raises t2d R@10 over B0 (paper +0.102)", "B1", "B0", "t2d R@10", pr,
-                same_sign(pr))
-    pn = pv[("negate_auc", "B1")] - pv[("negate_auc", "B0")]
-    delta_claim("B1_negate_up", "B1 raises negation AUC over B0 (paper +0.510)", "B1", "B0", "AUC negation", pn,
-                same_sign(pn, min_magnitude=0.1))
+    ft_claim("P1_aniso_falls", "P1: fine-tuning (B1) lowers anisotropy vs B0", "B1", "B0", "anisotropy",
+             "App. H: 0.012 - 0.126", pv[(11, "B1", "anisotropy")] - pv[(11, "B0", "anisotropy")])
+    er = seeds_of("B1", "effective rank") / float(b0["effective rank"])
+    ledger.claim("P1_erank_stays", "P1: effective rank stays: B1 / B0", pv[(11, "B1", "effective rank")] /
+                 pv[(11, "B0", "effective rank")], stats.sample(er),
+                 stats.level(pv[(11, "B1", "effective rank")] / pv[(11, "B0", "effective rank")], tol=0.032,
+                             tol_reason="App. H calls M1's 239.4 against B1's 247.2 (-3.2 %) marginally below"),
+                 kind="paper", source="App. H: 247.2 / 247.0", regime=REGIME_FT,
+                 note=f"B0 {b0['effective rank']:.1f}, B1 {seeds_of('B1', 'effective rank').round(1).tolist()}; {probe}")
+    ft_claim("B1_r10_up", "H1: fine-tuning (B1) raises t2d R@10 over B0", "B1", "B0", "t2d R@10",
+             "§5.2: 0.654 - 0.552", pv[(2, "B1", "t2d R@10")] - pv[(2, "B0", "t2d R@10")])
+    ft_claim("B1_negate_up", "H1: fine-tuning (B1) raises the negation AUC over B0", "B1", "B0", "AUC negation",
+             "§5.2: 0.980 - 0.470", pv[(2, "B1", "Negate ROC-AUC")] - pv[(2, "B0", "Negate ROC-AUC")])
 if {"M1", "B3"} <= have:
-    pn = pv[("negate_auc", "M1")] - pv[("negate_auc", "B3")]
-    delta_claim("P3_hn_negation_auc", "P3: hard negatives raise negation AUC (M1 - B3; paper +0.456)", "M1", "B3",
-                "AUC negation", pn, same_sign(pn, min_magnitude=0.1))
-    d = per_seed("M1", "B3", "t2d R@10")
-    ledger.claim("P3_hn_r10_small", "P3: ... without changing ranking: |t2d R@10 (M1) - R@10 (B3)| small "
-                 "(paper |0.651 - 0.657| = 0.006)", 0.006, round(float(abs(d.mean())), 3), at_most(0.03, partly=0.06),
-                 note=note(d))
-    pt = pv[("type_swap_auc", "M1")] - pv[("type_swap_auc", "B3")]
-    delta_claim("T4_type_swap", "type-swap AUC: M1 - B3 (paper 0.976 - 0.472 = +0.504)", "M1", "B3", "AUC type_swap",
-                pt, same_sign(pt, min_magnitude=0.1))
-    pp = pv[("pair_auc", "M1")] - pv[("pair_auc", "B3")]
-    delta_claim("T3_pair_auc", "pair ROC-AUC: M1 - B3 (paper 0.961 - 0.769 = +0.192)", "M1", "B3", "pair AUC", pp,
-                same_sign(pp, min_magnitude=0.05))
-    pa = pv[("anisotropy", "M1")] - pv[("anisotropy", "B3")]
-    delta_claim("T11_m1_vs_b3_aniso", "Table 11: M1 is less anisotropic than B3 (paper 0.015 - 0.166 = -0.151)",
-                "M1", "B3", "anisotropy", pa, same_sign(pa))
-    pe = pv[("effective_rank", "M1")] - pv[("effective_rank", "B3")]
-    delta_claim("T11_m1_vs_b3_erank", "Table 11: M1 has a higher effective rank than B3 (paper +45.5)", "M1", "B3",
-                "effective rank", pe, same_sign(pe))
+    ft_claim("P3_hn_negation_auc", "P3: hard negatives raise the negation AUC (M1 - B3)", "M1", "B3",
+             "AUC negation", "§5.4: 0.984 - 0.528", pv[(4, "M1", "Negate ROC-AUC")] - pv[(4, "B3", "Negate ROC-AUC")])
+    p = pv[(4, "M1 - B3", "t2d R@10")]
+    ft_claim("P3_hn_r10_small", "P3: hard negatives leave ranking unchanged: M1 - B3 t2d R@10 near the paper's "
+             "-0.006", "M1", "B3", "t2d R@10", "§5.4", p,
+             criterion=stats.level(p, tol=0.01, tol_reason="§5.3 treats margins below 1 % absolute as marginal"))
+    p = pv[(4, "M1", "type-swap ROC-AUC")] - pv[(4, "B3", "type-swap ROC-AUC")]
+    ft_claim("T4_type_swap", "H3: hard negatives raise the type-swap AUC (M1 - B3)", "M1", "B3", "AUC type_swap",
+             "§5.4: 0.976 - 0.472", p, criterion=ceiling_or(p, seeds_of("B3", "AUC type_swap").mean(),
+                                                            "B3's type-swap AUC"))
+    p = pv[(2, "M1", "pair ROC-AUC")] - pv[(2, "B3", "pair ROC-AUC")]
+    ft_claim("T2_pair_auc", "hard negatives raise the pair ROC-AUC (M1 - B3)", "M1", "B3", "pair AUC",
+             "§5.2: 0.961 - 0.769", p, criterion=ceiling_or(p, seeds_of("B3", "pair AUC").mean(), "B3's pair AUC"))
+    ft_claim("T11_m1_vs_b3_aniso", "Table 11: M1 is less anisotropic than B3", "M1", "B3", "anisotropy",
+             "App. H: 0.015 - 0.166", pv[(11, "M1", "anisotropy")] - pv[(11, "B3", "anisotropy")])
+    ft_claim("T11_m1_vs_b3_erank", "Table 11: M1 has a higher effective rank than B3", "M1", "B3", "effective rank",
+             "App. H: 239.4 - 193.9", pv[(11, "M1", "effective rank")] - pv[(11, "B3", "effective rank")])
+if {"B1", "B3"} <= have:
+    ft_claim("T11_b1_vs_b3_aniso", "App. H: hard negatives dominate the geometry: B1 less anisotropic than B3",
+             "B1", "B3", "anisotropy", "App. H: 0.012 - 0.166",
+             pv[(11, "B1", "anisotropy")] - pv[(11, "B3", "anisotropy")])
+    ft_claim("T11_b1_vs_b3_erank", "App. H: B1 has a higher effective rank than B3", "B1", "B3", "effective rank",
+             "App. H: 247.2 - 193.9", pv[(11, "B1", "effective rank")] - pv[(11, "B3", "effective rank")])
 if {"B1-unified", "B1"} <= have:
-    delta_claim("unified_negate_drop", "B1-unified lowers negation AUC vs B1 (paper -0.182)", "B1-unified", "B1",
-                "AUC negation", pv[("unified_delta_negate_auc", "B1-unified")],
-                same_sign(pv[("unified_delta_negate_auc", "B1-unified")]))
-    delta_claim("unified_r10", "B1-unified raises t2d R@10 vs B1 by a small amount (paper +0.012)", "B1-unified", "B1",
-                "t2d R@10", pv[("unified_delta_r10", "B1-unified")], same_sign(pv[("unified_delta_r10", "B1-unified")]))
+    for cid, col, pcol in [("unified_negate_drop", "AUC negation", "Negate ROC-AUC"),
+                           ("unified_pair_auc", "pair AUC", "pair ROC-AUC"), ("unified_r10", "t2d R@10", "t2d R@10"),
+                           ("unified_mrr", "t2d MRR", "t2d MRR")]:
+        p = pv[(10, "B1-unified - B1", pcol)]
+        ft_claim(cid, f"App. F: B1-unified - B1 {col} (hard negatives in the InfoNCE denominator instead of BCE)",
+                 "B1-unified", "B1", col, "App. F", p)
 ran = [c for c in ["M2", "M3"] if c in mean_ft.index]
-ledger.claim("m2_m3", "M2 (input-dependent gate) and M3 (deep supervision) + HN", "Tables 2-4", None,
-             not_testable("the paper's M2/M3 values are not in the text we have" + (
-                 f"; ours ({', '.join(ran)}, seed {cfg.seeds[0]} only) are in the table above" if ran else
-                 f"; not run in the {cfg.profile} profile")))
-ledger.claim("B2_cls", "B2 ([CLS] pooling + HN)", "Tables 2-4", None,
-             not_testable("MiniLM was trained for mean pooling and has no pretrained [CLS] readout; left out"))
-ledger.claim("mpnet_backbone", "fine-tuned results on all-mpnet-base-v2 (the paper's backbone)", "Tables 2-4, 11",
-             None, not_testable("fine-tuning 12-layer mpnet does not fit the cpu budget; its frozen B0/B0-WM and "
-                                "layer-wise analysis are in notebook 04"))
+if "M2" in ran and "B1" in have:
+    ft_claim("T3_m2_vs_b1", "H2: the input-dependent gate (M2) matches or marginally exceeds B1 on t2d R@10", "M2", "B1",
+             "t2d R@10", "§5.3", pv[(3, "M2 - B1", "t2d R@10")], seeds=cfg.seeds[:1],
+             note="M2 runs with the first seed only in this profile")
+if "M3" in ran and {"M1", "B1"} <= have:
+    ft_claim("T3_m3_above_m1", "H2: deep supervision (M3) improves over M1 (t2d R@10)", "M3", "M1", "t2d R@10",
+             "§5.3", "M3 above M1", criterion=stats.direction(sign=+1), seeds=cfg.seeds[:1],
+             note="M3 runs with the first seed only in this profile")
+    ft_claim("T3_m3_below_b1", "H2: deep supervision (M3) does not reach B1 (t2d R@10)", "M3", "B1", "t2d R@10",
+             "§5.3", "M3 below B1", criterion=stats.direction(sign=-1), seeds=cfg.seeds[:1],
+             note="M3 runs with the first seed only in this profile")
+if not ran:
+    ledger.claim("m2_m3", "H2: M2 (gate) and M3 (deep supervision) against B1 and M1", "§5.3", None,
+                 not_testable(f"M2 and M3 are not run in the {cfg.profile} profile"), kind="paper", source="§5.3")
+ledger.claim("B2_cls", "H2: CLS pooling (B2) and the K = 6 window underperform B1 on all splits", "below B1", None,
+             not_testable("not run: MiniLM was trained for mean pooling, and the cpu budget holds four conditions "
+                          "x three seeds"), kind="paper", source="§5.3")
+ledger.claim("mpnet_backbone", "fine-tuned conditions on all-mpnet-base-v2 (the paper's backbone)", "8k steps", None,
+             not_testable("fine-tuning 12-layer mpnet does not fit the cpu budget; its frozen B0/B0-WM and "
+                          "layer-wise analysis are in notebook 04"), kind="paper", source="Table 1")
 print(f"notebook wall time so far {time.perf_counter() - T0:.0f} s; per condition (train s, eval s):",
       {f"{k[0]} s{k[1]}": tuple(round(x) for x in v) for k, v in times.items()})
 
@@ -375,47 +429,52 @@ print(f"notebook wall time so far {time.perf_counter() - T0:.0f} s; per conditio
 # ## Closing note (cpu profile, executed)
 #
 # **Sizes and times.** all-MiniLM-L6-v2, one thread; in-domain split (10 % of synsets held out); evaluation on 500
-# held-out concepts (1,748 rule-made hard negatives: antonym 409, negation 500, POS swap 500, prefix swap 27, type
-# swap 312); training on 800 train synsets (44 % with a syn pair, 3.46 hard negatives each, at most 2 drawn per
-# step); top layer only (`n_top = 1`), 150 steps × batch 16 per condition, LR 2e-4 (readout 1e-3), seeds 0, 1, 2
-# (M2/M3: seed 0). Lower-layer precompute of 7,454 texts 53 s; 0.15–0.41 s per step; whole notebook 681 s.
-# Deltas below are means over the three seeds (per-seed values in the ledger notes; the seeds agree to ±0.01).
+# held-out concepts (1,748 rule-made hard negatives); training on 800 train synsets (44 % with a syn pair, 3.46 hard
+# negatives each, at most 2 drawn per step); top layer only, 150 steps × batch 16 per condition, LR 2e-4 (readout
+# 1e-3), seeds 0, 1, 2 (M2/M3: seed 0). Lower-layer precompute of 7,454 texts 52 s; 18–40 s of training per
+# condition and seed; whole notebook 559 s. Every condition's loss fell (first step → mean of the last five:
+# B1 4.11 → 1.49, B3 2.11 → 1.13, M1 3.37 → 2.04, B1-unified 2.11 → 0.83).
 #
-# | principle / claim | ours | paper (mpnet, full fine-tuning) | sign | verdict |
-# |---|---|---|---|---|
-# | P2: layer-wise t2d MRR peaks at the last layer (frozen) | argmax = hidden state 6 of 6 | last layer | = | reproduced |
-# | P2: B0-WM − B0 t2d R@10 | −0.120 (0.412 vs 0.532) | −0.160 (0.392 vs 0.552) | = | reproduced |
-# | Table 11: B0-WM − B0 anisotropy / effective rank | +0.388 / −56.3 | +0.177 / −70 | = / = | reproduced |
-# | frozen negation AUC below chance | 0.530 (above 0.5) | 0.470 | ≠ | not reproduced (both ≈ chance) |
-# | P1: B1 − B0 anisotropy | **+0.182** (0.089 → 0.271) | −0.114 | ≠ | not reproduced |
-# | P1: effective rank stays (B1/B0) | 0.931 | 1.001 | — | reproduced (within 10 %) |
-# | B1 − B0 t2d R@10 | +0.079 | +0.102 | = | reproduced |
-# | B1 − B0 negation AUC | +0.296 (0.530 → 0.826) | +0.510 | = | reproduced |
-# | P3: M1 − B3 negation AUC (hard negatives) | +0.199 (0.533 → 0.731) | +0.456 | = | reproduced (smaller) |
-# | P3: \|M1 − B3\| t2d R@10 | 0.001 | 0.006 | — | reproduced |
-# | M1 − B3 type-swap AUC | 0.000 | +0.504 | — | not reproduced |
-# | M1 − B3 pair AUC | +0.001 | +0.192 | = | partly (tiny) |
-# | M1 − B3 anisotropy / effective rank | +0.016 / +2.3 | −0.151 / +45.5 | ≠ / = | not reproduced / reproduced |
-# | B1-unified − B1 negation AUC | −0.120 | −0.182 | = | reproduced |
-# | B1-unified − B1 t2d R@10 | +0.005 | +0.012 | = | reproduced |
+# Fine-tuned comparisons: mean over seeds with the 95 % t interval of the paired per-seed differences. The two regimes
+# named in the claims (top-layer MiniLM after 150 steps; a 6-layer frozen backbone) cap every verdict at *partly*
+# and turn *not reproduced* into *inconclusive*.
 #
-# **Reading.** The frozen picture (P2, Table 11's B0 vs B0-WM) reproduces with the paper's signs even though K = 4
-# covers two thirds of MiniLM's 6 layers (a third of mpnet's 12); notebook 04 repeats it on frozen mpnet. Hard
-# negatives raise calibration on the rule they target (negation AUC +0.2 to +0.3) without moving ranking
-# (|ΔR@10| ≤ 0.006), which is P3's shape at about half the paper's size after 150 top-layer steps. The type-swap
-# and pair AUCs are already ≈ 0.90 for frozen MiniLM (the paper's B3 has 0.47 and 0.77), so there is little room
-# for the +0.5 / +0.2 the paper reports. P1 does **not** reproduce: with the BCE term anisotropy *rises*
-# (B1 +0.18, M2 0.31, M3 0.29), whereas B1-unified (hard negatives in the InfoNCE denominator, no BCE) leaves it
-# where it was (0.070). The BCE logit's offset θ = 0.5 and scale τ = 0.05 are ours (the paper does not state them)
-# and push every true definition above cosine 0.5, which plausibly lifts the mean cosine; with top-layer training
-# only, the geometry can also move less freely than under full fine-tuning. The learned layer weights of B3/M1
-# moved little (last layer 0.28, others 0.24 each), so B3 ≈ B0-WM plus a tuned top layer. M2 (gate) and M3 (deep
-# supervision), seed 0 only: negation AUC 0.791 and 0.775, t2d R@10 0.608 and 0.586 — the paper's values for them
-# are not in our text. B2 ([CLS]) was not run (MiniLM has no trained [CLS] readout).
+# | claim | paper (location) | ours | verdict |
+# |---|---|---|---|
+# | P2: layer-wise t2d MRR peaks at the last layer (frozen) | final layer (§1) | hidden state 6 of 6 (0.397; ≤ 0.212 below) | partly (regime) |
+# | P2: B0-WM − B0 t2d R@10 | −0.160 (App. H) | −0.120 (0.412 vs 0.532) | partly (regime) |
+# | Table 11: B0-WM − B0 anisotropy / effective rank | +0.177 / −70.0 (App. H) | +0.388 / −56.3 | partly / partly |
+# | frozen negation AUC below chance | 0.470 (§5.2) | 0.530 | inconclusive (regime; ours above 0.5) |
+# | P1: B1 − B0 anisotropy | −0.114 (App. H) | **+0.182** [+0.177, +0.187] | inconclusive (opposite sign, regime) |
+# | P1: effective rank stays (B1 / B0) | 1.001 (App. H) | 0.931 [0.928, 0.934] | inconclusive (outside ±0.032, regime) |
+# | H1: B1 − B0 t2d R@10 | +0.102 (§5.2) | +0.079 [+0.067, +0.092] | partly |
+# | H1: B1 − B0 negation AUC | +0.510 (§5.2) | +0.296 [+0.286, +0.305] | partly |
+# | P3: M1 − B3 negation AUC | +0.456 (§5.4) | +0.199 [+0.185, +0.212] | partly |
+# | P3: M1 − B3 t2d R@10 near −0.006 | −0.006 (§5.4) | −0.001 [−0.012, +0.009] | inconclusive (CI wider than ±0.01) |
+# | M1 − B3 type-swap AUC | +0.504 (§5.4) | +0.000 | inconclusive (ceiling: B3 at 0.922) |
+# | M1 − B3 pair AUC | +0.192 (§5.2) | +0.001 | inconclusive (ceiling: B3 at 0.903) |
+# | Table 11: M1 − B3 anisotropy / effective rank | −0.151 / +45.5 (App. H) | +0.016 / +2.3 | inconclusive / partly |
+# | App. H: B1 − B3 anisotropy / effective rank | −0.154 / +53.3 | −0.110 / +26.0 | partly / partly |
+# | App. F: B1-unified − B1 negation AUC / pair AUC | −0.182 / −0.058 | −0.120 / +0.006 | partly / inconclusive (opposite sign) |
+# | App. F: B1-unified − B1 t2d R@10 / MRR | +0.012 / +0.014 | +0.005 [−0.002, +0.013] / +0.014 | inconclusive / partly |
+# | §5.3: M2 − B1; M3 between M1 and B1 (t2d R@10) | +0.005; M3 between | +0.002; M3 +0.002 over M1, −0.020 under B1 | inconclusive (one seed) |
+#
+# **Reading.** The frozen picture (P2; Table 11's B0 against B0-WM) has the paper's signs with K = 4 covering two
+# thirds of MiniLM's layers; notebook 04 repeats it on frozen mpnet, where the regime is the paper's. After 150
+# top-layer steps, fine-tuning raises t2d R@10 (+0.08) and the negation AUC (+0.30), and hard negatives raise the
+# negation AUC (+0.20) while ranking does not move detectably: the shape of H1 and P3 at about half the paper's size.
+# The type-swap and pair AUCs are already about 0.9 for MiniLM, so the paper's +0.5 / +0.2 gains have no room here.
+# P1 is not seen: with the BCE term anisotropy *rises* (B1 0.271 against B0 0.089) and the effective rank falls 7 %;
+# B1-unified (no BCE) moves anisotropy less. Our BCE offset and scale are not in the paper text (Table 9's body is
+# missing), and top-layer training is not the paper's full fine-tuning, so this cannot contradict P1. B3 and M1 use
+# the weighted mean of the last four layers (§4.2), so B1 − B3 mixes the readout with the BCE term (App. H describes
+# that comparison as same pooling); in our run much of B3's anisotropy comes with the readout (frozen B0-WM is
+# already at 0.477). The learned layer weights of B3/M1 moved little (last layer 0.28, others 0.24). B2 ([CLS]) and
+# the K = 6 window were not run.
 
-# %%
+# %% papermill={"duration": 0.263527, "end_time": "2026-11-24T18:52:16.119122+00:00", "exception": false, "start_time": "2026-11-24T18:52:15.855595+00:00", "status": "completed"}
 ledger.table()
 
-# %%
+# %% papermill={"duration": 0.27299, "end_time": "2026-11-24T18:52:16.612604+00:00", "exception": false, "start_time": "2026-11-24T18:52:16.339614+00:00", "status": "completed"}
 ledger.save()
 show_provenance(ledger)
