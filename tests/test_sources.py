@@ -99,6 +99,18 @@ def test_first_component_names_the_block_and_an_appendix_scopes_a_table():
     assert sources.split_source("§5.1: the angle π/E") == ("§5.1: the angle π/E", None)
 
 
+def test_papers_dir_follows_the_environment(tmp_path, monkeypatch):
+    (tmp_path / "papers").mkdir()
+    (tmp_path / "papers" / "angle.txt").write_text("x", encoding="utf-8")
+    monkeypatch.setenv("COMPANION_PAPERS_DIR", str(tmp_path / "papers"))
+    assert sources.papers_dir() == (tmp_path / "papers").resolve()
+    monkeypatch.setenv("COMPANION_PAPERS_DIR", str(tmp_path / "nowhere"))
+    (tmp_path / "data").mkdir()
+    monkeypatch.setenv("COMPANION_DATA_DIR", str(tmp_path / "data"))
+    found = sources.papers_dir()  # the repository's sibling ../shared/papers comes before the data dir's sibling
+    assert found in ((ROOT.parent / "shared" / "papers").resolve(), (tmp_path / "papers").resolve())
+
+
 def test_paper_text_undoes_escapes_and_keeps_the_unicode_minus():
     text = sources.paper_text("concepts")
     assert "0.126" in text and "0\\.126" not in text
