@@ -408,3 +408,39 @@ def test_spherical_kmeans_deterministic_and_keeps_lowest_inertia():
         spherical_kmeans(x, 0)
     with pytest.raises(ValueError, match="different lengths"):
         v_measure(x, np.zeros(5))
+
+
+# ------------------------------------------------------------------ §5 / Figs 5-7 helpers (notebook 03)
+def _ecm_ring(n_per_label: int = 3, dim: int = 6, seed: int = 0):
+    from companion.losses.circumplex import ECM_ANGLES, ECM_LABELS
+
+    labels = [c for c in ECM_LABELS for _ in range(n_per_label)]
+    theta = np.radians([ECM_ANGLES[c] for c in labels])
+    q, _ = np.linalg.qr(np.random.default_rng(seed).normal(size=(dim, dim)))
+    x = np.zeros((len(labels), dim))
+    x[:, 0], x[:, 1] = np.cos(theta), np.sin(theta)
+    return torch.tensor(x @ q.T), labels, list(ECM_LABELS)
+
+
+def test_ring_alignment_one_on_the_ring_and_low_when_shuffled():
+    from companion.metrics.circumplex import label_centroids, mds2, ring_alignment
+
+    emb, labels, classes = _ecm_ring()
+    xy = mds2(label_centroids(emb, labels, classes))
+    assert ring_alignment(xy, classes) == pytest.approx(1.0, abs=1e-6)
+    assert ring_alignment(xy[::-1].copy(), classes) == pytest.approx(1.0, abs=1e-6)  # a reflection
+    shuffled = xy[[0, 5, 10, 3, 8, 1, 6, 11, 4, 9, 2, 7]]
+    assert ring_alignment(shuffled, classes) < 0.5
+
+
+def test_ring_angles_recover_the_ecm_angles_and_pca_project_keeps_the_plane():
+    from companion.losses.circumplex import ECM_ANGLES
+    from companion.metrics.circumplex import pca_project, ring_angles
+
+    emb, labels, classes = _ecm_ring(seed=3)
+    phi = ring_angles(emb, labels, classes, emb)
+    want = np.radians([ECM_ANGLES[c] for c in labels])
+    assert np.abs(np.angle(np.exp(1j * (phi - want)))).max() < 1e-6
+    p2 = pca_project(emb, 2)
+    assert p2.shape == (len(labels), 2)
+    assert float((p2 ** 2).sum()) == pytest.approx(float(((emb - emb.mean(0)) ** 2).sum()), rel=1e-9)
