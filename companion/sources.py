@@ -850,9 +850,12 @@ def check_claim(paper: str, claim: dict, *, text_numbers: bool = True) -> list[s
             if not shown(lit):
                 problems.append(f"{cid}: input {lit} of {source!r} is not printed in {blk.item}")
         return problems
+    hint = ""
+    if ":" in source and re.search(r"\d", source.split(":", 1)[1]):
+        hint = "; the part after ':' is not pure arithmetic, so it was not read as a derivation"
     for n in numbers_in(pv, text=text_numbers):
         if not shown(n):
-            problems.append(f"{cid}: paper_value number {n!r} is not printed in {blk.item} (source {source!r})")
+            problems.append(f"{cid}: paper_value number {n!r} is not printed in {blk.item} (source {source!r}{hint})")
     return problems
 
 
