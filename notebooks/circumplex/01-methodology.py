@@ -25,15 +25,17 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/circumplex/01-methodology.ipynb)
 #
-# **Verdicts in one paragraph** (cpu profile, seed 0, 2000 Adam steps, 6 free vectors per label in d = 16):
-# CircularCSE drives free vectors onto a ring (loss 1e-7, Gram rank 2, top-2 variance 0.9996, AvgCosSim vs
-# cos Δθ r = 1.000) and its target cos Δθ is exactly PSD of rank 2; SINCERE's closed-form value on a simplex
-# matches the bound formula to 1e-15; free vectors under SINCERE do **not** reach the regular simplex: they
-# stall between orthogonal and simplex (mean inter-label cosine −0.069 vs −0.091; loss 3.5e-5), because at
-# τ = 0.05 the loss gap between orthogonal and simplex is 3.8e-8 — below float32 resolution at logit 20 — so the
-# gradient that would finish the job vanishes (float32 and float64 stall alike). SoftCSE lands in between
-# (planarity and ring correlation between SINCERE's and CircularCSE's). The §5.1 text's "π/E = 30°" is an
-# arithmetic slip (π/12 = 15°; 30° is the ring spacing 2π/E), recorded as "not reproduced" on purpose.
+# **Verdicts in one paragraph** (cpu profile, seed 0, 2000 Adam steps, 6 free vectors per label in d = 16; free
+# vectors are deterministic, so the criteria are exact with stated tolerances). **App. I theorem**: no configuration
+# we reach or build has a lower SINCERE loss than the regular simplex (2.2e-8 at the simplex vs 3.5e-5 at SINCERE's
+# own free-vector optimum): *reproduced*; the simplex value equals the closed form to 1e-15 (a check). Adam itself
+# does **not** reach the simplex at τ = 0.05 (mean inter-label cosine −0.069 vs −0.091; beyond the paper, *partly*):
+# the loss gap between orthogonal and simplex is 3.8e-8, below float32 resolution at logit 20. **§5.1**: CircularCSE's
+# optimum is a 2-D circle (Gram rank 2, top-2 variance 0.9996, adjacent labels 30.00° apart): *reproduced*;
+# SINCERE's two closest labels are 78° apart (mean cosine −0.069) rather than all about 90°, so the margin contrast
+# is *partly*. **§3.4**: SoftCSE lies between SINCERE and CircularCSE in planarity and ring correlation (*partly*: one initialisation of free vectors).
+# The text's "π/E = 30°" is inconsistent (π/12 = 15°; 30° is the spacing 2π/E): a failed arithmetic check and an
+# erratum candidate.
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -54,7 +56,7 @@ from companion.losses.circumplex import (ECM_LABELS, LOSSES, circumplex_target, 
                                          optimise_free_vectors, population_bound)
 from companion.metrics.circumplex import geometry_summary
 from companion.profiles import settings
-from companion.results import Ledger, at_least, at_most, holds, show_provenance, within
+from companion.results import Ledger, at_most, holds, show_provenance, within
 
 cfg = settings(profile,
                smoke=dict(steps=5, n_per_label=2, dim=16, seeds=[0]),
@@ -229,8 +231,9 @@ plt.show()
 # %% [markdown]
 # ## 5 · The §5.1 margin argument
 # On a regular simplex every pair of labels is arccos(−1/(E−1)) apart; on a ring, adjacent labels are only
-# 2π/E apart, so each label's decision region is ±π/E wide. The text's "π/E = 30°" should read π/E = 15° (30° is
-# the spacing 2π/E between adjacent ring labels).
+# 2π/E apart, so each label's decision region is ±π/E wide. The text bounds the ring's margin by π/E and gives 30°
+# for 12 classes: π/12 is 15°, 30° is the spacing 2π/E. Since the 90° it sets against it (SINCERE) is also an angle
+# between label directions, the number fits the spacing and the formula looks like the slip.
 
 # %%
 simplex_sep = math.degrees(math.acos(-1 / (E - 1)))
@@ -241,39 +244,82 @@ print(f"simplex pairwise angle {simplex_sep:.1f}°, ring adjacent spacing 2π/E 
 
 # %% [markdown]
 # ## 6 · Claims
+# The free-vector optima are deterministic for a given initialisation (no seed interval): they are graded with exact
+# criteria whose tolerances are stated in each claim. Closed forms and the optimiser's own convergence are our
+# checks (`kind="check"`), not reproductions.
 
 # %%
 last = summary.groupby("run").last()
 sin = last.loc["SINCERE (fp64)"]
 circ = last.loc["CircularCSE (fp64)"]
 soft = last.loc["SoftCSE (fp64)"]
-ledger.claim("sincere-bound", "SINCERE on a regular simplex equals the closed-form bound (2 examples/label)",
+seed0 = cfg.seeds[0]
+sincere = LOSSES["SINCERE"]
+simplex_n = torch.nn.functional.normalize(eye - eye.mean(0), dim=1)
+simplex_n = torch.cat([simplex_n, torch.zeros(E, cfg.dim - E, dtype=torch.float64)], 1)[
+    torch.arange(E).repeat_interleave(cfg.n_per_label)]
+at_simplex = float(sincere(simplex_n, labels))
+others = {key: float(sincere(emb.double(), labels)) for key, emb in free.items()}
+ledger.claim("sincere-bound", "SINCERE evaluated on a regular simplex equals the closed form of the App. I bound "
+             "(2 examples per label, E = 12, tau = 0.05)", kind="check",
              paper_value=simplex_formula, ours=ideal.loc["SINCERE", "simplex"],
-             criterion=within(simplex_formula, tol=1e-9))
-ledger.claim("sincere-simplex", "Free vectors under SINCERE reach a regular simplex: mean inter-label cosine "
-             "-> -1/(E-1)", paper_value=-1 / (E - 1), ours=sin["mean_offdiag_cos"],
-             criterion=within(-1 / (E - 1), tol=0.01, partly_tol=0.05),
-             note="If not reproduced, SINCERE stalled nearer orthogonal (0): the loss gap is "
-                  f"{ortho_formula - simplex_formula:.1e}")
-ledger.claim("circular-ring-loss", "CircularCSE drives free vectors to loss ~ 0", paper_value=0.0,
-             ours=circ["final loss"], criterion=at_most(1e-3, partly=1e-2))
-ledger.claim("circular-ring-rank", "CircularCSE solution is a ring: Gram rank 2 and top-2 variance ~ 1",
-             paper_value="rank 2, top-2 var 1",
-             ours={"rank==2": bool(circ["gram_rank"] == 2), "top2>=0.99": bool(circ["top2_var"] >= 0.99)},
-             criterion=holds())
-ledger.claim("circular-target-psd-rank2", "CircularCSE target cos(Δθ) is PSD with rank 2",
-             paper_value="PSD, rank 2", ours={"psd": bool(eig.min() > -1e-10), "rank2": int((eig > 1e-8).sum()) == 2},
-             criterion=holds())
-ledger.claim("softcse-between", "SoftCSE lies between SINCERE and CircularCSE (top-2 variance and ring r)",
+             criterion=within(simplex_formula, tol=1e-9),
+             note="float64; the tolerance is far below the gap to the orthogonal value "
+                  f"({ortho_formula - simplex_formula:.1e})")
+ledger.claim("thm-sincere-lower-bound", "App. I theorem: no configuration has a lower SINCERE loss than the regular "
+             "simplex (checked against the orthogonal and ring configurations and every free-vector optimum)",
+             kind="paper", source="App. I, Theorem", paper_value="minimum at the regular simplex, similarity -1/(E-1)",
+             ours={"simplex <= orthogonal (2 per label)":
+                   bool(ideal.loc["SINCERE", "simplex"] <= ideal.loc["SINCERE", "orthogonal"]),
+                   "simplex <= ring (2 per label)": bool(ideal.loc["SINCERE", "simplex"] <= ideal.loc["SINCERE", "ring"]),
+                   **{f"simplex <= {key} optimum": bool(at_simplex <= value + 1e-12) for key, value in others.items()}},
+             criterion=holds("the simplex value is the lowest of all configurations tried"),
+             note=f"SINCERE at the simplex ({cfg.n_per_label} per label) {at_simplex:.3e}; at the free-vector optima: "
+                  + ", ".join(f"{k} {v:.3e}" for k, v in others.items()))
+ledger.claim("sincere-simplex", "Beyond the paper: Adam on free vectors reaches the simplex under SINCERE at tau = "
+             "0.05 (mean inter-label cosine -> -1/(E-1))", kind="beyond", paper_value=-1 / (E - 1),
+             ours=sin["mean_offdiag_cos"], criterion=within(-1 / (E - 1), tol=0.01, partly_tol=0.05),
+             note="tolerance 0.01 is about a tenth of the distance between the simplex (-0.091) and orthogonal (0) "
+                  f"values; the loss gap between them is {ortho_formula - simplex_formula:.1e}, below float32 "
+                  f"resolution at logit 20 (seed {seed0}, {cfg.steps} steps, d = {cfg.dim})")
+ledger.claim("circular-ring-loss", "The optimiser drives free vectors to CircularCSE loss ~ 0 (the target is "
+             "reachable)", kind="check", paper_value=0.0, ours=circ["final loss"], criterion=at_most(1e-3),
+             note="the ring at the ECM angles has loss 0 exactly (section 3)")
+ledger.claim("circular-ring-rank", "§5.1: the optimum of CircularCSE is a 2-dimensional circle (free vectors: Gram "
+             "rank 2 and top-2 variance >= 0.99)", kind="paper", source="§5.1", paper_value="2-dimensional circle",
+             ours={"Gram rank == 2": bool(circ["gram_rank"] == 2), "top-2 variance >= 0.99": bool(circ["top2_var"] >= 0.99)},
+             criterion=holds(), note=f"rank {circ['gram_rank']}, top-2 variance {circ['top2_var']:.4f}, "
+                                     f"d = {cfg.dim}, seed {seed0}")
+ledger.claim("circular-target-psd-rank2", "The CircularCSE target matrix cos(Δθ) is PSD with rank 2 (closed form)",
+             kind="check", paper_value="PSD, rank 2",
+             ours={"psd": bool(eig.min() > -1e-10), "rank2": int((eig > 1e-8).sum()) == 2}, criterion=holds())
+ledger.claim("softcse-between", "§3.4: SoftCSE is the soft constraint between SINCERE and CircularCSE (free vectors: "
+             "top-2 variance and ring r ordered SINCERE < SoftCSE < CircularCSE)", kind="paper", source="§3.4",
              paper_value="SINCERE < SoftCSE < CircularCSE",
              ours={"top2": bool(sin["top2_var"] < soft["top2_var"] < circ["top2_var"]),
                    "ring_r": bool(sin["ring_r"] < soft["ring_r"] < circ["ring_r"])},
-             criterion=holds())
-ledger.claim("margin-simplex-vs-ring", "A simplex separates labels by more than a ring (95.2° vs 30°)",
-             paper_value="simplex margin > ring margin", ours=bool(simplex_sep > ring_sep), criterion=holds())
-ledger.claim("margin-text-erratum", "§5.1 text: 'π/E = 30°' (the value of π/12 in degrees)", paper_value=30,
-             ours=half, criterion=within(30, tol=0.5),
-             note="π/E = 15°; 30° is the adjacent spacing 2π/E. Recorded as not reproduced on purpose.")
+             criterion=holds(), regime=f"free unit vectors (no model), one initialisation (seed {seed0})",
+             note="top-2 variance " + " / ".join(f"{x['top2_var']:.3f}" for x in (sin, soft, circ))
+                  + "; ring r " + " / ".join(f"{x['ring_r']:.3f}" for x in (sin, soft, circ)))
+cent = {key: torch.nn.functional.normalize(torch.stack([free[key][torch.tensor([lab == c for lab in labels])].mean(0)
+                                                         for c in ECM_LABELS]).double(), dim=1) for key in free}
+ang = {key: torch.rad2deg(torch.arccos(torch.clamp(c @ c.T, -1, 1))) for key, c in cent.items()}
+adjacent = torch.tensor([[abs(i - j) in (1, E - 1) for j in range(E)] for i in range(E)])
+off = ~torch.eye(E, dtype=torch.bool)
+ring_adjacent = ang["CircularCSE (fp64)"][adjacent]
+sincere_min = float(ang["SINCERE (fp64)"][off].min())
+ledger.claim("margin-simplex-vs-ring", "§5.1: on CircularCSE's ring adjacent labels are 30° apart, while SINCERE "
+             "separates every pair of labels by about 90° (free-vector optima)", kind="paper", source="§5.1",
+             paper_value="30° vs 90°",
+             ours={"CircularCSE adjacent labels within 1° of 30°": bool((ring_adjacent - 30).abs().max() <= 1),
+                   "SINCERE smallest angle between labels >= 89°": bool(sincere_min >= 89)},
+             criterion=holds(),
+             note=f"CircularCSE adjacent-label angles {float(ring_adjacent.min()):.2f}-{float(ring_adjacent.max()):.2f}°; "
+                  f"SINCERE smallest {sincere_min:.2f}° (simplex {simplex_sep:.1f}°, orthogonal 90°)")
+ledger.claim("margin-text-erratum", "§5.1 arithmetic: the bound π/E, in degrees for E = 12, equals the printed 30°",
+             kind="check", source="§5.1", paper_value=30, ours=half, criterion=within(30, tol=0.5),
+             note="π/12 = 15°; 30° is the adjacent spacing 2π/E, which the measured ring shows (previous claim). "
+                  "An erratum candidate: the formula, not the number, appears to be the slip.")
 ledger.table()
 
 # %%
