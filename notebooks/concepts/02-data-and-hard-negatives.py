@@ -19,18 +19,21 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/concepts/02-data-and-hard-negatives.ipynb)
 #
-# **Paper.** M. Mohr, A. Dujany, P. Souquet, A. Freitas, *Principles of Concept Representation in Sentence
+# **Paper.** I. Mohr, J. Dujany, J. Souquet, A. Freitas, *Principles of Concept Representation in Sentence
 # Encoders*, arXiv 2606.06994 (Idiap / Merck KGaA). **Reproduces** §4.5, App. B and App. G: the WordNet 3.0
 # syn / t2d pair extraction (the paper's 315K syn pairs), headword masking, the synset-level in-domain split, the
 # head-holdout split by sense frequency (WordNet's `cntlist` counts), a **proxy** for the source-holdout split
 # (whole lexicographer files held out, since the paper's Wiktionary source is not available here), and the five
 # rule-made hard negatives with examples, counts and how hard each is for the frozen encoder (B0, MiniLM).
 #
-# **Verdicts** (cpu profile): the syn count is exactly 315,850 (304,438 merged) and the build takes well under
-# a minute; t2d gives 206,978 sense pairs against the paper's rounded "212K" (2.4 % fewer: *partly*); d2d is not
-# testable (one source). For frozen MiniLM the two lexical rules are both at chance — antonym flip (AUC 0.511)
-# and negation (0.524, near the paper's B0 0.470 for mpnet: *partly*) — so "negation is the hardest" is *not
-# reproduced*, by a hair (antonym is lower); the swap rules are easy (AUC 0.83-0.89). See the claims table.
+# **Verdicts** (cpu profile, executed). Checks: our syn count, 315,850 (304,438 with repeats across synsets merged),
+# agrees with the paper's 315K (§4.5) to the thousand; our t2d count, 206,978 senses, does not match its 212K (2.4 %
+# fewer; how the paper counts is not stated); the build takes 6 s from the parsed WordNet files; no masked definition
+# leaks its headword; every split is disjoint. Paper claims: d2d is not testable (one source). For frozen MiniLM the two
+# lexical rules sit at chance, antonym flip (AUC 0.511) and negation (0.524), and the swap rules are easy (0.83-0.89);
+# whether negation is the hardest rule (App. G) is inconclusive (the two lowest AUCs differ by 0.013, within two
+# standard errors over 800 pairs), and our frozen negation AUC (0.524) is above the paper's 0.470 (§5.2) under a
+# regime unlike the paper's (MiniLM, WordNet glosses, our reading of the negation rule): inconclusive.
 
 # %% papermill={"duration": 0.056034, "end_time": "2026-11-22T12:04:06.941044+00:00", "exception": false, "start_time": "2026-11-22T12:04:06.885010+00:00", "status": "completed"} tags=["parameters"]
 profile = "cpu"
@@ -44,6 +47,9 @@ profile = "cpu"
 
 # %% papermill={"duration": 14.301294, "end_time": "2026-11-22T12:04:21.350549+00:00", "exception": false, "start_time": "2026-11-22T12:04:07.049255+00:00", "status": "completed"}
 import time
+import warnings
+
+warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without ipywidgets
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -55,8 +61,8 @@ from companion import concepts as C
 from companion.encoders import load_encoder
 from companion.metrics.retrieval import pair_roc_auc
 from companion.profiles import settings
-from companion.results import Ledger, at_most, holds, not_testable, show_provenance, within
-from companion.settings import REPO_ROOT
+from companion import stats
+from companion.results import Ledger, at_most, holds, not_testable, same_sign, show_provenance, within
 
 torch.set_num_threads(2)
 cfg = settings(profile,
@@ -67,7 +73,7 @@ cfg = settings(profile,
                overrides=dict(seeds=seeds, n_rows=n_rows))
 seed = cfg.seeds[0]
 ledger = Ledger("concepts", "02-data-and-hard-negatives", profile=cfg.profile, seeds=cfg.seeds)
-paper = pd.read_csv(REPO_ROOT / "data" / "concepts" / "paper_numbers.csv", comment="#")
+paper = C.paper_numbers()  # the numbers the paper text states for its tables, with their location
 sns.set_theme(style="whitegrid", context="notebook")
 cfg
 
@@ -83,24 +89,26 @@ t0 = time.perf_counter()
 data = C.build_concepts() if cfg.rebuild else C.load_concepts()
 build_s = time.perf_counter() - t0
 n_syn, n_merged, n_t2d = len(data.syn), len(data.syn.drop_duplicates(["a", "b"])), len(data.t2d)
-counts = pd.DataFrame({"ours": [n_syn, n_merged, n_t2d, n_syn + n_t2d]},
-                      index=["syn_pairs", "syn_pairs_merged", "t2d_pairs", "wordnet_pairs"])
-counts["paper"] = paper.set_index("id").loc[counts.index, "value"].to_numpy()
+counts = pd.DataFrame({"ours": [n_syn, n_merged, n_t2d, n_syn + n_t2d],
+                       "paper (§4.5)": ["315K", "-", "212K", "527K"]},
+                      index=["syn pairs", "syn pairs merged across synsets", "t2d pairs", "WordNet pairs"])
 print(f"built in {build_s:.1f} s ({'fresh' if cfg.rebuild else 'from cache'}); {len(data.synsets):,} synsets")
 counts
 
 # %% papermill={"duration": 0.083757, "end_time": "2026-11-22T12:04:52.565342+00:00", "exception": false, "start_time": "2026-11-22T12:04:52.481585+00:00", "status": "completed"}
-ledger.claim("syn_count", "syn pairs = ordered distinct lower-cased lemma pairs per WordNet 3.0 synset", 315850,
-             n_syn, within(315850, 0))
-ledger.claim("syn_count_merged", "syn pairs merged across synsets", 304438, n_merged, within(304438, 0))
-ledger.claim("t2d_count", "t2d pairs: one (lemma, gloss) per sense (paper: 212K, rounded)", 212000, n_t2d,
-             within(212000, 1000, partly_tol=10000),
-             note="WordNet 3.0 has 206,978 senses; the paper's 212K may count differently (not stated)")
+ledger.claim("syn_count", "our syn pairs (ordered distinct lower-cased lemma pairs per WordNet 3.0 synset) agree "
+             "with the paper's 315K to the thousand", "315K", n_syn, within(315_500, 500), kind="check",
+             source="§4.5", note=f"ours {n_syn:,}; {n_merged:,} when repeats across synsets are merged; 315K read as "
+                                 "315,000-315,999")
+ledger.claim("t2d_count", "our t2d pairs (one (lemma, gloss) per sense) agree with the paper's 212K to the thousand",
+             "212K", n_t2d, within(212_500, 500), kind="check", source="§4.5",
+             note="WordNet 3.0 has 206,978 senses; how the paper counts 212K is not stated")
 if cfg.rebuild:
-    ledger.claim("build_time", "WordNet pair build takes at most 1 minute", "<= 60 s", round(build_s, 1),
-                 at_most(60.0), note="shared 2-core machine under load from other users")
-ledger.claim("d2d", "d2d pairs (definition<->definition across sources)", "0.7 * L_d2d", None,
-             not_testable("WordNet alone has one definition per sense; d2d needs a second source (Wiktionary)"))
+    ledger.claim("build_time", "the WordNet pair build takes at most 1 minute", "<= 60 s", round(build_s, 1),
+                 at_most(60.0), kind="check", note="shared 2-core machine")
+ledger.claim("d2d", "d2d pairs (definition-definition across sources, weight 0.7)", 0.7, None,
+             not_testable("WordNet alone has one definition per sense; d2d needs a second source (Wiktionary)"),
+             kind="paper", source="§4.3")
 data.syn.sample(6, random_state=seed)
 
 # %% [markdown] papermill={"duration": 0.009181, "end_time": "2026-11-22T12:04:52.586592+00:00", "exception": false, "start_time": "2026-11-22T12:04:52.577411+00:00", "status": "completed"}
@@ -127,7 +135,8 @@ checked = t2d if cfg.leak_sample is None else t2d.sample(cfg.leak_sample, random
 leaks = sum(bool({w.lower() for w in C._WORD.findall(m.replace(C.MASK, " "))} & C._mask_forms(t))
             for t, m in zip(checked["term"], checked["masked"].fillna("")))
 ledger.claim("masking_no_leak", "no masked definition contains a form of its headword", True, leaks == 0,
-             holds("zero leaks over the checked t2d pairs"), note=f"{leaks} leaks in {len(checked):,} pairs")
+             holds("zero leaks over the checked t2d pairs"), note=f"{leaks} leaks in {len(checked):,} pairs",
+             kind="check")
 
 # %% [markdown] papermill={"duration": 0.014006, "end_time": "2026-11-22T12:05:00.928879+00:00", "exception": false, "start_time": "2026-11-22T12:05:00.914873+00:00", "status": "completed"}
 # ## 3. Splits (all synset-level)
@@ -153,7 +162,7 @@ for s in splits:
                      test_median_count=float(np.median(data.synsets["count"].to_numpy()[s.test]))))
 split_table = pd.DataFrame(rows).set_index("split")
 ledger.claim("splits_disjoint", "train and test synsets are disjoint in every split", True,
-             bool(split_table["disjoint"].all()), holds())
+             bool(split_table["disjoint"].all()), holds(), kind="check")
 split_table
 
 # %% papermill={"duration": 8.264717, "end_time": "2026-11-22T12:05:09.934305+00:00", "exception": false, "start_time": "2026-11-22T12:05:01.669588+00:00", "status": "completed"}
@@ -173,7 +182,7 @@ axes[1].barh(top.index[::-1], top.to_numpy()[::-1],
 axes[1].set(xlabel="synsets", title="Lexicographer files (orange: held out by the proxy)")
 axes[1].tick_params(axis="y", labelsize=7)
 fig.tight_layout()
-ledger.savefig(fig, "fig-data-splits")
+fig_path = ledger.savefig(fig, "fig-data-splits")
 
 # %% [markdown] papermill={"duration": 0.027986, "end_time": "2026-11-22T12:05:10.001810+00:00", "exception": false, "start_time": "2026-11-22T12:05:09.973824+00:00", "status": "completed"}
 # ## 4. The five hard-negative rules
@@ -223,19 +232,28 @@ stress.to_frame()
 fig, ax = plt.subplots(figsize=(7, 3.6))
 ax.bar(stress.index, stress.to_numpy(), color="tab:blue")
 ax.axhline(0.5, color="grey", ls=":", label="chance")
-paper_b0 = paper.query("id == 'negate_auc' and condition == 'B0'")["value"].item()
+paper_b0, b0_source = C.paper_number(2, "B0", "Negate ROC-AUC")
 ax.scatter(["negation"], [paper_b0], color="tab:red", marker="*", s=160, zorder=3, label="paper B0 (mpnet)")
 ax.set(ylim=(0, 1.05), ylabel="ROC-AUC cos(q,d+) vs cos(q,d-)", title="Frozen MiniLM (B0): stress AUC per rule")
 ax.legend()
 fig.tight_layout()
-ledger.savefig(fig, "fig-b0-stress-auc")
+fig_path = ledger.savefig(fig, "fig-b0-stress-auc")
 
 # %% papermill={"duration": 0.05978, "end_time": "2026-11-22T12:07:43.783841+00:00", "exception": false, "start_time": "2026-11-22T12:07:43.724061+00:00", "status": "completed"}
-ledger.claim("negation_hardest", "lexical negation is the hardest rule for the frozen encoder (lowest AUC)",
-             True, bool(stress.idxmin() == "negation"), holds("argmin of the five stress AUCs is 'negation'"),
-             note=f"hardest: {stress.idxmin()}; AUCs: {stress.round(3).to_dict()}")
-ledger.claim("negate_auc_b0", "negation stress AUC of the frozen encoder (paper: mpnet; ours: MiniLM)", paper_b0,
-             round(float(stress["negation"]), 3), within(paper_b0, 0.05, partly_tol=0.15))
+gap = float(stress.drop("negation").min() - stress["negation"])  # > 0: negation is the lowest
+n_neg = int((hn["rule"] == "negation").sum())
+REGIME = ("frozen all-MiniLM-L6-v2 on WordNet glosses; our negation rule puts 'not' in front of glosses without a "
+          "finite verb (most WordNet glosses); the paper's frozen B0 is all-mpnet-base-v2")
+ledger.claim("negation_hardest", "lexical negation is the hardest rule for the frozen encoder (lowest stress AUC)",
+             "most challenging type", gap,
+             stats.inconclusive(f"the lowest two AUCs ({stress.nsmallest(2).round(3).to_dict()}) differ by less than "
+                                f"two standard errors of an AUC over about {n_neg} pairs (about 0.04)")
+             if abs(gap) < 0.04 else same_sign(1.0, min_magnitude=0.04),
+             kind="paper", source="App. G", regime=REGIME,
+             note=f"AUC(next lowest rule) - AUC(negation) = {gap:+.3f}; AUCs: {stress.round(3).to_dict()}")
+ledger.claim("negate_auc_b0", "the frozen encoder fails the negation stress test (AUC below chance)", paper_b0,
+             round(float(stress["negation"]), 3), at_most(0.5), kind="paper", source=b0_source, regime=REGIME,
+             note=f"{n_neg} negation pairs")
 
 # %% [markdown] papermill={"duration": 0.016096, "end_time": "2026-11-22T12:07:43.817387+00:00", "exception": false, "start_time": "2026-11-22T12:07:43.801291+00:00", "status": "completed"}
 # ## Claims
