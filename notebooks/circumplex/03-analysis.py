@@ -14,8 +14,6 @@
 #     name: python3
 # ---
 
-# %%
-
 # %% [markdown]
 # # Mapping the Circumplex of Affect — 03 · Analysis (§5 and §6: Figs 5–7) and an external check on EmoBank
 #
