@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 import torch
+from IPython.display import display
 from sentence_transformers import SentenceTransformer
 
 from companion import sts
@@ -159,15 +160,25 @@ fig.tight_layout()
 ledger.savefig(fig, "01-zero-shot-sts")
 
 # %% [markdown]
-# ## Claims (about this companion's evaluator)
+# ## Checks (about this companion's evaluator; none of the five papers makes these claims)
+#
+# Our own checks, so they pass or fail and are never counted as reproductions: parity with sentence-transformers
+# (the largest per-set Spearman difference must stay below 1e-4, i.e. far below the 0.01 printed precision of the
+# papers' tables) and two speed goals of the companion (cold encode at least 1.2x faster than
+# `SentenceTransformer.encode`, a cached rerun at least 100x faster than a cold encode). The speed-ups are wall
+# times and depend on the load of the machine; the STS scores do not.
 
 # %%
-ledger.claim("parity-st", "companion STS evaluator equals SentenceTransformer.encode + cosine on every set",
-             "difference 0 (to 1e-4)", max_diff, at_most(1e-4))
-ledger.claim("encode-speedup", "companion encode is at least 1.2x faster than SentenceTransformer.encode (cold)",
-             ">= 1.2x", t_st / t_ours, at_least(1.2, partly=1.0))
-ledger.claim("cache-speedup", "a cached rerun is at least 100x faster than a cold encode",
-             ">= 100x", t_ours / t_cached, at_least(100.0, partly=10.0))
+ledger.claim("parity-st", "companion STS evaluator equals SentenceTransformer.encode + cosine on every set "
+             "(max |Spearman x 100 difference| <= 1e-4)", kind="check", ours=max_diff, criterion=at_most(1e-4),
+             note=f"max |embedding difference| = {emb_diff:.2e}; avg {table.iloc[0]['avg']:.2f} over "
+                  f"{len(pairs)} set(s)")
+ledger.claim("encode-speedup", "companion encode (cold cache) is at least 1.2x faster than "
+             "SentenceTransformer.encode on the same sentences", kind="check", ours=t_st / t_ours,
+             criterion=at_least(1.2), note=f"{t_ours:.1f} s vs {t_st:.1f} s wall for {len(all_sentences)} sentences")
+ledger.claim("cache-speedup", "a cached rerun of encode is at least 100x faster than a cold encode", kind="check",
+             ours=t_ours / t_cached, criterion=at_least(100.0),
+             note=f"{t_cached:.2f} s cached vs {t_ours:.1f} s cold")
 display(ledger.table())
 ledger.save()
 
