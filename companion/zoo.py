@@ -25,7 +25,8 @@ views), STS-B pairs (both sides embedded, AnglE's interleaved layout) or labelle
 class-balanced by :func:`balanced_batches` (``batch_size / 12`` per label, so that every SupCon anchor has a
 positive). Only the batch contents differ between objectives; the optimiser, steps and seeds do not.
 
-The module also holds the paired statistics of the zoo table (:func:`paired_comparisons`, :func:`holm`).
+The zoo's paired comparisons over seeds (:func:`compare`, :func:`paired_comparisons`, :func:`holm_direction`) are
+thin shapers around :mod:`companion.stats`.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ from typing import Any
 
 import numpy as np
 import torch
+
+from . import stats
 
 DATA_KINDS = ("wiki", "stsb", "emolit")
 
@@ -270,70 +273,69 @@ def evaluate(encode: Callable[[list[str]], torch.Tensor], suite: EvalSuite, kmea
 
 
 # --------------------------------------------------------------------------------------------- statistics
-def holm(pvalues: Sequence[float]) -> np.ndarray:
-    """Holm–Bonferroni adjusted p-values (step-down, monotone, capped at 1); NaN entries stay NaN and do not count
-    towards the number of tests."""
-    p = np.asarray(pvalues, dtype=float)
-    out = np.full_like(p, np.nan)
-    ok = np.flatnonzero(np.isfinite(p))
-    m = len(ok)
-    if m == 0:
-        return out
-    if bool(((p[ok] < 0) | (p[ok] > 1)).any()):
-        raise ValueError("p-values must lie in [0, 1].")
-    order = ok[np.argsort(p[ok], kind="stable")]
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p[i]))
-        out[i] = running
-    return out
+# The zoo's comparisons are paired over seeds and go through companion.stats (one statistics module): this section
+# only shapes the runs table into per-seed values and applies stats.paired / stats.sample / stats.holm.
+UNTRAINED = "untrained"
 
 
-def paired_test(diffs: Sequence[float]) -> dict[str, float]:
-    """Paired tests of per-seed differences ``a - b``: mean, wins (``a > b``), paired t-test (= one-sample t-test of
-    the differences, df = n - 1) and two-sided Wilcoxon signed-rank test (exact; with n = 3 its smallest possible
-    p is 0.25). Undefined tests (n < 2, all differences equal, all zero) give NaN."""
-    from scipy import stats
+def seed_differences(runs, metric: str, a: str, b: str, reference: dict[str, float] | None = None) -> np.ndarray:
+    """Per-seed ``metric`` of ``a`` minus ``b`` (same seed), seeds in ascending order.
 
-    d = np.asarray(list(diffs), dtype=float)
-    if d.ndim != 1 or len(d) == 0 or not np.isfinite(d).all():
-        raise ValueError(f"diffs must be a non-empty 1-D sequence of finite numbers, got {diffs!r}.")
-    res = {"n": len(d), "mean_diff": float(d.mean()), "wins": int((d > 0).sum()), "t": math.nan, "p_t": math.nan,
-           "p_wilcoxon": math.nan}
-    if len(d) >= 2 and np.ptp(d) > 0:
-        t = stats.ttest_1samp(d, 0.0)
-        res["t"], res["p_t"] = float(t.statistic), float(t.pvalue)
-    if len(d) >= 2 and bool((d != 0).any()):
-        res["p_wilcoxon"] = float(stats.wilcoxon(d, zero_method="wilcox", alternative="two-sided").pvalue)
-    return res
+    ``runs``: a DataFrame with columns ``model``, ``seed`` and ``metric``. ``b`` may be ``"untrained"``: then
+    ``reference[metric]`` (the single deterministic untrained value) is subtracted from every seed of ``a``.
+    """
+    wide = runs.pivot(index="seed", columns="model", values=metric).sort_index()
+    if a not in wide:
+        raise KeyError(f"no runs of {a!r}.")
+    if b == UNTRAINED:
+        if reference is None or metric not in reference:
+            raise ValueError(f"comparing with 'untrained' needs reference[{metric!r}].")
+        return (wide[a] - float(reference[metric])).to_numpy(dtype=float)
+    if b not in wide:
+        raise KeyError(f"no runs of {b!r}.")
+    return (wide[a] - wide[b]).to_numpy(dtype=float)
+
+
+def compare(runs, metric: str, a: str, b: str, reference: dict[str, float] | None = None,
+            confidence: float = 0.95) -> stats.Comparison:
+    """:class:`companion.stats.Comparison` of ``a − b`` over seeds: :func:`companion.stats.paired` for two trained
+    objectives (same seeds), :func:`companion.stats.sample` of the differences against the one untrained value."""
+    if b == UNTRAINED:
+        return stats.sample(seed_differences(runs, metric, a, b, reference), confidence)
+    wide = runs.pivot(index="seed", columns="model", values=metric).sort_index()
+    seed_differences(runs, metric, a, b, reference)  # the same checks and messages
+    return stats.paired(wide[a].to_numpy(dtype=float), wide[b].to_numpy(dtype=float), confidence, labels=(a, b))
 
 
 def paired_comparisons(runs, metric: str, comparisons: Sequence[tuple[str, str]],
                        reference: dict[str, float] | None = None, alpha: float = 0.05):
-    """Paired tests over seeds of ``metric`` for each ``(a, b)`` in ``comparisons``.
-
-    ``runs``: a DataFrame with columns ``model``, ``seed`` and ``metric``. ``b`` may be ``"untrained"``: then
-    ``reference[metric]`` (the single deterministic untrained value) is subtracted from every seed of ``a``.
-    Adds Holm-adjusted t-test p-values over the listed comparisons and ``survives`` = adjusted p < ``alpha``.
-    """
+    """One row per ``(a, b)`` in ``comparisons``: mean of ``a − b`` over seeds, its 95 % CI, the per-seed values,
+    wins (seeds with ``a > b``), the t-test and Wilcoxon p-values of :func:`compare` and the Holm-adjusted t p-values
+    over the listed comparisons (:func:`companion.stats.holm`; a comparison without a p-value, one seed, counts as
+    p = 1); ``survives`` = adjusted p < ``alpha``."""
     import pandas as pd
 
-    wide = runs.pivot(index="seed", columns="model", values=metric)
     rows = []
     for a, b in comparisons:
-        if a not in wide:
-            raise KeyError(f"no runs of {a!r}.")
-        if b == "untrained":
-            if reference is None or metric not in reference:
-                raise ValueError(f"comparing with 'untrained' needs reference[{metric!r}].")
-            diffs = wide[a] - float(reference[metric])
-        else:
-            if b not in wide:
-                raise KeyError(f"no runs of {b!r}.")
-            diffs = wide[a] - wide[b]
-        rows.append({"metric": metric, "comparison": f"{a} - {b}", **paired_test(diffs.to_numpy()),
-                     "per_seed": np.round(diffs.to_numpy(), 3).tolist()})
+        cmp = compare(runs, metric, a, b, reference)
+        rows.append({"metric": metric, "comparison": f"{a} - {b}", "n": cmp.n, "mean_diff": cmp.estimate,
+                     "ci_low": cmp.ci[0] if cmp.ci else math.nan, "ci_high": cmp.ci[1] if cmp.ci else math.nan,
+                     "wins": int(sum(v > 0 for v in cmp.values)),
+                     "p_t": cmp.p if cmp.p is not None else math.nan,
+                     "p_wilcoxon": cmp.p_wilcoxon if cmp.p_wilcoxon is not None else math.nan,
+                     "per_seed": [round(v, 3) for v in cmp.values]})
     frame = pd.DataFrame(rows)
-    frame["p_holm"] = holm(frame["p_t"].to_numpy())
+    frame["p_holm"] = stats.holm([1.0 if math.isnan(p) else p for p in frame["p_t"]]) if len(frame) else []
     frame["survives"] = frame["p_holm"] < alpha
     return frame
+
+
+def holm_direction(cmp: stats.Comparison, p_holm: float, *, sign: int, family: int, alpha: float = 0.05,
+                   trained: bool = True, untrained_reason: str | None = None) -> stats.Criterion:
+    """The verdict rule of a zoo claim: :func:`companion.stats.direction` (ordering ``sign``, 95 % CI over seeds),
+    except that a CI which excludes zero but whose paired t-test does not survive Holm over the ``family`` of zoo
+    claims (``p_holm >= alpha``) is *inconclusive*, with that as its reason."""
+    if trained and cmp.ci is not None and cmp.excludes_zero() != 0 and p_holm >= alpha:
+        return stats.inconclusive(f"the 95 % CI excludes 0 (paired t p = {cmp.p:.3g}) but the test does not "
+                                  f"survive Holm over the {family} zoo claims (adjusted p = {p_holm:.3g})")
+    return stats.direction(sign=sign, trained=trained, untrained_reason=untrained_reason)

@@ -200,29 +200,20 @@ def test_eval_suite_validates():
 
 
 # --------------------------------------------------------------------------------------------- statistics
-def test_holm_by_hand():
-    # sorted 0.01, 0.03, 0.04 -> 3*0.01 = 0.03, max(0.03, 2*0.03) = 0.06, max(0.06, 1*0.04) = 0.06
-    np.testing.assert_allclose(zoo.holm([0.01, 0.04, 0.03]), [0.03, 0.06, 0.06])
-    out = zoo.holm([0.5, float("nan"), 0.6])  # NaN does not count: m = 2
-    assert out[0] == pytest.approx(1.0) and math.isnan(out[1]) and out[2] == pytest.approx(1.0)
-    with pytest.raises(ValueError):
-        zoo.holm([1.5])
+def test_compare_goes_through_companion_stats():
+    from companion import stats
 
+    runs = pd.DataFrame({"model": ["A"] * 3 + ["B"] * 3, "seed": [2, 0, 1] * 2,
+                         "avg": [82.0, 80.0, 81.0, 80.5, 79.0, 79.5]})
+    cmp = zoo.compare(runs, "avg", "A", "B")
+    ref = stats.paired([80.0, 81.0, 82.0], [79.0, 79.5, 80.5])  # seeds sorted 0, 1, 2
+    assert cmp.values == ref.values and cmp.ci == ref.ci and cmp.p == ref.p
+    t = 4.0 / 3 / (math.sqrt(1 / 12) / math.sqrt(3))  # differences 1, 1.5, 1.5: mean 4/3, sd sqrt(1/12)
+    from scipy import stats as sp
 
-def test_paired_test_by_hand():
-    d = [1.0, 2.0, 3.0]
-    res = zoo.paired_test(d)
-    t = 2.0 / (1.0 / math.sqrt(3))  # mean 2, sd 1, n 3
-    assert res["t"] == pytest.approx(t)
-    from scipy import stats
-
-    assert res["p_t"] == pytest.approx(2 * stats.t.sf(t, 2))
-    assert res["p_wilcoxon"] == pytest.approx(0.25)  # the smallest two-sided p with 3 pairs
-    assert res["wins"] == 3 and res["mean_diff"] == 2.0
-    const = zoo.paired_test([0.5, 0.5, 0.5])
-    assert math.isnan(const["t"]) and math.isnan(zoo.paired_test([1.0])["p_t"])
-    with pytest.raises(ValueError):
-        zoo.paired_test([])
+    assert cmp.p == pytest.approx(2 * sp.t.sf(t, 2))
+    one = zoo.compare(runs, "avg", "A", "untrained", reference={"avg": 78.0})
+    assert one.values == (2.0, 3.0, 4.0) and one.estimate == pytest.approx(3.0)
 
 
 def test_paired_comparisons_with_untrained_reference():
@@ -231,8 +222,28 @@ def test_paired_comparisons_with_untrained_reference():
     frame = zoo.paired_comparisons(runs, "avg", [("A", "B"), ("A", "untrained")], reference={"avg": 78.0})
     assert frame.loc[0, "per_seed"] == [1.0, 1.5, 1.5]
     assert frame.loc[1, "mean_diff"] == pytest.approx(3.0)
+    assert frame.loc[0, "wins"] == 3 and frame.loc[0, "p_wilcoxon"] == pytest.approx(0.25)
     assert (frame["p_holm"] >= frame["p_t"]).all()
+    from companion import stats
+
+    assert list(frame["p_holm"]) == pytest.approx(stats.holm(list(frame["p_t"])))
     with pytest.raises(ValueError, match="reference"):
         zoo.paired_comparisons(runs, "avg", [("A", "untrained")])
     with pytest.raises(KeyError):
         zoo.paired_comparisons(runs, "avg", [("C", "B")])
+
+
+def test_holm_direction_each_verdict():
+    from companion import stats
+
+    strong = stats.sample([1.0, 1.1, 0.9])
+    assert zoo.holm_direction(strong, 0.01, sign=1, family=5).verdict(strong) == "reproduced"
+    assert zoo.holm_direction(strong, 0.01, sign=-1, family=5).verdict(strong) == "not reproduced"
+    judged = zoo.holm_direction(strong, 0.2, sign=1, family=5).judge(strong)
+    assert judged.verdict == "inconclusive" and "Holm" in judged.reason
+    noisy = stats.sample([1.0, -1.0, 0.5])
+    assert zoo.holm_direction(noisy, 1.0, sign=1, family=5).verdict(noisy) == "inconclusive"
+    untrained = zoo.holm_direction(strong, 0.01, sign=1, family=5, trained=False, untrained_reason="flat loss")
+    assert untrained.judge(strong).reason == "flat loss"
+
+
