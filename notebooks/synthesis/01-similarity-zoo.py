@@ -36,18 +36,20 @@
 # CircularCSE; class-balanced batches). This notebook adds no loss code: `companion.zoo` only calls the companion's
 # losses and metrics.
 #
-# **Verdicts** (cpu profile, seeds 0–2, computed in §6; all "beyond the papers"). On an already contrastively
+# **Verdicts** (cpu profile, seeds 0–2, computed in §6; all *beyond the papers*). On an already contrastively
 # trained MiniLM with its own mean pooling and a 30-step top-layer budget, **the labels decide, not the
 # similarity**: the three Emolit objectives are the only ones that move their own metrics far beyond seed noise
-# (V-Measure 0.20 → 0.43 SupCon / 0.44 Soft SupCon / 0.36 CircularCSE; CD-r 0.29 → 0.52 / 0.53 / 0.74), while no
-# STS difference between SimCSE, SimACE, ArcCon, CoSENT and AnglE survives a paired test (all within 0.2 points of
-# the untrained 76.59 on the STS subsets). Reproduced (5): AnglE ≥ CoSENT in every seed (by ≈ 0.02 points only),
-# CircularCSE has the highest CD-r, SupCon and CircularCSE beat untrained on V, CircularCSE has the lowest V of the
-# Emolit objectives, Soft SupCon keeps labels closer than Hard SupCon (between-label cosine 0.13 vs 0.11, as
-# Vock et al.'s Cor. 3.9 predicts). Partly (4): SimACE ≥ SimCSE (2 of 3 seeds), SimACE ≥ ArcCon (1 of 3), CoSENT and
-# AnglE beat untrained on STS (not in every seed), SimCSE improves uniformity (1 of 3 seeds). The unsupervised
-# losses start at ≈ 0.001 (MiniLM's mean-pooled sentences are already spread and the dropout views coincide), so
-# SimCSE/SimACE/ArcCon barely move the model; see §2.
+# (V-Measure 0.20 → 0.43 SupCon / 0.44 Soft SupCon / 0.37 CircularCSE; CD-r 0.29 → 0.52 / 0.53 / 0.74), while no
+# STS difference between SimCSE, SimACE, ArcCon, CoSENT and AnglE is distinguishable (all within 0.15 points of the
+# untrained 76.59 on the STS subsets). Of the 12 claims (each a paired difference over seeds through
+# `companion.stats`, Holm over the 12), 4 are **reproduced**: CircularCSE has the highest CD-r (+0.215 over Soft
+# SupCon, 95 % CI [+0.204, +0.226]), SupCon and Soft SupCon raise V-Measure (+0.23), and Soft SupCon keeps labels
+# closer than Hard SupCon (between-label cosine +0.027 [+0.023, +0.031], the direction of Vock et al.'s Cor. 3.9).
+# 8 are **inconclusive**: the three claims on the Wikipedia objectives (SimACE vs SimCSE, SimACE vs ArcCon, SimCSE's
+# uniformity) because those losses start below 0.01 and have nothing to train on this backbone; AnglE > CoSENT
+# (+0.018 points, CI [+0.004, +0.032]), CircularCSE > untrained on V (+0.17) and CircularCSE lowest V of the Emolit
+# objectives (−0.06 vs SupCon) because their CIs exclude 0 but the tests do not survive Holm with 3 seeds; and
+# CoSENT / AnglE over untrained on STS because the CIs cover 0. None is *not reproduced*.
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -64,13 +66,13 @@ import torch
 from IPython.display import display
 from tqdm.auto import tqdm
 
-from companion import zoo
+from companion import stats, zoo
 from companion.data import load_emolit, load_stsb, load_wiki
 from companion.encoders import load_encoder, tiny_encoder
 from companion.losses.weighted import soft_supcon_beta
 from companion.pairs import PairData
 from companion.profiles import settings
-from companion.results import Ledger, holds, show_provenance
+from companion.results import Ledger, show_provenance
 from companion.training import seed_everything, train
 from companion.upper import UpperEncoder, sts_pairs_subset
 
@@ -104,9 +106,9 @@ pd.DataFrame([{"objective": o.name, "data": o.data, "source": o.paper, "hyper-pa
 # alignment uses every STS-B dev pair with gold > 4 (208), uniformity/anisotropy/effective rank a fixed sample of
 # 1000 STS-B dev sentences, V-Measure and CD-r the full Emolit test split (1200 sentences, 100 per label).
 # Hyper-parameters are each paper's (table above); Soft SupCon's ε = 0.01 is our choice (the weighted-CL paper
-# sweeps it). Cost of this run: ≈ 10 minutes wall and 520 s of CPU time on one thread with the lower-layer
-# states already in the encoder's disk cache; computing them cold (≈ 15k texts) adds ≈ 2 minutes on a quiet core
-# (5 minutes under the load of the first run).
+# sweeps it). Cost of this run: ≈ 510 s wall and 510 s of CPU time on one thread (100 s of it for the lower-layer
+# states, partly served by the encoder's disk cache); computing them all cold (≈ 15k texts) adds ≈ 2 minutes on a
+# quiet core.
 
 # %% [markdown]
 # ## 1 · Data, the evaluation suite and cached lower-layer states
@@ -244,12 +246,13 @@ zoo_table(STS_SETS + ["avg"])
 #
 # Per seed, objective minus SimCSE (same seed) and objective minus the untrained model (one deterministic value),
 # and three within-paper pairs (SimACE − ArcCon, AnglE − CoSENT, Soft SupCon − SupCon), for STS avg, V-Measure,
-# CD-r, alignment, uniformity and the between-label cosine. Paired t-test over seeds (= one-sample t-test of the
-# differences) with a Holm correction over the 18 comparisons of each metric, and the exact Wilcoxon signed-rank
-# test. **Power**: with 3 seeds the t-test has 2 degrees of freedom (a difference needs |t| > 4.3 for p < 0.05,
-# before the correction), and the smallest two-sided Wilcoxon p with 3 pairs is 0.25, so Wilcoxon can never reject
-# at 0.05 here. A difference that "survives" is therefore very consistent across seeds relative to its size; one
-# that does not may still be real.
+# CD-r, alignment, uniformity and the between-label cosine. Every comparison goes through `companion.stats`
+# (`zoo.compare`: `stats.paired` over the same seeds, or `stats.sample` of the differences to the untrained value):
+# the 95 % t interval, the paired t-test, the exact Wilcoxon signed-rank test, and `stats.holm` over the 18
+# comparisons of each metric. **Power**: with 3 seeds the t-test has 2 degrees of freedom (a difference needs
+# |t| > 4.3 for p < 0.05, before the correction), and the smallest two-sided Wilcoxon p with 3 pairs is 0.25, so
+# Wilcoxon can never reject at 0.05 here. A difference that "survives" is therefore very consistent across seeds
+# relative to its size; one that does not may still be real.
 
 # %%
 comparisons = ([(n, "SimCSE") for n in NAMES if n != "SimCSE"] + [(n, "untrained") for n in NAMES]
@@ -262,8 +265,8 @@ summary.pivot(index="comparison", columns="metric", values="cell").loc[[f"{a} - 
 
 # %%
 with pd.option_context("display.max_rows", 200):
-    display(tests[["metric", "comparison", "mean_diff", "per_seed", "wins", "t", "p_t", "p_holm", "p_wilcoxon",
-                   "survives"]].round(4))
+    display(tests[["metric", "comparison", "mean_diff", "ci_low", "ci_high", "per_seed", "wins", "p_t", "p_holm",
+                   "p_wilcoxon", "survives"]].round(4))
 
 # %%
 surv = tests[tests.survives][["metric", "comparison", "mean_diff", "p_holm"]]
@@ -314,68 +317,67 @@ plt.show()
 # %% [markdown]
 # ## 6 · Claims (beyond the papers: each paper's ordering as it transfers to this setup)
 #
-# Per-seed comparisons on paired runs; `holds` gives *reproduced* when the ordering holds in every seed, *partly*
-# when in some. The p-values of §4 are in each claim's note.
+# No paper ran this zoo, so every claim is *beyond the papers* (`kind="beyond"`): the question is whether an
+# ordering one of the papers reports on its own set-up also holds on this one. Each claim is a difference A − B
+# over seeds (`zoo.compare`, through `companion.stats`) judged by `zoo.holm_direction`: the paper's ordering with a
+# 95 % CI that excludes 0 on its side is *reproduced*, on the other side *not reproduced*; a CI covering 0 is
+# *inconclusive*, and so is a CI that excludes 0 while its paired t-test does not survive Holm over the family of
+# all the claims below (`stats.holm`). Where a claim names the best or worst objective, B is the closest competitor
+# by the mean (the binding comparison). Comparisons that involve the three Wikipedia objectives are *inconclusive*
+# by rule when those objectives start with a loss below 0.01 (MiniLM's dropout views already coincide: there is
+# nothing for them to learn; §2), whatever the test says.
 
 # %%
-wide = {m: runs.pivot(index="seed", columns="model", values=m) for m in ["avg", "V", "CD-r", "uniform",
-                                                                         "between_cos"]}
+FLAT_LOSS = 0.01  # an InfoNCE that starts below this has (almost) no gradient: the objective cannot train
+start_loss = runs.groupby("model")["loss_first"].mean()
+flat = {n: bool(start_loss[n] < FLAT_LOSS) for n in NAMES}
 mean = runs.groupby("model")[["avg", "V", "CD-r", "uniform", "between_cos"]].mean()
-
-
-def per_seed(metric, a, b, higher=True):
-    w = wide[metric]
-    other = (lambda s: untrained[metric]) if b == "untrained" else (lambda s: w.loc[s, b])
-    return {f"seed {s}": bool(w.loc[s, a] >= other(s)) if higher else bool(w.loc[s, a] <= other(s))
-            for s in w.index}
-
-
-def note(metric, a, b):
-    row = tests[(tests.metric == metric) & (tests.comparison == f"{a} - {b}")]
-    if row.empty:
-        return None
-    r = row.iloc[0]
-    return (f"mean difference {r.mean_diff:.4g}; paired t-test p = {r.p_t:.3g} (Holm {r.p_holm:.3g}); "
-            f"Wilcoxon p = {r.p_wilcoxon:.3g}; {len(cfg.seeds)} seeds")
-
-
-ledger.claim("simace-vs-simcse-sts", "SimACE >= SimCSE on the STS average (SimACE Tables 1-2), per seed",
-             "SimACE > SimCSE", per_seed("avg", "SimACE", "SimCSE"), holds(), note=note("avg", "SimACE", "SimCSE"))
-ledger.claim("simace-vs-arccon-sts", "SimACE >= ArcCon on the STS average (SimACE Table 1), per seed",
-             "SimACE > ArcCon", per_seed("avg", "SimACE", "ArcCon"), holds(),
-             note=note("avg", "SimACE", "ArcCon"))
-ledger.claim("angle-vs-cosent-sts", "AnglE (all terms) >= CoSENT on the STS average (AnglE Tables 2-4), per seed",
-             "AnglE > CoSENT", per_seed("avg", "AnglE", "CoSENT"), holds(),
-             note=note("avg", "AnglE", "CoSENT"))
-ledger.claim("supervised-sts-beats-untrained", "CoSENT and AnglE (trained on STS-B) beat untrained MiniLM on the "
-             "STS average, per seed", "supervised STS training helps STS",
-             {**{f"CoSENT {k}": v for k, v in per_seed("avg", "CoSENT", "untrained").items()},
-              **{f"AnglE {k}": v for k, v in per_seed("avg", "AnglE", "untrained").items()}}, holds(),
-             note=note("avg", "AnglE", "untrained"))
-ledger.claim("circular-highest-cdr", "CircularCSE has the highest mean CD-r of all nine rows (circumplex Table 1)",
-             "CircularCSE highest CD-r",
-             {n: bool(mean.loc["CircularCSE", "CD-r"] >= (mean.loc[n, "CD-r"] if n != "untrained" else
-                                                           untrained["CD-r"]))
-              for n in NAMES + ["untrained"] if n != "CircularCSE"}, holds(),
-             note=note("CD-r", "CircularCSE", "untrained"))
-ledger.claim("emolit-objectives-beat-untrained-V", "SupCon and CircularCSE beat untrained MiniLM on V-Measure "
-             "(circumplex Table 1: every trained variant > pretrained), per seed", "trained > pretrained on V",
-             {**{f"SupCon {k}": v for k, v in per_seed("V", "SupCon", "untrained").items()},
-              **{f"CircularCSE {k}": v for k, v in per_seed("V", "CircularCSE", "untrained").items()}}, holds(),
-             note=note("V", "SupCon", "untrained"))
-ledger.claim("circular-lowest-V-of-emolit", "CircularCSE has the lowest V of the three Emolit objectives "
-             "(circumplex Table 1: CircularCSE lowest V)", "CircularCSE lowest V",
-             {n: bool(mean.loc["CircularCSE", "V"] <= mean.loc[n, "V"]) for n in ("SupCon", "Soft SupCon")}, holds())
+cdr_runner_up = mean["CD-r"].drop("CircularCSE").idxmax()
+v_lowest_other = mean.loc[["SupCon", "Soft SupCon"], "V"].idxmin()
 beta = soft_supcon_beta(zoo.OBJECTIVES["Soft SupCon"].params["tau"], zoo.OBJECTIVES["Soft SupCon"].params["eps"])
-ledger.claim("soft-supcon-keeps-classes-closer", "Soft SupCon leaves different labels closer than Hard SupCon "
-             f"(mean between-label cosine; Vock et al. Cor. 3.9: beta = 1 + tau log eps = {beta:.2f} vs the "
-             "simplex's -1/11), per seed", "Soft > Hard between-label cosine",
-             per_seed("between_cos", "Soft SupCon", "SupCon"), holds(),
-             note=note("between_cos", "Soft SupCon", "SupCon"))
-ledger.claim("simcse-more-uniform", "Unsupervised SimCSE improves uniformity over the untrained model (lower "
-             "l_uniform; SimCSE §6 / Wang & Isola), per seed", "SimCSE lowers l_uniform",
-             per_seed("uniform", "SimCSE", "untrained", higher=False), holds(),
-             note=note("uniform", "SimCSE", "untrained"))
+CLAIMS = [  # id, what is claimed, metric, A, B, sign of A − B in the paper's ordering
+    ("simace-vs-simcse-sts", "SimACE beats SimCSE on the STS average (SimACE's ordering, its Tables 1-2)",
+     "avg", "SimACE", "SimCSE", +1),
+    ("simace-vs-arccon-sts", "SimACE beats ArcCon on the STS average (SimACE's ordering, its Tables 1-2)",
+     "avg", "SimACE", "ArcCon", +1),
+    ("angle-vs-cosent-sts", "AnglE (CoSENT + in-batch negatives + angle) beats CoSENT alone on the STS average "
+     "(AnglE's ablation ordering, its Table 4)", "avg", "AnglE", "CoSENT", +1),
+    ("cosent-beats-untrained-sts", "CoSENT training on STS-B raises the STS average over untrained MiniLM",
+     "avg", "CoSENT", "untrained", +1),
+    ("angle-beats-untrained-sts", "AnglE training on STS-B raises the STS average over untrained MiniLM",
+     "avg", "AnglE", "untrained", +1),
+    ("circular-highest-cdr", f"CircularCSE has the highest CD-r of the zoo (the circumplex paper's CD-r ordering, "
+     f"its Table 1); compared with the runner-up, {cdr_runner_up}", "CD-r", "CircularCSE", cdr_runner_up, +1),
+    ("supcon-beats-untrained-V", "SupCon raises V-Measure over untrained MiniLM (circumplex Table 1: trained "
+     "heads above the pretrained row)", "V", "SupCon", "untrained", +1),
+    ("soft-supcon-beats-untrained-V", "Soft SupCon raises V-Measure over untrained MiniLM", "V", "Soft SupCon",
+     "untrained", +1),
+    ("circular-beats-untrained-V", "CircularCSE raises V-Measure over untrained MiniLM", "V", "CircularCSE",
+     "untrained", +1),
+    ("circular-lowest-V-of-emolit", f"CircularCSE has the lowest V-Measure of the three Emolit objectives "
+     f"(circumplex Table 1); compared with the closer one, {v_lowest_other}", "V", "CircularCSE", v_lowest_other,
+     -1),
+    ("soft-supcon-keeps-classes-closer", "Soft SupCon leaves different labels closer than Hard SupCon (mean "
+     f"between-label cosine; Vock et al. Cor. 3.9: beta = 1 + tau log eps = {beta:.2f} vs the simplex's -1/11)",
+     "between_cos", "Soft SupCon", "SupCon", +1),
+    ("simcse-more-uniform", "Unsupervised SimCSE lowers l_uniform below untrained MiniLM (the uniformity argument "
+     "of SimCSE and Wang & Isola)", "uniform", "SimCSE", "untrained", -1),
+]
+family = {cid: zoo.compare(runs, metric, a, b, reference=untrained) for cid, _, metric, a, b, _ in CLAIMS}
+p_holm = dict(zip(family, stats.holm([c.p if c.p is not None else 1.0 for c in family.values()])))
+SETUP = (f"MiniLM top layer, {cfg.steps} steps x {cfg.batch_size}, lr {cfg.lr}, {len(cfg.seeds)} seed(s); "
+         f"STS on {cfg.n_pairs} pairs per set")
+for cid, text, metric, a, b, sign in CLAIMS:
+    cmp = family[cid]
+    stuck = [n for n in (a, b) if n in flat and flat[n]]
+    reason = (f"{' and '.join(stuck)} start(s) with a loss below {FLAT_LOSS} "
+              f"({', '.join(f'{start_loss[n]:.4f}' for n in stuck)}): nothing to train on this backbone")
+    ledger.claim(cid, text, kind="beyond", paper_value="A > B" if sign > 0 else "A < B", ours=cmp,
+                 criterion=zoo.holm_direction(cmp, p_holm[cid], sign=sign, family=len(CLAIMS),
+                                              trained=not stuck, untrained_reason=reason),
+                 note=f"{metric}: {a} − {b} = {cmp}; Holm-adjusted p over the {len(CLAIMS)} claims = "
+                      f"{p_holm[cid]:.3g}; Wilcoxon p = {'n/a' if cmp.p_wilcoxon is None else f'{cmp.p_wilcoxon:.3g}'}. "
+                      f"{SETUP}.")
 ledger.table()
 
 # %% [markdown]
@@ -389,16 +391,18 @@ table
 
 # %% [markdown]
 # **Reading the table.** (1) *Which data, not which similarity*: the three wiki objectives (cosine, angle, angular
-# margin) are indistinguishable from each other and from the untrained model on every metric; their losses are
-# ≈ 0.001 from the first step, so on this backbone SimACE's gradient argument (the cosine saturates) has nothing to
-# act on. (2) CoSENT and AnglE (STS-B) move the geometry measurably — better alignment (0.236 → 0.224), higher
+# margin) are indistinguishable from each other and, but for an alignment shift of +0.003, from the untrained model;
+# their losses are
+# ≈ 0.001 from the first step, so on this backbone SimACE's gradient argument (the cosine saturates) has nothing
+# to act on. (2) CoSENT and AnglE (STS-B) move the geometry measurably — better alignment (0.236 → 0.224), higher
 # anisotropy (0.017 → 0.05), lower effective rank — but not the 7-set STS average within 30 steps; AnglE's extra
 # in-batch-negative and angle terms change CoSENT's result by ≈ 0.02 points. (3) The Emolit objectives reorganise
 # the label geometry: SupCon/Soft SupCon roughly double V-Measure (0.20 → 0.43/0.44), CircularCSE raises CD-r from
 # 0.29 to 0.74 and drives the mean between-label cosine to 0 (a ring), at a small but consistent STS cost (−0.33
-# points, the only STS difference that survives Holm). (4) With 3 seeds only very consistent differences survive
-# (§4); the STS orderings that the papers report (SimACE > SimCSE, AnglE > CoSENT) are far below that threshold
-# here, so this setup neither confirms nor refutes them at paper scale.
+# points, the only STS difference that survives Holm over §4's 18 comparisons). (4) With 3 seeds only very
+# consistent differences survive (§4, §6); of the STS orderings the papers report, SimACE > SimCSE cannot train
+# here and AnglE > CoSENT is a +0.02-point effect whose test does not survive Holm, so this setup neither confirms
+# nor refutes them at paper scale.
 
 # %%
 ledger.save()
