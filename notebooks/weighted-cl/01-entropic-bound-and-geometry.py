@@ -27,10 +27,15 @@
 # Lemmas B.1–B.2 (Schoenberg's EDM test, realisation by classical MDS, unique up to isometry).
 #
 # Everything is checked exactly on free embeddings (one free vector per sample, float64 L-BFGS) — no model,
-# no data. **Verdicts** (cpu profile): the bound holds on every random $(W, S)$ and is attained to machine
-# precision at $S = \log W + c$; optimising $S$ freely recovers $\log W + c$; the EDM and spherical-EDM tests
-# behave as Lemma B.1 says; Euclidean and spherical distance-geometry optima are realised (Δ_W < 1e-8,
-# $r^2_\mathrm{Proc}$ > 0.999), and the spherical bound fails exactly when the radius exceeds $1/\sqrt{2\tau}$.
+# no data. Optima are deterministic given a seed, so each claim takes the worst case over the seeds against a
+# tolerance stated in the claim (the float64 optimiser's floor).
+#
+# **Verdicts** (cpu profile, 3 seeds). Paper claims, all reproduced (7 of 7): optimising a free symmetric $S$
+# recovers $\log W + c$ with a single constant (std of $S - \log W$ ≈ 5e-8); Thm. 3.7's Euclidean optimum attains the
+# bound (Δ_W < 1e-15) at the EDM's realisation ($r^2_\mathrm{Proc}$ = 1); Thm. 3.8's spherical optimum attains it for
+# radii ≤ $1/\sqrt{2\tau}$ (Δ_W ≤ 5e-9, $r^2_\mathrm{Proc}$ ≥ 0.9999) and not above (Δ_W ≥ 5e-4), with the threshold
+# at exactly the stated radius on our grid. Our own checks (4 of 4 passed): the loss code satisfies Gibbs' bound
+# and its closed form at $S = \log W + c$; the EDM tests and classical MDS behave as Lemmas B.1–B.2 say.
 # See the claims table at the end.
 
 # %% tags=["parameters"]
@@ -39,6 +44,9 @@ seeds = None
 
 # %%
 import math
+import warnings
+
+warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without ipywidgets
 import time
 
 import matplotlib.pyplot as plt
@@ -46,7 +54,6 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 import torch
-from tqdm.auto import tqdm
 
 from companion.free_embeddings import fit_free_embeddings, minimise
 from companion.losses.weighted import distance_weights, entropic_bound, weighted_infonce
@@ -55,7 +62,6 @@ from companion.metrics.distance_geometry import (classical_mds, delta_w, edm, em
                                                  spherical_realisation)
 from companion.profiles import settings
 from companion.results import Ledger, at_least, at_most, holds, show_provenance, within
-from companion.settings import REPO_ROOT
 
 torch.set_num_threads(1)  # tiny float64 problems: one thread is fastest on a shared CPU
 cfg = settings(profile,
@@ -66,7 +72,6 @@ cfg = settings(profile,
                         ratios=[0.5, 0.7, 0.85, 0.95, 1.0, 1.05, 1.15, 1.3, 1.5], n_euclid=5, taus=[0.2, 0.5, 1.0]),
                overrides=dict(seeds=seeds))
 ledger = Ledger("weighted-cl", "01-entropic-bound-and-geometry", profile=cfg.profile, seeds=cfg.seeds)
-paper = pd.read_csv(REPO_ROOT / "data" / "weighted-cl" / "paper_values.csv").set_index("id")
 sns.set_theme(style="whitegrid", context="notebook")
 cfg
 
@@ -80,7 +85,7 @@ cfg
 # %%
 rng = np.random.default_rng(cfg.seeds[0])
 gaps, identity = [], []
-for _ in tqdm(range(cfg.n_random), desc="random (W, S)"):
+for _ in range(cfg.n_random):
     n = int(rng.integers(3, 30))
     A = rng.uniform(0, 1, (n, n)) * (rng.uniform(size=(n, n)) > 0.3)
     W = torch.as_tensor(A + A.T + 1e-3 * (1 - np.eye(n)) + np.eye(n))  # diagonal is ignored by L^W
@@ -103,13 +108,15 @@ ax[1].set(title="|L^W − H| at S = log W + c (log10)", xlabel="log10 |L − H|"
 ax[1].legend()
 fig.suptitle("Thm 3.3: the entropic bound holds, and is attained at S = log W + c")
 fig.tight_layout()
-ledger.savefig(fig, "fig-01-entropic-bound")
+_ = ledger.savefig(fig, "fig-01-entropic-bound")
 
 # %%
-ledger.claim("bound-holds", "L^W >= H(p_W) for every W, S (Thm 3.3): min over random draws of L - H",
-             paper.loc["bound-holds", "paper_value"], float(gaps.min()), at_least(-1e-12))
-ledger.claim("bound-identity", "L^W = H(p_W) at S = log W + c, any c (Thm 3.3): max |L - H|",
-             paper.loc["bound-equality", "paper_value"], float(identity.max()), at_most(1e-10))
+ledger.claim("bound-holds", "our loss code: L^W >= H(p_W) on random (W, S) (Gibbs' inequality, as in Thm 3.3): "
+             "min over the draws of L - H", ">= 0", float(gaps.min()), at_least(-1e-12), kind="check",
+             note="L - H is a mean KL divergence, so this checks our implementation of L^W and H(p_W), not the paper.")
+ledger.claim("bound-identity", "our loss code: L^W = H(p_W) at S = log W + c, any c: max |L - H|", 0.0,
+             float(identity.max()), at_most(1e-10), kind="check",
+             note="The loss against its closed form at the stated optimum.")
 
 # %% [markdown]
 # ## 2. Free-S optimisation recovers $s = \log w + c$
@@ -146,11 +153,14 @@ lims = np.array([float(torch.log(W).min()) - 0.2, 0.2])
 ax.plot(lims, lims + shift.mean(), "k--", lw=1, label=f"s = log w + c, c = {shift.mean():.2f}")
 ax.set(xlabel="log w_ij", ylabel="optimal s_ij", title="Free-S optimum (last seed)")
 ax.legend()
-ledger.savefig(fig, "fig-01-free-S")
+_ = ledger.savefig(fig, "fig-01-free-S")
 
 # %%
-ledger.claim("free-S-recovers-logW", "Minimising L^W over free S gives S = log W + c (Thm 3.3): max std of S - log W",
-             0.0, float(free_s["std of S - log W"].max()), at_most(1e-5))
+ledger.claim("free-S-recovers-logW", "Minimising L^W over free symmetric S gives S = log W + c with one global "
+             "constant c: max over seeds of the std of S - log W", "s*_ij = log(w_ij) + c",
+             float(free_s["std of S - log W"].max()), at_most(1e-5), kind="paper", source="Thm 3.3",
+             note="Nothing in the optimiser ties the n(n-1)/2 entries together, so a per-row constant (as in Poole "
+                  "et al.) or no structure at all would show as a large std; 1e-5 is the L-BFGS residual.")
 
 # %% [markdown]
 # ## 3. EDM and spherical-EDM tests (Lemma B.1)
@@ -183,11 +193,12 @@ edm_table = pd.DataFrame(rows).set_index("case")
 edm_table
 
 # %%
-ledger.claim("edm-tests", "Schoenberg EDM test and spherical-EDM test classify the textbook cases (Lemma B.1)",
-             "EDM / spherical as expected", checks, holds())
+ledger.claim("edm-tests", "our EDM and spherical-EDM tests classify the textbook cases (Lemma B.1, Lemma B.2)",
+             "EDM / spherical as expected", checks, holds(), kind="check")
 Z_mds = classical_mds(edm(pts))
-ledger.claim("mds-unique-up-to-isometry", "Classical MDS realises an EDM, unique up to isometry (Lemma B.2): "
-             "r2_Proc(MDS, original points)", 1.0, r2_procrustes(Z_mds, pts), at_least(1 - 1e-10))
+ledger.claim("mds-unique-up-to-isometry", "our classical MDS realises an EDM, equal to the generating points up to "
+             "isometry (Def. 3.6): r2_Proc(MDS, original points)", 1.0, r2_procrustes(Z_mds, pts),
+             at_least(1 - 1e-10), kind="check")
 
 # %% [markdown]
 # ## 4. Thm. 3.7 (Euclidean): $w = e^{-d}$ with $D$ an EDM is realised as $\|z_i - z_j\|^2 = d_{ij}$
@@ -210,10 +221,15 @@ euclid = pd.DataFrame(rows)
 euclid.describe().loc[["mean", "min", "max"]]
 
 # %%
-ledger.claim("thm3.7-euclidean-attained", "Euclidean s with w = exp(-d), D an EDM: bound attained (Thm 3.7): "
-             "max Delta_W", paper.loc["euclid-dg", "paper_value"], float(euclid["Delta_W"].max()), at_most(1e-8))
-ledger.claim("thm3.7-realisation", "...and the optimum is D's realisation up to isometry: min r2_Proc", 1.0,
-             float(euclid["r2_Proc vs Y"].min()), at_least(0.999))
+WORST = "worst case over 3 seeds x clouds (free-embedding optima are deterministic given a seed)"
+ledger.claim("thm3.7-euclidean-attained", "Euclidean s with w = exp(-d), D an EDM of embedding dimension <= q: the "
+             "bound is attained: max Delta_W", "bound attained", float(euclid["Delta_W"].max()), at_most(1e-8),
+             kind="paper", source="Thm 3.7",
+             note=f"{WORST}; 1e-8 is the float64 L-BFGS floor (the spherical runs below stall at >= 1e-6 where the "
+                  "bound is not attainable).")
+ledger.claim("thm3.7-realisation", "...and the optimum is D's realisation, essentially unique (up to isometry): min "
+             "r2_Proc against the generating points", "essentially unique", float(euclid["r2_Proc vs Y"].min()),
+             at_least(0.999), kind="paper", source="Thm 3.7", note=WORST)
 
 # %% [markdown]
 # ## 5. Thm. 3.8 (spherical): $\cos(z_i, z_j) = 1 - \tau d_{ij}$ needs radius $\le 1/\sqrt{2\tau}$
@@ -225,7 +241,7 @@ ledger.claim("thm3.7-realisation", "...and the optimum is D's realisation up to 
 # %%
 rows = []
 grid = [(tau, rho, seed) for tau in cfg.taus for rho in cfg.ratios for seed in cfg.seeds]
-for tau, rho, seed in tqdm(grid, desc="spherical sweep"):
+for tau, rho, seed in grid:
     r = np.random.default_rng(seed)
     U = r.normal(size=(cfg.n_points, 3))
     U = U / np.linalg.norm(U, axis=1, keepdims=True) * rho / math.sqrt(2 * tau)
@@ -250,21 +266,27 @@ ax.axvline(1.0, color="k", ls="--", lw=1, label="paper: R = 1/√(2τ)")
 ax.set(xlabel="sphere radius × √(2τ)", ylabel="entropic gap Δ_W (max over seeds)",
        title="Thm 3.8: spherical bound attained iff R ≤ 1/√(2τ)")
 ax.legend()
-ledger.savefig(fig, "fig-01-spherical-radius")
+_ = ledger.savefig(fig, "fig-01-spherical-radius")
 
 # %%
 ok = sph[sph["radius ok"]]
 bad = sph[~sph["radius ok"]]
-ledger.claim("thm3.8-attained-below-radius", "Spherical s, D spherical of radius <= 1/sqrt(2 tau): bound attained "
-             "(Thm 3.8): max Delta_W", 0.0, float(ok["Delta_W"].max()), at_most(1e-8))
-ledger.claim("thm3.8-realisation", "...at cos(z_i, z_j) = 1 - tau d_ij: min r2_Proc vs the spherical realisation",
-             1.0, float(ok["r2_Proc vs realisation"].min()), at_least(0.999))
-ledger.claim("thm3.8-fails-above-radius", "Radius > 1/sqrt(2 tau): bound not attained: min Delta_W (rho > 1)",
-             "> 0", float(bad["Delta_W"].min()), at_least(1e-6))
+ledger.claim("thm3.8-attained-below-radius", "Spherical s = cos/tau, D a spherical EDM of radius <= 1/sqrt(2 tau): "
+             "the bound is attained: max Delta_W over tau in {0.2, 0.5, 1} and radii", "bound attained",
+             float(ok["Delta_W"].max()), at_most(1e-8), kind="paper", source="Thm 3.8", note=WORST)
+ledger.claim("thm3.8-realisation", "...at cos(z_i, z_j) = 1 - tau d_ij, essentially unique: min r2_Proc against the "
+             "spherical realisation", "cos(z_i, z_j) = 1 - tau d_ij", float(ok["r2_Proc vs realisation"].min()),
+             at_least(0.999), kind="paper", source="Thm 3.8", note=WORST)
+ledger.claim("thm3.8-fails-above-radius", "Radius > 1/sqrt(2 tau): the bound is not attained: min Delta_W",
+             "not attained", float(bad["Delta_W"].min()), at_least(1e-6), kind="paper", source="Thm 3.8",
+             note=f"{WORST}; 1e-6 is 100x the attained floor.")
 worst = sph.groupby("rho = R sqrt(2 tau)")["Delta_W"].max()
 threshold = float(worst[worst < 1e-8].index.max()) if (worst < 1e-8).any() else 0.0
-ledger.claim("thm3.8-radius-threshold", "Largest tested radius ratio R sqrt(2 tau) with Delta_W < 1e-8 (all tau)",
-             float(paper.loc["spherical-dg-radius", "paper_value"]), threshold, within(1.0, 0.0, partly_tol=0.1))
+ledger.claim("thm3.8-radius-threshold", "The radius threshold sits at 1/sqrt(2 tau): largest tested radius ratio "
+             "R sqrt(2 tau) with Delta_W < 1e-8 for every tau", "radius <= 1/sqrt(2 tau)", threshold,
+             within(1.0, 0.0, partly_tol=0.1), kind="paper", source="Thm 3.8",
+             note=f"grid of ratios {cfg.ratios}: the neighbours of 1 are 0.95 and 1.05, so an off-by-a-step threshold "
+                  "is 'partly'.")
 
 # %% [markdown]
 # ## Claims

@@ -25,13 +25,16 @@
 # size-dependent inter-class cosines when imbalanced, the reduced prototype problem) and §4.2 / Fig. 4 (free
 # embeddings, $d = C = 10$, Adam 5e-2 full batch, class ratios up to 1:2:…:10, Hard τ = 0.1, Soft ε = e⁻¹).
 #
-# **Verdicts** (cpu profile): balanced Hard SupCon reaches the regular simplex with the closed-form loss $L^*$;
-# imbalanced Hard SupCon agrees with the prototype problem and minority pairs are *less* separated than majority
-# pairs; Soft SupCon's inter-class cosine is $1 + \tau\log\varepsilon$ for every pair whatever the sizes, and the
-# bound is attained. **Erratum confirmed**: the paper's simplex temperature $\tau^* = (C-1)/(-C\log\varepsilon)$
-# (= 0.9 for $C = 10$, ε = e⁻¹) gives β = +1/C = 0.1, not the simplex; the correct value is
-# $\tau^* = C/((C-1)(-\log\varepsilon)) = 10/9$. Euclidean SupCon reaches its bound only as prototypes are pushed
-# to infinity, for any triangle.
+# **Verdicts** (cpu profile, free embeddings, worst case over 3 seeds where seeds vary). Paper claims: 12 of 13
+# reproduced. Balanced Hard SupCon collapses onto the centred regular simplex (cos = −1/(C−1) to 5e-6); with
+# sizes [3, 3, 6, 6] the inter-class cosine depends only on the two sizes (spread of the four (3, 6) blocks 3e-5)
+# and minority classes sit closer (−0.306 vs −0.347 for the majority pair); with sizes 1:…:10 the cosines spread
+# over 0.11; Soft SupCon's inter-class cosine is $1 + \tau\log\varepsilon$ for every pair whatever the sizes and the
+# bound is attained; Euclidean SupCon comes within Δ_W < 1e-8 of its bound for any triangle of prototypes.
+# **Not reproduced: the printed simplex temperature** $\tau^* = (C-1)/(-C\log\varepsilon)$ (= (10−1)/10 in §4.2)
+# gives β = +0.1, not the simplex's −0.111; the simplex needs $\tau^* = C/((C-1)(-\log\varepsilon)) = 10/9$ (our
+# check of that value passes). Beyond the paper: the paper's optimiser (Adam 5e-2, 3000 full-batch steps) gets the
+# Hard SupCon loss to within 1e-4 of its optimum but leaves the inter-class cosines up to 0.59 away from it.
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -39,13 +42,15 @@ seeds = None
 
 # %%
 import math
+import warnings
+
+warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without ipywidgets
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
 import torch
-from tqdm.auto import tqdm
 
 from companion.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import (euclidean_similarities, hard_supcon_optimal_loss, soft_supcon_beta,
@@ -54,7 +59,6 @@ from companion.losses.weighted import (euclidean_similarities, hard_supcon_optim
 from companion.metrics.distance_geometry import block_cosines, class_prototypes, delta_w, solve_supcon_prototypes
 from companion.profiles import settings
 from companion.results import Ledger, at_least, at_most, holds, show_provenance, within
-from companion.settings import REPO_ROOT
 
 torch.set_num_threads(1)  # small full-batch problems: one thread is fastest on a shared CPU
 EPS = math.exp(-1)
@@ -68,7 +72,6 @@ cfg = settings(profile,
                common=dict(adam_lr=5e-2, hard_tau=0.1, dim=10),
                overrides=dict(seeds=seeds))
 ledger = Ledger("weighted-cl", "02-supervised-contrastive-geometry", profile=cfg.profile, seeds=cfg.seeds)
-paper = pd.read_csv(REPO_ROOT / "data" / "weighted-cl" / "paper_values.csv").set_index("id")
 sns.set_theme(style="whitegrid", context="notebook")
 offdiag = lambda M: M[~np.eye(len(M), dtype=bool)]  # noqa: E731
 cfg
@@ -97,16 +100,24 @@ balanced = pd.DataFrame(rows)
 balanced.groupby(["C", "tau"]).agg("max")
 
 # %%
-ledger.claim("hard-balanced-collapse", "Balanced Hard SupCon collapses classes (Thm 3.13): min intra-class cos",
-             1.0, float(balanced["min intra cos"].min()), at_least(1 - 1e-4))
-ledger.claim("hard-balanced-simplex", "...onto the regular simplex, cos = -1/(C-1), C in {3,4,10}: max deviation",
-             "-1/(C-1)", float(balanced["max |inter + 1/(C-1)|"].max()), at_most(1e-3))
-ledger.claim("hard-balanced-centred", "...centred prototypes: max |sum_c mu_c|", 0.0,
-             float(balanced["|Σ μ_c|"].max()), at_most(1e-3))
-ledger.claim("hard-balanced-Lstar", "Optimal loss equals log[(l-1) + (C-1) l exp(-C/((C-1)tau))]: max |L - L*|",
-             "L*", float(balanced["L − L*"].abs().max()), at_most(1e-6))
-ledger.claim("hard-bound-not-attained", "Hard SupCon does not attain H = log(l-1): min (L* - H) > 0", "> 0",
-             float(balanced["L* − H"].min()), at_least(1e-12))
+WORST = "worst case over the seeds (free-embedding optima are deterministic given a seed)"
+ledger.claim("hard-balanced-collapse", "Balanced Hard SupCon collapses each class to a prototype: min intra-class "
+             "cos over C in {3, 4, 10}, tau in {0.1, 0.5}", "collapsed representations",
+             float(balanced["min intra cos"].min()), at_least(1 - 1e-4), kind="paper", source="Thm 3.13",
+             note=f"{WORST}; 1e-4 allows the optimiser's residual.")
+ledger.claim("hard-balanced-simplex", "...onto a regular simplex, inter-class cos = -1/(C-1): max deviation",
+             "beta_hard = -1/(C-1)", float(balanced["max |inter + 1/(C-1)|"].max()), at_most(1e-3), kind="paper",
+             source="§3.8", note=f"{WORST}; the regular simplex is Thm D.6 (after Graf et al.).")
+ledger.claim("hard-balanced-centred", "...with centred prototypes (sum of the unit prototypes = 0): max |sum mu_c|",
+             "mu_1 + ... + mu_C = 0", float(balanced["|Σ μ_c|"].max()), at_most(1e-3), kind="paper",
+             source="App. D", note=WORST)
+ledger.claim("hard-balanced-Lstar", "our solver's loss equals Eq. 11 evaluated at beta = -1/(C-1): max |L - L*|",
+             "L*", float(balanced["L − L*"].abs().max()), at_most(1e-6), kind="check",
+             note="A closed-form consistency check (the optimum's loss against the formula), not a reproduction.")
+ledger.claim("hard-bound-not-attained", "closed form: L* - H = log[(l-1) + (C-1) l e^(-C/((C-1) tau))] - log(l-1) "
+             "> 0 for every configuration run", "> 0", float(balanced["L* − H"].min()), at_least(1e-12),
+             kind="check", note="Formula against formula (the strictness of Thm D.1, part 2, for SupCon weights).")
+
 
 # %% [markdown]
 # ## 2. Imbalanced Hard SupCon and the reduced prototype problem (App. D)
@@ -125,15 +136,23 @@ pd.concat({"prototype problem": pd.DataFrame(proto.gram, names, names).round(4),
            "free embeddings": pd.DataFrame(blocks_full, names, names).round(4)}, axis=1)
 
 # %%
-ledger.claim("imb-agrees-with-prototype", "Imbalanced Hard SupCon [3,3,6,6], tau=0.1: free embeddings = prototype "
-             "problem: max |cos difference|", 0.0, float(np.abs(offdiag(blocks_full - proto.gram)).max()),
-             at_most(1e-3))
-for key, (a, b) in {"imb-3-3-cos-minority": (0, 1), "imb-3-6-cos-mixed": (0, 2),
-                    "imb-6-6-cos-majority": (2, 3)}.items():
-    target = float(paper.loc[key, "paper_value"])
-    ledger.claim(key, paper.loc[key, "quantity"], target, float(proto.gram[a, b]), within(target, 1e-3, 5e-3))
-ledger.claim("imb-minority-less-separated", "Minority-minority cos > majority-majority cos (Thm 3.13: cosines "
-             "depend on class sizes)", True, bool(proto.gram[0, 1] > proto.gram[2, 3]), holds())
+ledger.claim("imb-agrees-with-prototype", "Imbalanced Hard SupCon [3,3,6,6], tau = 0.1: full free-embedding "
+             "L-BFGS and the reduced prototype problem agree: max |cos difference|", 0.0,
+             float(np.abs(offdiag(blocks_full - proto.gram)).max()), at_most(1e-3), kind="check",
+             note="Two solvers of ours against each other: the reduction (collapse, W-symmetric optimum) is valid. "
+                  f"Prototype cosines: c0-c1 (3,3) {proto.gram[0, 1]:.4f}, c0-c2 (3,6) {proto.gram[0, 2]:.4f}, "
+                  f"c2-c3 (6,6) {proto.gram[2, 3]:.4f}.")
+same_shape = offdiag(blocks_full[:2, 2:])  # the four (3, 6) blocks of the full free-embedding optimum
+ledger.claim("thm3.13-shape-only", "Inter-class cos depends only on the two class sizes: spread of the four "
+             "(3, 6) blocks of the full free-embedding optimum (not symmetrised)", "depends only on (l_c, l_c')",
+             float(same_shape.max() - same_shape.min()), at_most(1e-3), kind="paper", source="Thm 3.13",
+             note="1e-3: the optimiser's residual on cosines (the solvers agree to that level above); the sizes "
+                  "change the cosines by 0.03-0.04, so the test can fail.")
+ledger.claim("imb-minority-less-separated", "Imbalance groups minority classes more closely: minority-minority cos "
+             "> majority-majority cos (full free-embedding optimum)", "minority classes grouped more closely",
+             bool(blocks_full[0, 1] > blocks_full[2, 3]), holds(), kind="paper", source="§3.8",
+             note=f"cos (3,3) = {blocks_full[0, 1]:.4f}, cos (6,6) = {blocks_full[2, 3]:.4f}")
+
 
 # %% [markdown]
 # ## 3. Fig. 4: Hard vs Soft SupCon under class ratios up to 1:2:…:10 (§4.2 protocol)
@@ -149,9 +168,9 @@ sizes10 = cfg.base * np.arange(1, C + 1)
 y10 = np.repeat(np.arange(C), sizes10)
 tau_soft = soft_supcon_simplex_tau(C, EPS)
 adam_hard = fit_free_embeddings(supcon_weights(y10), dim=cfg.dim, tau=cfg.hard_tau, method="adam",
-                                lr=cfg.adam_lr, steps=cfg.adam_steps, seed=cfg.seeds[0], progress=True)
+                                lr=cfg.adam_lr, steps=cfg.adam_steps, seed=cfg.seeds[0], progress=False)
 adam_soft = fit_free_embeddings(soft_supcon_weights(y10, EPS), dim=cfg.dim, tau=tau_soft, method="adam",
-                                lr=cfg.adam_lr, steps=cfg.adam_steps, seed=cfg.seeds[0], progress=True)
+                                lr=cfg.adam_lr, steps=cfg.adam_steps, seed=cfg.seeds[0], progress=False)
 lbfgs_hard = fit_free_embeddings(supcon_weights(y10), dim=cfg.dim, tau=cfg.hard_tau, seed=cfg.seeds[0], steps=cfg.lbfgs_steps)
 proto10 = solve_supcon_prototypes(sizes10, tau=cfg.hard_tau)
 B_hard, _ = block_cosines(adam_hard.Z, y10)
@@ -175,7 +194,7 @@ for ax, (M, title) in zip(axes.flat, panels):
 fig.suptitle("Fig. 4 analogue, class sizes 1:2:…:10 — Hard SupCon's cosines depend on the sizes; Soft SupCon stays a "
              "regular simplex (−1/9 = −0.111)")
 fig.tight_layout()
-ledger.savefig(fig, "fig-02-fig4-heatmaps")
+_ = ledger.savefig(fig, "fig-02-fig4-heatmaps")
 
 # %%
 spread = lambda B: float(offdiag(B).max() - offdiag(B).min())  # noqa: E731
@@ -194,18 +213,29 @@ pd.DataFrame({"Hard L-BFGS": [spread(B_lbfgs), np.abs(offdiag(B_lbfgs - proto10.
 # (see the table). Float64 L-BFGS resolves them and agrees with the prototype problem.
 
 # %%
-ledger.claim("fig4-hard-lbfgs-matches-prototype", "Hard SupCon 1:…:10, tau=0.1, free embeddings (L-BFGS) = "
-             "prototype problem: max |cos difference|", 0.0, float(np.abs(offdiag(B_lbfgs - proto10.gram)).max()),
-             at_most(1e-3))
-ledger.claim("fig4-hard-adam-matches-prototype", "Paper protocol (Adam 5e-2, full batch) reaches the Hard optimum's "
-             "inter-class cosines: max |cos difference| vs prototype problem", 0.0,
-             float(np.abs(offdiag(B_hard - proto10.gram)).max()), at_most(1e-2, partly=3e-2),
+ledger.claim("fig4-hard-lbfgs-matches-prototype", "Hard SupCon 1:…:10, tau = 0.1: full free-embedding L-BFGS "
+             "agrees with the reduced prototype problem: max |cos difference|", 0.0,
+             float(np.abs(offdiag(B_lbfgs - proto10.gram)).max()), at_most(1e-3), kind="check",
+             note="Two solvers of ours against each other.")
+ledger.claim("fig4-hard-adam-matches-prototype", "The paper's optimiser (Adam 5e-2, full batch) resolves Hard "
+             "SupCon's inter-class cosines at tau = 0.1: max |cos difference| against the prototype problem", 0.0,
+             float(np.abs(offdiag(B_hard - proto10.gram)).max()), at_most(1e-2, partly=3e-2), kind="beyond",
              note=f"{cfg.adam_steps} Adam steps; loss within {adam_hard.loss - proto10.loss:.1e} of L*: the loss is "
-                  "nearly flat in inter-class cosines at tau=0.1.")
-ledger.claim("fig4-hard-imbalance-breaks-simplex", "Hard SupCon, ratio 1:…:10: inter-class cosines not uniform "
-             "(spread of prototype optimum)", "> 0", spread(proto10.gram), at_least(1e-2))
-ledger.claim("fig4-soft-keeps-simplex", "Soft SupCon at tau*, ratio 1:…:10: regular simplex, max |cos + 1/9| "
-             "(Adam, loose)", -1 / 9, float(np.abs(offdiag(B_soft) + 1 / 9).max()), at_most(1e-2, partly=3e-2))
+                  "nearly flat in the inter-class cosines at tau = 0.1, so the heatmap of a first-order run need not "
+                  "show the optimum's cosines.")
+ledger.claim("fig4-hard-imbalance-breaks-simplex", "Hard SupCon, class sizes 1:…:10: the inter-class cosines are not "
+             "uniform (spread over pairs, full free-embedding L-BFGS optimum)", "imbalance breaks the regularity",
+             spread(B_lbfgs), at_least(1e-2), kind="paper", source="§4.2",
+             note=f"spread {spread(B_lbfgs):.3f} (prototype problem {spread(proto10.gram):.3f}, Adam "
+                  f"{spread(B_hard):.3f}); 1e-2 is ten times the solvers' agreement.")
+soft_cos = offdiag(B_soft)
+worst_soft = float(soft_cos[np.argmax(np.abs(soft_cos + 1 / 9))])
+ledger.claim("fig4-soft-keeps-simplex", "Soft SupCon at the simplex temperature, class sizes 1:…:10 (Adam 5e-2, the "
+             "paper's protocol): the inter-class cosine farthest from the regular simplex's", -0.111, worst_soft,
+             within(-1 / 9, 1e-2, 3e-2), kind="paper", source="Fig. 4 caption",
+             note="Run at the corrected tau* = 10/9 (the printed 0.9 does not give the simplex: soft-tau-star-paper); "
+                  "1e-2: float32 Adam on a loss that is flat near the optimum.")
+
 
 # %% [markdown]
 # The spread of Hard SupCon's inter-class cosines grows with the imbalance ratio (prototype problem, exact);
@@ -213,7 +243,7 @@ ledger.claim("fig4-soft-keeps-simplex", "Soft SupCon at tau*, ratio 1:…:10: re
 
 # %%
 rows = []
-for ratio in tqdm(cfg.ratios, desc="imbalance ratio"):
+for ratio in cfg.ratios:
     sz = np.round(cfg.base * np.linspace(1, ratio, C)).astype(int)
     yy = np.repeat(np.arange(C), sz)
     hard = solve_supcon_prototypes(sz, tau=cfg.hard_tau)
@@ -232,12 +262,15 @@ ax.axhline(-1 / 9, color="C0", lw=2, label="Soft SupCon (all pairs), τ* = 10/9"
 ax.set(xlabel="largest / smallest class size", ylabel="inter-class cosine",
        title="Imbalance breaks Hard SupCon's simplex, not Soft SupCon's")
 ax.legend()
-ledger.savefig(fig, "fig-02-imbalance-ratio")
+_ = ledger.savefig(fig, "fig-02-imbalance-ratio")
 ratios
 
 # %%
-ledger.claim("soft-simplex-any-ratio", "Soft SupCon at tau*: inter-class cos spread over all tested ratios "
-             "(L-BFGS)", 0.0, float(ratios["Soft: spread"].max()), at_most(1e-3))
+ledger.claim("soft-simplex-any-ratio", "Soft SupCon is agnostic to class imbalance: spread of the inter-class "
+             "cosines at tau*, max over imbalance ratios 1..10 (L-BFGS)", "agnostic to class imbalance",
+             float(ratios["Soft: spread"].max()), at_most(1e-3), kind="paper", source="§3.8",
+             note="Hard SupCon's spread over the same ratios: " + ", ".join(
+                 f"{r:g}: {v:.3f}" for r, v in ratios["Hard: spread"].items()))
 
 # %% [markdown]
 # ## 4. Soft SupCon: β = 1 + τ log ε for every pair, and the τ* erratum (Cor. 3.9)
@@ -284,26 +317,33 @@ axes[2].axvline(tau_true, color="C0", lw=0.8)
 axes[2].set(xlabel="τ", ylabel="inter-class cosine", title="Erratum: τ* = 10/9, not 0.9 (C = 10, ε = e⁻¹)")
 axes[2].legend(fontsize=8)
 fig.tight_layout()
-ledger.savefig(fig, "fig-02-soft-supcon-erratum")
+_ = ledger.savefig(fig, "fig-02-soft-supcon-erratum")
 
 # %%
 ok = soft[soft["tau"] < 1.2]
-ledger.claim("soft-beta-formula", "Soft SupCon inter-class cos = 1 + tau log eps for every pair, sizes 2..20 "
-             "(Cor 3.9): max deviation", "1 + tau log eps", float(ok["max |inter − β|"].max()), at_most(1e-3))
-ledger.claim("soft-bound-attained", "Soft SupCon attains the bound for beta >= -1/(C-1): max Delta_W", 0.0,
-             float(ok["Delta_W"].max()), at_most(1e-6))
+ledger.claim("soft-beta-formula", "Soft SupCon: every inter-class cos equals 1 + tau log eps, class sizes 2..20, "
+             "tau in {0.5, 0.9, 10/9}: max deviation", "beta = 1 + tau log eps", float(ok["max |inter − β|"].max()),
+             at_most(1e-3), kind="paper", source="Cor. 3.9", note=WORST)
+ledger.claim("soft-bound-attained", "...and the entropic bound is attained (tau <= 10/9): max Delta_W", "attained",
+             float(ok["Delta_W"].max()), at_most(1e-6), kind="paper", source="Cor. 3.9",
+             note=f"{WORST}; Cor. 3.9 as printed covers tau <= 0.9; 10/9 is the corrected threshold.")
 beta_at_paper_tau = float(soft[np.isclose(soft["tau"], 0.9)]["mean inter cos"].mean())
-ledger.claim("soft-tau-star-paper", "Paper's tau* = (C-1)/(-C log eps) = 0.9 gives the regular simplex "
-             "(beta = -1/9): measured beta at tau = 0.9", -1 / 9, beta_at_paper_tau, within(-1 / 9, 1e-3),
-             note="Erratum: tau = 0.9 gives beta = +0.1 = 1/C; the simplex needs tau* = C/((C-1)(-log eps)) = 10/9.")
+ledger.claim("soft-tau-star-paper", "The printed simplex temperature tau* = (C-1)/(-C log eps) (= (10-1)/10 for "
+             "C = 10, eps = e^-1, as used in §4.2) gives the regular simplex: measured inter-class cos at tau = 0.9",
+             -0.111, beta_at_paper_tau, within(-1 / 9, 1e-3), kind="paper", source="Fig. 4 caption",
+             note="Erratum: tau = 0.9 gives beta = 1 + 0.9 log(e^-1) = +0.1; solving 1 + tau log eps = -1/(C-1) "
+                  "gives tau* = C/((C-1)(-log eps)) = 10/9. The paper value is the regular simplex's cosine printed "
+                  "in the Fig. 4 caption; the formula is printed in Cor. 3.9 and §3.8.")
 beta_at_true_tau = float(soft[np.isclose(soft["tau"], round(10 / 9, 4))]["mean inter cos"].mean())
-ledger.claim("soft-tau-star-corrected", "Corrected tau* = C/((C-1)(-log eps)) = 10/9 gives beta = -1/9", -1 / 9,
-             beta_at_true_tau, within(-1 / 9, 1e-3))
+ledger.claim("soft-tau-star-corrected", "our corrected tau* = C/((C-1)(-log eps)) = 10/9 gives the regular simplex "
+             "(beta = -1/9)", -1 / 9, beta_at_true_tau, within(-1 / 9, 1e-3), kind="check")
 above = soft[soft["tau"] == 1.5]
-ledger.claim("soft-above-threshold", "Above the true threshold (tau = 1.5): non-uniform cosines and bound not "
-             "attained", "spread > 0.1, Delta_W > 1e-4",
-             {"spread > 0.1": bool(above["spread"].min() > 0.1), "Delta_W > 1e-4": bool(above["Delta_W"].min() > 1e-4)},
-             holds())
+ledger.claim("soft-above-threshold", "Above the simplex temperature (tau = 1.5, beta = -0.5 < -1/(C-1)) the cosine "
+             "matrix would not be PSD, so the bound is not attained: min Delta_W", "not attained",
+             float(above["Delta_W"].min()), at_least(1e-4), kind="paper", source="Thm 3.8",
+             note=f"{WORST}; the optimum's inter-class cosines are no longer uniform there (spread "
+                  f"{above['spread'].min():.3f}).")
+
 
 # %% [markdown]
 # ## 5. Euclidean SupCon is degenerate (§3.7)
@@ -332,17 +372,21 @@ H3 = math.log(cfg.per_class - 1)
 axes[1].semilogy(np.arange(1, len(adam_euc.history) + 1), np.array(adam_euc.history) / H3 - 1)
 axes[1].set(xlabel="Adam step", ylabel="Δ_W during training", title="Free Euclidean SupCon: no finite optimum")
 fig.tight_layout()
-ledger.savefig(fig, "fig-02-euclidean-supcon")
+_ = ledger.savefig(fig, "fig-02-euclidean-supcon")
 scale = float(np.linalg.norm(adam_euc.Z - adam_euc.Z.mean(0), axis=1).mean())
 pd.DataFrame({name: {"Delta_W at m=1": g[np.argmin(abs(ms - 1))], "Delta_W at m=10": g[-1]}
               for name, g in gaps.items()}).T.assign(**{"Adam final mean radius": scale})
 
 # %%
-ledger.claim("euclid-supcon-degenerate", "Euclidean SupCon: scaled prototypes of any triangle reach the bound "
-             "as m -> inf (§3.7): max Delta_W at m = 10 over 3 triangles", 0.0,
-             float(max(g[-1] for g in gaps.values())), at_most(1e-8))
+ledger.claim("euclid-supcon-degenerate", "Euclidean SupCon: scaled prototypes of an equilateral, a right-angled and "
+             "a scalene (obtuse) triangle all come arbitrarily close to the bound: max Delta_W at m = 10",
+             "quasi-optima in qualitatively distinct configurations", float(max(g[-1] for g in gaps.values())),
+             at_most(1e-8), kind="paper", source="App. D",
+             note="The paper's illustration is a loss within 1e-10 of the bound for large m; Delta_W is relative, "
+                  "1e-8 at m = 10 with the bound of order 1.")
 ledger.claim("euclid-supcon-monotone", "...and Delta_W decreases monotonically in m for every triangle", True,
-             {name: bool(np.all(np.diff(g) <= 1e-15)) for name, g in gaps.items()}, holds())
+             {name: bool(np.all(np.diff(g) <= 1e-15)) for name, g in gaps.items()}, holds(), kind="beyond",
+             note="The paper states the limit (Thm D.1, part 3), not monotonicity.")
 
 # %% [markdown]
 # ## Claims
