@@ -33,7 +33,7 @@
 # **Verdicts** (cpu profile, 3 seeds). Paper claims, all reproduced (7 of 7): optimising a free symmetric $S$
 # recovers $\log W + c$ with a single constant (std of $S - \log W$ ≈ 5e-8); Thm. 3.7's Euclidean optimum attains the
 # bound (Δ_W < 1e-15) at the EDM's realisation ($r^2_\mathrm{Proc}$ = 1); Thm. 3.8's spherical optimum attains it for
-# radii ≤ $1/\sqrt{2\tau}$ (Δ_W ≤ 5e-9, $r^2_\mathrm{Proc}$ ≥ 0.9999) and not above (Δ_W ≥ 5e-4), with the threshold
+# radii ≤ $1/\sqrt{2\tau}$ (Δ_W ≤ 6e-9, $r^2_\mathrm{Proc}$ ≥ 0.9999) and not above (Δ_W ≥ 4e-4), with the threshold
 # at exactly the stated radius on our grid. Our own checks (4 of 4 passed): the loss code satisfies Gibbs' bound
 # and its closed form at $S = \log W + c$; the EDM tests and classical MDS behave as Lemmas B.1–B.2 say.
 # See the claims table at the end.
