@@ -26,12 +26,17 @@
 # each trained geometry against each target; Table 1) and App. F (Thm. F.1: with $w = e^{-d}$ from a PSD kernel
 # and Euclidean similarity the optimum is the kernel-PCA embedding; PCA vs w-InfoNCE on digits, Fig. 7).
 #
-# **Verdicts** (cpu profile): the metrics are exactly invariant under isometries and degrade with noise/scale as
-# defined; X-CLR on free embeddings realises whichever label geometry it is given (diagonal of the Fig. 6 matrix ≈ 1,
-# off-diagonal clearly lower); Thm. F.1 holds (kernel PCA and PCA are the optima when $q$ reaches the kernel's rank),
-# and with $q = 2$ w-InfoNCE departs from PCA towards an SNE-like, class-separating map. Not testable here: the
-# CLIP label geometry (no CLIP text model offline), CIFAR-100 image training, and Table 1 (its numbers are not in
-# this offline mirror).
+# **Verdicts** (cpu profile, one seed; free-embedding optima are deterministic, so criteria are stated tolerances).
+# Paper claims: Thm. F.1 reproduced (the bound is attained at the kernel-PCA coordinates, $r^2_\mathrm{Proc}$ = 1; on
+# digits at $q$ = rank the optimum is PCA, 0.99997); X-CLR realises whichever label geometry it is given (min diagonal
+# of the Fig. 6 matrix 0.9997, Thm. 3.12) and the geometries are mutually distinct (partly: free embeddings, not
+# ResNet-50 on CIFAR-100 images); Fig. 7's near-isometry to PCA where PCA explains 90 % of the variance holds for the
+# free-embedding optimum on digits ($r^2_\mathrm{sim}$ 0.99 vs the paper's 0.98; partly, for the regime). Not testable:
+# the CLIP geometry, CIFAR-100 training and Table 1's values. Our checks: the metric code is isometry-invariant and not
+# scale-invariant (passed); **Table 1 read against its own text fails**: MiniLM has the best $r^2_\mathrm{Proc}$ (0.66)
+# and $\Delta_W$ (0.038 %), but Simplex has the best top-1 (79.68) and top-3 (89.66), so the table does not show that
+# better metrics go with better generalisation. Beyond the paper: at $q = 2$ the optimum departs from PCA and
+# separates the digit classes better (5-NN).
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -39,6 +44,9 @@ seeds = None
 
 # %%
 import math
+import warnings
+
+warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without ipywidgets
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -56,7 +64,7 @@ from companion.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import distance_weights, euclidean_similarities, xclr_weights
 from companion.metrics.distance_geometry import delta_w, edm, r2_procrustes, r2_sim, random_isometry
 from companion.profiles import settings
-from companion.results import Ledger, at_least, at_most, holds, not_testable, show_provenance
+from companion.results import Ledger, at_least, at_most, holds, not_testable, show_provenance, within
 from companion.settings import REPO_ROOT
 
 torch.set_num_threads(1)  # float64 free-embedding problems: one thread is fastest on a shared CPU
@@ -70,7 +78,6 @@ cfg = settings(profile,
                common=dict(tau=0.05, tau_prime=0.1, model="sentence-transformers/all-MiniLM-L6-v2"),
                overrides=dict(seeds=seeds))
 ledger = Ledger("weighted-cl", "04-metrics-and-appendices", profile=cfg.profile, seeds=cfg.seeds)
-paper = pd.read_csv(REPO_ROOT / "data" / "weighted-cl" / "paper_values.csv").set_index("id")
 sns.set_theme(style="whitegrid", context="notebook")
 cfg
 
@@ -112,16 +119,17 @@ ax[0].legend()
 ax[1].semilogy(noise.index, np.maximum(noise["Delta_W"], 1e-17), "o-", color="C3")
 ax[1].set(xlabel="noise σ", ylabel="Δ_W", title="Entropic gap of the perturbed optimum")
 fig.tight_layout()
-ledger.savefig(fig, "fig-04-metrics-noise")
+_ = ledger.savefig(fig, "fig-04-metrics-noise")
 
 # %%
-ledger.claim("metrics-isometry-invariant", "r2_Proc and r2_sim equal 1 and Delta_W is unchanged under a random "
-             "isometry (§3.9)", "r2 = 1",
+ledger.claim("metrics-isometry-invariant", "our metric code: r2_Proc and r2_sim equal 1 and Delta_W is unchanged "
+             "under a random isometry (the property Defs 3.15-3.16 state)", "r2 = 1",
              {"r2_Proc": bool((1 - iso["r2_Proc"]).abs().max() < 1e-10),
               "r2_sim": bool((1 - iso["r2_sim (s = −‖·‖²)"]).abs().max() < 1e-10),
-              "Delta_W": bool(iso["|ΔΔ_W|"].max() < 1e-10)}, holds())
-ledger.claim("metrics-not-scale-invariant", "r2_Proc penalises a rescaled optimum (Omega orthogonal, no scale): "
-             "r2_Proc at scale 2", "< 1", float(scale["scale 2.0"]), at_most(0.5))
+              "Delta_W": bool(iso["|ΔΔ_W|"].max() < 1e-10)}, holds(), kind="check")
+ledger.claim("metrics-not-scale-invariant", "our metric code: r2_Proc penalises a rescaled optimum (Omega orthogonal, "
+             "no scale): r2_Proc at scale 2 (exactly 0 by the definition)", "< 1", float(scale["scale 2.0"]),
+             at_most(0.5), kind="check")
 
 # %% [markdown]
 # ## 2. App. E: which label geometry does X-CLR learn? (Fig. 6 analogue)
@@ -180,44 +188,60 @@ axes[1].set(xlabel="cos between MiniLM class embeddings", ylabel="cos between le
             title="X-CLR realises the MiniLM label geometry")
 axes[1].legend()
 fig.tight_layout()
-ledger.savefig(fig, "fig-04-fig6-xclr-geometries")
+_ = ledger.savefig(fig, "fig-04-fig6-xclr-geometries")
 
 # %%
 diag = np.diag(fig6.to_numpy())
 off = fig6.to_numpy()[~np.eye(len(fig6), dtype=bool)]
-ledger.claim("appE-xclr-learns-target", "X-CLR free embeddings realise the label geometry they are trained on "
-             "(Thm 3.12, App. E): min diagonal r2_Proc of the Fig. 6 matrix", 1.0, float(diag.min()),
-             at_least(0.99, partly=0.9))
-ledger.claim("appE-geometries-distinguishable", "Each trained geometry matches its own target better than any "
-             "other target (diagonal dominance of Fig. 6)", True,
-             {g: bool(fig6.loc[g, g] > fig6.loc[g].drop(g).max()) for g in geometries}, holds())
+FREE = ("free embeddings (3 samples per class, L-BFGS), not a ResNet-50 trained on CIFAR-100 images; MiniLM of the "
+        "bare class name stands in for the CLIP geometry")
+ledger.claim("appE-xclr-learns-target", "X-CLR realises the label geometry it is trained on: min diagonal r2_Proc "
+             "of the Fig. 6 matrix (free embeddings, so Thm 3.12's optimum itself)", "target geometry recovered",
+             float(diag.min()), at_least(0.99, partly=0.9), kind="paper", source="Thm 3.12",
+             note="0.99 leaves 1 % for the optimiser; the off-diagonal entries (other targets) are far lower, so "
+                  "the criterion can fail.")
+ledger.claim("appE-geometries-distinguishable", "The label geometries are mutually distinct: each trained geometry "
+             "matches its own target better than any other target (diagonal dominance of Fig. 6)",
+             "diagonal recovers the target, off-diagonal mismatch",
+             {g: bool(fig6.loc[g, g] > fig6.loc[g].drop(g).max()) for g in geometries}, holds(), kind="paper",
+             source="App. E", regime=FREE)
 ledger.claim("appE-clip-geometry", "CLIP text-encoder label geometry (Fig 6, Table 1)", "row/column of Fig 6",
-             "not run", not_testable("no CLIP text model is available offline in this environment"))
-ledger.claim("appE-cifar-training", "X-CLR image encoders trained on CIFAR-100 with each label geometry (App. E)",
-             "Fig 6 / Table 1", "not run", not_testable("CIFAR-100 images are not in the data mirror and image "
-                                                        "encoder training does not fit the CPU budget; free "
-                                                        "embeddings above test the geometry claim itself"))
+             "not run", not_testable("no CLIP text model is available offline in this environment"),
+             kind="paper", source="App. E")
+ledger.claim("appE-cifar-training", "X-CLR ResNet-50 encoders trained on CIFAR-100 with each label geometry recover "
+             "their target (Fig. 6) with the Table 1 statistics", "Fig. 6 / Table 1", "not run",
+             not_testable("CIFAR-100 images are not in the data mirror and image encoder training does not fit the "
+                          "CPU budget; the free embeddings above test the geometry claim itself"),
+             kind="paper", source="Fig. 6 caption")
 
 # %% [markdown]
-# **Table 1 (App. E).** The paper reports top-1/top-3 accuracy of the three label geometries on CIFAR-100 and
-# concludes that the Simplex generalises best. The check below runs on `data/weighted-cl/appE_table1.csv` (columns
-# `geometry, top1, top3, source`) when that file is present; this offline session had no access to the paper's table,
-# so the file is not shipped and the claim is recorded as not testable rather than typed in.
+# **Table 1 (App. E), the paper's own numbers.** The table lists, for the three label geometries, the held-out
+# $r^2_\mathrm{Proc}$, $\Delta_W$ and the top-1/top-3 accuracy of a ridge probe on CIFAR-100
+# ([`data/weighted-cl/table1.csv`](../../data/weighted-cl/table1.csv), transcribed from the paper). The text reads it as
+# "better metrics, better generalisation" and singles out the MiniLM geometry. We cannot train these models here; the
+# check below only asks whether the table itself bears that reading: does the geometry with the best metrics also
+# have the best accuracies?
 
 # %%
-table1_path = REPO_ROOT / "data" / "weighted-cl" / "appE_table1.csv"
-if table1_path.exists():
-    table1 = pd.read_csv(table1_path)
-    display(table1)
-    best = {m: str(table1.loc[table1[m].idxmax(), "geometry"]) for m in ("top1", "top3")}
-    ledger.claim("appE-table1-simplex-best", "Table 1: Simplex has the best top-1 and top-3 (paper's own numbers)",
-                 "Simplex best", {f"{m}: best is Simplex (got {g})": g == "Simplex" for m, g in best.items()},
-                 holds())
-else:
-    ledger.claim("appE-table1-simplex-best", "Table 1: Simplex has the best top-1 and top-3 (checked against the "
-                 "paper's own numbers)", "Simplex best", "table not available",
-                 not_testable("App. E Table 1's numbers are not available in this offline session; add "
-                              "data/weighted-cl/appE_table1.csv to run the check"))
+table1 = pd.read_csv(REPO_ROOT / "data" / "weighted-cl" / "table1.csv", comment="#").set_index("Target")
+display(table1)
+best_r2, best_dw = table1["r2_Proc_test"].idxmax(), table1["Delta_W_test (%)"].idxmin()
+best_top1, best_top3 = table1["Top-1 (%)"].idxmax(), table1["Top-3 (%)"].idxmax()
+ledger.claim("appE-table1-metrics-vs-accuracy", "Table 1 read as the text reads it: one geometry has the best "
+             "r2_Proc and the best Delta_W, and the same geometry has the best top-1 and top-3 accuracy",
+             "MiniLM: best metrics, generalises very well",
+             {f"best r2_Proc ({best_r2}) = best Delta_W ({best_dw})": bool(best_r2 == best_dw),
+              f"best r2_Proc ({best_r2}) = best top-1 ({best_top1})": bool(best_r2 == best_top1),
+              f"best r2_Proc ({best_r2}) = best top-3 ({best_top3})": bool(best_r2 == best_top3)},
+             holds(), kind="check",
+             note="A consistency check of the paper's printed numbers, not a reproduction: "
+                  + "; ".join(f"{g}: r2_Proc {r['r2_Proc_test']:.2f}, Delta_W {r['Delta_W_test (%)']:.3f} %, "
+                              f"top-1 {r['Top-1 (%)']:.2f}, top-3 {r['Top-3 (%)']:.2f}" for g, r in table1.iterrows()))
+ledger.claim("appE-table1-values", "Table 1's statistics for X-CLR ResNet-50 models on CIFAR-100", "Table 1",
+             "not run", not_testable("CIFAR-100 images and the CLIP text model are not available here, and training "
+                                     "ResNet-50 encoders does not fit the CPU budget"),
+             kind="paper", source="App. E, Table 1")
+
 
 # %% [markdown]
 # ## 3. App. F: kernel PCA is the optimum (Thm. F.1), and PCA vs w-InfoNCE on digits (Fig. 7 analogue)
@@ -249,6 +273,11 @@ fit_full = fit_free_embeddings(distance_weights(gamma * D_lin), dim=rank, simila
 fit_2d = fit_free_embeddings(distance_weights(gamma * D_lin), dim=2, similarity="euclidean", seed=cfg.seeds[0],
                              steps=cfg.lbfgs_steps)
 pca_2d = pca_full[:, :2]
+explained = np.cumsum(PCA().fit(Xd).explained_variance_ratio_)
+q90 = int(np.searchsorted(explained, 0.9) + 1)
+fit_q90 = fit_free_embeddings(distance_weights(gamma * D_lin), dim=q90, similarity="euclidean", seed=cfg.seeds[0],
+                              steps=cfg.lbfgs_steps)
+r2sim_q90 = r2_sim(-edm(fit_q90.Z), -edm(pca_full[:, :q90]))
 knn = lambda Z: cross_val_score(KNeighborsClassifier(5), Z, yd, cv=5).mean()  # noqa: E731
 appF = pd.DataFrame({
     "Delta_W": [fit_poly.delta_w, fit_full.delta_w, fit_2d.delta_w,
@@ -269,19 +298,33 @@ for ax, (name, Z) in zip(axes, [("PCA (2 components)", pca_2d), ("w-InfoNCE opti
 fig.colorbar(sc, ax=axes, label="digit")
 fig.suptitle(f"Fig. 7 analogue ({len(yd)} digits, w = exp(−γ‖x_i − x_j‖²)): at q = rank the optimum IS PCA "
              f"(r²_Proc = {appF.iloc[1, 1]:.4f}); at q = 2 it is not")
-ledger.savefig(fig, "fig-04-fig7-pca-vs-winfonce")
+_ = ledger.savefig(fig, "fig-04-fig7-pca-vs-winfonce")
 
 # %%
-ledger.claim("thmF1-kernel-pca-attained", "Thm F.1: w = exp(-d) from a PSD kernel, Euclidean s: bound attained "
-             "(polynomial kernel, q = rank): Delta_W", 0.0, float(fit_poly.delta_w), at_most(1e-8))
-ledger.claim("thmF1-kernel-pca-optimum", "...at the kernel-PCA coordinates: r2_Proc",
-             float(paper.loc["kpca-optimum", "paper_value"]), float(appF.iloc[0, 1]), at_least(0.999))
-ledger.claim("thmF1-pca-digits", "Linear kernel on digits, q = rank: the optimum is PCA: r2_Proc",
-             1.0, float(appF.iloc[1, 1]), at_least(0.999, partly=0.99))
+ledger.claim("thmF1-kernel-pca-attained", "w = exp(-d) from a PSD kernel with Euclidean s attains the bound when "
+             "q reaches the centred kernel's rank (polynomial kernel, q = rank = 5): Delta_W", "bound attained",
+             float(fit_poly.delta_w), at_most(1e-8), kind="paper", source="Thm F.1",
+             note="1e-8: the float64 L-BFGS floor; where a bound is not attainable the same optimiser stalls "
+                  "orders of magnitude above it (notebook 03).")
+ledger.claim("thmF1-kernel-pca-optimum", "...at the kernel principal components, up to isometry: r2_Proc against "
+             "kernel PCA", "kernel PCA up to isometry", float(appF.iloc[0, 1]), at_least(0.999), kind="paper",
+             source="Thm F.1")
+ledger.claim("thmF1-pca-digits", "Linear kernel on digits (d = gamma * squared distance), q = rank of the data: the "
+             "optimum is PCA: r2_Proc against PCA", "PCA up to isometry", float(appF.iloc[1, 1]),
+             at_least(0.999, partly=0.99), kind="paper", source="Thm F.1")
+ledger.claim("fig7-r2sim-at-90pct", f"Where PCA explains 90 % of the variance (q = {q90} here) the w-InfoNCE "
+             "optimum is nearly isometric to PCA with the same q: r2_sim (s = -squared distance)", 0.98, r2sim_q90,
+             within(0.98, 0.05, partly_tol=0.15), kind="paper", source="App. F",
+             regime=("free-embedding optimum on 300 8x8 digits with gamma = 2 / median squared distance; the paper "
+                     "trains a ConvNet on MNIST with sigma = 10^3 and finds r2_sim = 0.98 at q = 48"),
+             note="tolerance 0.05: the paper prints one value from one run, and our set-up differs in data, "
+                  "encoder and weight scale; within 0.15 counts as partly.")
 ledger.claim("fig7-low-dim-differs", "At q = 2 the w-InfoNCE optimum differs from PCA and separates classes better "
              "(5-NN accuracy higher)", True,
              {"r2_Proc(q=2 optimum, PCA) < 0.9": bool(appF.iloc[2, 1] < 0.9),
-              "kNN(w-InfoNCE) > kNN(PCA)": bool(appF.iloc[2, 2] > appF.iloc[3, 2])}, holds())
+              "kNN(w-InfoNCE) > kNN(PCA)": bool(appF.iloc[2, 2] > appF.iloc[3, 2])}, holds(), kind="beyond",
+             note="App. F says the optimum equals PCA only when the data's rank is below q; it does not compare the "
+                  "two at q = 2.")
 
 # %% [markdown]
 # ## Claims
