@@ -825,6 +825,9 @@ def check_claim(paper: str, claim: dict, *, text_numbers: bool = True) -> list[s
     source = (claim.get("source") or "").strip() if isinstance(claim.get("source"), str) else ""
     if not source:
         return [f"{cid}: kind 'paper' needs a source"]
+    named, source = source_paper(source)
+    if named is not None and named != paper:
+        return [f"{cid}: source names paper {named!r} but the claim belongs to {paper!r}"]
     head, expr = split_source(source)
     try:
         blk = locate(paper, head)
@@ -1154,10 +1157,20 @@ def _item_sort_key(item: str):
 # ----------------------------------------------------------------------------------------------------------------
 
 
+def source_paper(source: str) -> tuple[str | None, str]:
+    """Split a cross-paper source ``"<paper> | <block>"`` (the synthesis ledgers) into ``(paper, block)``;
+    a source without that prefix gives ``(None, source)``."""
+    head, sep, rest = source.partition(" | ")
+    if sep and head.strip() in PAPERS:
+        return head.strip(), rest.strip()
+    return None, source
+
+
 def claim_paper(ledger: dict, claim: dict) -> str | None:
-    """The paper a claim's source refers to: the claim's ``paper`` field, else the ledger's paper, else an id
-    prefix ``<paper>:`` (the synthesis notebooks), else ``None``."""
-    for candidate in (claim.get("paper"), ledger.get("paper"), str(claim.get("id", "")).split(":", 1)[0]):
+    """The paper a claim's source refers to: the claim's ``paper`` field, else a source prefix ``<paper> | ``,
+    else the ledger's paper, else an id prefix ``<paper>:`` (the synthesis notebooks), else ``None``."""
+    named = source_paper(claim["source"])[0] if isinstance(claim.get("source"), str) else None
+    for candidate in (claim.get("paper"), named, ledger.get("paper"), str(claim.get("id", "")).split(":", 1)[0]):
         if isinstance(candidate, str) and candidate in PAPERS:
             return candidate
     return None

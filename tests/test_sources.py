@@ -282,3 +282,12 @@ def test_ledger_paper_claims_are_printed_where_their_source_says(path):
 def test_transcriptions_are_printed_where_their_source_says(path):
     problems = sources.check_csv(path)
     assert not problems, "\n".join(problems)
+
+
+def test_cross_paper_source_prefix():
+    """Synthesis ledgers name the paper in the source (``"<paper> | <block>"``); the prefix must match the claim."""
+    assert sources.source_paper("angle | Table 4") == ("angle", "Table 4")
+    assert sources.source_paper("Table 4, only cosine") == (None, "Table 4, only cosine")
+    assert sources.claim_paper({}, {"source": "simace | §4.3"}) == "simace"
+    problems = sources.check_claim("angle", {"id": "x", "source": "simace | Table 2", "paper_value": 1})
+    assert problems and "names paper 'simace'" in problems[0]
