@@ -29,6 +29,16 @@ from .results import PAPERS, provenance
 
 NOTEBOOK_ROOT = _settings.REPO_ROOT / "notebooks"
 KERNEL = "python3"
+# The jupytext twin of ``NN-name.ipynb`` is ``NN-name.pct.py`` (jupytext.toml). It must not share the notebook's
+# stem: Quarto treats an .ipynb with a same-stem source file (.py, .qmd, ...) as that source's intermediate and
+# silently leaves it out of the site.
+TWIN_SUFFIX = ".pct.py"
+
+
+def twin_path(notebook: str | Path) -> Path:
+    """The py:percent twin of a notebook path (``01-x.ipynb`` -> ``01-x.pct.py``)."""
+    notebook = Path(notebook)
+    return notebook.with_name(notebook.stem + TWIN_SUFFIX)
 
 
 @dataclass(frozen=True)
@@ -42,6 +52,11 @@ class Notebook:
     def key(self) -> str:
         """``<paper>/<stem>``, the name patterns match against."""
         return f"{self.paper}/{self.stem}"
+
+    @property
+    def twin(self) -> Path:
+        """The notebook's jupytext py:percent twin."""
+        return twin_path(self.path)
 
 
 @dataclass

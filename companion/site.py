@@ -423,7 +423,7 @@ def notebook_scale(nb, root: Path | None = None) -> dict[str, Any]:
     cfg = (prov or {}).get("settings") or executed_settings(nb.path)
     source = "provenance" if (prov or {}).get("settings") else "settings cell output"
     if cfg is None and profile:
-        cfg, source = profile_settings(nb.path.with_suffix(".py"), profile), "notebook source"
+        cfg, source = profile_settings(nb.twin, profile), "notebook source"
     cfg = cfg or {}
     wall = meta.get("wall_time_s") if meta.get("profile") == profile else None
     wall = wall if wall is not None else (prov or {}).get("wall_time_s")
@@ -560,7 +560,7 @@ def gpu_backbones_markdown(page: str = RUN_PAGE, root: Path | None = None) -> st
     base = _base(page)
     rows = []
     for nb in _notebooks(root):
-        py = nb.path.with_suffix(".py")
+        py = nb.twin
         cpu, gpu = profile_settings(py, "cpu").get("model"), profile_settings(py, "gpu").get("model")
         hub = f"[`{gpu}`](https://huggingface.co/{gpu})" if isinstance(gpu, str) and gpu else "none"
         rows.append([f"[{nb.key}]({base}{nb.path.relative_to(root).as_posix()})",
@@ -738,6 +738,17 @@ def first_cell_problems(nb, root: Path = REPO_ROOT) -> list[str]:
     return problems
 
 
+# Extensions Quarto reads as a document's source: an .ipynb with a same-stem file of one of these is taken for
+# that file's intermediate and left out of the render, without a warning.
+QUARTO_SOURCE_SUFFIXES = (".qmd", ".md", ".rmd", ".py", ".r", ".jl", ".ipynb")
+
+
+def source_collisions(notebook: Path) -> list[Path]:
+    """Files beside ``notebook`` that Quarto would take as its source (same stem, another source extension)."""
+    return sorted(p for p in notebook.parent.glob(f"{notebook.stem}.*")
+                  if p != notebook and p.stem == notebook.stem and p.suffix.lower() in QUARTO_SOURCE_SUFFIXES)
+
+
 def check(root: Path = REPO_ROOT, execute: bool = True) -> list[str]:
     """Problems with the site (empty list: all good); ``execute`` also runs the pages' Python cells."""
     problems = []
@@ -756,6 +767,9 @@ def check(root: Path = REPO_ROOT, execute: bool = True) -> list[str]:
         count = listed.count(rel)
         if count != 1:
             problems.append(f"{rel} is listed {count} times in the sidebar (expected once)")
+        for other in source_collisions(nb.path):
+            problems.append(f"{rel}: Quarto would render {other.name} in its place and drop the notebook "
+                            "from the site (same stem); jupytext twins are named *.pct.py")
         problems += first_cell_problems(nb, root)
     for item in [*listed, *(n for n in nav if n)]:
         if not (root / item).exists():

@@ -29,6 +29,6 @@ def test_notebook_smoke(nb, tmp_path_factory):
 
 def test_every_notebook_is_paired_with_a_percent_script():
     for nb in NOTEBOOKS:
-        twin = nb.path.with_suffix(".py")
+        twin = nb.twin
         assert twin.exists(), f"{nb.path} has no py:percent twin"
         assert "format_name: percent" in twin.read_text(encoding="utf-8"), f"{twin} is not py:percent"

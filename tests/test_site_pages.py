@@ -101,7 +101,7 @@ def _tiny_project(tmp_path, monkeypatch):
         'ledger.claim("a", "one", 1, 1, within(1, 0))',
         'ledger.claim("b", "two", 1, 5, within(1, 0))\nledger.claim("c", "three", 1, None, not_testable("x"))\n'
         'ledger.claim("d", "four", None, True, holds(), kind="check")'])
-    (tmp_path / rel).with_suffix(".py").write_text(
+    runner.twin_path(tmp_path / rel).write_text(
         'cfg = settings(profile, smoke=dict(steps=1), cpu=dict(steps=40, n_train=300), gpu=dict(steps=9, '
         'model="bert-base-uncased"), common=dict(model="sentence-transformers/all-MiniLM-L6-v2"))\n')
     ledger = Ledger("angle", "01-x", profile="cpu", seeds=[0, 1, 2])
@@ -227,3 +227,19 @@ def test_errata_page_lists_every_erratum_with_its_proving_cell():
     counts = site.errata_counts()
     assert sum(counts.values()) == len(claims)
     assert counts.get("confirmed", 0) >= 10  # the issue asks for at least ten verified errata
+
+
+def test_site_check_catches_a_twin_that_quarto_would_render_instead(tmp_path):
+    """Quarto drops an .ipynb that has a same-stem source file (it takes it for that file's intermediate)."""
+    nb = tmp_path / "01-x.ipynb"
+    nb.write_text("{}")
+    runner.twin_path(nb).write_text("# %%\n")
+    assert site.source_collisions(nb) == []
+    (tmp_path / "01-x.py").write_text("# %%\n")
+    assert [p.name for p in site.source_collisions(nb)] == ["01-x.py"]
+
+
+def test_twins_do_not_share_the_notebook_stem():
+    for nb in runner.list_notebooks():
+        assert site.source_collisions(nb.path) == [], nb.key
+        assert nb.twin.exists(), f"{nb.key} has no twin {nb.twin.name}"

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: ipynb,py:percent
+#     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -305,7 +305,7 @@ ledger.claim("t4-cls-best-pooling", "CLS is the best of the five poolings (margi
              kind="paper", source=f"Table 4: {a:.2f} - {b:.2f}", paper_value=round(a - b, 2),
              ours=stats.sample(pool_seed["cls"] - best_other),
              criterion=stats.direction(round(a - b, 2), tol=round(a - b, 2) / 2, tol_reason=HALF), regime=REGIME,
-             note=f"ours per seed: cls minus the best other pooling at that seed; mean scores: "
+             note="ours per seed: cls minus the best other pooling at that seed; mean scores: "
                   + ", ".join(f"{k} {v:.2f}" for k, v in pool.sort_values(ascending=False).items()))
 worst_other = pool_seed.drop(columns="last-max").min(axis=1)
 a, b = float(p4[("pooling", "last-max")]), float(p4[("pooling", "first-last-avg")])

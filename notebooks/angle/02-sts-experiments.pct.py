@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: ipynb,py:percent
+#     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py

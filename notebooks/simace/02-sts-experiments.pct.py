@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: ipynb,py:percent
+#     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -363,7 +363,7 @@ ledger.claim("s4.4-seed-robustness", "SimACE varies less across seeds than SimCS
                                           "either way); and the paper's own Table 2 has SimACE's sd above SimCSE's "
                                           "on RoBERTa-base"),
              note="ours: " + ", ".join(f"{m} {v:.3f}" for m, v in sds.items()))
-ledger.claim("finetune-vs-no-training", f"Fine-tuning with SimACE changes MiniLM's [CLS] STS average (best "
+ledger.claim("finetune-vs-no-training", "Fine-tuning with SimACE changes MiniLM's [CLS] STS average (best "
              "checkpoint minus the untrained encoder)", kind="beyond",
              ours=stats.sample(wide["SimACE"] - pre_avg), criterion=stats.direction(sign=+1),
              note="the paper's untrained rows (Table 1 first-last) pool raw BERT differently; no counterpart")

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: ipynb,py:percent
+#     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -294,7 +294,7 @@ probe = f"top-{cfg.n_top} layer, {cfg.steps} steps x batch {cfg.batch}, {len(row
 moved = {n: bool((g["last_loss"] < 0.8 * g["first_loss"]).all()) for n, g in ft.groupby("condition")}
 ledger.claim("objective_trained", "every fine-tuned condition's loss fell below 80 % of its first-step value, "
              "every seed", ours=moved, criterion=holds("each condition's loss moved"), kind="check",
-             note=f"first -> last-5-step mean loss: " + "; ".join(
+             note="first -> last-5-step mean loss: " + "; ".join(
                  f"{n} {g['first_loss'].mean():.2f} -> {g['last_loss'].mean():.2f}" for n, g in ft.groupby("condition")))
 
 
