@@ -50,6 +50,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from . import papers as _papers
 from . import settings as _settings
 from ._atomic import write_atomic
 from .profiles import check_profile
@@ -57,7 +58,7 @@ from .stats import CHECK_VERDICTS, VERDICTS, Comparison, Criterion, Judgement, a
 
 KINDS = ("paper", "check", "beyond")
 SCHEMA = 2
-PAPERS = ("baselines", "circumplex", "simace", "weighted-cl", "concepts", "angle", "synthesis")
+PAPERS = _papers.IDS
 
 
 # --------------------------------------------------------------------------------------------- exact criteria

@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import papers as _papers
 from . import settings as _settings
 from .profiles import PROFILES, check_profile
 from .results import PAPERS, provenance
@@ -84,7 +85,9 @@ def _title(path: Path) -> str:
 
 
 def _paper_of(folder: str) -> str:
-    return re.sub(r"^\d\d-", "", folder)  # notebooks/00-baselines holds paper "baselines"
+    """The paper id of a notebook folder (registry), else the folder name without an ``NN-`` prefix."""
+    entry = _papers.by_folder(folder)
+    return entry.id if entry is not None else re.sub(r"^\d\d-", "", folder)
 
 
 def _rank(path: Path) -> tuple[int, str, str]:

@@ -35,6 +35,7 @@ from typing import Any
 
 import yaml
 
+from . import papers as _papers
 from .runner import list_notebooks
 from .settings import REPO_ROOT
 
@@ -47,30 +48,9 @@ EXTRA_PAGES = (LANDING, ERRATA_PAGE, RUN_PAGE)
 ERRATA_LEDGER = ("synthesis", "00-errata")
 BENCHMARK_REPORT = "benchmarks/report.json"
 
-PAPERS: dict[str, dict[str, str]] = {
-    "baselines": {"title": "Baselines", "reference": "all-MiniLM-L6-v2 zero-shot (Reimers & Gurevych 2019)",
-                  "url": "https://arxiv.org/abs/1908.10084"},
-    "circumplex": {"title": "Circumplex of affect",
-                   "reference": "Yamauchi & Aizawa, Mapping the Circumplex of Affect, ACL 2026 (2026.acl-long.772; "
-                                "an earlier version is arXiv 2601.06575)",
-                   "url": "https://aclanthology.org/2026.acl-long.772"},
-    "simace": {"title": "SimACE", "reference": "A Simple Angle-based Approach for Contrastive Learning of "
-                                               "Unsupervised Sentence Representation (anonymous ACL submission; "
-                                               "Findings of EMNLP 2024, 2024.findings-emnlp.318)",
-               "url": "https://aclanthology.org/2024.findings-emnlp.318"},
-    "weighted-cl": {"title": "Weighted CL as distance geometry",
-                    "reference": "Vock, Duchesnay & Dufumier, A Unified Geometric Framework for Weighted "
-                                 "Contrastive Learning, arXiv 2605.13943",
-                    "url": "https://arxiv.org/abs/2605.13943"},
-    "concepts": {"title": "Principles of concept representation",
-                 "reference": "Mohr, Dujany, Souquet & Freitas, Principles of Concept Representation in Sentence "
-                              "Encoders, arXiv 2606.06994",
-                 "url": "https://arxiv.org/abs/2606.06994"},
-    "angle": {"title": "AnglE", "reference": "Li & Li, AnglE: Angle-optimized Text Embeddings, arXiv 2309.12871",
-              "url": "https://arxiv.org/abs/2309.12871"},
-    "synthesis": {"title": "Synthesis", "reference": "cross-paper comparisons and the errata", "url": ""},
-}
-REPRODUCED_PAPERS = ("circumplex", "simace", "weighted-cl", "concepts", "angle")  # notebooks that name a section
+PAPERS: dict[str, dict[str, str]] = {p.id: {"title": p.title, "reference": p.reference, "url": p.url}
+                                     for p in _papers.REGISTRY}
+REPRODUCED_PAPERS = _papers.REPRODUCED  # notebooks that name a section
 VERDICT_COLOURS = {"reproduced": "#2e8540", "partly": "#f0ad4e", "not reproduced": "#c9302c",
                    "inconclusive": "#6f8fb3", "not testable": "#9e9e9e"}
 ERRATUM_STATUS = {"reproduced": "confirmed", "partly": "partly confirmed", "not reproduced": "not confirmed",
