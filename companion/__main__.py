@@ -12,11 +12,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .profiles import PROFILES
+from companion.profiles import PROFILES
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from . import runner
+    from companion import runner
 
     results = runner.run(args.profile, only=args.only, output_dir=args.output_dir, timeout=args.timeout,
                          jobs=args.jobs)
@@ -26,7 +26,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from . import runner
+    from companion import runner
 
     notebooks = runner.select(runner.list_notebooks(), args.only)
     width = max((len(nb.key) for nb in notebooks), default=10)
@@ -36,13 +36,13 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_sts(argv: list[str]) -> int:
-    from . import sts
+    from companion import sts
 
     return sts.cli(argv)
 
 
 def _cmd_site(args: argparse.Namespace) -> int:
-    from . import site
+    from companion import site
 
     if args.check:
         problems = site.check()
@@ -56,7 +56,7 @@ def _cmd_site(args: argparse.Namespace) -> int:
 
 
 def _cmd_scoreboard(args: argparse.Namespace) -> int:
-    from .results import scoreboard
+    from companion.results import scoreboard
 
     print("Paper claims (the scoreboard):")
     print(scoreboard().to_string(index=False))

@@ -50,11 +50,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from . import papers as _papers
-from . import settings as _settings
-from ._atomic import write_atomic
-from .profiles import check_profile
-from .stats import CHECK_VERDICTS, VERDICTS, Comparison, Criterion, Judgement, apply_regime, as_check
+from companion import papers as _papers
+from companion import settings as _settings
+from companion._io import write_atomic
+from companion.profiles import check_profile
+from companion.stats import CHECK_VERDICTS, VERDICTS, Comparison, Criterion, Judgement, apply_regime, as_check
 
 KINDS = ("paper", "check", "beyond")
 SCHEMA = 2
@@ -309,7 +309,7 @@ class Ledger:
         write_json_atomic(self.path, self.to_dict())
         wall = time.perf_counter() - self.started
         record = provenance(self.profile, self.seeds, wall)
-        from .profiles import last_settings
+        from companion.profiles import last_settings
 
         cfg = last_settings()
         if cfg is not None and cfg.profile == self.profile:

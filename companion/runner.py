@@ -23,10 +23,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import papers as _papers
-from . import settings as _settings
-from .profiles import PROFILES, check_profile
-from .results import PAPERS, provenance
+from companion import papers as _papers
+from companion import settings as _settings
+from companion.profiles import PROFILES, check_profile
+from companion.results import PAPERS, provenance
 
 NOTEBOOK_ROOT = _settings.REPO_ROOT / "notebooks"
 KERNEL = "python3"

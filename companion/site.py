@@ -35,9 +35,9 @@ from typing import Any
 
 import yaml
 
-from . import papers as _papers
-from .runner import list_notebooks
-from .settings import REPO_ROOT
+from companion import papers as _papers
+from companion.runner import list_notebooks
+from companion.settings import REPO_ROOT
 
 CONFIG = "_quarto.yml"
 LANDING = "index.qmd"
@@ -131,13 +131,13 @@ def _papers(root: Path) -> list[str]:
 
 
 def _results_dir(root: Path) -> Path:
-    from .settings import results_dir
+    from companion.settings import results_dir
 
     return root / "results" if root != REPO_ROOT else results_dir()
 
 
 def _ledgers(root: Path) -> list[dict]:
-    from .results import load_ledgers
+    from companion.results import load_ledgers
 
     return load_ledgers(_results_dir(root))
 
@@ -215,7 +215,7 @@ def _cell_link(location: tuple[str, int] | None, base: str) -> str:
 def scoreboard_markdown(board=None, page: str = LANDING, root: Path | None = None) -> str:
     """The verdict counts of the *paper* claims per paper (:func:`companion.results.scoreboard`), each paper linked
     to its page, with the numbers of our own checks and beyond-the-paper claims beside them (never counted)."""
-    from .results import VERDICTS, kind_counts, scoreboard
+    from companion.results import VERDICTS, kind_counts, scoreboard
 
     root = _root(root)
     board = scoreboard(_results_dir(root)) if board is None else board
@@ -270,7 +270,7 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, k
 
 def coverage_markdown(paper: str, page: str, root: Path | None = None) -> str:
     """The paper's coverage map (``data/<paper>/coverage.csv``) with a status computed from the claims' verdicts."""
-    from . import sources
+    from companion import sources
 
     root = _root(root)
     path = root / "data" / paper / "coverage.csv"
@@ -287,7 +287,7 @@ def verdict_figure(root: Path | None = None):
     as the scoreboard table)."""
     import matplotlib.pyplot as plt
 
-    from .results import VERDICTS, scoreboard
+    from companion.results import VERDICTS, scoreboard
 
     root = _root(root)
     board = scoreboard(_results_dir(root))
@@ -318,10 +318,16 @@ def settings_call(py_path: Path) -> dict[str, dict[str, Any]]:
         tree = ast.parse(Path(py_path).read_text(encoding="utf-8"))
     except (OSError, SyntaxError):
         return {}
+    imported = {alias.asname or alias.name: (node.module, alias.name) for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("companion")
+                for alias in node.names}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "settings":
             out: dict[str, dict[str, Any]] = {}
             for kw in node.keywords:
+                if kw.arg is None:  # **shared(...): settings a paper module keeps for several notebooks
+                    for profile, values in _shared_settings(kw.value, imported).items():
+                        out.setdefault(profile, {}).update(values)
                 if kw.arg not in ("smoke", "cpu", "gpu", "common"):
                     continue
                 pairs: list[tuple[str, ast.AST]] = []
@@ -340,6 +346,34 @@ def settings_call(py_path: Path) -> dict[str, dict[str, Any]]:
             if out:
                 return out
     return {}
+
+
+def _shared_settings(expr: ast.AST, imported: dict[str, tuple[str, str]]) -> dict[str, dict[str, Any]]:
+    """Evaluate ``**name(...)`` / ``**NAME`` in a settings call when ``name`` is imported from a companion module
+    and its arguments are literals; anything else gives ``{}``."""
+    import importlib
+
+    func, kwargs = expr, {}
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        def literal(node: ast.AST) -> Any:
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "dict" and not node.args:
+                return {k.arg: literal(k.value) for k in node.keywords if k.arg}
+            return ast.literal_eval(node)
+
+        try:
+            kwargs = {k.arg: literal(k.value) for k in expr.keywords if k.arg}
+        except ValueError:
+            return {}
+    if not isinstance(func, ast.Name) or func.id not in imported:
+        return {}
+    module, name = imported[func.id]
+    try:
+        value = getattr(importlib.import_module(module), name)
+        value = value(**kwargs) if isinstance(expr, ast.Call) else value
+    except Exception:  # noqa: BLE001 - a page must still build; the value is then shown as unknown
+        return {}
+    return {k: dict(v) for k, v in value.items() if isinstance(v, dict)} if isinstance(value, dict) else {}
 
 
 def profile_settings(py_path: Path, profile: str) -> dict[str, Any]:

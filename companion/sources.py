@@ -52,7 +52,7 @@ from decimal import Decimal
 from functools import cache
 from pathlib import Path
 
-from . import papers as _papers
+from companion import papers as _papers
 
 PAPERS = _papers.REPRODUCED
 #: arXiv-HTML extractions: escaped punctuation, run-together table cells, markdown links.

@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: -papermill,-execution,-ExecuteTime
 #     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -63,11 +64,12 @@ import pandas as pd
 import torch
 
 from companion import stats
-from companion.encoders import load_encoder, tiny_encoder
-from companion.heads import (cached_token_states, embed_with_head, evaluate_embeddings, featurize, frozen_features,
+from companion.encoders import load_encoder
+from companion.papers.circumplex.heads import (cached_token_states, embed_with_head, evaluate_embeddings, featurize, frozen_features,
                              make_head, train_head)
-from companion.losses.circumplex import ECM_LABELS, LOSSES, emobank_sample, emolit_frames, goemotions_other_labels
-from companion.metrics.circumplex import (avg_cos_sim, cd_r, label_centroids, mds2, pca_project, ring_alignment,
+from companion.losses.circumplex import ECM_LABELS, LOSSES
+from companion.papers.circumplex.experiments import emobank_sample, emolit_frames, goemotions_other_labels
+from companion.papers.circumplex.geometry import (avg_cos_sim, cd_r, label_centroids, mds2, pca_project, ring_alignment,
                                           ring_angles)
 from companion.metrics.clustering import v_measure
 from companion.profiles import settings
@@ -76,7 +78,7 @@ from companion.settings import cache_dir
 
 cfg = settings(profile,
                smoke=dict(seeds=[42], steps_emolit=2, batch_size=24, n_train=4, n_test=2, n_other=3, n_emobank=20,
-                          model="tiny", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2, pca_dims=[2, 4, 8]),
+                          model="tiny-bert", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2, pca_dims=[2, 4, 8]),
                cpu=dict(seeds=[42, 43, 44], steps_emolit=92, batch_size=128, n_train=None, n_test=None, n_other=20,
                         n_emobank=500, model="sentence-transformers/all-MiniLM-L6-v2", head_dim=64, max_tokens=32,
                         lr=3e-3, n_heads=4, pca_dims=[2, 3, 4, 8, 16, 32, 64]),
@@ -100,8 +102,7 @@ if cfg.n_train:
     emolit_train, emolit_test = pick(emolit_train, cfg.n_train), pick(emolit_test, cfg.n_test)
 other = goemotions_other_labels(cfg.n_other)
 emobank = emobank_sample(cfg.n_emobank)
-encoder = (tiny_encoder("bert", hidden=32, layers=1, max_length=cfg.max_tokens) if cfg.model == "tiny"
-           else load_encoder(cfg.model, pooling="mean", max_length=64))
+encoder = load_encoder(cfg.model, pooling="mean", max_length=64)  # smoke: a random tiny BERT
 feats, pretrained, info = frozen_features(encoder, {"train": emolit_train.text, "test": emolit_test.text},
                                           head_dim=cfg.head_dim or None, max_tokens=cfg.max_tokens)
 feats["other"] = featurize(encoder, other.text, info)

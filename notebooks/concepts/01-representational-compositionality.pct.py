@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: -papermill,-execution,-ExecuteTime
 #     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -46,14 +47,14 @@ import torch
 from IPython.display import display
 from tqdm.auto import tqdm
 
-from companion import concepts as C
+from companion.papers.concepts import data as C
 from companion.encoders import load_encoder
 from companion.losses.concepts import infonce_term
 from companion import stats
 from companion.metrics.geometry import anisotropy, effective_rank, participation_ratio
 from companion.metrics.retrieval import epsilon_tau, recall_at_k
 from companion.profiles import settings
-from companion.readouts import readout_invariance_gap
+from companion.papers.concepts.readouts import readout_invariance_gap
 from companion.results import Ledger, holds, show_provenance
 
 torch.set_num_threads(2)

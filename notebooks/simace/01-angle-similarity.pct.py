@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: -papermill,-execution,-ExecuteTime
 #     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -55,8 +56,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from companion.losses.simace import (closed_form_orthogonal, pair_forces, similarity_derivative, simace_loss,
-                                     train_dropout_views, view_geometry)
+from companion.losses.simace import closed_form_orthogonal, pair_forces, similarity_derivative, simace_loss
+from companion.papers.simace.runs import train_dropout_views, view_geometry
 from companion.metrics.geometry import alignment, uniformity
 from companion import stats
 from companion.profiles import settings

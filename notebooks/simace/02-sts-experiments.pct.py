@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: -papermill,-execution,-ExecuteTime
 #     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -29,7 +30,7 @@
 # **What is scaled (cpu profile), exactly.**
 # * Backbone all-MiniLM-L6-v2 (6 layers, d = 384; the only encoder available offline) instead of BERT-base /
 #   RoBERTa-base. MiniLM is *already* contrastively trained on 1B sentence pairs; BERT is not.
-# * Only the **top transformer layer** is fine-tuned (`companion.upper.UpperEncoder`, `n_top = 1`): layers 1–5
+# * Only the **top transformer layer** is fine-tuned (`companion.encoders.upper.UpperEncoder`, `n_top = 1`): layers 1–5
 #   are frozen and run once per sentence, in eval mode. **The lower layers apply no dropout**, so the two
 #   "dropout views" of a sentence differ only by the dropout (p = 0.1) of the trained top layer — closer views
 #   than full fine-tuning gives, i.e. easier positives.
@@ -79,33 +80,22 @@ from tqdm import tqdm
 
 from companion import stats
 from companion.data import load_wiki
-from companion.encoders import load_encoder, tiny_encoder
-from companion.losses.simace import contrastive_loss, run_dropout_views
+from companion.encoders import load_encoder
+from companion.losses.simace import contrastive_loss
+from companion.papers.simace.runs import run_dropout_views
 from companion.metrics.geometry import anisotropy, mean_negative_angle, mean_positive_angle
+from companion.papers.simace import MAIN, run_cache, run_settings, sts_key
 from companion.profiles import settings
 from companion.results import Ledger, holds, show_provenance
-from companion.settings import REPO_ROOT, cache_dir
+from companion.settings import REPO_ROOT
 from companion.sts import COLUMNS
-from companion.upper import UpperEncoder, evaluate_pairs, sts_pairs_subset
+from companion.encoders.upper import UpperEncoder, evaluate_pairs, sts_pairs_subset
 
-cfg = settings(profile,
-               smoke=dict(seeds=[0], steps=2, batch_size=8, model="tiny-bert", n_top=1, n_pairs=8, n_dev=40,
-                          lr=1e-4, eval_every=1, threads=1, n_probe=8),
-               cpu=dict(seeds=[0, 1, 2, 3, 4], steps=30, batch_size=64, model="sentence-transformers/all-MiniLM-L6-v2",
-                        n_top=1, n_pairs=500, n_dev=None, lr=1e-4, eval_every=10, threads=1, n_probe=64),
-               gpu=dict(seeds=[0, 1, 2, 3, 4], steps=15625, batch_size=64, model="bert-base-uncased", n_top=12,
-                        n_pairs=None, n_dev=None, lr=3e-5, eval_every=125, threads=None, n_probe=64),
-               common=dict(dropout=0.1, pooling="cls", max_length=32, n_heldout=1000),
-               overrides=dict(seeds=seeds, steps=steps))
+cfg = settings(profile, **run_settings(), overrides=dict(seeds=seeds, steps=steps))
 if cfg.threads:
     torch.set_num_threads(cfg.threads)  # shared 2-core machine: one thread per process
-MAIN = {  # name -> (objective, tau, margin in degrees); Table 7: SimCSE/ArcCon tau 0.05, SimACE tau 0.06 (BERT)
-    "SimCSE": ("simcse", 0.05, 0.0),
-    "ArcCon": ("arccon", 0.05, 10.0),
-    "SimACE": ("simace", 0.06, 10.0),
-}
-RUN_CACHE = cache_dir() / "simace" / "runs" / cfg.profile  # trained top-layer weights + histories, reused by 03
-STS_KEY = f"7-set STS test, n_pairs={cfg.n_pairs}, subset seed 0"  # names the cached STS scores of each run
+RUN_CACHE = run_cache(cfg.profile)  # trained top-layer weights + histories, reused by 03
+STS_KEY = sts_key(cfg.n_pairs)  # names the cached STS scores of each run
 ledger = Ledger("simace", "02-sts-experiments", profile=cfg.profile, seeds=cfg.seeds)
 sns.set_theme(style="whitegrid", context="notebook")
 DATA = REPO_ROOT / "data" / "simace"
@@ -139,10 +129,7 @@ paper_t2
 
 # %%
 t0 = time.perf_counter()
-if cfg.model == "tiny-bert":
-    encoder = tiny_encoder("bert", pooling=cfg.pooling, max_length=cfg.max_length)
-else:
-    encoder = load_encoder(cfg.model, pooling=cfg.pooling, max_length=cfg.max_length)
+encoder = load_encoder(cfg.model, pooling=cfg.pooling, max_length=cfg.max_length)  # smoke: a random tiny BERT
 base = UpperEncoder(encoder, n_top=cfg.n_top, pooling=cfg.pooling, dropout=cfg.dropout, cache=True)
 wiki = list(load_wiki()["text"])
 train_texts = wiki[: len(wiki) - cfg.n_heldout]  # the last n_heldout sentences are 03's held-out PCA sample

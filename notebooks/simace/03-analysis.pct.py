@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: -papermill,-execution,-ExecuteTime
 #     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -64,33 +65,26 @@ from tqdm import tqdm
 
 from companion import stats
 from companion.data import load_wiki
-from companion.encoders import load_encoder, tiny_encoder
-from companion.losses.simace import run_dropout_views
+from companion.encoders import load_encoder
+from companion.papers.simace.runs import run_dropout_views
 from companion.metrics.geometry import anisotropy, effective_rank, pairwise_angles
+from companion.papers.simace import MAIN, run_cache, run_settings, sts_key
 from companion.profiles import settings
 from companion.results import Ledger, show_provenance
-from companion.settings import REPO_ROOT, cache_dir
-from companion.upper import UpperEncoder, evaluate_pairs, sts_pairs_subset
+from companion.settings import REPO_ROOT
+from companion.encoders.upper import UpperEncoder, evaluate_pairs, sts_pairs_subset
 
-# the first block MUST match 02-sts-experiments (the cached runs are keyed by these settings)
-cfg = settings(profile,
-               smoke=dict(seeds=[0], steps=2, batch_size=8, model="tiny-bert", n_top=1, n_pairs=8, n_dev=40,
-                          lr=1e-4, eval_every=1, threads=1, n_probe=8, ablation_seeds=[0], n_pca=40),
-               cpu=dict(seeds=[0, 1, 2, 3, 4], steps=30, batch_size=64, model="sentence-transformers/all-MiniLM-L6-v2",
-                        n_top=1, n_pairs=500, n_dev=None, lr=1e-4, eval_every=10, threads=1, n_probe=64,
-                        ablation_seeds=[0, 1, 2], n_pca=1000),
-               gpu=dict(seeds=[0, 1, 2, 3, 4], steps=15625, batch_size=64, model="bert-base-uncased", n_top=12,
-                        n_pairs=None, n_dev=None, lr=3e-5, eval_every=125, threads=None, n_probe=64,
-                        ablation_seeds=[0, 1, 2, 3, 4], n_pca=1000),
-               common=dict(dropout=0.1, pooling="cls", max_length=32, n_heldout=1000),
+# the run settings are 02-sts-experiments' own (companion.papers.simace): its cached runs are keyed by them
+cfg = settings(profile, **run_settings(smoke=dict(ablation_seeds=[0], n_pca=40),
+                                       cpu=dict(ablation_seeds=[0, 1, 2], n_pca=1000),
+                                       gpu=dict(ablation_seeds=[0, 1, 2, 3, 4], n_pca=1000)),
                overrides=dict(seeds=seeds, steps=steps))
 if cfg.threads:
     torch.set_num_threads(cfg.threads)
-MAIN = {"SimCSE": ("simcse", 0.05, 0.0), "ArcCon": ("arccon", 0.05, 10.0), "SimACE": ("simace", 0.06, 10.0)}
 ABLATION = {"SimACE m=0°": ("simace", 0.06, 0.0), "SimACE m=-10°": ("simace", 0.06, -10.0),
             "SimACE τ=0.05": ("simace", 0.05, 10.0), "SimACE τ=0.07": ("simace", 0.07, 10.0)}
-RUN_CACHE = cache_dir() / "simace" / "runs" / cfg.profile
-STS_KEY = f"7-set STS test, n_pairs={cfg.n_pairs}, subset seed 0"
+RUN_CACHE = run_cache(cfg.profile)
+STS_KEY = sts_key(cfg.n_pairs)
 ledger = Ledger("simace", "03-analysis", profile=cfg.profile, seeds=cfg.seeds)
 sns.set_theme(style="whitegrid", context="notebook")
 DATA = REPO_ROOT / "data" / "simace"
@@ -101,10 +95,7 @@ cfg
 
 # %%
 t0 = time.perf_counter()
-if cfg.model == "tiny-bert":
-    encoder = tiny_encoder("bert", pooling=cfg.pooling, max_length=cfg.max_length)
-else:
-    encoder = load_encoder(cfg.model, pooling=cfg.pooling, max_length=cfg.max_length)
+encoder = load_encoder(cfg.model, pooling=cfg.pooling, max_length=cfg.max_length)  # smoke: a random tiny BERT
 base = UpperEncoder(encoder, n_top=cfg.n_top, pooling=cfg.pooling, dropout=cfg.dropout, cache=True)
 wiki = list(load_wiki()["text"])
 train_texts, heldout = wiki[: len(wiki) - cfg.n_heldout], wiki[len(wiki) - cfg.n_heldout:]

@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: -papermill,-execution,-ExecuteTime
 #     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -56,7 +57,7 @@ import seaborn as sns
 import torch
 from IPython.display import display
 
-from companion.errata import ROW_MEAN_TOL, as_number, average_mismatches, simace_best_case_loss
+from companion.papers.synthesis.errata import ROW_MEAN_TOL, as_number, average_mismatches, simace_best_case_loss
 from companion.free_embeddings import fit_free_embeddings
 from companion.losses.angle import eq6_code, eq6_literal
 from companion.losses.simace import check_margin
@@ -261,7 +262,7 @@ ledger.claim("simace:margin-unit",
 # ## 5 · Printed averages against the mean of their printed cells (SimACE Tables 1, 4, 13, 14; AnglE Tables 2, 3)
 #
 # A two-decimal average of two-decimal cells can differ from the mean of the printed cells by at most
-# 0.005 + 0.005 = 0.01 through rounding alone (`companion.errata.ROW_MEAN_TOL`); a larger difference means the
+# 0.005 + 0.005 = 0.01 through rounding alone (`companion.papers.synthesis.errata.ROW_MEAN_TOL`); a larger difference means the
 # printed average is not the average of that row. Every table whose average can be recomputed is checked; the
 # rows that match serve as the control. (Two rows of SimACE's Table 1 lost their average cell in the text's
 # extraction; they are skipped, not invented.)
