@@ -47,7 +47,6 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -81,45 +80,6 @@ def _attention_mask(config, states: torch.Tensor, mask: torch.Tensor):
     except ImportError:  # pragma: no cover - transformers < 4.56: classic additive mask
         ext = mask[:, None, None, :].to(states.dtype)
         return (1.0 - ext) * torch.finfo(states.dtype).min
-
-
-def sts_pairs_subset(n_per_set: int | None, seed: int = 0, sets: Sequence[str] | None = None, split: str = "test"
-                     ) -> dict[str, tuple[list[str], list[str], np.ndarray]]:
-    """STS pairs for a CPU-budget evaluation: up to ``n_per_set`` pairs per set drawn without replacement with
-    ``seed`` (``None``: every pair). The same subset for every model keeps comparisons paired. Keys are display
-    names (STS12 ... STS-B, SICK-R)."""
-    from companion import sts
-
-    sets = list(sets) if sets is not None else list(sts.STS_SETS)
-    rng = np.random.default_rng(seed)
-    out = {}
-    for name in sets:
-        s1, s2, gold = sts.load_pairs(name, split=split)
-        if n_per_set is not None and n_per_set < len(s1):
-            if n_per_set < 2:
-                raise ValueError(f"n_per_set must be >= 2 (a Spearman correlation needs pairs), got {n_per_set}.")
-            idx = np.sort(rng.choice(len(s1), size=n_per_set, replace=False))
-            s1, s2, gold = [s1[i] for i in idx], [s2[i] for i in idx], gold[idx]
-        out[sts.DISPLAY_NAMES[sts._canonical(name)]] = (s1, s2, gold)
-    return out
-
-
-def evaluate_pairs(encode, pairs: dict[str, tuple[list[str], list[str], np.ndarray]]) -> dict[str, float]:
-    """Spearman x 100 of cosine scores per set (as :func:`companion.sts.evaluate_sts`) plus ``avg``, for any
-    ``encode(texts) -> N x d`` (e.g. :meth:`UpperEncoder.encode` or :meth:`Encoder.encode`); every sentence is
-    encoded once."""
-    from companion import sts
-
-    unique = list(dict.fromkeys(t for s1, s2, _ in pairs.values() for t in (*s1, *s2)))
-    emb = encode(unique)
-    index = {t: i for i, t in enumerate(unique)}
-    result = {}
-    for name, (s1, s2, gold) in pairs.items():
-        a = emb[torch.tensor([index[t] for t in s1])]
-        b = emb[torch.tensor([index[t] for t in s2])]
-        result[name] = sts.spearman100(sts.cosine_scores(a, b), gold)
-    result["avg"] = float(np.mean([result[k] for k in pairs]))
-    return result
 
 
 def pad_states(rows: Sequence[torch.Tensor], dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, torch.Tensor]:

@@ -55,7 +55,8 @@ import torch.nn.functional as F
 import companion
 from companion.losses.angle import (AnglEObjective, angle_loss, complex_divide, cosent_loss, eq6_atan2, eq6_code,
                                     eq6_literal, split_pairs, value_and_grad_norm)
-from companion.papers.angle.pairs import FeaturePairs, SaturatedEncoder, pair_spearman, synthetic_sts, train_on_features
+from companion.papers.angle.pairs import FeaturePairs, SaturatedEncoder, synthetic_sts, train_on_features
+from companion.sts import pair_spearman
 from companion.profiles import settings
 from companion import stats
 from companion.results import Ledger, at_most, holds, show_provenance

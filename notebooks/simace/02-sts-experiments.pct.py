@@ -89,7 +89,8 @@ from companion.profiles import settings
 from companion.results import Ledger, holds, show_provenance
 from companion.settings import REPO_ROOT
 from companion.sts import COLUMNS
-from companion.encoders.upper import UpperEncoder, evaluate_pairs, sts_pairs_subset
+from companion.encoders.upper import UpperEncoder
+from companion.sts import score_pairs, sts_pairs_subset
 
 cfg = settings(profile, **run_settings(), overrides=dict(seeds=seeds, steps=steps))
 if cfg.threads:
@@ -154,16 +155,16 @@ print(f"{base.extra_repr()}\ntraining pool {len(train_texts)} Wikipedia sentence
 t1 = time.perf_counter()
 base.eval()
 native_model = base.fresh(pooling="mean")  # shares the cached lower states
-no_training = {f"no training ({cfg.pooling})": evaluate_pairs(base.encode, pairs),
-               "no training (mean, native)": evaluate_pairs(native_model.encode, pairs)}
+no_training = {f"no training ({cfg.pooling})": score_pairs(base.encode, pairs, average=True),
+               "no training (mean, native)": score_pairs(native_model.encode, pairs, average=True)}
 sts_eval_s = (time.perf_counter() - t1) / 2
 rows = {f"{k}, {'subset' if cfg.n_pairs else 'full sets'}": v for k, v in no_training.items()}
 if cfg.n_pairs is not None:  # the same two rows on the full test sets, to calibrate the subset
     t1 = time.perf_counter()
     full = sts_pairs_subset(None, seed=0)
     full_sizes = {name: len(p[0]) for name, p in full.items()}  # pair counts of the full test sets (Table 5)
-    rows.update({f"no training ({cfg.pooling}), full sets": evaluate_pairs(base.encode, full),
-                 "no training (mean, native), full sets": evaluate_pairs(native_model.encode, full)})
+    rows.update({f"no training ({cfg.pooling}), full sets": score_pairs(base.encode, full, average=True),
+                 "no training (mean, native), full sets": score_pairs(native_model.encode, full, average=True)})
     print(f"full 7-set STS (26k sentences, top layer only, incl. reading cached lower states): "
           f"{(time.perf_counter() - t1) / 2:.1f} s per model")
     del full
@@ -214,7 +215,7 @@ for seed, name in tqdm(jobs, desc="runs"):
     objective, tau, margin = MAIN[name]
     run = run_dropout_views(base, train_texts, objective, tau, margin, cfg.steps, cfg.batch_size, cfg.lr, seed,
                             dev=dev, eval_every=cfg.eval_every, probe=probe, cache=str(RUN_CACHE), reuse=False,
-                            score_fn=lambda model: evaluate_pairs(model.encode, pairs), score_key=STS_KEY,
+                            score_fn=lambda model: score_pairs(model.encode, pairs, average=True), score_key=STS_KEY,
                             desc=f"{name} seed {seed}")
     scores = run["scores"]
     mon = pd.DataFrame(run["monitor"])

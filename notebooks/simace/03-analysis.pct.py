@@ -72,7 +72,8 @@ from companion.papers.simace import MAIN, run_cache, run_settings, sts_key
 from companion.profiles import settings
 from companion.results import Ledger, show_provenance
 from companion.settings import REPO_ROOT
-from companion.encoders.upper import UpperEncoder, evaluate_pairs, sts_pairs_subset
+from companion.encoders.upper import UpperEncoder
+from companion.sts import score_pairs, sts_pairs_subset
 
 # the run settings are 02-sts-experiments' own (companion.papers.simace): its cached runs are keyed by them
 cfg = settings(profile, **run_settings(smoke=dict(ablation_seeds=[0], n_pca=40),
@@ -105,7 +106,7 @@ pairs = sts_pairs_subset(cfg.n_pairs, seed=0)
 dev = sts_pairs_subset(cfg.n_dev, seed=0, sets=["STS-B"], split="dev")["STS-B"]
 base.precompute([t for s1, s2, _ in pairs.values() for t in (*s1, *s2)] + dev[0] + dev[1] + heldout)
 base.eval()
-pre_scores = evaluate_pairs(base.encode, pairs)
+pre_scores = score_pairs(base.encode, pairs, average=True)
 print(f"{base.extra_repr()}; setup {time.perf_counter() - t0:.0f} s")
 
 # %% [markdown]
@@ -116,7 +117,7 @@ def run(name, spec, seed):
     objective, tau, margin = spec
     return run_dropout_views(base, train_texts, objective, tau, margin, cfg.steps, cfg.batch_size, cfg.lr, seed,
                              dev=dev, eval_every=cfg.eval_every, probe=probe, cache=str(RUN_CACHE), reuse=True,
-                             score_fn=lambda model: evaluate_pairs(model.encode, pairs), score_key=STS_KEY,
+                             score_fn=lambda model: score_pairs(model.encode, pairs, average=True), score_key=STS_KEY,
                              desc=f"{name} seed {seed}", progress=False)  # progress bars do not enter the cache key
 
 

@@ -76,7 +76,8 @@ from companion.papers.angle.pairs import PairData
 from companion.profiles import settings
 from companion.results import Ledger, show_provenance
 from companion.training import seed_everything, train
-from companion.encoders.upper import UpperEncoder, sts_pairs_subset
+from companion.encoders.upper import UpperEncoder
+from companion.sts import sts_pairs_subset
 
 T0, C0 = time.perf_counter(), time.process_time()
 cfg = settings(profile,

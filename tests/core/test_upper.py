@@ -135,11 +135,10 @@ def test_fresh_shares_states_and_restarts_from_pretrained(enc):
     assert other._states is not upper._states and other.n_top == 2
 
 
-def test_sts_subset_and_evaluate_pairs_match_scipy():
+def test_sts_subset_and_score_pairs_match_scipy():
     from scipy.stats import spearmanr
 
-    from companion.encoders.upper import evaluate_pairs, sts_pairs_subset
-    from companion.sts import cosine_scores
+    from companion.sts import cosine_scores, score_pairs, sts_pairs_subset
 
     pairs = sts_pairs_subset(30, seed=0, sets=["STS-B", "SICK-R"])
     again = sts_pairs_subset(30, seed=0, sets=["STS-B", "SICK-R"])
@@ -153,7 +152,7 @@ def test_sts_subset_and_evaluate_pairs_match_scipy():
             table.setdefault(t, torch.randn(8, generator=g))
         return torch.stack([table[t] for t in texts])
 
-    res = evaluate_pairs(encode, pairs)
+    res = score_pairs(encode, pairs, average=True)
     s1, s2, gold = pairs["SICK-R"]
     ref = spearmanr(cosine_scores(encode(s1), encode(s2)), gold).statistic * 100
     assert res["SICK-R"] == pytest.approx(ref) and res["avg"] == pytest.approx((res["STS-B"] + res["SICK-R"]) / 2)

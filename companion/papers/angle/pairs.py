@@ -18,8 +18,6 @@ from dataclasses import dataclass
 
 import torch
 
-from companion._io import torch_save_atomic
-
 
 def _load_table(path, uniq: list[str]) -> dict | None:
     """A cached pooling table, or None when it is absent, unreadable (e.g. a foreign partial file) or stale."""
@@ -179,37 +177,6 @@ def feature_loss_fn(model: torch.nn.Module, objective: Callable[..., torch.Tenso
     return loss_fn
 
 
-def pair_spearman(emb1: torch.Tensor, emb2: torch.Tensor, gold) -> float:
-    """Spearman correlation x 100 between row-wise cosines and gold scores (the STS metric of AnglE §4)."""
-    from scipy.stats import spearmanr
-
-    from companion.similarities import cosine
-
-    gold = torch.as_tensor(gold, dtype=torch.float64).reshape(-1)
-    if len(gold) != len(emb1) or emb1.shape != emb2.shape:
-        raise ValueError(f"need equal numbers of pairs and gold scores, got {len(emb1)}, {len(emb2)}, {len(gold)}.")
-    with torch.no_grad():
-        cos = cosine(emb1.float(), emb2.float()).double()
-    return float(spearmanr(cos.numpy(), gold.numpy()).statistic * 100)
-
-
-class LinearHead(torch.nn.Module):
-    """A ``d -> d`` linear map initialised to the identity: the trainable part when the encoder is frozen."""
-
-    def __init__(self, dim: int, out_dim: int | None = None):
-        super().__init__()
-        out_dim = out_dim or dim
-        self.linear = torch.nn.Linear(dim, out_dim)
-        with torch.no_grad():
-            self.linear.weight.zero_()
-            self.linear.weight[:, :dim].copy_(torch.eye(out_dim, dim))
-            self.linear.bias.zero_()
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.linear(x)
-
-
-# ------------------------------------------------------------------------------------------ synthetic saturation
 def synthetic_sts(n_pairs: int, seed: int, latent_dim: int = 8, input_dim: int = 32, noise: float = 0.1,
                   nuisance_dim: int = 16, nuisance_scale: float = 1.0, binary_threshold: float = 3.0,
                   mixing_seed: int = 1234) -> dict[str, torch.Tensor]:
@@ -289,94 +256,6 @@ TABLE4_UPPER_POOLINGS = {"cls": "cls", "cls-last-avg": "cls-mean", "last-avg": "
                          "first-last-avg": "first-last"}
 
 
-def pooling_variants(encoder, texts: Sequence[str], batch_size: int = 64, cache: bool = True,
-                     progress: bool | None = None) -> dict[str, torch.Tensor]:
-    """The five poolings of AnglE Table 4 from ONE frozen forward pass per text: ``{name: (N, d)}``.
-
-    ``cls`` = first token of the last layer; ``cls-last-avg`` = (cls + last-avg) / 2; ``last-avg`` / ``last-max`` =
-    masked mean / max of the last layer; ``first-last-avg`` = masked mean of (hidden_states[1] + hidden_states[-1])/2
-    (the output of the first transformer layer and of the last, as :func:`companion.encoders.pool`'s
-    ``first-last``). Computed with :func:`companion.encoders.pool` in eval mode; cached on disk per
-    (weights fingerprint, max length, texts) under ``<cache>/angle/``.
-    """
-    import hashlib
-
-    from tqdm.auto import tqdm
-
-    from companion.encoders import pool
-    from companion.settings import cache_dir
-
-    texts = list(texts)
-    if not texts:
-        raise ValueError("texts is empty.")
-    uniq = list(dict.fromkeys(texts))
-    key = hashlib.blake2b(f"{encoder.fingerprint}|{encoder.max_length}|".encode() + "\n".join(uniq).encode(),
-                          digest_size=12).hexdigest()
-    path = cache_dir() / "angle" / f"poolings-{key}.pt"
-    table = _load_table(path, uniq) if cache else None
-    if table is None:
-        ids = encoder._token_ids(uniq)
-        order = sorted(range(len(uniq)), key=lambda i: -len(ids[i]))
-        out = {name: torch.empty(len(uniq), encoder.dim) for name in TABLE4_POOLINGS}
-        model = encoder.model
-        was = model.training
-        model.eval()
-        show = len(uniq) > 1000 if progress is None else progress
-        try:
-            with torch.inference_mode():
-                for start in tqdm(range(0, len(order), batch_size), desc="poolings", disable=not show):
-                    idx = order[start:start + batch_size]
-                    batch = encoder._pad([ids[i] for i in idx])
-                    res = model(input_ids=batch["input_ids"].to(encoder.device),
-                                attention_mask=batch["attention_mask"].to(encoder.device),
-                                output_hidden_states=True, return_dict=True)
-                    mask = batch["attention_mask"].to(encoder.device)
-                    last = res.hidden_states[-1]
-                    cls, mean = pool(last, mask, "cls"), pool(last, mask, "mean")
-                    vals = {"cls": cls, "cls-last-avg": (cls + mean) / 2, "last-avg": mean,
-                            "last-max": pool(last, mask, "max"),
-                            "first-last-avg": pool(res.hidden_states, mask, "first-last")}
-                    for name, v in vals.items():
-                        out[name][idx] = v.float().cpu()
-        finally:
-            model.train(was)
-        table = {"texts": uniq, **out}
-        if cache:
-            torch_save_atomic(table, path)
-    pos = {t: i for i, t in enumerate(table["texts"])}
-    rows = torch.tensor([pos[t] for t in texts])
-    return {name: table[name][rows] for name in TABLE4_POOLINGS}
-
-
-# ------------------------------------------------------------------------------------------ frozen-encoder heads
-def encode_pairs(encode: Callable[[list[str]], torch.Tensor], data: PairData) -> FeaturePairs:
-    """Features of both sides of ``data`` from one ``encode(texts) -> (N, d)`` call (e.g. a cached, unnormalised
-    ``Encoder.encode``), with interleaved texts kept for identical-sentence-pair detection."""
-    emb = encode(data.sentence1 + data.sentence2)
-    n = len(data)
-    if emb.shape[0] != 2 * n:
-        raise ValueError(f"encode returned {emb.shape[0]} rows for {2 * n} texts.")
-    return FeaturePairs(emb[:n], emb[n:], data.labels, texts=interleave(data.sentence1, data.sentence2))
-
-
-def head_experiment(train_pairs: FeaturePairs, eval_sets: dict[str, FeaturePairs], objective, *, seed: int,
-                    steps: int, batch_size: int, lr: float, progress: bool = False, desc: str = "head"
-                    ) -> dict[str, float]:
-    """Train a fresh identity-initialised :class:`LinearHead` (seeded) on frozen features with ``objective``;
-    return Spearman x 100 on every evaluation set (its ``labels`` are the gold scores). ``steps = 0``: the frozen
-    features themselves (the identity head)."""
-    from companion.training import seed_everything
-
-    seed_everything(seed)
-    head = LinearHead(train_pairs.x1.shape[1])
-    if steps:
-        train_on_features(head, objective, train_pairs, steps=steps, batch_size=batch_size, lr=lr, seed=seed,
-                          progress=progress, desc=desc)
-    head.eval()
-    with torch.no_grad():
-        return {name: pair_spearman(head(ev.x1), head(ev.x2), ev.labels) for name, ev in eval_sets.items()}
-
-
 def bucket_wasserstein(scores, gold, edges: Sequence[float] = (0, 1, 2, 3, 4, 5)) -> float:
     """Distance between a model's score distribution and the gold distribution, per gold bucket (AnglE Fig. 5).
 
@@ -407,29 +286,15 @@ def bucket_wasserstein(scores, gold, edges: Sequence[float] = (0, 1, 2, 3, 4, 5)
 # ------------------------------------------------------------------------------------------ top-layer fine-tuning
 def evaluate_pair_sets(encode: Callable[[list[str]], torch.Tensor], sets: dict[str, PairData],
                        return_cosines: bool = False):
-    """Spearman x 100 between row-wise cosines and gold labels on every :class:`PairData` of ``sets`` (AnglE §4's
-    metric; MRPC's gold is its binary label). Every distinct text is encoded once by ``encode(texts) -> (N, d)``.
-    With ``return_cosines`` also returns ``{name: numpy cosines}`` (for score-distribution plots)."""
-    from scipy.stats import spearmanr
-
-    from companion.similarities import cosine
+    """:func:`companion.sts.score_pairs` on :class:`PairData` sets (AnglE §4's metric: Spearman x 100 between
+    row-wise cosines and gold labels; MRPC's gold is its binary label). With ``return_cosines`` also returns
+    ``{name: numpy cosines}`` (for score-distribution plots)."""
+    from companion.sts import score_pairs
 
     if not sets:
         raise ValueError("sets is empty: pass at least one evaluation set.")
-    uniq = list(dict.fromkeys(t for d in sets.values() for t in (*d.sentence1, *d.sentence2)))
-    emb = encode(uniq)
-    if emb.shape[0] != len(uniq):
-        raise ValueError(f"encode returned {emb.shape[0]} rows for {len(uniq)} texts.")
-    pos = {t: i for i, t in enumerate(uniq)}
-    scores, cosines = {}, {}
-    for name, d in sets.items():
-        a = emb[torch.tensor([pos[t] for t in d.sentence1])]
-        b = emb[torch.tensor([pos[t] for t in d.sentence2])]
-        with torch.no_grad():
-            cos = cosine(a.float(), b.float()).double().cpu().numpy()
-        scores[name] = float(spearmanr(cos, d.labels.double().numpy()).statistic * 100)
-        cosines[name] = cos
-    return (scores, cosines) if return_cosines else scores
+    pairs = {name: (d.sentence1, d.sentence2, d.labels) for name, d in sets.items()}
+    return score_pairs(encode, pairs, return_cosines=return_cosines)
 
 
 def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData], objective, *, seed: int,

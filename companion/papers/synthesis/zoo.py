@@ -208,7 +208,7 @@ def loss_fn(name: str, embed: Callable[[list[str]], torch.Tensor], data: ZooData
 class EvalSuite:
     """The fixed evaluation texts, identical for every model.
 
-    ``sts``: ``{set: (s1, s2, gold)}`` (:func:`companion.encoders.upper.sts_pairs_subset`); ``align``: positive pairs
+    ``sts``: ``{set: (s1, s2, gold)}`` (:func:`companion.sts.sts_pairs_subset`); ``align``: positive pairs
     ``(a, b)`` (STS-B dev, gold > 4); ``sample``: texts for uniformity, anisotropy and effective rank;
     ``emolit_texts`` / ``emolit_labels``: labelled test sentences for V-Measure, CD-r and between-label cosine."""
 
@@ -252,18 +252,18 @@ def evaluate(encode: Callable[[list[str]], torch.Tensor], suite: EvalSuite, kmea
              ) -> dict[str, float]:
     """The zoo's evaluation of one model, from one ``encode(texts) -> N x d`` call over :meth:`EvalSuite.texts`.
 
-    Keys: one Spearman x 100 per STS set and ``avg`` (:func:`companion.encoders.upper.evaluate_pairs`); ``align``
+    Keys: one Spearman x 100 per STS set and ``avg`` (:func:`companion.sts.score_pairs`); ``align``
     (Wang & Isola Eq. 4), ``uniform`` (Eq. 5), ``anisotropy`` (Ethayarajh 2019), ``erank`` (Roy & Vetterli 2007)
     (:mod:`companion.metrics.geometry`); ``V`` (spherical k-means V-Measure, circumplex paper §4.2), ``CD-r``
     (circumplex paper §4.2) and ``between_cos`` (mean AvgCosSim between different labels) on the labelled texts.
     """
-    from companion.encoders.upper import evaluate_pairs
     from companion.metrics.clustering import v_measure
     from companion.metrics.geometry import alignment, anisotropy, effective_rank, uniformity
     from companion.papers.circumplex.geometry import avg_cos_sim, circumplex_scores
+    from companion.sts import score_pairs
 
     get = lookup_encoder(encode, suite.texts())
-    out = dict(evaluate_pairs(get, suite.sts))
+    out = dict(score_pairs(get, suite.sts, average=True))
     out["align"] = alignment(get(suite.align[0]), get(suite.align[1]))
     sample = get(suite.sample)
     out["uniform"] = uniformity(sample)
