@@ -47,3 +47,41 @@ def torch_save_atomic(obj: Any, path: Path) -> Path:
     import torch
 
     return write_atomic(path, lambda handle: torch.save(obj, handle))
+
+
+def pickle_save_atomic(obj: Any, path: Path) -> Path:
+    """``pickle.dump(obj)`` (highest protocol) through :func:`write_atomic`."""
+    import pickle
+
+    return write_atomic(path, lambda handle: pickle.dump(obj, handle, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def read_cache(path: Path, kind: str = "torch", weights_only: bool = True) -> Any | None:
+    """The object cached at ``path`` (``kind`` ``"torch"`` or ``"pickle"``), or ``None`` when the file is missing
+    or unreadable (truncated, from another version, corrupt): every cache treats that as a miss and recomputes."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        if kind == "torch":
+            import torch
+
+            return torch.load(path, map_location="cpu", weights_only=weights_only)
+        if kind == "pickle":
+            import pickle
+
+            with open(path, "rb") as handle:
+                return pickle.load(handle)
+    except Exception:  # noqa: BLE001 - any unreadable cache file is a miss
+        return None
+    raise ValueError(f"Unknown cache kind {kind!r}; use 'torch' or 'pickle'.")
+
+
+def cache_key(recipe: Any, digest_size: int = 10) -> str:
+    """The one cache-key recipe: a hex BLAKE2b digest of ``recipe`` as canonical JSON (sorted keys; values that
+    JSON cannot hold are written with ``str``). Everything that determines a cached result goes into ``recipe``."""
+    import hashlib
+    import json
+
+    text = json.dumps(recipe, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=digest_size).hexdigest()

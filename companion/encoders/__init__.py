@@ -56,7 +56,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from companion._io import write_atomic
+from companion._io import cache_key, write_atomic
 from companion.settings import cache_dir, offline
 
 POOLINGS = ("cls", "mean", "last", "max", "cls-mean", "first-last")
@@ -418,8 +418,7 @@ class Encoder:
         return results  # type: ignore[return-value]
 
     def _store(self, kind: str, extra: str = "") -> _Store:
-        spec = (f"{self.fingerprint}|{kind}|{self.pooling}|{self.max_length}|{self.prefix!r}|{extra}")
-        key = hashlib.blake2b(spec.encode(), digest_size=12).hexdigest()
+        key = cache_key([self.fingerprint, kind, self.pooling, self.max_length, self.prefix, extra], digest_size=12)
         if key not in self._stores:
             safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in self.name)[-48:]
             self._stores[key] = _Store(cache_dir() / "embeddings" / f"{safe}-{kind}-{key}")

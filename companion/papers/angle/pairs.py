@@ -19,17 +19,6 @@ from dataclasses import dataclass
 import torch
 
 
-def _load_table(path, uniq: list[str]) -> dict | None:
-    """A cached pooling table, or None when it is absent, unreadable (e.g. a foreign partial file) or stale."""
-    if not path.exists():
-        return None
-    try:
-        table = torch.load(path, weights_only=True)
-    except Exception:  # noqa: BLE001 - any unreadable cache file is recomputed
-        return None
-    return table if isinstance(table, dict) and table.get("texts") == uniq else None
-
-
 def interleave(first: Sequence[str], second: Sequence[str]) -> list[str]:
     """``[a1, b1, a2, b2, …]`` from two equally long lists of texts."""
     first, second = list(first), list(second)

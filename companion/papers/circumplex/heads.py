@@ -24,7 +24,6 @@ Training a head on cached backbone states (the frozen-backbone setting of this c
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -35,7 +34,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from companion._checks import check_finite
-from companion._io import torch_save_atomic
+from companion._io import cache_key, read_cache, torch_save_atomic
 from companion.encoders import pool
 
 HEAD_POOLINGS = ("mean", "cls", "last")
@@ -275,19 +274,13 @@ def cached_token_states(encoder, texts: Sequence[str], chunk: int = 1024, progre
     from companion.settings import cache_dir
 
     texts = list(texts)
-    h = hashlib.blake2b(digest_size=12)
-    h.update(f"{encoder.fingerprint}|{encoder.max_length}|{len(texts)}".encode())
-    for t in texts:
-        h.update(t.encode("utf-8", "surrogatepass") + b"\0")
-    path = Path(cache_dir()) / "circumplex" / f"states-{h.hexdigest()}.pt"
-    if path.exists():
-        try:
-            data = torch.load(path, weights_only=True)
-            packed = PackedStates(data["flat"], data["lengths"])
-            if len(packed) == len(texts) and packed.dim == encoder.dim:
-                return packed
-        except Exception:  # noqa: BLE001 - a broken cache file is recomputed
-            pass
+    key = cache_key([encoder.fingerprint, encoder.max_length, texts], digest_size=12)
+    path = Path(cache_dir()) / "circumplex" / f"states-{key}.pt"
+    data = read_cache(path)  # missing or broken: recomputed
+    if isinstance(data, dict) and {"flat", "lengths"} <= set(data):
+        packed = PackedStates(data["flat"], data["lengths"])
+        if len(packed) == len(texts) and packed.dim == encoder.dim:
+            return packed
     flats, lengths = [], []
     for start in tqdm(range(0, len(texts), chunk), desc="token states", disable=not progress, leave=False):
         states, mask = encoder.token_states(texts[start:start + chunk], progress=False)

@@ -23,7 +23,6 @@ the counts are identical to NLTK's (checked in the tests).
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from companion._io import cache_key, pickle_save_atomic, read_cache
 from companion.settings import cache_dir
 from companion.wordnet import LEXNAMES, wordnet_dir, wordnet_sense_counts
 
@@ -177,25 +177,16 @@ def load_concepts(disk_cache: bool = True) -> ConceptData:
     """:class:`ConceptData` of WordNet 3.0, cached per process and (``disk_cache``) as a pickle under
     ``cache_dir()/concepts`` keyed by the WordNet files' sizes and times; ``disk_cache=False`` always rebuilds
     (about 10-30 s on a shared 2-core machine)."""
-    import pickle
-
     folder = wordnet_dir()
     stamp = (folder / ".source").read_text(encoding="utf-8") if (folder / ".source").is_file() else str(folder)
-    key = hashlib.blake2b(f"{_CACHE_VERSION}\n{stamp}".encode(), digest_size=8).hexdigest()
-    path = cache_dir() / "concepts" / f"wordnet-{key}.pkl"
-    if disk_cache and path.is_file():
-        try:
-            with open(path, "rb") as fh:
-                return pickle.load(fh)
-        except Exception:  # a broken cache file is rebuilt
-            pass
+    path = cache_dir() / "concepts" / f"wordnet-{cache_key([_CACHE_VERSION, stamp], digest_size=8)}.pkl"
+    if disk_cache:
+        cached = read_cache(path, kind="pickle")  # a broken cache file is rebuilt
+        if isinstance(cached, ConceptData):
+            return cached
     data = build_concepts(folder)
     if disk_cache:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        with open(tmp, "wb") as fh:
-            pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
+        pickle_save_atomic(data, path)
     return data
 
 

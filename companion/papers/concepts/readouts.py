@@ -431,34 +431,25 @@ def train_concept_model(model: TopLayerConceptModel, rows, hn: str | None, steps
 def recipe_path(recipe: dict) -> Path:
     """Where top-layer weights trained with ``recipe`` (a JSON-able dict of everything that determines them) are
     kept between notebooks: ``cache_dir()/concepts/models/<hash>.pt``."""
-    import hashlib
-    import json
-
+    from companion._io import cache_key
     from companion.settings import cache_dir
 
-    key = hashlib.blake2b(json.dumps(recipe, sort_keys=True, default=str).encode(), digest_size=10).hexdigest()
-    return cache_dir() / "concepts" / "models" / f"{key}.pt"
+    return cache_dir() / "concepts" / "models" / f"{cache_key(recipe)}.pt"
 
 
 def save_trained(model: TopLayerConceptModel, recipe: dict) -> Path:
     """Save the trainable state (top layers + readout) under :func:`recipe_path` (atomic replace)."""
-    import os
+    from companion._io import torch_save_atomic
 
-    path = recipe_path(recipe)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    torch.save({"recipe": json_round_trip(recipe), "state": model.state_dict()}, tmp)
-    os.replace(tmp, path)
-    return path
+    return torch_save_atomic({"recipe": json_round_trip(recipe), "state": model.state_dict()}, recipe_path(recipe))
 
 
 def load_trained(model: TopLayerConceptModel, recipe: dict) -> bool:
     """Load weights saved by :func:`save_trained` for the same ``recipe`` into ``model``; False if none cached."""
-    path = recipe_path(recipe)
-    if not path.is_file():
-        return False
-    blob = torch.load(path, map_location="cpu", weights_only=True)
-    if blob.get("recipe") != json_round_trip(recipe):
+    from companion._io import read_cache
+
+    blob = read_cache(recipe_path(recipe))  # missing or unreadable: retrain
+    if not isinstance(blob, dict) or blob.get("recipe") != json_round_trip(recipe):
         return False
     model.load_state_dict(blob["state"])
     return True

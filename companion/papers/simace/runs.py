@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 import torch
 
 from companion._checks import check_temperature
-from companion._io import torch_save_atomic
+from companion._io import cache_key, read_cache, torch_save_atomic
 from companion.losses.simace import DEFAULT_MARGIN_DEG, OBJECTIVES, check_margin, contrastive_loss
 
 
@@ -139,12 +139,8 @@ class DevMonitor:
 
 
 def run_key(**settings) -> str:
-    """A short stable hash of a run's settings (JSON with sorted keys): the file name of its cached weights."""
-    import hashlib
-    import json
-
-    spec = json.dumps(settings, sort_keys=True, default=str)
-    return hashlib.blake2b(spec.encode(), digest_size=10).hexdigest()
+    """A short stable hash of a run's settings (:func:`companion._io.cache_key`): its cached weights' file name."""
+    return cache_key(settings)
 
 
 def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, margin_deg: float | None,
@@ -192,10 +188,7 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
     model = base.fresh()
     saved = None
     if path is not None and reuse and path.exists():
-        try:
-            saved = torch.load(path, map_location="cpu", weights_only=False)
-        except Exception:  # noqa: BLE001 - an unreadable cache file (e.g. from a killed run) is retrained
-            saved = None
+        saved = read_cache(path, weights_only=False)  # an unreadable file (e.g. from a killed run) is retrained
     if saved is not None:
         model.load_state_dict(saved["state"])
         model.eval()
