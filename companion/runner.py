@@ -42,6 +42,25 @@ def twin_path(notebook: str | Path) -> Path:
     return notebook.with_name(notebook.stem + TWIN_SUFFIX)
 
 
+def twin_differences(notebook: str | Path) -> list[str]:
+    """Where a stored notebook and its py:percent twin disagree (cell count, kinds, sources): empty when they hold
+    the same cells. Outputs and metadata are not compared (the twin has none)."""
+    import jupytext
+    import nbformat
+
+    notebook = Path(notebook)
+    twin = twin_path(notebook)
+    if not twin.is_file():
+        return [f"{notebook.name} has no twin {twin.name}"]
+    got = [(c.cell_type, c.source.strip()) for c in nbformat.read(notebook, as_version=4).cells]
+    want = [(c.cell_type, c.source.strip()) for c in jupytext.read(twin).cells]
+    out = [f"cell {i} differs between {notebook.name} and {twin.name}" for i, (a, b) in enumerate(zip(got, want))
+           if a != b]
+    if len(got) != len(want):
+        out.append(f"{len(got)} cells in {notebook.name}, {len(want)} in {twin.name}")
+    return out
+
+
 @dataclass(frozen=True)
 class Notebook:
     path: Path
