@@ -37,9 +37,10 @@ Dropout caveat (important for SimCSE-style objectives)
 Memory
     Lower states are kept per text WITHOUT padding (``float16`` by default, ``state_dtype=``), e.g. about
     15 tokens x 384 x 2 bytes = 11 kB per sentence for MiniLM; batches are padded on the fly to their own longest
-    text. Texts are de-duplicated. The states are computed with :meth:`Encoder.token_states` (``cache=False``
-    by default: ``cache=True`` also keeps them in the encoder's disk cache, which is worth it when several notebooks
-    reuse the same texts).
+    text. Texts are de-duplicated. They live in a :class:`companion.encoders.states.LowerStates` store, shared by
+    every :meth:`UpperEncoder.fresh` copy; without layer means the states come from :meth:`Encoder.token_states`
+    (``cache=False`` by default: ``cache=True`` also keeps them in the encoder's disk cache, which is worth it when
+    several notebooks reuse the same texts).
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ from collections.abc import Sequence
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+from companion.encoders.states import LowerStates, pad_states
 
 UPPER_POOLINGS = ("mean", "cls", "max", "cls-mean", "first-last")
 
@@ -82,18 +85,17 @@ def _attention_mask(config, states: torch.Tensor, mask: torch.Tensor):
         return (1.0 - ext) * torch.finfo(states.dtype).min
 
 
-def pad_states(rows: Sequence[torch.Tensor], dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
-    """Right-pad per-text ``T_i x d`` token states into ``B x T x d`` (zeros) and a ``B x T`` mask."""
-    if not rows:
-        raise ValueError("pad_states needs at least one row.")
-    T = max(r.shape[0] for r in rows)
-    d = rows[0].shape[1]
-    states = torch.zeros(len(rows), T, d, dtype=dtype)
-    mask = torch.zeros(len(rows), T, dtype=torch.long)
-    for i, r in enumerate(rows):
-        states[i, : r.shape[0]] = r.to(dtype)
-        mask[i, : r.shape[0]] = 1
-    return states, mask
+def run_layers(layers: nn.ModuleList, config, states: torch.Tensor, mask: torch.Tensor) -> list[torch.Tensor]:
+    """Run transformer ``layers`` (a copied top block) on padded ``states`` (``B x T x d``, float32) with ``mask``;
+    returns every layer's output in order. The top-layer forward pass of :class:`UpperEncoder` and of the concept
+    paper's top-layer model."""
+    attn = _attention_mask(config, states, mask)
+    outs, h = [], states
+    for layer in layers:
+        out = layer(h, attention_mask=attn)
+        h = out[0] if isinstance(out, tuple) else out
+        outs.append(h)
+    return outs
 
 
 class UpperEncoder(nn.Module):
@@ -148,8 +150,9 @@ class UpperEncoder(nn.Module):
         d = encoder.dim
         self.mlp = nn.Sequential(nn.Linear(d, d), nn.Tanh()) if mlp_pooler else None
         self.keep_first = bool(keep_first)
-        self._states: dict[str, torch.Tensor] = {}
-        self._first: dict[str, torch.Tensor] = {}  # masked mean of hidden_states[1] per text (start >= 1 only)
+        # the frozen lower states (one store, shared by fresh() copies; not a submodule: nothing in it is trained)
+        self.__dict__["store"] = LowerStates(encoder, self.start, state_dtype, means=self._means_needed,
+                                             cache=cache)
         self._init_args = dict(n_top=n_top, pooling=pooling, mlp_pooler=mlp_pooler, dropout=dropout,
                                state_dtype=state_dtype, cache=cache, keep_first=keep_first)
 
@@ -161,92 +164,35 @@ class UpperEncoder(nn.Module):
         if "pooling" in overrides and "keep_first" not in overrides:
             args["keep_first"] = self.keep_first or overrides["pooling"] == "first-last"
         new = UpperEncoder(self.encoder, **args)
-        if new.start == self.start and new.state_dtype == self.state_dtype:
-            new._states = self._states
-            new._first = self._first
+        if self.store.serves(new.start, new.state_dtype, new._means_needed):
+            new.__dict__["store"] = self.store
         return new
 
     @property
-    def _needs_first(self) -> bool:
-        """Whether first-layer means must be kept with the lower states (frozen first layer and asked for)."""
-        return self.keep_first and self.start >= 1
+    def _means_needed(self) -> str:
+        """``"all"`` when first-layer means must be kept with the lower states (frozen first layer, asked for)."""
+        return "all" if self.keep_first and self.start >= 1 else "none"
 
     # ----------------------------------------------------------------------------------------- lower states
     def precompute(self, texts: Sequence[str], chunk: int = 2048, progress: bool | None = None) -> None:
         """Run the frozen lower layers once for every new text (in eval mode) and keep the states in memory."""
-        if isinstance(texts, str):
-            raise ValueError("texts must be a list of strings, not a single string.")
-        need_first = self._needs_first
-        todo = list(dict.fromkeys(t for t in texts if t not in self._states or (need_first and t not in self._first)))
-        if not todo:
-            return
-        show = len(todo) > 4 * chunk if progress is None else progress
-        bar = None
-        if show:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=len(todo), desc=f"lower {self.start} layers", unit="text")
-        for start in range(0, len(todo), chunk):
-            part = todo[start:start + chunk]
-            if need_first:
-                for text, s, first in zip(part, *self._lower_pass(part)):
-                    self._states[text] = s.to(self.state_dtype)
-                    self._first[text] = first
-            else:
-                states, mask = self.encoder.token_states(part, layer=self.start, cache=self.cache, progress=False)
-                lengths = mask.sum(dim=1).tolist()
-                for text, s, n in zip(part, states, lengths):
-                    self._states[text] = s[: int(n)].to(self.state_dtype).clone()
-            if bar is not None:
-                bar.update(len(part))
-        if bar is not None:
-            bar.close()
-
-    def _lower_pass(self, texts: list[str], batch_size: int = 64) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
-        """One frozen forward pass (eval mode, length-sorted batches): per text, the unpadded states of
-        ``hidden_states[start]`` and the masked mean of ``hidden_states[1]`` (float32)."""
-        enc = self.encoder
-        ids = enc._token_ids(texts)
-        order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))
-        states: list[torch.Tensor | None] = [None] * len(ids)
-        firsts: list[torch.Tensor | None] = [None] * len(ids)
-        model = enc.model
-        was = model.training
-        model.eval()
-        try:
-            with torch.inference_mode():
-                for b in range(0, len(order), batch_size):
-                    idx = order[b:b + batch_size]
-                    batch = enc._pad([ids[i] for i in idx])
-                    out = model(input_ids=batch["input_ids"].to(enc.device),
-                                attention_mask=batch["attention_mask"].to(enc.device),
-                                output_hidden_states=True, return_dict=True)
-                    hs = out.hidden_states
-                    for j, i in enumerate(idx):
-                        n = len(ids[i])
-                        states[i] = hs[self.start][j, :n].float().cpu().clone()
-                        firsts[i] = hs[1][j, :n].float().mean(dim=0).cpu().clone()
-        finally:
-            model.train(was)
-        return states, firsts  # type: ignore[return-value]
+        self.store.precompute(texts, chunk=chunk, progress=progress)
 
     def lower(self, texts: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
         """Padded lower states ``B x T x d`` (float32) and mask for ``texts`` (computed on first use)."""
-        self.precompute(texts, progress=False)
-        return pad_states([self._states[t] for t in texts])
+        states, mask, _ = self.store.get(texts)
+        return states, mask
 
     def first_means(self, texts: Sequence[str]) -> torch.Tensor | None:
         """``B x d`` masked means of the frozen first layer's output for ``texts`` (float32), or ``None`` when the
         pooling does not need them or the first layer is trained (``n_top = L``)."""
         if self.pooling != "first-last" or self.start == 0:
             return None
-        self.precompute(texts, progress=False)
-        return torch.stack([self._first[t] for t in texts])
+        return self.store.layer_means(texts, 1)
 
     def forget(self) -> None:
         """Drop every cached lower state (frees memory)."""
-        self._states.clear()
-        self._first.clear()
+        self.store.clear()
 
     # ----------------------------------------------------------------------------------------- forward
     def forward(self, states: torch.Tensor, mask: torch.Tensor, first: torch.Tensor | None = None) -> torch.Tensor:
@@ -258,15 +204,10 @@ class UpperEncoder(nn.Module):
         from companion.encoders import pool
 
         dev = next(self.parameters()).device
-        h = states.to(dev, torch.float32)
         mask = mask.to(dev)
-        attn = _attention_mask(self.config, h, mask)
-        first_out = None
-        for i, layer in enumerate(self.layers):
-            out = layer(h, attention_mask=attn)
-            h = out[0] if isinstance(out, tuple) else out
-            if i == 0 and self.start == 0:
-                first_out = h
+        outs = run_layers(self.layers, self.config, states.to(dev, torch.float32), mask)
+        h = outs[-1]
+        first_out = outs[0] if self.start == 0 else None
         if self.pooling == "first-last":
             if self.start == 0:
                 first_mean = pool(first_out, mask, "mean")
@@ -298,13 +239,13 @@ class UpperEncoder(nn.Module):
             states, mask = self.lower(texts)
             return self(states, mask, self.first_means(texts))
         self.precompute(texts, progress=False)
-        order = sorted(range(len(texts)), key=lambda i: -self._states[texts[i]].shape[0])
+        order = sorted(range(len(texts)), key=lambda i: -self.store.length(texts[i]))
         size = -(-len(texts) // buckets)
         parts, where = [], []
         for b in range(0, len(order), size):
             idx = order[b:b + size]
             sub = [texts[i] for i in idx]
-            states, mask = pad_states([self._states[t] for t in sub])
+            states, mask = pad_states([self.store.tokens[t] for t in sub])
             parts.append(self(states, mask, self.first_means(sub)))
             where.extend(idx)
         out = torch.cat(parts)
@@ -327,11 +268,11 @@ class UpperEncoder(nn.Module):
         self.eval()
         try:
             uniq = list(dict.fromkeys(texts))
-            order = sorted(range(len(uniq)), key=lambda i: -self._states[uniq[i]].shape[0])
+            order = sorted(range(len(uniq)), key=lambda i: -self.store.length(uniq[i]))
             out = torch.empty(len(uniq), self.encoder.dim)
             for start in range(0, len(order), batch_size):
                 idx = order[start:start + batch_size]
-                states, mask = pad_states([self._states[uniq[i]] for i in idx])
+                states, mask = pad_states([self.store.tokens[uniq[i]] for i in idx])
                 out[idx] = self(states, mask, self.first_means([uniq[i] for i in idx])).float().cpu()
         finally:
             self.train(was)
@@ -358,4 +299,4 @@ class UpperEncoder(nn.Module):
 
     def extra_repr(self) -> str:
         return (f"n_top={self.n_top}, start_hidden_state={self.start}, pooling={self.pooling!r}, "
-                f"mlp_pooler={self.mlp is not None}, keep_first={self.keep_first}, cached_texts={len(self._states)}")
+                f"mlp_pooler={self.mlp is not None}, keep_first={self.keep_first}, cached_texts={len(self.store)}")

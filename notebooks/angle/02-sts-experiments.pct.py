@@ -146,7 +146,7 @@ base = UpperEncoder(encoder, n_top=cfg.n_top, pooling=cfg.pooling)
 texts = [t for d in all_sets.values() for t in (*d.sentence1, *d.sentence2)]
 base.precompute(texts, progress=cfg.profile != "smoke")
 t_pre = time.perf_counter() - t0
-print(f"{len(base._states)} distinct texts, lower layers in {t_pre:.0f} s")
+print(f"{len(base.store)} distinct texts, lower layers in {t_pre:.0f} s")
 pd.DataFrame({"pairs": {k: len(v) for k, v in all_sets.items()}})
 
 # %% [markdown]

@@ -120,7 +120,7 @@ base = UpperEncoder(encoder, n_top=cfg.n_top, pooling=cfg.pooling, keep_first=Tr
 base.precompute([t for d in (stsb_train, stsb_test) for t in (*d.sentence1, *d.sentence2)],
                 progress=cfg.profile != "smoke")
 t_pre = time.perf_counter() - t0
-print(f"{len(base._states)} distinct texts, lower layers in {t_pre:.0f} s")
+print(f"{len(base.store)} distinct texts, lower layers in {t_pre:.0f} s")
 
 
 def objective(weights):

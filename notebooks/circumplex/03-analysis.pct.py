@@ -65,8 +65,9 @@ import torch
 
 from companion import stats
 from companion.encoders import load_encoder
-from companion.papers.circumplex.heads import (cached_token_states, embed_with_head, evaluate_embeddings, featurize, frozen_features,
-                             make_head, train_head)
+from companion.encoders.states import cached_token_states
+from companion.papers.circumplex.heads import (embed_with_head, evaluate_embeddings, featurize, frozen_features,
+                                               make_head, train_head)
 from companion.losses.circumplex import ECM_LABELS, LOSSES
 from companion.papers.circumplex.experiments import emobank_sample, emolit_frames, goemotions_other_labels
 from companion.papers.circumplex.geometry import (avg_cos_sim, cd_r, label_centroids, mds2, pca_project, ring_alignment,

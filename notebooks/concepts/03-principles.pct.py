@@ -70,7 +70,8 @@ from companion.encoders import load_encoder
 from companion.metrics.geometry import anisotropy, effective_rank
 from companion.metrics.retrieval import mrr, pair_roc_auc, recall_at_k
 from companion.profiles import settings
-from companion.papers.concepts.readouts import CONDITIONS, LowerStates, TopLayerConceptModel, save_trained, train_concept_model
+from companion.encoders.states import LowerStates
+from companion.papers.concepts.readouts import CONDITIONS, TopLayerConceptModel, save_trained, train_concept_model
 from companion import stats
 from companion.results import Ledger, at_most, holds, not_testable, same_sign, show_provenance
 from companion.training import seed_everything
@@ -124,7 +125,7 @@ hn.groupby("rule").size().reindex(C.RULES).to_frame("test hard negatives")
 # %%
 enc = load_encoder(cfg.model, pooling="mean", max_length=cfg.max_length)
 n_layers = enc._num_hidden_states() - 1
-lower = LowerStates(enc, start=n_layers - cfg.n_top)
+lower = LowerStates(enc, start=n_layers - cfg.n_top, means="all")
 t0 = time.perf_counter()
 lower.precompute(texts + rows.texts())
 precompute_s = time.perf_counter() - t0

@@ -62,7 +62,8 @@ from companion.encoders import ModelNotAvailableError, load_encoder
 from companion.metrics.geometry import anisotropy, effective_rank
 from companion.metrics.retrieval import gold_ranks, mrr, pair_roc_auc, recall_at_k
 from companion.profiles import settings
-from companion.papers.concepts.readouts import (LowerStates, TopLayerConceptModel, load_trained, recipe_path, save_trained,
+from companion.encoders.states import LowerStates
+from companion.papers.concepts.readouts import (TopLayerConceptModel, load_trained, recipe_path, save_trained,
                                 train_concept_model)
 from companion import stats
 from companion.results import Ledger, at_most, holds, not_testable, same_sign, show_provenance
@@ -119,7 +120,7 @@ def by_family(Z, name, seed=-1):
 
 
 enc = load_encoder(cfg.model, pooling="mean", max_length=cfg.max_length)
-lower = LowerStates(enc, start=enc._num_hidden_states() - 1 - cfg.n_top)
+lower = LowerStates(enc, start=enc._num_hidden_states() - 1 - cfg.n_top, means="all")
 frozen = TopLayerConceptModel(enc, "mean", n_top=cfg.n_top, k=cfg.k, lower=lower)
 L = frozen.encode_layers(texts)
 rows, ranks = [], {}

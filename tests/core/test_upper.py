@@ -4,7 +4,8 @@ import pytest
 import torch
 
 from companion.encoders import tiny_encoder
-from companion.encoders.upper import UpperEncoder, pad_states
+from companion.encoders.states import pad_states
+from companion.encoders.upper import UpperEncoder
 
 TEXTS = ["A man is playing a guitar.", "Someone plays music on a stage tonight with friends.", "Cats sleep.",
          "The stock market fell sharply on Monday after the announcement.", "A dog runs."]
@@ -88,11 +89,11 @@ def test_training_moves_only_the_copy_and_export_matches(enc):
 def test_states_are_cached_and_deduplicated(enc):
     upper = UpperEncoder(enc, n_top=1)
     upper.precompute(TEXTS + TEXTS[:2])
-    assert len(upper._states) == len(TEXTS)
+    assert len(upper.store) == len(TEXTS)
     states, mask = upper.lower(TEXTS[:2])
-    assert states.shape[0] == 2 and mask.sum(1).tolist() == [upper._states[t].shape[0] for t in TEXTS[:2]]
+    assert states.shape[0] == 2 and mask.sum(1).tolist() == [upper.store.length(t) for t in TEXTS[:2]]
     upper.forget()
-    assert not upper._states
+    assert not len(upper.store)
 
 
 def test_pad_states():
@@ -129,10 +130,10 @@ def test_fresh_shares_states_and_restarts_from_pretrained(enc):
         for p in upper.parameters():
             p.add_(0.1)
     new = upper.fresh()
-    assert new._states is upper._states  # one precompute serves every run
+    assert new.store is upper.store  # one precompute serves every run
     torch.testing.assert_close(new.encode(TEXTS), enc.encode(TEXTS, cache=False), atol=1e-5, rtol=1e-5)
     other = upper.fresh(n_top=2)
-    assert other._states is not upper._states and other.n_top == 2
+    assert other.store is not upper.store and other.n_top == 2
 
 
 def test_sts_subset_and_score_pairs_match_scipy():
@@ -198,16 +199,17 @@ def test_poolings_match_hf_hidden_states_of_minilm():
     base.precompute(TEXTS)
     for pooling in ("mean", "cls", "max", "cls-mean", "first-last"):
         upper = base.fresh(pooling=pooling)
-        assert upper._states is base._states and upper._first is base._first
+        assert upper.store is base.store
         torch.testing.assert_close(upper.encode(TEXTS, normalize=False), _hand_pooled(enc, TEXTS, pooling),
                                    atol=2e-5, rtol=1e-4)
 
 
 def test_first_last_keeps_first_layer_means_and_needs_them(enc):
     upper = UpperEncoder(enc, n_top=1, pooling="first-last", state_dtype=torch.float32)
-    assert upper.keep_first and upper._needs_first
+    assert upper.keep_first and upper.store.means == "all"
     upper.precompute(TEXTS)
-    assert set(upper._first) == set(TEXTS) and upper._first[TEXTS[0]].shape == (32,)
+    assert upper.first_means(TEXTS).shape == (len(TEXTS), 32)
+    assert set(upper.store.pooled) == set(TEXTS) and upper.store.pooled[TEXTS[0]].shape == (3, 32)  # layers 0..2
     states, mask = upper.lower(TEXTS)
     with pytest.raises(ValueError, match="needs first="):
         upper(states, mask)
@@ -216,7 +218,7 @@ def test_first_last_keeps_first_layer_means_and_needs_them(enc):
     # n_top = L trains the first layer: its output comes from the trained copy, nothing is kept
     full = UpperEncoder(enc, n_top=3, pooling="first-last", state_dtype=torch.float32)
     full.precompute(TEXTS)
-    assert not full._first and full.first_means(TEXTS) is None
+    assert full.store.means == "none" and full.first_means(TEXTS) is None
     # a base without first-layer means computes them when a fresh copy asks for first-last
     plain = UpperEncoder(enc, n_top=1, pooling="mean", state_dtype=torch.float32)
     plain.precompute(TEXTS)

@@ -19,14 +19,13 @@ embedding :math:`e = \mathrm{Norm}(\mathrm{Pooling}(h))` (unit norm; pooling ``m
   :func:`companion.training.train`). Train it without weight decay and without warm-up.
 
 Training a head on cached backbone states (the frozen-backbone setting of this companion) uses
-:class:`PackedStates` (token states stored once, packed, float16) and :func:`train_head`.
+:class:`~companion.encoders.states.PackedStates` (token states stored once, packed, float16) and :func:`train_head`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -34,8 +33,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from companion._checks import check_finite
-from companion._io import cache_key, read_cache, torch_save_atomic
 from companion.encoders import pool
+from companion.encoders.states import PackedStates, cached_token_states
 
 HEAD_POOLINGS = ("mean", "cls", "last")
 
@@ -206,90 +205,6 @@ def make_head(kind: str, dim: int = 384, **kwargs) -> _Head:
     if kind not in HEADS:
         raise ValueError(f"Unknown head {kind!r}; choose one of {', '.join(HEADS)}.")
     return HEADS[kind](dim, **kwargs)
-
-
-# --------------------------------------------------------------------------------- cached backbone states
-class PackedStates:
-    """Token states of many texts stored once, packed (no padding) in float16: ``flat`` (total tokens x d),
-    ``offsets`` and ``lengths``; :meth:`batch` rebuilds a right-padded float32 batch with a vectorised gather."""
-
-    def __init__(self, flat: torch.Tensor, lengths: torch.Tensor):
-        self.flat = flat
-        self.lengths = lengths.long()
-        self.offsets = torch.cumsum(self.lengths, 0) - self.lengths
-
-    def __len__(self) -> int:
-        return len(self.lengths)
-
-    @property
-    def dim(self) -> int:
-        return self.flat.shape[1]
-
-    def batch(self, idx) -> tuple[torch.Tensor, torch.Tensor]:
-        idx = torch.as_tensor(idx, dtype=torch.long)
-        lengths = self.lengths[idx]
-        T = int(lengths.max())
-        pos = torch.arange(T)
-        mask = pos[None, :] < lengths[:, None]
-        gather = (self.offsets[idx][:, None] + pos[None, :]).clamp_max(len(self.flat) - 1)
-        states = self.flat[gather].float() * mask[..., None]
-        return states, mask
-
-    def subset(self, idx) -> PackedStates:
-        idx = torch.as_tensor(idx, dtype=torch.long)
-        parts = [self.flat[o:o + n] for o, n in zip(self.offsets[idx].tolist(), self.lengths[idx].tolist())]
-        return PackedStates(torch.cat(parts), self.lengths[idx].clone())
-
-    def truncate(self, max_tokens: int) -> PackedStates:
-        """Only the first ``max_tokens`` token states of every text (a compute budget; [CLS] is kept)."""
-        if not isinstance(max_tokens, int) or max_tokens < 1:
-            raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}.")
-        keep = torch.arange(len(self.flat)) - torch.repeat_interleave(self.offsets, self.lengths)
-        keep = keep < max_tokens
-        return PackedStates(self.flat[keep], self.lengths.clamp_max(max_tokens))
-
-    def mean_pooled(self) -> torch.Tensor:
-        """Unit-norm masked mean of the token states (for last-layer MiniLM states: its sentence embedding)."""
-        seg = torch.repeat_interleave(torch.arange(len(self)), self.lengths)
-        sums = torch.zeros(len(self), self.dim).index_add_(0, seg, self.flat.float())
-        return F.normalize(sums / self.lengths[:, None].float(), dim=-1)
-
-    def project(self, basis: torch.Tensor, mean: torch.Tensor | None = None) -> PackedStates:
-        """States mapped by a fixed linear map, ``(x - mean) @ basis`` (e.g. :func:`pca_basis`), kept in float16."""
-        flat = self.flat.float()
-        if mean is not None:
-            flat = flat - mean
-        return PackedStates((flat @ basis).half(), self.lengths.clone())
-
-    @staticmethod
-    def concat(items: Sequence[PackedStates]) -> PackedStates:
-        return PackedStates(torch.cat([p.flat for p in items]), torch.cat([p.lengths for p in items]))
-
-
-def cached_token_states(encoder, texts: Sequence[str], chunk: int = 1024, progress: bool = True) -> PackedStates:
-    """Last-layer token states of ``texts`` from ``encoder.token_states`` (itself cached per text on disk),
-    packed in float16 and kept in ``cache_dir()/circumplex/`` under a key of the encoder fingerprint and texts."""
-    from tqdm.auto import tqdm
-
-    from companion.settings import cache_dir
-
-    texts = list(texts)
-    key = cache_key([encoder.fingerprint, encoder.max_length, texts], digest_size=12)
-    path = Path(cache_dir()) / "circumplex" / f"states-{key}.pt"
-    data = read_cache(path)  # missing or broken: recomputed
-    if isinstance(data, dict) and {"flat", "lengths"} <= set(data):
-        packed = PackedStates(data["flat"], data["lengths"])
-        if len(packed) == len(texts) and packed.dim == encoder.dim:
-            return packed
-    flats, lengths = [], []
-    for start in tqdm(range(0, len(texts), chunk), desc="token states", disable=not progress, leave=False):
-        states, mask = encoder.token_states(texts[start:start + chunk], progress=False)
-        mask = mask.bool()
-        flats.append(states[mask].half())
-        lengths.append(mask.sum(1))
-    packed = PackedStates(torch.cat(flats), torch.cat(lengths))
-    torch_save_atomic({"flat": packed.flat, "lengths": packed.lengths}, path)
-    return packed
 
 
 def pca_basis(states: PackedStates, dim: int, max_tokens: int = 100_000, seed: int = 0

@@ -24,6 +24,7 @@ import torch
 import torch.nn as nn
 
 from companion.encoders import pool
+from companion.encoders.states import LowerStates
 
 
 def _check_k(k: int) -> int:
@@ -158,77 +159,9 @@ CONDITIONS = {
 }
 
 
-class LowerStates:
-    """Frozen lower layers of a BERT-like encoder, run once per text (eval mode, no grad): the token states of
-    ``hidden_states[start]`` (unpadded, ``state_dtype``) and the mean-pooled vectors of ``hidden_states[0..start]``
-    (float32), so that a readout over the last K layers needs no second pass. One store can serve many models
-    with the same ``start``."""
-
-    def __init__(self, encoder, start: int, state_dtype: torch.dtype = torch.float16, batch_size: int = 128):
-        n_hidden = encoder._num_hidden_states()
-        if not isinstance(start, int) or not 0 <= start < n_hidden - 1:
-            raise ValueError(f"start must be an int in 0..{n_hidden - 2}, got {start!r}.")
-        self.encoder, self.start, self.state_dtype, self.batch_size = encoder, start, state_dtype, batch_size
-        self.tokens: dict[str, torch.Tensor] = {}
-        self.pooled: dict[str, torch.Tensor] = {}
-
-    def __len__(self) -> int:
-        return len(self.tokens)
-
-    def precompute(self, texts: Sequence[str], progress: bool | None = None) -> None:
-        if isinstance(texts, str):
-            raise ValueError("texts must be a list of strings, not a single string.")
-        todo = list(dict.fromkeys(t for t in texts if t not in self.tokens))
-        if not todo:
-            return
-        bad = [t for t in todo if not isinstance(t, str) or not t.strip()]
-        if bad:
-            raise ValueError(f"texts must be non-empty strings, got {bad[0]!r}.")
-        todo.sort(key=len)
-        show = len(todo) > 2000 if progress is None else progress
-        bar = None
-        if show:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=len(todo), desc=f"lower {self.start} layers", unit="text")
-        model = self.encoder.model
-        was = model.training
-        model.eval()
-        try:
-            with torch.inference_mode():
-                for i in range(0, len(todo), self.batch_size):
-                    part = todo[i:i + self.batch_size]
-                    batch = self.encoder.tokenize(part)
-                    mask = batch["attention_mask"]
-                    out = model(input_ids=batch["input_ids"].to(self.encoder.device),
-                                attention_mask=mask.to(self.encoder.device), output_hidden_states=True,
-                                return_dict=True)
-                    hs = out.hidden_states[: self.start + 1]
-                    pooled = torch.stack([pool(h, mask.to(h.device), "mean") for h in hs], dim=1).float().cpu()
-                    top = hs[self.start].float().cpu()
-                    for j, (text, n) in enumerate(zip(part, mask.sum(1).tolist())):
-                        self.tokens[text] = top[j, : int(n)].to(self.state_dtype).clone()
-                        self.pooled[text] = pooled[j].clone()
-                    if bar is not None:
-                        bar.update(len(part))
-        finally:
-            model.train(was)
-            if bar is not None:
-                bar.close()
-
-    def get(self, texts: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """``(states B x T x d, mask B x T, pooled B x (start+1) x d)`` for ``texts`` (computed on first use)."""
-        from companion.encoders.upper import pad_states
-
-        texts = list(texts)
-        self.precompute(texts, progress=False)
-        states, mask = pad_states([self.tokens[t] for t in texts])
-        return states, mask, torch.stack([self.pooled[t] for t in texts])
-
-
 class TopLayerConceptModel(nn.Module):
     """A Paper 4 condition on a BERT-like encoder with only the top ``n_top`` layers trained (the CPU stand-in for
-    full fine-tuning): frozen lower layers come from a :class:`LowerStates` store, the top layers are a trainable
+    full fine-tuning): frozen lower layers come from a :class:`~companion.encoders.states.LowerStates` store (``means="all"``), the top layers are a trainable
     copy (as in :class:`companion.encoders.upper.UpperEncoder`, whose layer copy this reuses), and ``readout`` (one of
     :data:`READOUTS`) maps the mean-pooled last ``k`` hidden states to the embedding. Hidden states below the
     trained block that fall in the K-window are frozen (with ``n_top = 1``, K = 4 of MiniLM's 6 layers mixes three
@@ -254,9 +187,10 @@ class TopLayerConceptModel(nn.Module):
         self.config = upper.config
         self.start, self.n_layers, self.k, self.n_top, self.readout_name = upper.start, n_layers, k, n_top, readout
         self.dim = encoder.dim
-        if lower is not None and lower.start != self.start:
-            raise ValueError(f"the LowerStates store ends at hidden state {lower.start}, this model needs {self.start}.")
-        self.__dict__["lower"] = lower if lower is not None else LowerStates(encoder, self.start)
+        if lower is not None and not lower.serves(self.start, lower.state_dtype, "all"):
+            raise ValueError(f"the LowerStates store ends at hidden state {lower.start} with means={lower.means!r}; "
+                             f"this model needs hidden state {self.start} with means='all'.")
+        self.__dict__["lower"] = lower if lower is not None else LowerStates(encoder, self.start, means="all")
         self.readout = {"mean": lambda: None, "wm": lambda: LayerWeightedMean(k, learn=False),
                         "weighted": lambda: LayerWeightedMean(k), "gate": lambda: LayerGate(self.dim, k),
                         "deep": lambda: DeepSupervision(self.dim, k)}[readout]()
@@ -273,24 +207,20 @@ class TopLayerConceptModel(nn.Module):
         if len(texts) <= bucket:
             return self._all_layers(texts)
         self.lower.precompute(texts, progress=False)
-        order = sorted(range(len(texts)), key=lambda i: self.lower.tokens[texts[i]].shape[0])
+        order = sorted(range(len(texts)), key=lambda i: self.lower.length(texts[i]))
         parts = [self._all_layers([texts[i] for i in order[s:s + bucket]]) for s in range(0, len(order), bucket)]
         inverse = torch.empty(len(order), dtype=torch.long)
         inverse[torch.tensor(order)] = torch.arange(len(order))
         return torch.cat(parts)[inverse.to(parts[0].device)]
 
     def _all_layers(self, texts: list[str]) -> torch.Tensor:
-        from companion.encoders.upper import _attention_mask
+        from companion.encoders.upper import run_layers
 
         states, mask, pooled = self.lower.get(texts)
         dev = next(self.layers.parameters()).device
-        h, mask = states.to(dev), mask.to(dev)
-        attn = _attention_mask(self.config, h, mask)
+        mask = mask.to(dev)
         outs = [pooled.to(dev)]
-        for layer in self.layers:
-            out = layer(h, attention_mask=attn)
-            h = out[0] if isinstance(out, tuple) else out
-            outs.append(pool(h, mask, "mean")[:, None])
+        outs += [pool(h, mask, "mean")[:, None] for h in run_layers(self.layers, self.config, states.to(dev), mask)]
         return torch.cat(outs, dim=1)
 
     def embed(self, texts: Sequence[str], per_layer: bool = False) -> torch.Tensor:
@@ -316,7 +246,7 @@ class TopLayerConceptModel(nn.Module):
         self.eval()
         try:
             uniq = list(dict.fromkeys(texts))
-            order = sorted(range(len(uniq)), key=lambda i: -self.lower.tokens[uniq[i]].shape[0])
+            order = sorted(range(len(uniq)), key=lambda i: -self.lower.length(uniq[i]))
             parts, idx_all = [], []
             for s in range(0, len(order), batch_size):
                 idx = order[s:s + batch_size]

@@ -9,6 +9,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from companion.encoders.states import PackedStates
 from companion.losses.circumplex import (
     ECM_LABELS,
     circular_cse_loss,
@@ -26,7 +27,6 @@ from companion.papers.circumplex.geometry import avg_cos_sim, cd_r, circumplex_d
 from companion.papers.circumplex.heads import (
     GPTHead,
     NGPTHead,
-    PackedStates,
     embed_with_head,
     make_head,
     pca_basis,

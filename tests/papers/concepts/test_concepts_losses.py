@@ -270,9 +270,10 @@ TEXTS = ["a small dog", "the capital city of a country", "not a happy person", "
 
 
 def test_untrained_top_layer_model_is_the_frozen_encoder(tiny):
-    from companion.papers.concepts.readouts import LowerStates, TopLayerConceptModel
+    from companion.encoders.states import LowerStates
+    from companion.papers.concepts.readouts import TopLayerConceptModel
 
-    lower = LowerStates(tiny, start=3, state_dtype=torch.float32)
+    lower = LowerStates(tiny, start=3, state_dtype=torch.float32, means="all")
     model = TopLayerConceptModel(tiny, "mean", n_top=1, k=4, lower=lower)
     ref = tiny.encode_layers(TEXTS, cache=False)
     assert torch.allclose(model.encode_layers(TEXTS), ref, atol=1e-5)
@@ -338,14 +339,17 @@ def test_pooling_parameters_get_five_times_the_lr_and_lower_layers_decay(tiny, m
 
 
 def test_concept_model_bad_input_is_a_clear_error(tiny):
-    from companion.papers.concepts.readouts import LowerStates, TopLayerConceptModel, train_concept_model
+    from companion.encoders.states import LowerStates
+    from companion.papers.concepts.readouts import TopLayerConceptModel, train_concept_model
 
     with pytest.raises(ValueError, match="readout must be one of"):
         TopLayerConceptModel(tiny, "cls-ish")
     with pytest.raises(ValueError, match="n_top must be"):
         TopLayerConceptModel(tiny, "mean", n_top=9)
-    with pytest.raises(ValueError, match="needs 3"):
-        TopLayerConceptModel(tiny, "mean", n_top=1, lower=LowerStates(tiny, start=2))
+    with pytest.raises(ValueError, match="needs hidden state 3"):
+        TopLayerConceptModel(tiny, "mean", n_top=1, lower=LowerStates(tiny, start=2, means="all"))
+    with pytest.raises(ValueError, match="with means=.all."):
+        TopLayerConceptModel(tiny, "mean", n_top=1, lower=LowerStates(tiny, start=3))
     model = TopLayerConceptModel(tiny, "mean", n_top=1)
     with pytest.raises(ValueError, match="per_layer needs"):
         model.embed(TEXTS[:2], per_layer=True)
