@@ -12,7 +12,7 @@ Pages:
 
 ``python -m companion site`` rewrites ``_quarto.yml`` (navbar, one sidebar per paper: its page then its notebooks in
 section order), the per-paper pages and the README's notebook table. ``python -m companion site --check`` (and
-``tests/test_runner_site.py``, ``tests/test_site_pages.py``) verifies that every notebook and page is in the
+``tests/system/test_runner_site.py``, ``tests/system/test_site_pages.py``) verifies that every notebook and page is in the
 navigation exactly once, every listed file exists, generated files are up to date, every link in every page (also
 in the markdown the pages' Python cells print) and in every notebook's first cell resolves to a file or is an
 http(s) URL, every notebook's first cell has its Colab badge and names its paper section, and every claim in
