@@ -14,7 +14,8 @@ The rules of :func:`clean`:
   them: carriage returns and ANSI cursor movements are applied, so each progress bar leaves at most its final
   line; that line loses its timing (``[00:12<00:00, 3.1it/s]``), which changes from run to run, and keeps its
   count and postfix (``runs: 100%|██████████| 15/15``). A bar whose last update is followed by more updates in a
-  later output of the same stream (output of the other stream in between) leaves only that later line.
+  later output of the same stream (output of the other stream in between) leaves only that later line; a bar's
+  closing newline flushed after the other stream's output goes back to the bar's line.
 * **warnings** — Python warnings (``file:line: SomeWarning: message`` and its source line), ipywidgets/tqdm notices
   and kernel log warnings are dropped from stderr; a Python warning's text is about the environment of one run
   (and names its paths), not a result.
@@ -240,9 +241,13 @@ def _clean_streams(outputs: list[dict]) -> list[dict]:
             continue
         name, text = out.get("name"), out["text"]
         before = last.get(name)
-        if before is not None and text.startswith("\r") and not before["text"].endswith("\n"):
-            cut = before["text"].rfind("\n")
-            before["text"] = before["text"][:cut + 1] if cut >= 0 else ""
+        if before is not None and not before["text"].endswith("\n"):
+            if text.startswith("\r"):
+                cut = before["text"].rfind("\n")
+                before["text"] = before["text"][:cut + 1] if cut >= 0 else ""
+            elif text.startswith("\n") and not text.strip():  # a bar's closing newline, flushed after the other
+                before["text"], out["text"] = before["text"] + "\n", ""  # stream: it ends that bar's line
+                continue
         last[name] = out
     result = []
     for out in merged:
