@@ -35,6 +35,7 @@ from typing import Any
 
 import yaml
 
+from companion import notebook_outputs
 from companion import papers as _papers
 from companion.runner import list_notebooks
 from companion.settings import REPO_ROOT
@@ -785,6 +786,7 @@ def check(root: Path = REPO_ROOT, execute: bool = True) -> list[str]:
             problems.append(f"{rel}: Quarto would render {other.name} in its place and drop the notebook "
                             "from the site (same stem); jupytext twins are named *.pct.py")
         problems += first_cell_problems(nb, root)
+        problems += notebook_outputs.problems(nb.path, root=root)
     for item in [*listed, *(n for n in nav if n)]:
         if not (root / item).exists():
             problems.append(f"sidebar lists {item}, which does not exist")
