@@ -780,7 +780,7 @@ def build_config(root: Path = REPO_ROOT) -> dict:
     return {
         "project": {"type": "website", "output-dir": "_site",
                     "render": [LANDING, "site/*.qmd", f"{PAPER_PAGES}/*.qmd", "notebooks/*/[0-9][0-9]-*.ipynb"]},
-        "execute": {"freeze": "auto"},
+        "execute": {"freeze": False},  # the pages read results/ at render time: never reuse a stale run
         "website": {
             "title": "Geometry of embedding learning: reproductions",
             "navbar": {"left": [{"href": LANDING, "text": "Scoreboard"},
