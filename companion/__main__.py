@@ -23,6 +23,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                          jobs=args.jobs)
     print()
     print(runner.summary_table(results))
+    for line in runner.output_locations(results, args.profile, args.output_dir):
+        print(line)
     return 0 if all(r.status == "ok" for r in results) else 1
 
 
