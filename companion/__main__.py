@@ -1,9 +1,10 @@
-"""Command line: ``python -m companion {run,list,data,sts,site,scoreboard}``.
+"""Command line: ``python -m companion {run,list,data,sts,site,colab,scoreboard,notebooks}``.
 
 * ``run [--profile smoke|cpu|gpu] [--only PATTERN] [--output-dir DIR] [--timeout S]`` — execute notebooks.
 * ``list`` — notebooks and the section each reproduces.
 * ``data fetch [--dest DIR] [--base-url URL] [--only NAME]`` / ``data check [DIR]`` / ``data sources`` — get the
   data sets from their publishers (or a mirror), verify a local copy, show where each comes from.
+* ``colab [--check]`` — write (or check) the Colab badge and set-up cell of every notebook.
 * ``sts --model ID --pooling mean [--max-length N] [--json FILE]`` — the seven-set STS table.
 * ``site [--check]`` — regenerate (or check) the Quarto sidebar from the notebooks.
 * ``scoreboard`` — the claims scoreboard from ``results/``.
@@ -72,6 +73,24 @@ def _cmd_data(args: argparse.Namespace) -> int:
     except fetch.FetchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+
+
+def _cmd_colab(args: argparse.Namespace) -> int:
+    from . import colab
+
+    changed = colab.apply(check_only=args.check)
+    repository = colab.repository()
+    state = (f"repository {repository}" if repository
+             else "no repository configured: no badges; on Colab the set-up cell says so")
+    if args.check:
+        for path in changed:
+            print(f"out of date: {path}")
+        print(f"{len(changed)} notebook(s) out of date ({state})" if changed else f"colab cells up to date ({state})")
+        return 1 if changed else 0
+    for path in changed:
+        print(f"updated {path}")
+    print(f"{len(changed)} notebook file(s) updated ({state})")
+    return 0
 
 
 def _cmd_sts(argv: list[str]) -> int:
@@ -146,6 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("notebooks", help="clean or check stored notebook outputs (see 'notebooks clean --help')",
                    add_help=False)
+
+    colab = sub.add_parser("colab", help="write the Colab badge and set-up cell of every notebook (idempotent)")
+    colab.add_argument("--check", action="store_true", help="only check, exit 1 when a notebook is out of date")
+    colab.set_defaults(func=_cmd_colab)
 
     board = sub.add_parser("scoreboard", help="print the claims scoreboard")
     board.set_defaults(func=_cmd_scoreboard)
