@@ -18,23 +18,7 @@ import pytest
 from companion import colab, runner, site
 
 REPO = Path(__file__).resolve().parents[2]
-PCT = """# ---
-# jupyter:
-#   jupytext:
-#     formats: ipynb,.pct.py:percent
-#     notebook_metadata_filter: kernelspec,jupytext
-#     text_representation:
-#       extension: .py
-#       format_name: percent
-#       format_version: '1.3'
-#       jupytext_version: 1.19.6
-#   kernelspec:
-#     display_name: Python 3
-#     language: python
-#     name: python3
-# ---
-
-# %% [markdown]
+PCT = """# %% [markdown]
 # # AnglE 01 — a tiny notebook
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/angle/01-tiny.ipynb)
@@ -62,7 +46,9 @@ def _project(root: Path, repository: str) -> Path:
     _set_repository(root, repository)
     twin = root / "notebooks" / "angle" / "01-tiny.pct.py"
     twin.write_text(PCT)
-    _jupytext("--to", "ipynb", "--output", "01-tiny.ipynb", "01-tiny.pct.py", cwd=twin.parent)
+    _jupytext("--set-formats", "ipynb,.pct.py:percent", "01-tiny.pct.py", cwd=twin.parent)  # as contributors do
+    for newer in ("01-tiny.ipynb", "01-tiny.pct.py"):  # let jupytext settle the pair's metadata
+        _sync(twin.parent, newer)
     path = twin.with_name("01-tiny.ipynb")
     nb = json.loads(path.read_text())
     nb["cells"][-1]["outputs"] = [{"name": "stdout", "output_type": "stream", "text": ["stored output cpu\n"]}]
@@ -81,14 +67,17 @@ def _pair(root: Path) -> tuple[bytes, bytes]:
     return (folder / "01-tiny.ipynb").read_bytes(), (folder / "01-tiny.pct.py").read_bytes()
 
 
+def _sync(folder: Path, newer: str) -> None:
+    stamp = time.time() + 5
+    os.utime(folder / newer, (stamp, stamp))
+    _jupytext("--sync", "01-tiny.ipynb", cwd=folder)
+
+
 def _sync_changes_nothing(root: Path) -> None:
     """``jupytext --sync`` with either file the newer one leaves both byte for byte as they are."""
-    folder = root / "notebooks" / "angle"
     before = _pair(root)
     for newer in ("01-tiny.pct.py", "01-tiny.ipynb"):
-        stamp = time.time() + 5
-        os.utime(folder / newer, (stamp, stamp))
-        _jupytext("--sync", "01-tiny.ipynb", cwd=folder)
+        _sync(root / "notebooks" / "angle", newer)
         assert _pair(root) == before, f"jupytext --sync changed the pair ({newer} newer)"
 
 
