@@ -307,8 +307,10 @@ class SimACELoss(_DropoutViewLoss):
 
     Args:
         model: the SentenceTransformer model.
-        tau: temperature :math:`\tau` (SimACE Table 7: 0.05); ``scale = 1 / tau`` in sentence-transformers' terms.
-        margin_deg: margin :math:`m` in degrees (Table 7: 10; 0 gives Eq. 8). Must lie in (-90, 90).
+        tau: temperature :math:`\tau`; ``scale = 1 / tau`` in sentence-transformers' terms. 0.05 is SimCSE's value;
+            SimACE's own runs use 0.06 (App. I, citing Table 7).
+        margin_deg: margin :math:`m` in degrees (§4.2: m = 10, in degrees by Table 7's caption; 0 gives Eq. 8).
+            Must lie in (-90, 90).
 
     References:
         - Jeong, Han & Chae, *A Simple Angle-based Approach for Contrastive Learning of Unsupervised Sentence
@@ -437,12 +439,12 @@ class SINCERELoss(_CircumplexLoss):
 
     Args:
         model: the SentenceTransformer model.
-        tau: temperature :math:`\tau` (circumplex paper: 0.05).
+        tau: temperature :math:`\tau` (circumplex paper, Table 3: 0.05).
 
     References:
         - Feeney & Hughes, *SINCERE: Supervised Information Noise-Contrastive Estimation REvisited*,
           arXiv 2309.14277 (2023).
-        - Yamauchi & Aizawa, *Mapping the Circumplex of Affect*, ACL 2026, §3.3, Eq. 5–6:
+        - Yamauchi & Aizawa, *Mapping the Circumplex of Affect*, ACL 2026, §3.4, Eq. 5–6:
           https://aclanthology.org/2026.acl-long.772
 
     Requirements:
@@ -508,14 +510,14 @@ class SoftCSELoss(_CircumplexLoss):
 
     Args:
         model: the SentenceTransformer model.
-        tau: temperature :math:`\tau` (circumplex paper: 0.05).
+        tau: temperature :math:`\tau` (circumplex paper, Table 3: 0.05).
         angles: angle in degrees of each label id; default the 12 ECM emotions in circle order
             (``companion.losses.circumplex.ECM_LABELS``: love = 0, joy = 1, …, trust = 11).
 
     References:
         - Zhuang, Zhang, Yang, Chen & Sheng, *Not All Negatives are Equally Negative: Soft Contrastive Learning
           for Unsupervised Sentence Representations*, CIKM 2024, pp. 3591–3601.
-        - Yamauchi & Aizawa, *Mapping the Circumplex of Affect*, ACL 2026, §3.3, Eq. 7–8:
+        - Yamauchi & Aizawa, *Mapping the Circumplex of Affect*, ACL 2026, §3.4, Eq. 7–8:
           https://aclanthology.org/2026.acl-long.772
 
     Requirements:
@@ -582,11 +584,11 @@ class CircularCSELoss(_CircumplexLoss):
 
     Args:
         model: the SentenceTransformer model.
-        margin: :math:`m \ge 0` (circumplex paper: 0).
+        margin: :math:`m \ge 0` (circumplex paper, Table 3: 0).
         angles: angle in degrees of each label id; default the 12 ECM emotions in circle order.
 
     References:
-        - Yamauchi & Aizawa, *Mapping the Circumplex of Affect*, ACL 2026, §3.3, Eq. 9:
+        - Yamauchi & Aizawa, *Mapping the Circumplex of Affect*, ACL 2026, §3.4, Eq. 9:
           https://aclanthology.org/2026.acl-long.772
 
     Requirements:
@@ -734,7 +736,8 @@ class SupConLoss(WeightedInfoNCELoss):
     .. math:: \ell_i = -\frac{1}{|P(i)|}\sum_{j\in P(i)}\log\frac{e^{s_{ij}}}{\sum_{k\ne i} e^{s_{ik}}}
 
     averaged over the batch, :math:`P(i)` the other texts of anchor *i*'s class (positives stay in the
-    denominator). Balanced classes collapse to the vertices of a regular simplex (Vock et al., Thm. 3.13).
+    denominator). Each class collapses to a prototype, the prototypes' cosines depending on the class sizes
+    (Vock et al., Thm. 3.13); balanced classes give a regular simplex.
     The maths is :func:`companion.losses.weighted.supcon_weights` and
     :func:`companion.losses.weighted.weighted_infonce`.
 
@@ -798,7 +801,8 @@ class SoftSupConLoss(WeightedInfoNCELoss):
 
     Its optimum collapses each class and puts the inter-class cosine at :math:`\beta = 1 + \tau\log\varepsilon`
     whatever the class sizes (Vock et al., Cor. 3.9), a regular simplex when
-    :math:`\tau = C/((C-1)(-\log\varepsilon))` (:func:`companion.losses.weighted.soft_supcon_simplex_tau`).
+    :math:`\tau = C/((C-1)(-\log\varepsilon))` (:func:`companion.losses.weighted.soft_supcon_simplex_tau`, our
+    correction of the value printed in Cor. 3.9; see the errata).
     The maths is :func:`companion.losses.weighted.soft_supcon_weights` and
     :func:`companion.losses.weighted.weighted_infonce`.
 
@@ -861,13 +865,13 @@ class YAwareLoss(WeightedInfoNCELoss):
 
     .. math:: \mathcal L = -\frac1n\sum_i\sum_{j\ne i} \frac{w_{ij}}{\sum_{k\ne i} w_{ik}}\log\frac{e^{s_{ij}}}{\sum_{k\ne i} e^{s_{ik}}}
 
-    The bound is attained only if the labels lie on a sphere of radius at most :math:`1/\sqrt{2\tau}`
-    (Vock et al., Thm. 3.11). The maths is :func:`companion.losses.weighted.y_aware_weights` and
+    It does not attain its entropic lower bound unless the labels lie on a hypersphere (Vock et al., Thm. 3.11):
+    Euclidean label weights do not match a spherical similarity. The maths is :func:`companion.losses.weighted.y_aware_weights` and
     :func:`companion.losses.weighted.weighted_infonce`.
 
     Args:
         model: the SentenceTransformer model.
-        gamma: kernel width :math:`\gamma > 0` (Vock et al.: 1).
+        gamma: kernel width :math:`\gamma > 0` (Vock et al., Thm. 3.11: 1).
         tau: temperature :math:`\tau`.
 
     References:
@@ -933,7 +937,8 @@ class XCLRLoss(WeightedInfoNCELoss):
 
     Args:
         model: the SentenceTransformer model.
-        tau_prime: label temperature :math:`\tau' > 0`.
+        tau_prime: label temperature :math:`\tau' > 0`; Sobal et al. found :math:`\tau' \approx \tau` best on
+            ImageNet (as Vock et al. §3.6 report).
         tau: embedding temperature :math:`\tau`.
 
     References:
@@ -1000,8 +1005,8 @@ class EuclideanInfoNCELoss(WeightedInfoNCELoss):
 
     Args:
         model: the SentenceTransformer model.
-        gamma: kernel width :math:`\gamma > 0` (Vock et al.: 1).
-        tau: temperature :math:`\tau` (Vock et al.: 1).
+        gamma: kernel width :math:`\gamma > 0` (Vock et al., Thm. 3.10: 1).
+        tau: temperature :math:`\tau` (Thm. 3.10: 1).
 
     References:
         - Vock, Duchesnay & Dufumier, arXiv 2605.13943, §3.6, Thm. 3.10: https://arxiv.org/abs/2605.13943
@@ -1320,7 +1325,7 @@ class AnglELoss(_PairScoreLoss):
 
 
 class AnglEObjectiveLoss(_PairScoreLoss):
-    r"""AnglE's full objective: CoSENT + in-batch negatives + the angle term (AnglE §3.5).
+    r"""AnglE's full objective: CoSENT + in-batch negatives + the angle term (AnglE §3.4, Eq. 8).
 
     .. math:: \mathcal L = w_1\,\mathcal L_{cos} + w_2\,\mathcal L_{ibn} + w_3\,\mathcal L_{angle}
 
@@ -1332,18 +1337,18 @@ class AnglEObjectiveLoss(_PairScoreLoss):
 
     Args:
         model: the SentenceTransformer model (an even embedding dimension when ``w_angle > 0``).
-        w_cos: weight :math:`w_1` (the public code: 1).
-        w_ibn: weight :math:`w_2` (1).
-        w_angle: weight :math:`w_3` (1).
-        tau_cos: temperature of the CoSENT term (0.05).
-        tau_ibn: temperature of the in-batch-negative term (0.05).
-        tau_angle: temperature of the angle term (the paper: 1.0).
+        w_cos: weight :math:`w_1` (the paper grid-searches the weights per data set, App. A.5; 1 by default).
+        w_ibn: weight :math:`w_2`.
+        w_angle: weight :math:`w_3`.
+        tau_cos: temperature of the CoSENT term (AnglE §4.2: 0.05).
+        tau_ibn: temperature of the in-batch-negative term (§4.2: 0.05).
+        tau_angle: temperature of the angle term (§4.2: 1.0).
         positive_threshold: graded scores at or above it are positive pairs for the in-batch-negative term;
             ``None`` requires binary 0/1 labels.
         use_isp: identical texts in the batch are positives, not negatives.
 
     References:
-        - Li & Li, *AnglE: Angle-optimized Text Embeddings*, arXiv 2309.12871, §3.2–3.5:
+        - Li & Li, *AnglE: Angle-optimized Text Embeddings*, arXiv 2309.12871, §3.2–3.4, Eq. 1, 2, 7, 8:
           https://arxiv.org/abs/2309.12871
 
     Requirements:
