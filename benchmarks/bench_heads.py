@@ -1,7 +1,7 @@
 """Heads: one training step of the nGPT head vs the GPT head of the same size on cached MiniLM token states.
 
 Inputs: real last-layer MiniLM token states (``Encoder.token_states`` through
-:func:`companion.heads.cached_token_states`) of 512 Emolit training sentences (seeded sample), truncated to 40 tokens;
+:func:`companion.encoders.states.cached_token_states`) of 512 Emolit training sentences (seeded sample), truncated to 40 tokens;
 batches of 128 drawn with a fixed seed, the same batches for both heads. One step = forward (head + pooling +
 L2 norm), SINCERE loss on the Emolit labels (tau = 0.05), backward, AdamW (lr 5e-5, no weight decay) and, for nGPT
 only, the weight re-normalisation that nGPT needs after every step (part of its cost). dim 384, 12 heads,
@@ -19,7 +19,7 @@ from .common import ratio_entry, time_side_by_side
 
 def _states(quick: bool, n: int, max_tokens: int):
     """(PackedStates, labels, description)."""
-    from companion.heads import PackedStates
+    from companion.encoders.states import PackedStates
 
     if quick:
         gen = torch.Generator().manual_seed(0)
@@ -31,7 +31,7 @@ def _states(quick: bool, n: int, max_tokens: int):
 
     from companion.data import load_emolit
     from companion.encoders import load_encoder
-    from companion.heads import cached_token_states
+    from companion.encoders.states import cached_token_states
     from companion.losses.circumplex import ECM_LABELS
 
     ds = load_emolit("train")
@@ -47,8 +47,8 @@ def _states(quick: bool, n: int, max_tokens: int):
 
 
 def run(quick: bool = False, repeats: int | None = None) -> dict[str, Any]:
-    from companion.heads import NGPTHead, make_head
     from companion.losses.circumplex import sincere_loss
+    from companion.papers.circumplex.heads import NGPTHead, make_head
 
     n, batch, max_tokens = (64, 16, 12) if quick else (512, 128, 40)
     repeats = repeats or (3 if quick else 20)

@@ -5,6 +5,7 @@
 * ``sts --model ID --pooling mean [--max-length N] [--json FILE]`` — the seven-set STS table.
 * ``site [--check]`` — regenerate (or check) the Quarto sidebar from the notebooks.
 * ``scoreboard`` — the claims scoreboard from ``results/``.
+* ``notebooks clean [--check] [PATHS]`` — store notebook outputs in their clean form (or list what is wrong).
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .profiles import PROFILES
+from companion.profiles import PROFILES
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from . import runner
+    from companion import runner
 
     results = runner.run(args.profile, only=args.only, output_dir=args.output_dir, timeout=args.timeout,
                          jobs=args.jobs)
@@ -26,7 +27,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from . import runner
+    from companion import runner
 
     notebooks = runner.select(runner.list_notebooks(), args.only)
     width = max((len(nb.key) for nb in notebooks), default=10)
@@ -36,13 +37,13 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_sts(argv: list[str]) -> int:
-    from . import sts
+    from companion import sts
 
     return sts.cli(argv)
 
 
 def _cmd_site(args: argparse.Namespace) -> int:
-    from . import site
+    from companion import site
 
     if args.check:
         problems = site.check()
@@ -56,7 +57,7 @@ def _cmd_site(args: argparse.Namespace) -> int:
 
 
 def _cmd_scoreboard(args: argparse.Namespace) -> int:
-    from .results import scoreboard
+    from companion.results import scoreboard
 
     print("Paper claims (the scoreboard):")
     print(scoreboard().to_string(index=False))
@@ -90,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     site.add_argument("--check", action="store_true", help="only check, exit 1 on problems")
     site.set_defaults(func=_cmd_site)
 
+    sub.add_parser("notebooks", help="clean or check stored notebook outputs (see 'notebooks clean --help')",
+                   add_help=False)
+
     board = sub.add_parser("scoreboard", help="print the claims scoreboard")
     board.set_defaults(func=_cmd_scoreboard)
     return parser
@@ -99,6 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "sts":
         return _cmd_sts(argv[1:])
+    if argv and argv[0] == "notebooks":
+        from . import notebook_outputs
+
+        return notebook_outputs.main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

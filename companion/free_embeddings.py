@@ -21,9 +21,9 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from ._checks import check_temperature
-from .losses.core import contrastive_nll
-from .losses.weighted import (
+from companion._checks import check_temperature
+from companion.losses.core import contrastive_nll
+from companion.losses.weighted import (
     check_weights,
     cosine_similarities,
     entropic_bound,

@@ -23,9 +23,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import settings as _settings
-from .profiles import PROFILES, check_profile
-from .results import PAPERS, provenance
+from companion import papers as _papers
+from companion import settings as _settings
+from companion.profiles import PROFILES, check_profile
+from companion.results import PAPERS, provenance
 
 NOTEBOOK_ROOT = _settings.REPO_ROOT / "notebooks"
 KERNEL = "python3"
@@ -39,6 +40,25 @@ def twin_path(notebook: str | Path) -> Path:
     """The py:percent twin of a notebook path (``01-x.ipynb`` -> ``01-x.pct.py``)."""
     notebook = Path(notebook)
     return notebook.with_name(notebook.stem + TWIN_SUFFIX)
+
+
+def twin_differences(notebook: str | Path) -> list[str]:
+    """Where a stored notebook and its py:percent twin disagree (cell count, kinds, sources): empty when they hold
+    the same cells. Outputs and metadata are not compared (the twin has none)."""
+    import jupytext
+    import nbformat
+
+    notebook = Path(notebook)
+    twin = twin_path(notebook)
+    if not twin.is_file():
+        return [f"{notebook.name} has no twin {twin.name}"]
+    got = [(c.cell_type, c.source.strip()) for c in nbformat.read(notebook, as_version=4).cells]
+    want = [(c.cell_type, c.source.strip()) for c in jupytext.read(twin).cells]
+    out = [f"cell {i} differs between {notebook.name} and {twin.name}" for i, (a, b) in enumerate(zip(got, want))
+           if a != b]
+    if len(got) != len(want):
+        out.append(f"{len(got)} cells in {notebook.name}, {len(want)} in {twin.name}")
+    return out
 
 
 @dataclass(frozen=True)
@@ -84,7 +104,9 @@ def _title(path: Path) -> str:
 
 
 def _paper_of(folder: str) -> str:
-    return re.sub(r"^\d\d-", "", folder)  # notebooks/00-baselines holds paper "baselines"
+    """The paper id of a notebook folder (registry), else the folder name without an ``NN-`` prefix."""
+    entry = _papers.by_folder(folder)
+    return entry.id if entry is not None else re.sub(r"^\d\d-", "", folder)
 
 
 def _rank(path: Path) -> tuple[int, str, str]:
@@ -142,9 +164,12 @@ def parameter_defaults(source: str) -> dict:
     return out
 
 
-def _finalise(output: Path, profile: str, wall: float) -> None:
-    """Drop a redundant injected-parameters cell and record provenance in the notebook metadata."""
+def _finalise(output: Path, profile: str, wall: float, scratch: Path | None = None) -> None:
+    """Drop a redundant injected-parameters cell, record provenance in the notebook metadata and store the outputs
+    in their clean form (:func:`companion.notebook_outputs.clean`; the scratch folder becomes ``<scratch>``)."""
     import nbformat
+
+    from companion.notebook_outputs import clean
 
     nb = nbformat.read(output, as_version=4)
     defaults: dict = {}
@@ -154,7 +179,7 @@ def _finalise(output: Path, profile: str, wall: float) -> None:
     if defaults.get("profile") == profile:
         nb.cells = [c for c in nb.cells if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
     nb.metadata["companion"] = provenance(profile, seeds=[], wall_time_s=wall)
-    nbformat.write(nb, output)
+    nbformat.write(nbformat.from_dict(clean(nb, places={scratch: "<scratch>"} if scratch else None)), output)
 
 
 def _claim_counts(nb: Notebook, results_root: Path, since: float) -> dict[str, int]:
@@ -199,7 +224,7 @@ def execute(nb: Notebook, profile: str, output_dir: Path | None = None, timeout:
                 os.environ[key] = value
     wall = time.perf_counter() - start
     if error is None:
-        _finalise(tmp, profile, wall)
+        _finalise(tmp, profile, wall, scratch)
         os.replace(tmp, final)
         output = final
     else:

@@ -18,7 +18,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from ._checks import check_finite
+from companion._checks import check_finite
 
 ANGLE_EPS = 1e-6
 

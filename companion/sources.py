@@ -52,7 +52,9 @@ from decimal import Decimal
 from functools import cache
 from pathlib import Path
 
-PAPERS = ("circumplex", "simace", "weighted-cl", "concepts", "angle")
+from companion import papers as _papers
+
+PAPERS = _papers.REPRODUCED
 #: arXiv-HTML extractions: escaped punctuation, run-together table cells, markdown links.
 HTML_PAPERS = frozenset({"weighted-cl", "concepts"})
 #: Tables as tab-separated rows (the others: markdown tables in simace, run-together cells in the HTML texts).
@@ -85,7 +87,7 @@ def papers_dir() -> Path | None:
     if data:
         candidates.append(Path(data).expanduser().resolve().parent / "papers")
     for candidate in candidates:
-        if candidate.is_dir() and any((candidate / f"{p}.txt").is_file() for p in PAPERS):
+        if candidate.is_dir() and any((candidate / _papers.paper(p).text).is_file() for p in PAPERS):
             return candidate.resolve()
     return None
 
@@ -111,7 +113,7 @@ def _raw(paper: str) -> str:
         raise FileNotFoundError(
             "paper texts not found: set COMPANION_PAPERS_DIR or put them in ../shared/papers beside the repository"
         )
-    path = root / f"{paper}.txt"
+    path = root / _papers.paper(paper).text
     if not path.is_file():
         raise FileNotFoundError(f"paper text {path} is missing")
     text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
@@ -1153,7 +1155,7 @@ def _item_sort_key(item: str):
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Whole-repository checks (used by tests/test_sources.py and ``python -m companion.sources``)
+# Whole-repository checks (used by tests/system/test_sources.py and ``python -m companion.sources``)
 # ----------------------------------------------------------------------------------------------------------------
 
 

@@ -53,12 +53,12 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_temperature
-from .losses import angle as _angle
-from .losses import circumplex as _circumplex
-from .losses import concepts as _concepts
-from .losses import simace as _simace
-from .losses import weighted as _weighted
+from companion._checks import check_temperature
+from companion.losses import angle as _angle
+from companion.losses import circumplex as _circumplex
+from companion.losses import concepts as _concepts
+from companion.losses import simace as _simace
+from companion.losses import weighted as _weighted
 
 __all__ = [
     "SimACELoss", "ArcConLoss", "SINCERELoss", "SoftCSELoss", "CircularCSELoss", "WeightedInfoNCELoss",

@@ -114,21 +114,59 @@ def _encode_fn(model: EncoderLike, batch_size: int | None, cache: bool) -> Calla
     return run
 
 
-def _embed_all(model: EncoderLike, pairs: dict[str, tuple[list[str], list[str], np.ndarray]],
-               batch_size: int | None, cache: bool) -> tuple[dict[str, int], torch.Tensor]:
+Pairs = dict[str, tuple[Sequence[str], Sequence[str], Any]]  # set name -> (sentences 1, sentences 2, gold)
+
+
+def pair_spearman(a: torch.Tensor, b: torch.Tensor, gold) -> float:
+    """Spearman x 100 between the row-wise cosines of ``a`` and ``b`` (:func:`cosine_scores`) and ``gold``: the
+    STS metric of every paper here (SimCSE/SentEval, SimACE §4, AnglE §4; MRPC's gold is its binary label)."""
+    gold = np.asarray(torch.as_tensor(gold).detach().double().cpu().numpy() if torch.is_tensor(gold) else gold,
+                      dtype=np.float64).reshape(-1)
+    if a.shape != b.shape or len(gold) != len(a):
+        raise ValueError(f"need equal numbers of pairs and gold scores, got {len(a)}, {len(b)}, {len(gold)}.")
+    return spearman100(cosine_scores(a, b), gold)
+
+
+def score_pairs(encode: Callable[[list[str]], torch.Tensor], pairs: Pairs, *, average: bool = False,
+                return_cosines: bool = False):
+    """The one pair evaluator: Spearman x 100 of cosine scores per set of ``pairs`` (``{name: (s1, s2, gold)}``),
+    every distinct sentence encoded ONCE by ``encode(texts) -> N x d``; ``average`` adds ``avg`` (mean over the
+    sets); ``return_cosines`` also returns ``{name: cosines}`` (for score-distribution plots)."""
+    if not pairs:
+        raise ValueError("pairs is empty: pass at least one evaluation set.")
     unique = list(dict.fromkeys(t for s1, s2, _ in pairs.values() for t in (*s1, *s2)))
-    emb = _encode_fn(model, batch_size, cache)(unique)
+    emb = encode(unique)
     if emb.shape[0] != len(unique):
         raise ValueError(f"The encoder returned {emb.shape[0]} embeddings for {len(unique)} texts.")
-    return {t: i for i, t in enumerate(unique)}, emb
-
-
-def _score(pairs, index, emb) -> dict[str, float]:
-    out = {}
-    for key, (s1, s2, gold) in pairs.items():
+    index = {t: i for i, t in enumerate(unique)}
+    scores, cosines = {}, {}
+    for name, (s1, s2, gold) in pairs.items():
         a = emb[torch.tensor([index[t] for t in s1])]
         b = emb[torch.tensor([index[t] for t in s2])]
-        out[key] = spearman100(cosine_scores(a, b), gold)
+        scores[name] = pair_spearman(a, b, gold)
+        if return_cosines:
+            cosines[name] = cosine_scores(a, b)
+    if average:
+        scores["avg"] = float(np.mean([scores[k] for k in pairs]))
+    return (scores, cosines) if return_cosines else scores
+
+
+def sts_pairs_subset(n_per_set: int | None, seed: int = 0, sets: Sequence[str] | None = None, split: str = "test"
+                     ) -> dict[str, tuple[list[str], list[str], np.ndarray]]:
+    """STS pairs for a CPU-budget evaluation: up to ``n_per_set`` pairs per set drawn without replacement with
+    ``seed`` (``None``: every pair). The same subset for every model keeps comparisons paired. Keys are display
+    names (STS12 ... STS-B, SICK-R)."""
+    sets = list(sets) if sets is not None else list(STS_SETS)
+    rng = np.random.default_rng(seed)
+    out = {}
+    for name in sets:
+        s1, s2, gold = load_pairs(name, split=split)
+        if n_per_set is not None and n_per_set < len(s1):
+            if n_per_set < 2:
+                raise ValueError(f"n_per_set must be >= 2 (a Spearman correlation needs pairs), got {n_per_set}.")
+            idx = np.sort(rng.choice(len(s1), size=n_per_set, replace=False))
+            s1, s2, gold = [s1[i] for i in idx], [s2[i] for i in idx], gold[idx]
+        out[DISPLAY_NAMES[_canonical(name)]] = (s1, s2, gold)
     return out
 
 
@@ -142,8 +180,7 @@ def evaluate_sts(model: EncoderLike, sets: Sequence[str] = STS_SETS, batch_size:
     if not keys:
         raise ValueError(f"sets is empty; valid: {', '.join(STS_SETS)}.")
     pairs = {k: load_pairs(k) for k in keys}
-    index, emb = _embed_all(model, pairs, batch_size, cache)
-    scores = _score(pairs, index, emb)
+    scores = score_pairs(_encode_fn(model, batch_size, cache), pairs)
     result = {DISPLAY_NAMES[k]: scores[k] for k in keys}
     result["avg"] = float(np.mean(list(result.values())))
     return result
@@ -152,8 +189,7 @@ def evaluate_sts(model: EncoderLike, sets: Sequence[str] = STS_SETS, batch_size:
 def sts_dev(model: EncoderLike, batch_size: int | None = None, cache: bool = True) -> float:
     """STS-B dev Spearman x 100 (for model selection during training)."""
     pairs = {"STSBenchmark": load_pairs("STSBenchmark", split="dev")}
-    index, emb = _embed_all(model, pairs, batch_size, cache)
-    return _score(pairs, index, emb)["STSBenchmark"]
+    return score_pairs(_encode_fn(model, batch_size, cache), pairs)["STSBenchmark"]
 
 
 def sts_table(results: dict[str, dict[str, float]], digits: int | None = 2):

@@ -7,6 +7,6 @@
 Paper-specific losses live in one submodule per paper and only prepare logits, weights and masks.
 """
 
-from .core import contrastive_nll, pairwise_ranking_loss
+from companion.losses.core import contrastive_nll, pairwise_ranking_loss
 
 __all__ = ["contrastive_nll", "pairwise_ranking_loss"]

@@ -2,7 +2,7 @@ r"""AnglE: Angle-optimized Text Embeddings (Li & Li; anonymous ICLR submission, 
 
 Every objective here works on an **interleaved** batch ``X = [A1; A2; B1; B2; …]``: pair *k* is rows
 ``(2k, 2k+1)`` and carries one label (graded, e.g. STS-B 0–5, or binary, e.g. MRPC / NLI). See
-:mod:`companion.pairs` for the collation.
+:mod:`companion.papers.angle.pairs` for the collation.
 
 * :func:`cosent_loss` — Eq. 1, :math:`\log[1+\sum_{s(i,j)>s(m,n)} e^{(\cos_{mn}-\cos_{ij})/\tau}]`,
   :math:`\tau = 0.05`, on ``pairwise_ranking_loss``;
@@ -27,9 +27,9 @@ from dataclasses import dataclass
 
 import torch
 
-from .._checks import check_finite, check_matrix, check_temperature
-from ..similarities import _row_scale, complex_angle, cosine_matrix, row_cosine
-from .core import contrastive_nll, pairwise_ranking_loss
+from companion._checks import check_finite, check_matrix, check_temperature
+from companion.losses.core import contrastive_nll, pairwise_ranking_loss
+from companion.similarities import _row_scale, complex_angle, cosine_matrix, row_cosine
 
 __all__ = [
     "split_pairs", "check_pair_batch", "complex_divide", "eq6_literal", "eq6_code", "eq6_atan2",

@@ -15,9 +15,9 @@ from typing import NamedTuple
 import torch
 import torch.nn.functional as F
 
-from .._checks import check_finite, check_temperature
-from ..similarities import unit_rows
-from .core import contrastive_nll
+from companion._checks import check_finite, check_temperature
+from companion.losses.core import contrastive_nll
+from companion.similarities import unit_rows
 
 #: Loss weights stated in §4.5.
 WEIGHTS = {"syn": 1.0, "t2d": 1.0, "d2d": 0.7, "neg": 0.5}

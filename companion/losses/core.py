@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from .._checks import check_finite, check_temperature
+from companion._checks import check_finite, check_temperature
 
 
 def _logsumexp_rows(x: torch.Tensor) -> torch.Tensor:

@@ -39,9 +39,9 @@ import math
 
 import torch
 
-from .._checks import check_finite, check_matrix, check_temperature
-from ..similarities import unit_rows
-from .core import contrastive_nll
+from companion._checks import check_finite, check_matrix, check_temperature
+from companion.losses.core import contrastive_nll
+from companion.similarities import unit_rows
 
 __all__ = [
     "check_weights", "weighted_infonce", "entropic_bound", "entropic_gap", "target_probabilities",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .._checks import check_matrix, check_same_length
+from companion._checks import check_matrix, check_same_length
 
 
 @dataclass

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .._checks import check_temperature
-from ..losses.weighted import entropic_bound, entropic_gap, weighted_infonce
+from companion._checks import check_temperature
+from companion.losses.weighted import entropic_bound, entropic_gap, weighted_infonce
 
 __all__ = [
     "edm", "gram_from_edm", "is_edm", "embedding_dimension", "classical_mds", "spherical_radius",

@@ -24,8 +24,8 @@ import math
 
 import torch
 
-from .._checks import check_matrix, check_same_length
-from ..similarities import unit_rows
+from companion._checks import check_matrix, check_same_length
+from companion.similarities import unit_rows
 
 
 def _unit(x: torch.Tensor, name: str, min_rows: int = 1) -> torch.Tensor:

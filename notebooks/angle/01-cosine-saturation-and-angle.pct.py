@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: -papermill,-execution,-ExecuteTime
 #     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -25,6 +26,7 @@
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/angle/01-cosine-saturation-and-angle.ipynb)
 #
 # **Verdicts in short** (cpu run, 5 seeds, 27 s on one thread; the claims table at the end is computed):
+#
 # * **Checks** (ours, passed): the complex-division identities and the parity with sentence-transformers
 #   (`pairwise_angle_sim`, `CoSENTLoss`, `AnglELoss`) hold to rounding; the cosine's gradient is zero at θ = 0 and π
 #   (Fig. 1); Eq. 6 read literally is the constant 1 with no gradient, so training must use the code reading
@@ -54,7 +56,8 @@ import torch.nn.functional as F
 import companion
 from companion.losses.angle import (AnglEObjective, angle_loss, complex_divide, cosent_loss, eq6_atan2, eq6_code,
                                     eq6_literal, split_pairs, value_and_grad_norm)
-from companion.pairs import FeaturePairs, SaturatedEncoder, pair_spearman, synthetic_sts, train_on_features
+from companion.papers.angle.pairs import FeaturePairs, SaturatedEncoder, synthetic_sts, train_on_features
+from companion.sts import pair_spearman
 from companion.profiles import settings
 from companion import stats
 from companion.results import Ledger, at_most, holds, show_provenance
@@ -268,7 +271,7 @@ for row in parity.itertuples():
 #
 # No pretrained model. Sentences are latent meaning vectors $z$; a pair's gold score is $2.5(1+\cos(z_1,z_2))$
 # rounded to 0.2 (0–5, like STS), its binary label is gold ≥ 3. The encoder sees noisy nonlinear observations plus
-# nuisance features and must learn to ignore the nuisance (`companion.pairs.synthetic_sts`). The encoder
+# nuisance features and must learn to ignore the nuisance (`companion.papers.angle.pairs.synthetic_sts`). The encoder
 # (`SaturatedEncoder`, a 2-layer MLP, 32-d output) starts with a large shared mean (a trainable output bias of norm
 # 3), so initial pair cosines sit at 0.9–0.99 — the raw-BERT situation the paper describes.
 #

@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: -papermill,-execution,-ExecuteTime
 #     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -28,7 +29,7 @@
 # pretrained model, CoSENT only and AnglE, with a distance to the gold distribution.
 #
 # **What was scaled (CPU profile, one thread)** — as in `02-sts-experiments`: all-MiniLM-L6-v2 (not BERT-base), max
-# length 64, only the **top transformer layer** fine-tuned (`companion.upper.UpperEncoder`, `n_top = 1`, layers
+# length 64, only the **top transformer layer** fine-tuned (`companion.encoders.upper.UpperEncoder`, `n_top = 1`, layers
 # 1–5 frozen and run once per text, pooling inside the model), AdamW lr 2e-4, 6 warm-up steps then linear
 # decay, batch 32 pairs, **64 steps per run** on a seeded 2,048-pair subset of STS-B train (of 5,749; under one
 # epoch), evaluated on **one fixed seeded 800-pair subset of STS-B test** (of 1,379; the same for every run and for
@@ -46,6 +47,7 @@
 # **Verdicts in short** (cpu run, seeds 0–2, 637 s on one thread; the claims table at the end is computed; every
 # Table 4 claim is a paired difference over seeds with its 95 % CI, judged against the paper's gap between the same
 # two rows; MiniLM's regime caps a reproduction at *partly*):
+#
 # * **Objectives** (mean pooling, 800-pair STS-B test subset; untrained MiniLM 81.57): all 81.60 ± 0.54, w/o ibn
 #   81.59 ± 0.55, w/o angle 81.49 ± 0.56, only cosine 81.48 ± 0.57, only ibn 81.74 ± 0.42, only angle 81.72 ± 0.07.
 #   The paper's four orderings among trained variants hold with CIs that exclude zero, each about a tenth of the
@@ -75,14 +77,14 @@ import torch
 from tqdm.auto import tqdm
 
 from companion.data import load_stsb
-from companion.encoders import load_encoder, tiny_encoder
+from companion.encoders import load_encoder
 from companion.losses.angle import TABLE4_VARIANTS, AnglEObjective
 from companion import stats
-from companion.pairs import TABLE4_POOLINGS, TABLE4_UPPER_POOLINGS, PairData, bucket_wasserstein, upper_experiment
+from companion.papers.angle.pairs import TABLE4_POOLINGS, TABLE4_UPPER_POOLINGS, PairData, bucket_wasserstein, upper_experiment
 from companion.profiles import settings
 from companion.results import Ledger, not_testable, show_provenance
 from companion.settings import REPO_ROOT
-from companion.upper import UpperEncoder
+from companion.encoders.upper import UpperEncoder
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -91,7 +93,7 @@ seeds = None
 # %%
 cfg = settings(
     profile,
-    smoke=dict(model="tiny", seeds=[0], n_top=1, pooling="mean", max_length=32, batch_size=8, stsb_train=32,
+    smoke=dict(model="tiny-bert", seeds=[0], n_top=1, pooling="mean", max_length=32, batch_size=8, stsb_train=32,
                stsb_test=48, steps=2, lr=1e-4, warmup=0, buckets=2),
     cpu=dict(model="sentence-transformers/all-MiniLM-L6-v2", seeds=[0, 1, 2], n_top=1, pooling="mean", max_length=64,
              batch_size=32, stsb_train=2048, stsb_test=800, steps=64, lr=2e-4, warmup=6, buckets=4),
@@ -110,10 +112,7 @@ cfg
 
 # %%
 t0 = time.perf_counter()
-if cfg.model == "tiny":
-    encoder = tiny_encoder("bert", pooling=cfg.pooling, hidden=32, max_length=cfg.max_length)  # smoke: random
-else:
-    encoder = load_encoder(cfg.model, pooling=cfg.pooling, max_length=cfg.max_length)
+encoder = load_encoder(cfg.model, pooling=cfg.pooling, max_length=cfg.max_length)  # smoke: a random tiny BERT
 stsb_train = PairData.from_dataset(load_stsb("train")).subset(cfg.stsb_train, 0)
 stsb_test = PairData.from_dataset(load_stsb("test")).subset(cfg.stsb_test, 0)
 evals = {"STS-B": stsb_test}
@@ -122,7 +121,7 @@ base = UpperEncoder(encoder, n_top=cfg.n_top, pooling=cfg.pooling, keep_first=Tr
 base.precompute([t for d in (stsb_train, stsb_test) for t in (*d.sentence1, *d.sentence2)],
                 progress=cfg.profile != "smoke")
 t_pre = time.perf_counter() - t0
-print(f"{len(base._states)} distinct texts, lower layers in {t_pre:.0f} s")
+print(f"{len(base.store)} distinct texts, lower layers in {t_pre:.0f} s")
 
 
 def objective(weights):

@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: -papermill,-execution,-ExecuteTime
 #     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -51,10 +52,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-from companion.heads import GPTHead, NGPTHead
-from companion.losses.circumplex import (ECM_LABELS, LOSSES, circumplex_target, ecm_angles, ecm_table,
-                                         optimise_free_vectors, population_bound)
-from companion.metrics.circumplex import geometry_summary
+from companion.papers.circumplex.heads import GPTHead, NGPTHead
+from companion.losses.circumplex import ECM_LABELS, LOSSES, circumplex_target, ecm_angles, ecm_table, population_bound
+from companion.papers.circumplex.experiments import optimise_free_vectors
+from companion.papers.circumplex.geometry import geometry_summary
 from companion.profiles import settings
 from companion.results import Ledger, at_most, holds, show_provenance, within
 
@@ -206,7 +207,7 @@ ledger.savefig(fig, "app-i-free-vectors-curves")
 plt.show()
 
 # %%
-from companion.metrics.circumplex import avg_cos_sim  # noqa: E402
+from companion.papers.circumplex.geometry import avg_cos_sim  # noqa: E402
 
 fig, axes = plt.subplots(2, len(free), figsize=(4.2 * len(free), 8))
 for j, (key, emb) in enumerate(free.items()):

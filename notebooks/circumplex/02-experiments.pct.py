@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: -papermill,-execution,-ExecuteTime
 #     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -63,17 +64,18 @@ import pandas as pd
 import torch
 from tqdm.auto import tqdm
 
-from companion.heads import embed_with_head, evaluate_embeddings, frozen_features, train_head
-from companion.losses.circumplex import ECM_LABELS, GOEMOTIONS_ECM_LABELS, LOSSES, emolit_frames, goemotions_standin
+from companion.papers.circumplex.heads import embed_with_head, evaluate_embeddings, frozen_features, train_head
+from companion.losses.circumplex import ECM_LABELS, GOEMOTIONS_ECM_LABELS, LOSSES
+from companion.papers.circumplex.experiments import emolit_frames, goemotions_standin
 from companion import stats
-from companion.metrics.circumplex import avg_cos_sim, geometry_summary
+from companion.papers.circumplex.geometry import avg_cos_sim, geometry_summary
 from companion.profiles import settings
 from companion.results import Ledger, not_testable, show_provenance
 from companion.settings import REPO_ROOT, cache_dir
 
 cfg = settings(profile,
                smoke=dict(seeds=[42], steps_emolit=2, steps_go=2, batch_size=24, n_train=4, n_test=2,
-                          model="tiny", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2),
+                          model="tiny-bert", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2),
                cpu=dict(seeds=[42, 43, 44], steps_emolit=92, steps_go=56, batch_size=128, n_train=None,
                         n_test=None, model="sentence-transformers/all-MiniLM-L6-v2", head_dim=64, max_tokens=32,
                         lr=3e-3, n_heads=4),
@@ -91,7 +93,7 @@ cfg
 # ## 1 · Data and cached backbone states
 
 # %%
-from companion.encoders import load_encoder, tiny_encoder  # noqa: E402
+from companion.encoders import load_encoder  # noqa: E402
 
 emolit_train, emolit_test = emolit_frames()
 go_train, go_test = goemotions_standin()
@@ -99,8 +101,7 @@ if cfg.n_train:  # smoke: a few examples per label
     pick = lambda df, n: df.groupby("label", group_keys=False).head(n).reset_index(drop=True)  # noqa: E731
     emolit_train, emolit_test = pick(emolit_train, cfg.n_train), pick(emolit_test, cfg.n_test)
     go_train, go_test = pick(go_train, cfg.n_train), pick(go_test, cfg.n_test)
-encoder = (tiny_encoder("bert", hidden=32, layers=1, max_length=cfg.max_tokens) if cfg.model == "tiny"
-           else load_encoder(cfg.model, pooling="mean", max_length=64))
+encoder = load_encoder(cfg.model, pooling="mean", max_length=64)  # smoke: a random tiny BERT
 t = time.perf_counter()
 feats, pretrained, info = frozen_features(
     encoder, {"train": emolit_train.text, "test": emolit_test.text, "go_train": go_train.text,

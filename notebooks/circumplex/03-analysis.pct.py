@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: -papermill,-execution,-ExecuteTime
 #     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -39,16 +40,21 @@
 # Every comparison is paired over the seeds of 02 with a 95 % t interval (`companion.stats`).
 #
 # **Verdicts** (cpu profile, seeds 42/43/44, 95 % CIs over seeds; every paper claim is capped at *partly* by the
-# regime): **Fig 5a** — cut from 64 to 2 PCA dimensions, SINCERE loses 0.19 more V-Measure than CircularCSE (CI
-# 0.16–0.22; SINCERE 0.54 → 0.33, CircularCSE 0.42 → 0.40): *partly*. **Fig 1** — the top two principal
-# components hold 0.65 of CircularCSE's variance against 0.21 (SINCERE) and 0.27 (SoftCSE): *partly*.
-# **Fig 5b** — the V gap SINCERE − CircularCSE grows from −0.02 with 4 labels to +0.14 with 12 (gap(12) − gap(4) = +0.17, CI 0.11–0.22): *partly*. **Fig 6** —
-# in the GPT head the MLP output's norm exceeds the first residual's (mean log-ratio +0.89, CI 0.83–0.96) and the
-# output points along it (cosine 0.92 vs 0.59): *partly*. **Fig 7** — with 18 unseen GoEmotions emotions placed,
-# the CircularCSE ring keeps its order (alignment 0.99) but SINCERE's does not collapse either (0.86; the
-# difference's CI covers zero): *inconclusive*. **EmoBank** (beyond the paper): on the CircularCSE ring cos φ
-# tracks Valence (r = 0.44, CI 0.43–0.45; pretrained MiniLM 0.17) and sin φ tracks Arousal only weakly (r = 0.10,
-# below pretrained's 0.13); neither beats SINCERE's ring with a CI clear of zero.
+# regime):
+#
+# * **Fig 5a** — cut from 64 to 2 PCA dimensions, SINCERE loses 0.19 more V-Measure than CircularCSE (CI
+#   0.16–0.22; SINCERE 0.54 → 0.33, CircularCSE 0.42 → 0.40): *partly*.
+# * **Fig 1** — the top two principal components hold 0.65 of CircularCSE's variance against 0.21 (SINCERE) and
+#   0.27 (SoftCSE): *partly*.
+# * **Fig 5b** — the V gap SINCERE − CircularCSE grows from −0.02 with 4 labels to +0.14 with 12 (gap(12) − gap(4)
+#   = +0.17, CI 0.11–0.22): *partly*.
+# * **Fig 6** — in the GPT head the MLP output's norm exceeds the first residual's (mean log-ratio +0.89, CI
+#   0.83–0.96) and the output points along it (cosine 0.92 vs 0.59): *partly*.
+# * **Fig 7** — with 18 unseen GoEmotions emotions placed, the CircularCSE ring keeps its order (alignment 0.99) but
+#   SINCERE's does not collapse either (0.86; the difference's CI covers zero): *inconclusive*.
+# * **EmoBank** (beyond the paper): on the CircularCSE ring cos φ tracks Valence (r = 0.44, CI 0.43–0.45;
+#   pretrained MiniLM 0.17) and sin φ tracks Arousal only weakly (r = 0.10, below pretrained's 0.13); neither beats
+#   SINCERE's ring with a CI clear of zero.
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -63,11 +69,13 @@ import pandas as pd
 import torch
 
 from companion import stats
-from companion.encoders import load_encoder, tiny_encoder
-from companion.heads import (cached_token_states, embed_with_head, evaluate_embeddings, featurize, frozen_features,
-                             make_head, train_head)
-from companion.losses.circumplex import ECM_LABELS, LOSSES, emobank_sample, emolit_frames, goemotions_other_labels
-from companion.metrics.circumplex import (avg_cos_sim, cd_r, label_centroids, mds2, pca_project, ring_alignment,
+from companion.encoders import load_encoder
+from companion.encoders.states import cached_token_states
+from companion.papers.circumplex.heads import (embed_with_head, evaluate_embeddings, featurize, frozen_features,
+                                               make_head, train_head)
+from companion.losses.circumplex import ECM_LABELS, LOSSES
+from companion.papers.circumplex.experiments import emobank_sample, emolit_frames, goemotions_other_labels
+from companion.papers.circumplex.geometry import (avg_cos_sim, cd_r, label_centroids, mds2, pca_project, ring_alignment,
                                           ring_angles)
 from companion.metrics.clustering import v_measure
 from companion.profiles import settings
@@ -76,7 +84,7 @@ from companion.settings import cache_dir
 
 cfg = settings(profile,
                smoke=dict(seeds=[42], steps_emolit=2, batch_size=24, n_train=4, n_test=2, n_other=3, n_emobank=20,
-                          model="tiny", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2, pca_dims=[2, 4, 8]),
+                          model="tiny-bert", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2, pca_dims=[2, 4, 8]),
                cpu=dict(seeds=[42, 43, 44], steps_emolit=92, batch_size=128, n_train=None, n_test=None, n_other=20,
                         n_emobank=500, model="sentence-transformers/all-MiniLM-L6-v2", head_dim=64, max_tokens=32,
                         lr=3e-3, n_heads=4, pca_dims=[2, 3, 4, 8, 16, 32, 64]),
@@ -100,8 +108,7 @@ if cfg.n_train:
     emolit_train, emolit_test = pick(emolit_train, cfg.n_train), pick(emolit_test, cfg.n_test)
 other = goemotions_other_labels(cfg.n_other)
 emobank = emobank_sample(cfg.n_emobank)
-encoder = (tiny_encoder("bert", hidden=32, layers=1, max_length=cfg.max_tokens) if cfg.model == "tiny"
-           else load_encoder(cfg.model, pooling="mean", max_length=64))
+encoder = load_encoder(cfg.model, pooling="mean", max_length=64)  # smoke: a random tiny BERT
 feats, pretrained, info = frozen_features(encoder, {"train": emolit_train.text, "test": emolit_test.text},
                                           head_dim=cfg.head_dim or None, max_tokens=cfg.max_tokens)
 feats["other"] = featurize(encoder, other.text, info)

@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: -papermill,-execution,-ExecuteTime
 #     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -14,7 +15,7 @@
 #     name: python3
 # ---
 
-# %% [markdown] papermill={"duration": 0.023951, "end_time": "2026-11-22T12:04:06.865449+00:00", "exception": false, "start_time": "2026-11-22T12:04:06.841498+00:00", "status": "completed"}
+# %% [markdown]
 # # Concept data: WordNet pairs, headword masking, splits and five hard-negative rules
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/concepts/02-data-and-hard-negatives.ipynb)
@@ -35,17 +36,17 @@
 # standard errors over 800 pairs), and our frozen negation AUC (0.524) is above the paper's 0.470 (§5.2) under a
 # regime unlike the paper's (MiniLM, WordNet glosses, our reading of the negation rule): inconclusive.
 
-# %% papermill={"duration": 0.056034, "end_time": "2026-11-22T12:04:06.941044+00:00", "exception": false, "start_time": "2026-11-22T12:04:06.885010+00:00", "status": "completed"} tags=["parameters"]
+# %% tags=["parameters"]
 profile = "cpu"
 seeds = None
 n_rows = None
 
-# %% papermill={"duration": 0.050334, "end_time": "2026-11-22T12:04:07.007597+00:00", "exception": false, "start_time": "2026-11-22T12:04:06.957263+00:00", "status": "completed"} tags=["injected-parameters"]
+# %% tags=["injected-parameters"]
 # Parameters
 profile = "cpu"
 
 
-# %% papermill={"duration": 14.301294, "end_time": "2026-11-22T12:04:21.350549+00:00", "exception": false, "start_time": "2026-11-22T12:04:07.049255+00:00", "status": "completed"}
+# %%
 import time
 import warnings
 
@@ -57,7 +58,7 @@ import pandas as pd
 import seaborn as sns
 import torch
 
-from companion import concepts as C
+from companion.papers.concepts import data as C
 from companion.encoders import load_encoder
 from companion.metrics.retrieval import pair_roc_auc
 from companion.profiles import settings
@@ -77,14 +78,14 @@ paper = C.paper_numbers()  # the numbers the paper text states for its tables, w
 sns.set_theme(style="whitegrid", context="notebook")
 cfg
 
-# %% [markdown] papermill={"duration": 0.027864, "end_time": "2026-11-22T12:04:21.405457+00:00", "exception": false, "start_time": "2026-11-22T12:04:21.377593+00:00", "status": "completed"}
+# %% [markdown]
 # ## 1. syn and t2d pairs from WordNet 3.0
 #
 # A syn pair is an ordered pair of distinct lower-cased lemmas of one synset, counted per synset; a t2d pair is
 # one (lemma, definition) per sense. `build_concepts` reads WordNet's `data.*` files directly (cpu profile: a
 # fresh build, timed; smoke: the on-disk cache).
 
-# %% papermill={"duration": 31.039049, "end_time": "2026-11-22T12:04:52.468290+00:00", "exception": false, "start_time": "2026-11-22T12:04:21.429241+00:00", "status": "completed"}
+# %%
 t0 = time.perf_counter()
 data = C.build_concepts() if cfg.rebuild else C.load_concepts()
 build_s = time.perf_counter() - t0
@@ -95,7 +96,7 @@ counts = pd.DataFrame({"ours": [n_syn, n_merged, n_t2d, n_syn + n_t2d],
 print(f"built in {build_s:.1f} s ({'fresh' if cfg.rebuild else 'from cache'}); {len(data.synsets):,} synsets")
 counts
 
-# %% papermill={"duration": 0.083757, "end_time": "2026-11-22T12:04:52.565342+00:00", "exception": false, "start_time": "2026-11-22T12:04:52.481585+00:00", "status": "completed"}
+# %%
 ledger.claim("syn_count", "our syn pairs (ordered distinct lower-cased lemma pairs per WordNet 3.0 synset) agree "
              "with the paper's 315K to the thousand", "315K", n_syn, within(315_500, 500), kind="check",
              source="§4.5", note=f"ours {n_syn:,}; {n_merged:,} when repeats across synsets are merged; 315K read as "
@@ -111,14 +112,14 @@ ledger.claim("d2d", "d2d pairs (definition-definition across sources, weight 0.7
              kind="paper", source="§4.3")
 data.syn.sample(6, random_state=seed)
 
-# %% [markdown] papermill={"duration": 0.009181, "end_time": "2026-11-22T12:04:52.586592+00:00", "exception": false, "start_time": "2026-11-22T12:04:52.577411+00:00", "status": "completed"}
+# %% [markdown]
 # ## 2. Headword masking
 #
 # Every word of the definition that is one of the term's content tokens, or such a token plus -s/-es/-ed/-d/-ing,
 # becomes `[MASK]`. Definitions that are nothing but the term ("hunting deer" for *deer hunting*) cannot be
 # masked and are dropped (a clear `ValueError` from `mask_headword`).
 
-# %% papermill={"duration": 0.222391, "end_time": "2026-11-22T12:04:52.824007+00:00", "exception": false, "start_time": "2026-11-22T12:04:52.601616+00:00", "status": "completed"}
+# %%
 t2d = data.t2d
 changed = (t2d["masked"].notna() & (t2d["masked"] != t2d["definition"]))
 dropped = int(t2d["masked"].isna().sum())
@@ -130,7 +131,7 @@ with pd.option_context("display.max_colwidth", 90):
     display(examples)
     display(t2d[t2d["masked"].isna()].head(4)[["term", "definition"]])
 
-# %% papermill={"duration": 8.058736, "end_time": "2026-11-22T12:05:00.900182+00:00", "exception": false, "start_time": "2026-11-22T12:04:52.841446+00:00", "status": "completed"}
+# %%
 checked = t2d if cfg.leak_sample is None else t2d.sample(cfg.leak_sample, random_state=seed)
 leaks = sum(bool({w.lower() for w in C._WORD.findall(m.replace(C.MASK, " "))} & C._mask_forms(t))
             for t, m in zip(checked["term"], checked["masked"].fillna("")))
@@ -138,7 +139,7 @@ ledger.claim("masking_no_leak", "no masked definition contains a form of its hea
              holds("zero leaks over the checked t2d pairs"), note=f"{leaks} leaks in {len(checked):,} pairs",
              kind="check")
 
-# %% [markdown] papermill={"duration": 0.014006, "end_time": "2026-11-22T12:05:00.928879+00:00", "exception": false, "start_time": "2026-11-22T12:05:00.914873+00:00", "status": "completed"}
+# %% [markdown]
 # ## 3. Splits (all synset-level)
 #
 # * **in-domain**: a random 10 % of synsets held out;
@@ -148,7 +149,7 @@ ledger.claim("masking_no_leak", "no masked definition contains a form of its hea
 #   out whole lexicographer files (animals, plants, food, weather and consumption verbs, relational adjectives) —
 #   a domain shift, **not** a source shift.
 
-# %% papermill={"duration": 0.69884, "end_time": "2026-11-22T12:05:01.648368+00:00", "exception": false, "start_time": "2026-11-22T12:05:00.949528+00:00", "status": "completed"}
+# %%
 splits = [C.in_domain_split(data, cfg.test_frac, seed=seed), C.head_holdout_split(data, cfg.head_frac),
           C.source_holdout_proxy(data)]
 syn_sid = data.syn["sid"].to_numpy()
@@ -165,7 +166,7 @@ ledger.claim("splits_disjoint", "train and test synsets are disjoint in every sp
              bool(split_table["disjoint"].all()), holds(), kind="check")
 split_table
 
-# %% papermill={"duration": 8.264717, "end_time": "2026-11-22T12:05:09.934305+00:00", "exception": false, "start_time": "2026-11-22T12:05:01.669588+00:00", "status": "completed"}
+# %%
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
 cnt = data.synsets["count"].to_numpy()
 head = splits[1]
@@ -184,7 +185,7 @@ axes[1].tick_params(axis="y", labelsize=7)
 fig.tight_layout()
 fig_path = ledger.savefig(fig, "fig-data-splits")
 
-# %% [markdown] papermill={"duration": 0.027986, "end_time": "2026-11-22T12:05:10.001810+00:00", "exception": false, "start_time": "2026-11-22T12:05:09.973824+00:00", "status": "completed"}
+# %% [markdown]
 # ## 4. The five hard-negative rules
 #
 # For t2d pairs of the in-domain test synsets (a fixed random sample of `n_rows`), each rule makes at most one
@@ -193,7 +194,7 @@ fig_path = ledger.savefig(fig, "fig-data-splits")
 # definition, (4) a same-POS definition of a word sharing the term's un-/re-/over- prefix, (5) a definition of a
 # noun of another ontological type (our lexicographer-file mapping of the paper's seven types).
 
-# %% papermill={"duration": 2.768652, "end_time": "2026-11-22T12:05:12.813979+00:00", "exception": false, "start_time": "2026-11-22T12:05:10.045327+00:00", "status": "completed"}
+# %%
 sub = C.t2d_subset(data, splits[0].test, n=cfg.n_rows, seed=seed)
 t0 = time.perf_counter()
 hn = C.make_hard_negatives(data, sub, seed=seed)
@@ -205,7 +206,7 @@ display(pd.concat([coverage, by_pos], axis=1))
 with pd.option_context("display.max_colwidth", 80):
     display(hn.groupby("rule", sort=False).head(2)[["term", "rule", "positive", "negative"]])
 
-# %% [markdown] papermill={"duration": 0.02445, "end_time": "2026-11-22T12:05:12.861966+00:00", "exception": false, "start_time": "2026-11-22T12:05:12.837516+00:00", "status": "completed"}
+# %% [markdown]
 # ## 5. How hard is each rule for the frozen encoder (B0, MiniLM)?
 #
 # Stress ROC-AUC (§4.6): does cos(term, true definition) exceed cos(term, rule negative)? The paper's backbone is
@@ -214,7 +215,7 @@ with pd.option_context("display.max_colwidth", 80):
 # engineers' jobs ran, so larger samples did not fit the time budget. Few prefix-swap negatives exist (only terms
 # starting with un-/re-/over-), so that AUC is the noisiest.
 
-# %% papermill={"duration": 149.055274, "end_time": "2026-11-22T12:07:41.937891+00:00", "exception": false, "start_time": "2026-11-22T12:05:12.882617+00:00", "status": "completed"}
+# %%
 enc = load_encoder(cfg.model, pooling="mean")
 texts = list(dict.fromkeys(list(sub["term"]) + list(sub["masked"]) + list(hn["negative"])))
 t0 = time.perf_counter()
@@ -228,7 +229,7 @@ stress = pd.Series({r: pair_roc_auc(cos_pos[(hn["rule"] == r).to_numpy()], cos_n
                     for r in C.RULES}, name="B0 stress AUC (MiniLM)")
 stress.to_frame()
 
-# %% papermill={"duration": 1.736639, "end_time": "2026-11-22T12:07:43.698470+00:00", "exception": false, "start_time": "2026-11-22T12:07:41.961831+00:00", "status": "completed"}
+# %%
 fig, ax = plt.subplots(figsize=(7, 3.6))
 ax.bar(stress.index, stress.to_numpy(), color="tab:blue")
 ax.axhline(0.5, color="grey", ls=":", label="chance")
@@ -239,7 +240,7 @@ ax.legend()
 fig.tight_layout()
 fig_path = ledger.savefig(fig, "fig-b0-stress-auc")
 
-# %% papermill={"duration": 0.05978, "end_time": "2026-11-22T12:07:43.783841+00:00", "exception": false, "start_time": "2026-11-22T12:07:43.724061+00:00", "status": "completed"}
+# %%
 gap = float(stress.drop("negation").min() - stress["negation"])  # > 0: negation is the lowest
 n_neg = int((hn["rule"] == "negation").sum())
 REGIME = ("frozen all-MiniLM-L6-v2 on WordNet glosses; our negation rule puts 'not' in front of glosses without a "
@@ -255,12 +256,12 @@ ledger.claim("negate_auc_b0", "the frozen encoder fails the negation stress test
              round(float(stress["negation"]), 3), at_most(0.5), kind="paper", source=b0_source, regime=REGIME,
              note=f"{n_neg} negation pairs")
 
-# %% [markdown] papermill={"duration": 0.016096, "end_time": "2026-11-22T12:07:43.817387+00:00", "exception": false, "start_time": "2026-11-22T12:07:43.801291+00:00", "status": "completed"}
+# %% [markdown]
 # ## Claims
 
-# %% papermill={"duration": 0.08147, "end_time": "2026-11-22T12:07:43.927282+00:00", "exception": false, "start_time": "2026-11-22T12:07:43.845812+00:00", "status": "completed"}
+# %%
 ledger.table()
 
-# %% papermill={"duration": 0.16212, "end_time": "2026-11-22T12:07:44.111594+00:00", "exception": false, "start_time": "2026-11-22T12:07:43.949474+00:00", "status": "completed"}
+# %%
 ledger.save()
 show_provenance(ledger)

@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: -papermill,-execution,-ExecuteTime
 #     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -14,7 +15,7 @@
 #     name: python3
 # ---
 
-# %% [markdown] papermill={"duration": 0.004867, "end_time": "2026-11-24T18:43:02.277814+00:00", "exception": false, "start_time": "2026-11-24T18:43:02.272947+00:00", "status": "completed"}
+# %% [markdown]
 # # Principles of concept representation: B0/B0-WM, fine-tuned B1/B3/M1/B1-unified, layer-wise analysis
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/concepts/03-principles.ipynb)
@@ -44,13 +45,13 @@
 # machine is loaded).
 # all-mpnet-base-v2 is analysed frozen in notebook 04. Measured values and verdicts: closing note at the end.
 
-# %% papermill={"duration": 0.015916, "end_time": "2026-11-24T18:43:02.298038+00:00", "exception": false, "start_time": "2026-11-24T18:43:02.282122+00:00", "status": "completed"} tags=["parameters"]
+# %% tags=["parameters"]
 profile = "cpu"
 seeds = None
 n_rows = None
 steps = None
 
-# %% papermill={"duration": 4.066507, "end_time": "2026-11-24T18:43:06.382728+00:00", "exception": false, "start_time": "2026-11-24T18:43:02.316221+00:00", "status": "completed"}
+# %%
 import time
 import warnings
 
@@ -64,12 +65,13 @@ import torch
 import torch.nn.functional as F
 from IPython.display import display
 
-from companion import concepts as C
+from companion.papers.concepts import data as C
 from companion.encoders import load_encoder
 from companion.metrics.geometry import anisotropy, effective_rank
 from companion.metrics.retrieval import mrr, pair_roc_auc, recall_at_k
 from companion.profiles import settings
-from companion.readouts import CONDITIONS, LowerStates, TopLayerConceptModel, save_trained, train_concept_model
+from companion.encoders.states import LowerStates
+from companion.papers.concepts.readouts import CONDITIONS, TopLayerConceptModel, save_trained, train_concept_model
 from companion import stats
 from companion.results import Ledger, at_most, holds, not_testable, same_sign, show_provenance
 from companion.training import seed_everything
@@ -94,7 +96,7 @@ sns.set_theme(style="whitegrid", context="notebook")
 T0 = time.perf_counter()
 cfg
 
-# %% [markdown] papermill={"duration": 0.003722, "end_time": "2026-11-24T18:43:06.390666+00:00", "exception": false, "start_time": "2026-11-24T18:43:06.386944+00:00", "status": "completed"}
+# %% [markdown]
 # ## 1. Evaluation set and training rows
 #
 # In-domain test synsets (synset-level split, 10 %), one masked t2d row per synset (each candidate definition is
@@ -104,7 +106,7 @@ cfg
 # applies to each test definition (seed 0). Training rows: `n_train` random **train** synsets, each with its
 # masked definition, one syn pair of the same synset where it has one, and its hard negatives.
 
-# %% papermill={"duration": 1.400716, "end_time": "2026-11-24T18:43:07.795398+00:00", "exception": false, "start_time": "2026-11-24T18:43:06.394682+00:00", "status": "completed"}
+# %%
 data = C.load_concepts()
 split = C.in_domain_split(data, 0.1, seed=0)
 pool = C.t2d_subset(data, split.test, seed=0).drop_duplicates("sid").reset_index(drop=True)
@@ -120,19 +122,19 @@ print(f"eval: {len(ev)} concepts, {len(hn)} hard negatives, {len(texts)} texts; 
       f"{len(rows.texts())} texts")
 hn.groupby("rule").size().reindex(C.RULES).to_frame("test hard negatives")
 
-# %% papermill={"duration": 55.365966, "end_time": "2026-11-24T18:44:03.166011+00:00", "exception": false, "start_time": "2026-11-24T18:43:07.800045+00:00", "status": "completed"}
+# %%
 enc = load_encoder(cfg.model, pooling="mean", max_length=cfg.max_length)
 n_layers = enc._num_hidden_states() - 1
-lower = LowerStates(enc, start=n_layers - cfg.n_top)
+lower = LowerStates(enc, start=n_layers - cfg.n_top, means="all")
 t0 = time.perf_counter()
 lower.precompute(texts + rows.texts())
 precompute_s = time.perf_counter() - t0
 print(f"lower {lower.start} layers for {len(lower)} texts in {precompute_s:.1f} s ({len(lower) / precompute_s:.0f}/s)")
 
-# %% [markdown] papermill={"duration": 0.008374, "end_time": "2026-11-24T18:44:03.182631+00:00", "exception": false, "start_time": "2026-11-24T18:44:03.174257+00:00", "status": "completed"}
+# %% [markdown]
 # ## 2. Metrics
 
-# %% papermill={"duration": 3.482686, "end_time": "2026-11-24T18:44:06.673360+00:00", "exception": false, "start_time": "2026-11-24T18:44:03.190674+00:00", "status": "completed"}
+# %%
 row = {t: i for i, t in enumerate(texts)}
 terms, defs = ev["term"].tolist(), ev["masked"].tolist()
 same_term = ev["term"].to_numpy()[:, None] == ev["term"].to_numpy()[None, :]
@@ -171,7 +173,7 @@ paper_rows = {c: {"t2d R@10": pv.get((2, c, "t2d R@10")), "AUC negation": pv.get
 print("paper (mpnet, 768-d; App. H and §5.2, other cells not in the paper text):")
 pd.DataFrame(paper_rows).T
 
-# %% [markdown] papermill={"duration": 0.007797, "end_time": "2026-11-24T18:44:06.690462+00:00", "exception": false, "start_time": "2026-11-24T18:44:06.682665+00:00", "status": "completed"}
+# %% [markdown]
 # ## 3. Fine-tuning B1, B3, M1, B1-unified (M2, M3)
 #
 # Every condition starts from the same frozen MiniLM, trains the top `n_top` layer(s) and its readout with the
@@ -180,7 +182,7 @@ pd.DataFrame(paper_rows).T
 # weights and the gate are in the readout's parameter group at 5× LR. `extra_conditions` (M2, M3) run with the
 # first seed only.
 
-# %% papermill={"duration": 484.617005, "end_time": "2026-11-24T18:52:11.315833+00:00", "exception": false, "start_time": "2026-11-24T18:44:06.698828+00:00", "status": "completed"}
+# %%
 recipe_common = dict(model=cfg.model, max_length=cfg.max_length, n_top=cfg.n_top, k=cfg.k, batch=cfg.batch,
                      lr=cfg.lr, pooling_lr_mult=cfg.pooling_lr_mult, layer_decay=cfg.layer_decay, tau=cfg.tau,
                      warmup_frac=cfg.warmup_frac, steps=cfg.steps, n_train=cfg.n_train, split_seed=0, rows_seed=0,
@@ -217,10 +219,10 @@ print(f"mean over seeds {cfg.seeds}; learned layer weights (hidden states {n_lay
       {f"{k[0]} s{k[1]}": v.tolist() for k, v in weights.items()})
 summary.round(3)
 
-# %% [markdown] papermill={"duration": 0.130973, "end_time": "2026-11-24T18:52:11.577844+00:00", "exception": false, "start_time": "2026-11-24T18:52:11.446871+00:00", "status": "completed"}
+# %% [markdown]
 # ## 4. Layer-wise MRR and anisotropy (Fig 3) and anisotropy vs effective rank (Fig 5)
 
-# %% papermill={"duration": 0.630231, "end_time": "2026-11-24T18:52:12.338371+00:00", "exception": false, "start_time": "2026-11-24T18:52:11.708140+00:00", "status": "completed"}
+# %%
 layer_rows = table.loc[[f"layer {i}" for i in range(L.shape[1])]]
 fig, axes = plt.subplots(1, 3, figsize=(16, 4))
 axes[0].plot(range(L.shape[1]), layer_rows["t2d MRR"], "o-", label="t2d MRR (frozen)")
@@ -246,7 +248,7 @@ axes[2].legend(fontsize=7)
 fig.tight_layout()
 fig_path = ledger.savefig(fig, "fig3-fig5-layerwise-and-geometry")
 
-# %% papermill={"duration": 0.508871, "end_time": "2026-11-24T18:52:13.244607+00:00", "exception": false, "start_time": "2026-11-24T18:52:12.735736+00:00", "status": "completed"}
+# %%
 fig, ax = plt.subplots(figsize=(6, 4))
 for name in ["B0", "B0-WM", "B1", "B3", "M1"]:
     if ((11, name, "anisotropy") in pv.index) and (name in table.index or name in mean_ft.index):
@@ -258,7 +260,7 @@ ax.legend(fontsize=7)
 fig.tight_layout()
 fig_path = ledger.savefig(fig, "fig5-paper-table11")
 
-# %% papermill={"duration": 1.274174, "end_time": "2026-11-24T18:52:14.740268+00:00", "exception": false, "start_time": "2026-11-24T18:52:13.466094+00:00", "status": "completed"}
+# %%
 show = ["t2d R@10", "AUC negation", "AUC type_swap", "pair AUC", "anisotropy", "effective rank"]
 fig, axes = plt.subplots(1, len(show), figsize=(20, 3.6))
 order = ["B0", "B0-WM"] + list(mean_ft.index)
@@ -272,7 +274,7 @@ fig.suptitle(f"Top-{cfg.n_top}-layer fine-tuning, {cfg.steps} steps x batch {cfg
 fig.tight_layout()
 fig_path = ledger.savefig(fig, "fig-conditions")
 
-# %% [markdown] papermill={"duration": 0.142762, "end_time": "2026-11-24T18:52:15.040607+00:00", "exception": false, "start_time": "2026-11-24T18:52:14.897845+00:00", "status": "completed"}
+# %% [markdown]
 # ## 5. Claims: the paper's differences against ours, paired over seeds
 #
 # Every fine-tuned comparison pairs the conditions seed by seed (same batches) and goes through `companion.stats`:
@@ -284,7 +286,7 @@ fig_path = ledger.savefig(fig, "fig-conditions")
 # cosine of 10,000 random pairs; exp entropy of the normalised singular values), the definitions of the paper's
 # numbers.
 
-# %% papermill={"duration": 0.266742, "end_time": "2026-11-24T18:52:15.439398+00:00", "exception": false, "start_time": "2026-11-24T18:52:15.172656+00:00", "status": "completed"}
+# %%
 REGIME_FT = (f"top {cfg.n_top} of the 6 layers of all-MiniLM-L6-v2 fine-tuned for {cfg.steps} steps x batch "
              f"{cfg.batch} on {len(rows)} WordNet synsets; the paper fine-tunes all of all-mpnet-base-v2 for 8k steps "
              "on 3.3M WordNet/Wiktionary pairs")
@@ -472,9 +474,9 @@ print(f"notebook wall time so far {time.perf_counter() - T0:.0f} s; per conditio
 # already at 0.477). The learned layer weights of B3/M1 moved little (last layer 0.28, others 0.24). B2 ([CLS]) and
 # the K = 6 window were not run.
 
-# %% papermill={"duration": 0.263527, "end_time": "2026-11-24T18:52:16.119122+00:00", "exception": false, "start_time": "2026-11-24T18:52:15.855595+00:00", "status": "completed"}
+# %%
 ledger.table()
 
-# %% papermill={"duration": 0.27299, "end_time": "2026-11-24T18:52:16.612604+00:00", "exception": false, "start_time": "2026-11-24T18:52:16.339614+00:00", "status": "completed"}
+# %%
 ledger.save()
 show_provenance(ledger)

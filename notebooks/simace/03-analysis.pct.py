@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: -papermill,-execution,-ExecuteTime
 #     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -21,6 +22,7 @@
 #
 # **Paper.** Y. H. Jeong, M. Han, D.-K. Chae, *A Simple Angle-based Approach for Contrastive Learning of
 # Unsupervised Sentence Representation* (SimACE), Findings of EMNLP 2024 (anthology 2024.findings-emnlp.318).
+#
 # **Reproduces, at CPU scale,** Table 14 (margin m ∈ {10°, 0°, −10°}) with the temperature τ ∈ {0.05, 0.06, 0.07},
 # and §5's Figs. 2–9: PCA of 1000 Wikipedia sentences (Fig. 2), the alignment–uniformity plane coloured by STS
 # average (Fig. 3), positive and negative angles during training (Fig. 4; Fig. 7 for τ), pairwise-angle histograms
@@ -64,33 +66,27 @@ from tqdm import tqdm
 
 from companion import stats
 from companion.data import load_wiki
-from companion.encoders import load_encoder, tiny_encoder
-from companion.losses.simace import run_dropout_views
+from companion.encoders import load_encoder
+from companion.papers.simace.runs import run_dropout_views
 from companion.metrics.geometry import anisotropy, effective_rank, pairwise_angles
+from companion.papers.simace import MAIN, run_cache, run_settings, sts_key
 from companion.profiles import settings
 from companion.results import Ledger, show_provenance
-from companion.settings import REPO_ROOT, cache_dir
-from companion.upper import UpperEncoder, evaluate_pairs, sts_pairs_subset
+from companion.settings import REPO_ROOT
+from companion.encoders.upper import UpperEncoder
+from companion.sts import score_pairs, sts_pairs_subset
 
-# the first block MUST match 02-sts-experiments (the cached runs are keyed by these settings)
-cfg = settings(profile,
-               smoke=dict(seeds=[0], steps=2, batch_size=8, model="tiny-bert", n_top=1, n_pairs=8, n_dev=40,
-                          lr=1e-4, eval_every=1, threads=1, n_probe=8, ablation_seeds=[0], n_pca=40),
-               cpu=dict(seeds=[0, 1, 2, 3, 4], steps=30, batch_size=64, model="sentence-transformers/all-MiniLM-L6-v2",
-                        n_top=1, n_pairs=500, n_dev=None, lr=1e-4, eval_every=10, threads=1, n_probe=64,
-                        ablation_seeds=[0, 1, 2], n_pca=1000),
-               gpu=dict(seeds=[0, 1, 2, 3, 4], steps=15625, batch_size=64, model="bert-base-uncased", n_top=12,
-                        n_pairs=None, n_dev=None, lr=3e-5, eval_every=125, threads=None, n_probe=64,
-                        ablation_seeds=[0, 1, 2, 3, 4], n_pca=1000),
-               common=dict(dropout=0.1, pooling="cls", max_length=32, n_heldout=1000),
+# the run settings are 02-sts-experiments' own (companion.papers.simace): its cached runs are keyed by them
+cfg = settings(profile, **run_settings(smoke=dict(ablation_seeds=[0], n_pca=40),
+                                       cpu=dict(ablation_seeds=[0, 1, 2], n_pca=1000),
+                                       gpu=dict(ablation_seeds=[0, 1, 2, 3, 4], n_pca=1000)),
                overrides=dict(seeds=seeds, steps=steps))
 if cfg.threads:
     torch.set_num_threads(cfg.threads)
-MAIN = {"SimCSE": ("simcse", 0.05, 0.0), "ArcCon": ("arccon", 0.05, 10.0), "SimACE": ("simace", 0.06, 10.0)}
 ABLATION = {"SimACE m=0°": ("simace", 0.06, 0.0), "SimACE m=-10°": ("simace", 0.06, -10.0),
             "SimACE τ=0.05": ("simace", 0.05, 10.0), "SimACE τ=0.07": ("simace", 0.07, 10.0)}
-RUN_CACHE = cache_dir() / "simace" / "runs" / cfg.profile
-STS_KEY = f"7-set STS test, n_pairs={cfg.n_pairs}, subset seed 0"
+RUN_CACHE = run_cache(cfg.profile)
+STS_KEY = sts_key(cfg.n_pairs)
 ledger = Ledger("simace", "03-analysis", profile=cfg.profile, seeds=cfg.seeds)
 sns.set_theme(style="whitegrid", context="notebook")
 DATA = REPO_ROOT / "data" / "simace"
@@ -101,10 +97,7 @@ cfg
 
 # %%
 t0 = time.perf_counter()
-if cfg.model == "tiny-bert":
-    encoder = tiny_encoder("bert", pooling=cfg.pooling, max_length=cfg.max_length)
-else:
-    encoder = load_encoder(cfg.model, pooling=cfg.pooling, max_length=cfg.max_length)
+encoder = load_encoder(cfg.model, pooling=cfg.pooling, max_length=cfg.max_length)  # smoke: a random tiny BERT
 base = UpperEncoder(encoder, n_top=cfg.n_top, pooling=cfg.pooling, dropout=cfg.dropout, cache=True)
 wiki = list(load_wiki()["text"])
 train_texts, heldout = wiki[: len(wiki) - cfg.n_heldout], wiki[len(wiki) - cfg.n_heldout:]
@@ -114,7 +107,7 @@ pairs = sts_pairs_subset(cfg.n_pairs, seed=0)
 dev = sts_pairs_subset(cfg.n_dev, seed=0, sets=["STS-B"], split="dev")["STS-B"]
 base.precompute([t for s1, s2, _ in pairs.values() for t in (*s1, *s2)] + dev[0] + dev[1] + heldout)
 base.eval()
-pre_scores = evaluate_pairs(base.encode, pairs)
+pre_scores = score_pairs(base.encode, pairs, average=True)
 print(f"{base.extra_repr()}; setup {time.perf_counter() - t0:.0f} s")
 
 # %% [markdown]
@@ -125,7 +118,7 @@ def run(name, spec, seed):
     objective, tau, margin = spec
     return run_dropout_views(base, train_texts, objective, tau, margin, cfg.steps, cfg.batch_size, cfg.lr, seed,
                              dev=dev, eval_every=cfg.eval_every, probe=probe, cache=str(RUN_CACHE), reuse=True,
-                             score_fn=lambda model: evaluate_pairs(model.encode, pairs), score_key=STS_KEY,
+                             score_fn=lambda model: score_pairs(model.encode, pairs, average=True), score_key=STS_KEY,
                              desc=f"{name} seed {seed}", progress=False)  # progress bars do not enter the cache key
 
 

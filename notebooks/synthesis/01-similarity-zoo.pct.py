@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: -papermill,-execution,-ExecuteTime
 #     formats: ipynb,.pct.py:percent
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
@@ -28,12 +29,12 @@
 # claims below are each paper's headline ordering *as it transfers* to this setup, with criteria of our own.
 #
 # **One setup** = one backbone (all-MiniLM-L6-v2, its native mean pooling), one trainable part (the top transformer
-# layer, `companion.upper.UpperEncoder`, over cached lower-layer states; no MLP pooler), one budget (the same steps,
+# layer, `companion.encoders.upper.UpperEncoder`, over cached lower-layer states; no MLP pooler), one budget (the same steps,
 # batch size, AdamW learning rate and linear decay, the same seeds) and one evaluation suite
-# (`companion.zoo.evaluate`: STS on seven sets, alignment/uniformity, anisotropy, effective rank, V-Measure and CD-r
+# (`companion.papers.synthesis.zoo.evaluate`: STS on seven sets, alignment/uniformity, anisotropy, effective rank, V-Measure and CD-r
 # on the Emolit test split). Each objective trains on its **natural data**: dropout views of the mirrored Wikipedia
 # sentences (SimCSE, SimACE, ArcCon), graded STS-B train pairs (CoSENT, AnglE), Emolit labels (SupCon, Soft SupCon,
-# CircularCSE; class-balanced batches). This notebook adds no loss code: `companion.zoo` only calls the companion's
+# CircularCSE; class-balanced batches). This notebook adds no loss code: `companion.papers.synthesis.zoo` only calls the companion's
 # losses and metrics.
 #
 # **Verdicts** (cpu profile, seeds 0–2, computed in §6; all *beyond the papers*). On an already contrastively
@@ -66,19 +67,21 @@ import torch
 from IPython.display import display
 from tqdm.auto import tqdm
 
-from companion import stats, zoo
+from companion import stats
+from companion.papers.synthesis import zoo
 from companion.data import load_emolit, load_stsb, load_wiki
-from companion.encoders import load_encoder, tiny_encoder
+from companion.encoders import load_encoder
 from companion.losses.weighted import soft_supcon_beta
-from companion.pairs import PairData
+from companion.papers.angle.pairs import PairData
 from companion.profiles import settings
 from companion.results import Ledger, show_provenance
 from companion.training import seed_everything, train
-from companion.upper import UpperEncoder, sts_pairs_subset
+from companion.encoders.upper import UpperEncoder
+from companion.sts import sts_pairs_subset
 
 T0, C0 = time.perf_counter(), time.process_time()
 cfg = settings(profile,
-               smoke=dict(seeds=[0], steps=2, batch_size=24, model="tiny", n_top=1, n_pairs=8, n_dev=16,
+               smoke=dict(seeds=[0], steps=2, batch_size=24, model="tiny-bert", n_top=1, n_pairs=8, n_dev=16,
                           n_sample=24, emolit_per_label=3, max_length=32, eval_max_length=32),
                cpu=dict(seeds=[0, 1, 2], steps=30, batch_size=48, model="sentence-transformers/all-MiniLM-L6-v2",
                         n_top=1, n_pairs=150, n_dev=None, n_sample=1000, emolit_per_label=None, max_length=32,
@@ -143,12 +146,8 @@ pd.DataFrame({"what": ["STS pairs per set", "STS sets", "alignment pairs (STS-B 
 
 # %%
 t0 = time.perf_counter()
-if cfg.model == "tiny":
-    train_encoder = tiny_encoder("bert", pooling=cfg.pooling, max_length=cfg.max_length)
-    eval_encoder = train_encoder
-else:
-    train_encoder = load_encoder(cfg.model, pooling=cfg.pooling, max_length=cfg.max_length)
-    eval_encoder = load_encoder(cfg.model, pooling=cfg.pooling, max_length=cfg.eval_max_length)
+train_encoder = load_encoder(cfg.model, pooling=cfg.pooling, max_length=cfg.max_length)  # smoke: a random tiny BERT
+eval_encoder = load_encoder(cfg.model, pooling=cfg.pooling, max_length=cfg.eval_max_length)
 base = UpperEncoder(train_encoder, n_top=cfg.n_top, pooling=cfg.pooling, dropout=cfg.dropout, cache=True)
 evaluator = UpperEncoder(eval_encoder, n_top=cfg.n_top, pooling=cfg.pooling, dropout=cfg.dropout, cache=True)
 # the texts every run will embed: the first `steps` batches of each data kind and seed (the same for all objectives)

@@ -1,0 +1,81 @@
+"""The papers this companion reproduces, and everything specific to each one.
+
+:data:`REGISTRY` is the one list of papers (id, title, reference, notebook folder, paper text) that the ledger, the
+runner, the source checks, the site and the README table read. Each paper's own code lives in a subpackage
+``companion.papers.<module>`` (heads and ECM for the circumplex paper, dropout-view runs for SimACE, pair
+experiments for AnglE, free-embedding geometry for weighted contrastive learning, WordNet and readouts for the
+concept paper, the similarity zoo for the synthesis notebooks); the losses stay in :mod:`companion.losses`, one
+module per paper.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One entry of the registry.
+
+    ``id`` names the ledger folder ``results/<id>/``, the data folder ``data/<id>/`` and the claim ids' prefix;
+    ``folder`` is the notebook folder under ``notebooks/``; ``text`` the paper's plain text in the papers folder
+    (``None`` for the project's own baseline and synthesis notebooks, which reproduce no single paper).
+    """
+
+    id: str
+    title: str
+    reference: str
+    url: str
+    folder: str
+    text: str | None = None
+
+    @property
+    def reproduced(self) -> bool:
+        """Whether the entry is a paper with its own text (its notebooks must name the section they reproduce)."""
+        return self.text is not None
+
+    @property
+    def module(self) -> str:
+        """The paper's subpackage name (``weighted-cl`` -> ``weighted_cl``)."""
+        return self.id.replace("-", "_")
+
+
+REGISTRY: tuple[Paper, ...] = (
+    Paper("baselines", "Baselines", "all-MiniLM-L6-v2 zero-shot (Reimers & Gurevych 2019)",
+          "https://arxiv.org/abs/1908.10084", "00-baselines"),
+    Paper("circumplex", "Circumplex of affect",
+          "Yamauchi & Aizawa, Mapping the Circumplex of Affect, ACL 2026 (2026.acl-long.772; an earlier version is "
+          "arXiv 2601.06575)", "https://aclanthology.org/2026.acl-long.772", "circumplex", "circumplex.txt"),
+    Paper("simace", "SimACE",
+          "A Simple Angle-based Approach for Contrastive Learning of Unsupervised Sentence Representation "
+          "(anonymous ACL submission; Findings of EMNLP 2024, 2024.findings-emnlp.318)",
+          "https://aclanthology.org/2024.findings-emnlp.318", "simace", "simace.txt"),
+    Paper("weighted-cl", "Weighted CL as distance geometry",
+          "Vock, Duchesnay & Dufumier, A Unified Geometric Framework for Weighted Contrastive Learning, "
+          "arXiv 2605.13943", "https://arxiv.org/abs/2605.13943", "weighted-cl", "weighted-cl.txt"),
+    Paper("concepts", "Principles of concept representation",
+          "Mohr, Dujany, Souquet & Freitas, Principles of Concept Representation in Sentence Encoders, "
+          "arXiv 2606.06994", "https://arxiv.org/abs/2606.06994", "concepts", "concepts.txt"),
+    Paper("angle", "AnglE", "Li & Li, AnglE: Angle-optimized Text Embeddings, arXiv 2309.12871",
+          "https://arxiv.org/abs/2309.12871", "angle", "angle.txt"),
+    Paper("synthesis", "Synthesis", "cross-paper comparisons and the errata", "", "synthesis"),
+)
+
+BY_ID: dict[str, Paper] = {p.id: p for p in REGISTRY}
+#: every ledger owner, in site order
+IDS: tuple[str, ...] = tuple(p.id for p in REGISTRY)
+#: the five papers with a text (source checks, coverage maps, section references)
+REPRODUCED: tuple[str, ...] = tuple(p.id for p in REGISTRY if p.reproduced)
+
+
+def paper(paper_id: str) -> Paper:
+    """The registry entry of ``paper_id`` (one clear error for an unknown id)."""
+    try:
+        return BY_ID[paper_id]
+    except KeyError:
+        raise ValueError(f"Unknown paper {paper_id!r}; choose one of {', '.join(IDS)}.") from None
+
+
+def by_folder(folder: str) -> Paper | None:
+    """The entry whose notebook folder is ``folder`` (``None`` if none)."""
+    return next((p for p in REGISTRY if p.folder == folder), None)

@@ -1,0 +1,134 @@
+"""The circumplex paper's experiment data and its idealised free-vector setting (paper App. I).
+
+Label-balanced Emolit / GoEmotions / EmoBank samples for the head experiments, and free unit vectors optimised
+directly under a loss of :mod:`companion.losses.circumplex`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from companion.losses.circumplex import ECM_LABELS, GOEMOTIONS_ECM_LABELS
+
+
+def balanced_split(labels: Sequence[str], keep: Sequence[str], n_train: int, n_test: int, seed: int = 0
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices of a label-balanced train/test sample: ``n_train`` + ``n_test`` rows of every label in
+    ``keep``, drawn without replacement with ``seed``. Raises if a label has too few rows (naming it)."""
+    labels = np.asarray(labels, dtype=object)
+    rng = np.random.default_rng(seed)
+    train, test = [], []
+    for name in keep:
+        rows = np.flatnonzero(labels == name)
+        if len(rows) < n_train + n_test:
+            raise ValueError(f"label {name!r} has {len(rows)} rows, fewer than {n_train} + {n_test} requested.")
+        rows = rng.permutation(rows)
+        train.append(rows[:n_train])
+        test.append(rows[n_train:n_train + n_test])
+    return np.concatenate(train), np.concatenate(test)
+
+
+# ------------------------------------------------------------------------------------------ experiment data
+def goemotions_single_label(labels: Sequence[str] | None = None):
+    """GoEmotions comments (train + dev + test pooled) that carry exactly ONE label, as a DataFrame with
+    ``text``, ``label``, ``split``; optionally only the given label names."""
+    import pandas as pd
+
+    from companion.data import load_goemotions
+
+    frames = []
+    for split in ("train", "dev", "test"):
+        ds = load_goemotions(split)
+        # materialise each column once as a list ([:]); with datasets >= 4 ds["text"] is a lazy Column whose
+        # per-row indexing goes through Arrow on every access (90k accesses took ~25 s)
+        names, texts = ds["label_names"][:], ds["text"][:]
+        one = [i for i, x in enumerate(names) if len(x) == 1]
+        frames.append(pd.DataFrame({"text": [texts[i] for i in one], "label": [names[i][0] for i in one],
+                                    "split": split}))
+    df = pd.concat(frames, ignore_index=True)
+    if labels is not None:
+        df = df[df["label"].isin(list(labels))].reset_index(drop=True)
+    return df
+
+
+def goemotions_standin(n_train: int = 450, n_test: int = 100, seed: int = 42, min_train: int = 50):
+    """The 9-label GoEmotions stand-in for SuperEmotion's GoEmotions part (circumplex paper Table 4):
+    single-label comments of :data:`GOEMOTIONS_ECM_LABELS`, ``n_train`` / ``n_test`` per label drawn with ``seed``
+    from train+dev+test pooled. A label with fewer than ``n_train + n_test`` comments (only *relief*: 103) keeps
+    30% of its comments for test and the rest for training. Returns ``(train_df, test_df)``."""
+    df = goemotions_single_label(GOEMOTIONS_ECM_LABELS)
+    rng = np.random.default_rng(seed)
+    train, test = [], []
+    for name in GOEMOTIONS_ECM_LABELS:
+        rows = rng.permutation(np.flatnonzero(df["label"].to_numpy() == name))
+        if len(rows) >= n_train + n_test:
+            n_te, n_tr = n_test, n_train
+        else:
+            n_te = int(round(0.3 * len(rows)))
+            n_tr = len(rows) - n_te
+            if n_tr < min_train:
+                raise ValueError(f"label {name!r} has only {len(rows)} single-label comments.")
+        test.append(rows[:n_te])
+        train.append(rows[n_te:n_te + n_tr])
+    pick = lambda parts: df.iloc[np.concatenate(parts)].reset_index(drop=True)  # noqa: E731
+    return pick(train), pick(test)
+
+
+def emolit_frames():
+    """Emolit-12 train (6000) and test (1200) as DataFrames with ``text`` and ``label``."""
+    import pandas as pd
+
+    from companion.data import load_emolit
+
+    out = []
+    for split in ("train", "test"):
+        ds = load_emolit(split)
+        out.append(pd.DataFrame({"text": ds["text"][:], "label": ds["label"][:]}))  # [:]: one Arrow call
+    return tuple(out)
+
+
+def optimise_free_vectors(loss, labels, dim: int, steps: int, lr: float = 0.05, seed: int = 0,
+                          dtype: torch.dtype = torch.float64, progress: bool = False):
+    """Optimise free unit vectors (no model) with ``loss(emb, labels)`` — paper App. I's idealised setting.
+
+    One free vector per row of ``labels``, initialised i.i.d. Gaussian (then normalised inside the loss), full
+    batch, Adam. Returns ``(unit embeddings (N x dim, float64), loss history (list of floats))``."""
+    from tqdm.auto import tqdm
+
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.randn(len(labels), dim, generator=gen, dtype=dtype).requires_grad_(True)
+    opt = torch.optim.Adam([x], lr=lr)
+    history = []
+    for _ in tqdm(range(steps), disable=not progress, leave=False, desc="free vectors"):
+        value = loss(x, labels)
+        opt.zero_grad()
+        value.backward()
+        opt.step()
+        history.append(float(value.detach()))
+    return F.normalize(x.detach().double(), dim=1), history
+
+
+def goemotions_other_labels(n_per_label: int = 20, seed: int = 42, exclude_neutral: bool = True):
+    """Single-label GoEmotions comments of the labels that are NOT on the ECM (the paper's Fig. 7 setting:
+    place unseen emotions relative to the learned circle): ``n_per_label`` per label (all if fewer), seeded."""
+    df = goemotions_single_label()
+    keep = [x for x in sorted(set(df["label"])) if x not in ECM_LABELS and not (exclude_neutral and x == "neutral")]
+    rng = np.random.default_rng(seed)
+    rows = []
+    for name in keep:
+        idx = rng.permutation(np.flatnonzero(df["label"].to_numpy() == name))[:n_per_label]
+        rows.append(idx)
+    return df.iloc[np.concatenate(rows)].reset_index(drop=True)
+
+
+def emobank_sample(n: int = 500, seed: int = 42, split: str = "test"):
+    """``n`` EmoBank sentences of ``split`` (seeded sample) with their Valence/Arousal/Dominance ratings."""
+    from companion.data import load_emobank
+
+    df = load_emobank(split)
+    idx = np.sort(np.random.default_rng(seed).permutation(len(df))[: min(n, len(df))])
+    return df.iloc[idx].reset_index(drop=True)

@@ -1,0 +1,321 @@
+r"""Transformer "heads" appended to a (frozen) text encoder — circumplex paper (Yamauchi & Aizawa, ACL 2026) §3.1.
+
+Both heads take the backbone's token states ``h'' (B x T x d)`` and a padding mask and return the sentence
+embedding :math:`e = \mathrm{Norm}(\mathrm{Pooling}(h))` (unit norm; pooling ``mean`` / ``cls`` / ``last``).
+
+* :class:`GPTHead` (paper Eq. 1 / 12): a pre-norm block without biases,
+  :math:`h' = h'' + \mathrm{ATTN}(\mathrm{RMSNorm}(h''))`, :math:`h = h' + \mathrm{MLP}(\mathrm{RMSNorm}(h'))`,
+  :math:`\mathrm{MLP}(x) = (\mathrm{SiLU}(xW_u) \odot xW_v)W_o`; bidirectional multi-head attention with a
+  key-padding mask.
+* :class:`NGPTHead` (Loshchilov et al. 2025, nGPT; paper Eq. 2 / 18–20): everything lives on the unit sphere,
+  :math:`h' = \mathrm{Norm}((1-|\alpha_A|)\odot\mathrm{Norm}(h'') + |\alpha_A|\odot\mathrm{Norm}(\mathrm{ATTN}(h'')))`,
+  :math:`h = \mathrm{Norm}((1-|\alpha_M|)\odot\mathrm{Norm}(h') + |\alpha_M|\odot\mathrm{Norm}(\mathrm{MLP}(h')))`
+  with learnable :math:`\alpha_A, \alpha_M \in \mathbb R^d` (init 0.05); q and k are L2-normalised per head and
+  scaled by a learnable :math:`s_{qk}` (init 1); the softmax scale is :math:`\sqrt{d_{head}}`; the MLP uses
+  :math:`u = xW_u \odot s_u`, :math:`v = xW_v \odot s_v\sqrt d` (init 1) and :math:`(u \odot \mathrm{SiLU}(v))W_o`
+  (nGPT's convention: the :math:`\sqrt d`-scaled branch goes through SiLU); :math:`d_{MLP} = 4d`.
+  **Every weight matrix is re-normalised along the embedding dimension at construction and after every optimiser
+  step**: call :meth:`NGPTHead.normalize_weights` (pass it as ``after_step`` to
+  :func:`companion.training.train`). Train it without weight decay and without warm-up.
+
+Training a head on cached backbone states (the frozen-backbone setting of this companion) uses
+:class:`~companion.encoders.states.PackedStates` (token states stored once, packed, float16) and :func:`train_head`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from companion._checks import check_finite
+from companion.encoders import pool
+from companion.encoders.states import PackedStates, cached_token_states
+
+HEAD_POOLINGS = ("mean", "cls", "last")
+
+
+def _check_states(states: torch.Tensor, mask: torch.Tensor | None, dim: int) -> torch.Tensor:
+    if not isinstance(states, torch.Tensor) or states.dim() != 3:
+        raise ValueError(f"token states must be a B x T x d tensor, got "
+                         f"{tuple(states.shape) if isinstance(states, torch.Tensor) else type(states).__name__}.")
+    if states.shape[-1] != dim:
+        raise ValueError(f"token states have width {states.shape[-1]}, the head expects {dim}.")
+    check_finite(states, "token states")
+    if mask is None:
+        return torch.ones(states.shape[:2], dtype=torch.bool, device=states.device)
+    if mask.shape != states.shape[:2]:
+        raise ValueError(f"mask has shape {tuple(mask.shape)}, expected {tuple(states.shape[:2])}.")
+    mask = mask.to(torch.bool)
+    if not bool(mask.any(dim=1).all()):
+        raise ValueError("every row of the mask needs at least one real token.")
+    return mask
+
+
+class _Attention(nn.Module):
+    """Bidirectional multi-head self-attention without biases; ``normalized`` adds nGPT's q/k normalisation."""
+
+    def __init__(self, dim: int, n_heads: int, normalized: bool = False):
+        super().__init__()
+        if dim % n_heads:
+            raise ValueError(f"dim {dim} is not divisible by n_heads {n_heads}.")
+        self.n_heads, self.d_head, self.normalized = n_heads, dim // n_heads, normalized
+        self.q = nn.Linear(dim, dim, bias=False)
+        self.k = nn.Linear(dim, dim, bias=False)
+        self.v = nn.Linear(dim, dim, bias=False)
+        self.o = nn.Linear(dim, dim, bias=False)
+        if normalized:
+            self.s_qk = nn.Parameter(torch.ones(n_heads, self.d_head))
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        B, T, d = x.shape
+        H, dh = self.n_heads, self.d_head
+        q, k, v = (lin(x).view(B, T, H, dh).transpose(1, 2) for lin in (self.q, self.k, self.v))
+        if self.normalized:
+            s = self.s_qk.view(1, H, 1, dh)
+            q = F.normalize(q, dim=-1) * s
+            k = F.normalize(k, dim=-1) * s
+            scale = math.sqrt(dh)  # nGPT: sqrt(d_head), not 1/sqrt(d_head)
+        else:
+            scale = 1.0 / math.sqrt(dh)
+        attn_mask = mask[:, None, None, :]  # key padding mask, broadcast over heads and queries
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, scale=scale)
+        return self.o(out.transpose(1, 2).reshape(B, T, d))
+
+
+class _MLP(nn.Module):
+    """Gated SiLU MLP without biases. GPT: (SiLU(xW_u) ⊙ xW_v)W_o. nGPT: u ⊙ SiLU(v) with scaled u, v."""
+
+    def __init__(self, dim: int, hidden: int, normalized: bool = False):
+        super().__init__()
+        self.u = nn.Linear(dim, hidden, bias=False)
+        self.v = nn.Linear(dim, hidden, bias=False)
+        self.o = nn.Linear(hidden, dim, bias=False)
+        self.normalized, self.dim = normalized, dim
+        if normalized:
+            self.s_u = nn.Parameter(torch.ones(hidden))
+            self.s_v = nn.Parameter(torch.ones(hidden))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.normalized:
+            u = self.u(x) * self.s_u
+            v = self.v(x) * (self.s_v * math.sqrt(self.dim))
+            return self.o(u * F.silu(v))
+        return self.o(F.silu(self.u(x)) * self.v(x))
+
+
+def _on_tokens(fn: Callable[[torch.Tensor], torch.Tensor], h: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Apply a position-wise ``fn`` to the real tokens only (padding stays 0): the MLP is most of the compute and
+    batches of sentences carry a lot of padding."""
+    out = h.new_zeros(h.shape)
+    out[mask] = fn(h[mask])
+    return out
+
+
+class _Head(nn.Module):
+    def __init__(self, dim: int, pooling: str):
+        super().__init__()
+        if pooling not in HEAD_POOLINGS:
+            raise ValueError(f"Unknown head pooling {pooling!r}; choose one of {', '.join(HEAD_POOLINGS)}.")
+        if not isinstance(dim, int) or dim <= 0:
+            raise ValueError(f"dim must be a positive int, got {dim!r}.")
+        self.dim, self.pooling = dim, pooling
+
+    def blocks(self, h: torch.Tensor, mask: torch.Tensor) -> dict[str, torch.Tensor]:  # pragma: no cover
+        raise NotImplementedError
+
+    def forward(self, states: torch.Tensor, mask: torch.Tensor | None = None, return_stages: bool = False):
+        """Unit sentence embeddings ``B x d``; with ``return_stages`` also a dict of *pooled* (un-normalised)
+        internal representations: ``input``, ``attn_out``, ``after_attn`` (first residual), ``mlp_out``,
+        ``output`` (second residual)."""
+        mask = _check_states(states, mask, self.dim)
+        stages = self.blocks(states, mask)
+        emb = F.normalize(pool(stages["output"], mask, self.pooling), dim=-1)
+        if not return_stages:
+            return emb
+        return emb, {name: pool(t, mask, self.pooling) for name, t in stages.items()}
+
+
+class GPTHead(_Head):
+    """One pre-RMSNorm Transformer block (paper Eq. 1/12) + pooling + L2 norm. See the module docstring."""
+
+    def __init__(self, dim: int = 384, n_heads: int = 12, mlp_ratio: float = 4.0, pooling: str = "mean"):
+        super().__init__(dim, pooling)
+        self.norm_attn = nn.RMSNorm(dim, eps=1e-6)
+        self.attn = _Attention(dim, n_heads)
+        self.norm_mlp = nn.RMSNorm(dim, eps=1e-6)
+        self.mlp = _MLP(dim, int(mlp_ratio * dim))
+
+    def blocks(self, h, mask):
+        a = self.attn(self.norm_attn(h), mask)
+        h1 = h + a
+        m = _on_tokens(lambda t: self.mlp(self.norm_mlp(t)), h1, mask)
+        return {"input": h, "attn_out": a, "after_attn": h1, "mlp_out": m, "output": h1 + m}
+
+
+class NGPTHead(_Head):
+    """One normalised-Transformer (nGPT) block (paper Eq. 2/18–20) + pooling + L2 norm.
+
+    Call :meth:`normalize_weights` after every optimiser step (``train(..., after_step=head.normalize_weights)``);
+    it is also called once here, at construction.
+    """
+
+    def __init__(self, dim: int = 384, n_heads: int = 12, mlp_ratio: float = 4.0, pooling: str = "mean",
+                 alpha_init: float = 0.05):
+        super().__init__(dim, pooling)
+        self.attn = _Attention(dim, n_heads, normalized=True)
+        self.mlp = _MLP(dim, int(mlp_ratio * dim), normalized=True)
+        self.alpha_attn = nn.Parameter(torch.full((dim,), float(alpha_init)))
+        self.alpha_mlp = nn.Parameter(torch.full((dim,), float(alpha_init)))
+        self.normalize_weights()
+
+    def matrices(self) -> list[tuple[str, nn.Linear, int]]:
+        """(name, layer, dim) of every weight matrix and the weight dimension that is the embedding dimension:
+        input projections (d -> ·) have it as dim 1 of ``weight``, output projections (· -> d) as dim 0."""
+        return [("attn.q", self.attn.q, 1), ("attn.k", self.attn.k, 1), ("attn.v", self.attn.v, 1),
+                ("attn.o", self.attn.o, 0), ("mlp.u", self.mlp.u, 1), ("mlp.v", self.mlp.v, 1),
+                ("mlp.o", self.mlp.o, 0)]
+
+    @torch.no_grad()
+    def normalize_weights(self) -> None:
+        """nGPT: re-normalise every weight matrix to unit L2 norm along its embedding dimension (in place)."""
+        for _, layer, dim in self.matrices():
+            layer.weight.copy_(F.normalize(layer.weight, dim=dim))
+
+    def blocks(self, h, mask):
+        x = F.normalize(h, dim=-1)
+        a = self.attn(x, mask)
+        aa = self.alpha_attn.abs()
+        h1 = F.normalize((1 - aa) * x + aa * F.normalize(a, dim=-1), dim=-1)
+        m = _on_tokens(self.mlp, h1, mask)
+        am = self.alpha_mlp.abs()
+        out = F.normalize((1 - am) * h1 + am * F.normalize(m, dim=-1), dim=-1)
+        return {"input": h, "attn_out": a, "after_attn": h1, "mlp_out": m, "output": out}
+
+
+HEADS = {"GPT": GPTHead, "nGPT": NGPTHead}
+
+
+def make_head(kind: str, dim: int = 384, **kwargs) -> _Head:
+    """``GPTHead`` or ``NGPTHead`` by name (``"GPT"`` / ``"nGPT"``)."""
+    if kind not in HEADS:
+        raise ValueError(f"Unknown head {kind!r}; choose one of {', '.join(HEADS)}.")
+    return HEADS[kind](dim, **kwargs)
+
+
+def pca_basis(states: PackedStates, dim: int, max_tokens: int = 100_000, seed: int = 0
+              ) -> tuple[torch.Tensor, torch.Tensor, float]:
+    """Top-``dim`` principal directions of the token states (a deterministic sample of at most ``max_tokens``
+    tokens): ``(basis d x dim, mean d, explained variance fraction)``."""
+    if not isinstance(dim, int) or not 0 < dim <= states.dim:
+        raise ValueError(f"dim must be an int in [1, {states.dim}], got {dim!r}.")
+    n = len(states.flat)
+    gen = torch.Generator().manual_seed(seed)
+    idx = torch.randperm(n, generator=gen)[:max_tokens] if n > max_tokens else torch.arange(n)
+    x = states.flat[idx].double()
+    mean = x.mean(0)
+    cov = (x - mean).T @ (x - mean) / (len(x) - 1)
+    vals, vecs = torch.linalg.eigh(cov)
+    vals, vecs = vals.flip(0), vecs.flip(1)
+    vecs = vecs * torch.where(vecs[vecs.abs().argmax(0), torch.arange(vecs.shape[1])] < 0, -1.0, 1.0)  # sign convention
+    return vecs[:, :dim].float(), mean.float(), float(vals[:dim].sum() / vals.sum())
+
+
+@torch.no_grad()
+def embed_with_head(head: _Head, states: PackedStates, batch_size: int = 256, return_stages: bool = False):
+    """Unit embeddings (N x d, float32) of every text in ``states`` (eval mode, batched); with ``return_stages``
+    also the pooled internal representations (dict of N x d)."""
+    was = head.training
+    head.eval()
+    embs, stages = [], {}
+    order = torch.argsort(states.lengths)  # similar lengths per batch: less padding
+    for start in range(0, len(states), batch_size):
+        idx = order[start:start + batch_size]
+        x, mask = states.batch(idx)
+        if return_stages:
+            e, st = head(x, mask, return_stages=True)
+            for k, v in st.items():
+                stages.setdefault(k, []).append(v)
+        else:
+            e = head(x, mask)
+        embs.append(e)
+    head.train(was)
+    inv = torch.empty_like(order)
+    inv[order] = torch.arange(len(order))
+    emb = torch.cat(embs)[inv]
+    if not return_stages:
+        return emb
+    return emb, {k: torch.cat(v)[inv] for k, v in stages.items()}
+
+
+def train_head(kind: str, loss_fn: Callable, states: PackedStates, labels: Sequence, *, steps: int,
+               batch_size: int = 128, lr: float = 5e-5, seed: int = 42, pooling: str = "mean",
+               progress: bool | None = None, desc: str | None = None, **head_kwargs):
+    """Train a fresh ``kind`` head (``"GPT"``/``"nGPT"``) on cached states with ``loss_fn(emb, labels)``.
+
+    AdamW with a constant LR (paper §4.1), no weight decay and no warm-up (nGPT's recipe, used for both heads),
+    no gradient clipping (the paper mentions none); batches are
+    shuffled with ``seed`` (same order for every loss and head); nGPT weights are re-normalised after every step.
+    Returns ``(head, TrainResult)``.
+    """
+    from companion.training import index_batches, seed_everything, train
+
+    if len(states) != len(labels):
+        raise ValueError(f"states and labels have different lengths: {len(states)} vs {len(labels)}.")
+    seed_everything(seed)
+    head = make_head(kind, states.dim, pooling=pooling, **head_kwargs)
+    labels = np.asarray(labels, dtype=object) if isinstance(labels[0], str) else torch.as_tensor(labels)
+    per_epoch = len(states) // batch_size
+    epochs = math.ceil(steps / max(per_epoch, 1)) + 1
+    batches = index_batches(len(states), batch_size, seed=seed, epochs=epochs)
+
+    def step_loss(idx):
+        x, mask = states.batch(idx)
+        y = list(labels[idx.numpy()]) if isinstance(labels, np.ndarray) else labels[idx]
+        return loss_fn(head(x, mask), y)
+
+    after = head.normalize_weights if isinstance(head, NGPTHead) else None
+    result = train(head, step_loss, batches, steps=steps, lr=lr, weight_decay=0.0, warmup_steps=0,
+                   schedule="constant", max_grad_norm=None, after_step=after, progress=progress,
+                   desc=desc or f"{kind} head")
+    return head, result
+
+
+def frozen_features(encoder, splits: dict[str, Sequence[str]], head_dim: int | None = None,
+                    max_tokens: int | None = None, fit_on: str = "train", seed: int = 0):
+    """Frozen-backbone inputs for head training: cached last-layer token states of every split, optionally cut
+    to ``max_tokens`` tokens and projected to ``head_dim`` by a PCA fitted on the ``fit_on`` split's tokens.
+    Returns ``(features by split, pretrained sentence embeddings by split, info dict)``; the pretrained
+    embeddings are the backbone's own mean pooling of the full (un-truncated, un-projected) states."""
+    raw = {name: cached_token_states(encoder, list(texts)) for name, texts in splits.items()}
+    pretrained = {name: p.mean_pooled() for name, p in raw.items()}
+    feats = {name: (p.truncate(max_tokens) if max_tokens else p) for name, p in raw.items()}
+    info = {"backbone_dim": encoder.dim, "head_dim": encoder.dim, "pca_explained": 1.0,
+            "max_tokens": max_tokens, "basis": None, "mean": None}
+    if head_dim is not None and head_dim < encoder.dim:
+        basis, mean, frac = pca_basis(feats[fit_on], head_dim, seed=seed)
+        feats = {name: p.project(basis, mean) for name, p in feats.items()}
+        info.update(head_dim=head_dim, pca_explained=frac, basis=basis, mean=mean)
+    return feats, pretrained, info
+
+
+def featurize(encoder, texts: Sequence[str], info: dict) -> PackedStates:
+    """Head inputs for new texts with the truncation and PCA of an earlier :func:`frozen_features` call."""
+    packed = cached_token_states(encoder, list(texts))
+    if info.get("max_tokens"):
+        packed = packed.truncate(info["max_tokens"])
+    if info.get("basis") is not None:
+        packed = packed.project(info["basis"], info["mean"])
+    return packed
+
+
+def evaluate_embeddings(emb: torch.Tensor, labels: Sequence[str], seed: int = 0) -> dict[str, float]:
+    """V-Measure (spherical k-means, k = #labels, 10 inits) and CD-r of test embeddings (paper §4.2)."""
+    from companion.metrics.clustering import v_measure
+    from companion.papers.circumplex.geometry import circumplex_scores
+
+    return {"V": v_measure(emb, list(labels), seed=seed), "CD-r": circumplex_scores(emb, list(labels))["CD-r"]}

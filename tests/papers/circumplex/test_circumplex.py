@@ -1,0 +1,454 @@
+"""Tests of the circumplex paper's pieces: ECM, SINCERE / SoftCSE / CircularCSE, heads, V-Measure, CD / CD-r."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from companion.encoders.states import PackedStates
+from companion.losses.circumplex import (
+    ECM_LABELS,
+    circular_cse_loss,
+    circumplex_target,
+    delta_theta,
+    ecm_angles,
+    ecm_index,
+    population_bound,
+    sincere_loss,
+    softcse_loss,
+    softcse_weights,
+)
+from companion.metrics.clustering import spherical_kmeans, v_measure
+from companion.papers.circumplex.geometry import avg_cos_sim, cd_r, circumplex_distance, circumplex_scores
+from companion.papers.circumplex.heads import (
+    GPTHead,
+    NGPTHead,
+    embed_with_head,
+    make_head,
+    pca_basis,
+    train_head,
+)
+
+torch.set_default_dtype(torch.float32)
+
+
+def random_rotation(d: int, seed: int = 0) -> torch.Tensor:
+    q, _ = torch.linalg.qr(torch.randn(d, d, generator=torch.Generator().manual_seed(seed), dtype=torch.float64))
+    return q
+
+
+def ring(labels: list[str], d: int = 16, seed: int = 0) -> torch.Tensor:
+    """Unit vectors at each label's ECM angle in a random 2-D plane of R^d."""
+    theta = torch.deg2rad(ecm_angles(labels))
+    x = torch.zeros(len(labels), d, dtype=torch.float64)
+    x[:, 0], x[:, 1] = torch.cos(theta), torch.sin(theta)
+    return x @ random_rotation(d, seed)
+
+
+def simplex(n_classes: int, d: int | None = None) -> torch.Tensor:
+    """Regular simplex: centred one-hot vectors, normalised (pairwise cosine -1/(E-1))."""
+    e = torch.eye(n_classes, dtype=torch.float64)
+    x = F.normalize(e - e.mean(0), dim=1)
+    if d is not None and d > n_classes:
+        x = torch.cat([x, torch.zeros(n_classes, d - n_classes, dtype=torch.float64)], 1)
+    return x
+
+
+LABELS2 = [name for name in ECM_LABELS for _ in range(2)]  # every ECM label twice
+
+
+# ------------------------------------------------------------------------------------------------ ECM
+def test_ecm_angles_and_delta_theta():
+    assert ecm_angles(["love", "surprise", "disgust", "trust"]).tolist() == [0, 90, 180, 330]
+    dt = delta_theta(torch.tensor([0.0, 330.0, 180.0]))
+    assert dt.tolist() == [[0, 30, 180], [30, 0, 150], [180, 150, 0]]
+    with pytest.raises(ValueError, match="Unknown emotion label"):
+        ecm_index(["love", "nostalgia"])
+
+
+# ------------------------------------------------------------------------------------------------ CircularCSE
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_circular_cse_zero_on_ring_under_any_rotation(seed):
+    x = ring(LABELS2, seed=seed)
+    assert circular_cse_loss(x, LABELS2).item() == pytest.approx(0.0, abs=1e-12)
+    assert circular_cse_loss(x.float(), LABELS2).item() == pytest.approx(0.0, abs=1e-6)
+
+
+def test_circular_cse_positive_on_simplex_and_matches_hand_computation():
+    x = simplex(12)[torch.arange(12).repeat_interleave(2)]
+    loss = circular_cse_loss(x, LABELS2).item()
+    assert loss > 0.1
+    sim = x @ x.T
+    t = circumplex_target(LABELS2)
+    same = torch.tensor([[a == b for b in LABELS2] for a in LABELS2])
+    total, count = 0.0, 0
+    for i in range(24):
+        for j in range(24):
+            if i != j:
+                total += ((sim[i, j] - 1) ** 2 if same[i, j] else (sim[i, j] - t[i, j]) ** 2).item()
+                count += 1
+    assert loss == pytest.approx(total / count, rel=1e-12)
+
+
+def test_circular_cse_margin():
+    x = ring(LABELS2)
+    x[1] = F.normalize(x[1] + 0.05 * x[2], dim=0)  # move one positive a little
+    assert circular_cse_loss(x, LABELS2, margin=0.0) > 0
+    same = x[0] @ x[1]
+    assert circular_cse_loss(x, LABELS2, margin=float(1 - same) + 1e-9) < circular_cse_loss(x, LABELS2)
+    with pytest.raises(ValueError, match="margin"):
+        circular_cse_loss(x, LABELS2, margin=-1.0)
+
+
+def test_circumplex_target_is_psd_rank_two():
+    t = circumplex_target(list(ECM_LABELS))
+    eig = torch.linalg.eigvalsh(t)
+    assert eig.min() > -1e-10
+    assert int((eig > 1e-8).sum()) == 2
+    assert torch.linalg.matrix_rank(t).item() == 2
+
+
+# ------------------------------------------------------------------------------------------------ SoftCSE
+def test_softcse_weights_mean_one_grow_with_angle_and_ratio():
+    ids = ecm_index(LABELS2)
+    theta = ecm_angles(LABELS2)
+    w = softcse_weights(theta, ids)
+    neg = ids[:, None] != ids[None, :]
+    row_mean = w.sum(1) / neg.sum(1)
+    assert torch.allclose(row_mean, torch.ones(24, dtype=torch.float64), atol=1e-12)
+    assert (w[~neg] == 0).all()
+    dt = delta_theta(theta)
+    # within an anchor's row, weights increase with delta theta
+    for i in range(24):
+        order = torch.argsort(dt[i][neg[i]])
+        assert (torch.diff(w[i][neg[i]][order]) >= -1e-12).all()
+    w30 = w[0][dt[0] == 30][0]
+    w180 = w[0][dt[0] == 180][0]
+    assert (w180 / w30).item() == pytest.approx(2 / (1 - math.cos(math.radians(30))), rel=1e-12)
+
+
+def test_softcse_equals_sincere_when_negatives_share_one_angle():
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(12, 8, generator=g)
+    labels = ["love", "anger", "boredom"] * 4  # 0, 120, 240 degrees: every negative is 120 degrees away
+    assert softcse_loss(x, labels).item() == pytest.approx(sincere_loss(x, labels).item(), rel=1e-6)
+    two = ["joy", "sadness"] * 6  # 180 degrees apart
+    assert softcse_loss(x, two).item() == pytest.approx(sincere_loss(x, two).item(), rel=1e-6)
+    # and differs once the angles differ
+    mixed = ["love", "joy", "disgust"] * 4
+    assert abs(softcse_loss(x, mixed).item() - sincere_loss(x, mixed).item()) > 1e-4
+
+
+# ------------------------------------------------------------------------------------------------ SINCERE
+def sincere_by_hand(x: torch.Tensor, labels: list, tau: float, weights=None) -> float:
+    e = F.normalize(x.double(), dim=1)
+    s = (e @ e.T / tau).tolist()
+    per_anchor = []
+    for i, yi in enumerate(labels):
+        pos = [j for j, yj in enumerate(labels) if yj == yi and j != i]
+        neg = [k for k, yk in enumerate(labels) if yk != yi]
+        if not pos:
+            continue
+        terms = []
+        for j in pos:
+            den = math.exp(s[i][j]) + sum((1.0 if weights is None else weights[i][k]) * math.exp(s[i][k])
+                                          for k in neg)
+            terms.append(-(s[i][j] - math.log(den)))
+        per_anchor.append(sum(terms) / len(terms))
+    return sum(per_anchor) / len(per_anchor)
+
+
+def test_sincere_matches_hand_computation_and_excludes_other_positives():
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(10, 6, generator=g, dtype=torch.float64)
+    labels = ["love", "love", "love", "joy", "joy", "fear", "fear", "fear", "fear", "trust"]  # trust: no positive
+    tau = 0.5
+    ours = sincere_loss(x, labels, tau=tau).item()
+    assert ours == pytest.approx(sincere_by_hand(x, labels, tau), rel=1e-10)
+    # SupCon-style denominator (other positives included) gives a different, larger value
+    e = F.normalize(x, dim=1)
+    logits = e @ e.T / tau
+    eye = torch.eye(10, dtype=torch.bool)
+    ids = ecm_index(labels)
+    pos = (ids[:, None] == ids[None]) & ~eye
+    lse = torch.logsumexp(logits.masked_fill(eye, -torch.inf), 1, keepdim=True)
+    supcon = -((logits - lse) * pos).sum(1)[pos.any(1)] / pos.sum(1)[pos.any(1)]
+    assert supcon.mean().item() > ours + 1e-3
+
+
+def test_softcse_matches_hand_computation():
+    g = torch.Generator().manual_seed(2)
+    x = torch.randn(9, 5, generator=g, dtype=torch.float64)
+    labels = ["love", "love", "joy", "joy", "surprise", "disgust", "disgust", "calmness", "calmness"]
+    w = softcse_weights(ecm_angles(labels), ecm_index(labels)).tolist()
+    assert softcse_loss(x, labels, tau=0.3).item() == pytest.approx(sincere_by_hand(x, labels, 0.3, w), rel=1e-10)
+
+
+def test_sincere_on_simplex_matches_bound_formula():
+    E, tau = 12, 0.05
+    x = simplex(E)[torch.arange(E).repeat_interleave(2)]
+    got = sincere_loss(x, LABELS2, tau=tau).item()
+    # one positive (the twin) and 2(E-1) negatives at cosine -1/(E-1) each
+    expect = math.log1p(2 * (E - 1) * math.exp(-E / ((E - 1) * tau)))
+    assert got == pytest.approx(expect, rel=1e-6)
+    assert population_bound(E, tau) == pytest.approx(math.log1p((E - 1) * math.exp(-E / ((E - 1) * tau))))
+
+
+@pytest.mark.parametrize("loss", [sincere_loss, softcse_loss, circular_cse_loss])
+def test_losses_finite_float32_and_rotation_invariant(loss):
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(48, 16, generator=g)
+    labels = [ECM_LABELS[i % 12] for i in range(48)]
+    base = loss(x, labels)
+    assert torch.isfinite(base)
+    q = random_rotation(16, 5).float()
+    assert loss(x @ q, labels).item() == pytest.approx(base.item(), rel=1e-4, abs=1e-6)
+    # collapsed and antipodal embeddings at tau = 0.05 stay finite, with finite gradients
+    y = torch.cat([torch.ones(24, 16), -torch.ones(24, 16)]).requires_grad_(True)
+    value = loss(y, labels)
+    value.backward()
+    assert torch.isfinite(value) and torch.isfinite(y.grad).all()
+
+
+# ------------------------------------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("loss", [sincere_loss, softcse_loss, circular_cse_loss])
+def test_bad_input_errors(loss):
+    x = torch.randn(4, 8)
+    with pytest.raises(ValueError, match="Unknown emotion label"):
+        loss(x, ["love", "love", "hate", "joy"])
+    with pytest.raises(ValueError, match="different lengths"):
+        loss(x, ["love", "love", "joy"])
+    bad = x.clone()
+    bad[0, 0] = float("nan")
+    with pytest.raises(ValueError, match="NaN or Inf"):
+        loss(bad, ["love", "love", "joy", "joy"])
+    with pytest.raises(ValueError, match="out|must lie"):
+        loss(x, torch.tensor([0, 1, 2, 40]))
+
+
+@pytest.mark.parametrize("loss", [sincere_loss, softcse_loss])
+def test_no_positive_and_bad_tau(loss):
+    x = torch.randn(4, 8)
+    with pytest.raises(ValueError, match="No anchor in the batch has a positive"):
+        loss(x, ["love", "joy", "fear", "trust"])
+    for tau in (0.0, -0.1, float("nan")):
+        with pytest.raises(ValueError, match="tau must be a finite number > 0"):
+            loss(x, ["love", "love", "joy", "joy"], tau=tau)
+
+
+# ------------------------------------------------------------------------------------------------ heads
+def test_ngpt_unit_norm_outputs_and_weights_after_step():
+    torch.manual_seed(0)
+    head = NGPTHead(32, n_heads=4)
+    x, mask = torch.randn(6, 7, 32), torch.ones(6, 7, dtype=torch.bool)
+    mask[3:, 5:] = False
+    emb, stages = head(x, mask, return_stages=True)
+    assert torch.allclose(emb.norm(dim=1), torch.ones(6), atol=1e-5)
+    opt = torch.optim.AdamW(head.parameters(), lr=0.1, weight_decay=0.0)
+    head(x, mask).sum().backward()
+    opt.step()
+    assert not all(torch.allclose(lin.weight.norm(dim=d), torch.ones(1)) for _, lin, d in head.matrices())
+    head.normalize_weights()
+    for name, layer, dim in head.matrices():
+        assert torch.allclose(layer.weight.norm(dim=dim), torch.ones(1), atol=1e-5), name
+    # token-level outputs of an nGPT block lie on the sphere
+    out = head.blocks(x, mask)["output"]
+    assert torch.allclose(out.norm(dim=-1), torch.ones(6, 7), atol=1e-5)
+
+
+def test_ngpt_alpha_zero_is_identity_on_the_sphere():
+    head = NGPTHead(16, n_heads=2)
+    with torch.no_grad():
+        head.alpha_attn.zero_()
+        head.alpha_mlp.zero_()
+    x, mask = torch.randn(3, 5, 16), torch.ones(3, 5, dtype=torch.bool)
+    out = head.blocks(x, mask)["output"]
+    assert torch.allclose(out, F.normalize(x, dim=-1), atol=1e-6)
+    assert torch.allclose(head(x, mask), F.normalize(F.normalize(x, dim=-1).mean(1), dim=-1), atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["GPT", "nGPT"])
+@pytest.mark.parametrize("pooling", ["mean", "cls", "last"])
+def test_heads_ignore_padding(kind, pooling):
+    torch.manual_seed(0)
+    head = make_head(kind, 16, n_heads=2, pooling=pooling).eval()
+    x = torch.randn(2, 4, 16)
+    padded = torch.cat([x, 100 * torch.randn(2, 3, 16)], 1)
+    mask = torch.cat([torch.ones(2, 4), torch.zeros(2, 3)], 1).bool()
+    assert torch.allclose(head(x), head(padded, mask), atol=1e-5)
+    assert torch.allclose(head(x).norm(dim=1), torch.ones(2), atol=1e-5)
+
+
+def test_head_bad_input():
+    head = GPTHead(16, n_heads=2)
+    with pytest.raises(ValueError, match="width 8"):
+        head(torch.randn(2, 3, 8))
+    with pytest.raises(ValueError, match="B x T x d"):
+        head(torch.randn(2, 16))
+    with pytest.raises(ValueError, match="NaN or Inf"):
+        head(torch.full((1, 2, 16), float("inf")))
+    with pytest.raises(ValueError, match="at least one real token"):
+        head(torch.randn(2, 3, 16), torch.tensor([[1, 1, 0], [0, 0, 0]]))
+    with pytest.raises(ValueError, match="Unknown head"):
+        make_head("BERT")
+    with pytest.raises(ValueError, match="not divisible"):
+        GPTHead(10, n_heads=3)
+
+
+def test_gpt_head_block_equation():
+    torch.manual_seed(0)
+    head = GPTHead(8, n_heads=2)
+    x = torch.randn(1, 3, 8)
+    st = head.blocks(x, torch.ones(1, 3, dtype=torch.bool))
+    h1 = x + head.attn(head.norm_attn(x), torch.ones(1, 3, dtype=torch.bool))
+    mlp = head.mlp
+    xn = head.norm_mlp(h1)
+    expect = h1 + mlp.o(F.silu(mlp.u(xn)) * mlp.v(xn))
+    assert torch.allclose(st["output"], expect, atol=1e-6)
+
+
+def packed_example(seed=0, n=30, d=8):
+    g = torch.Generator().manual_seed(seed)
+    lengths = torch.randint(1, 6, (n,), generator=g)
+    flat = torch.randn(int(lengths.sum()), d, generator=g).half()
+    return PackedStates(flat, lengths)
+
+
+def test_packed_states_batch_and_projection():
+    p = packed_example()
+    x, mask = p.batch([3, 0])
+    assert mask.sum(1).tolist() == [int(p.lengths[3]), int(p.lengths[0])]
+    o = int(p.offsets[3])
+    assert torch.equal(x[0, : p.lengths[3]], p.flat[o:o + int(p.lengths[3])].float())
+    assert (x[~mask] == 0).all()
+    basis, mean, frac = pca_basis(p, 3)
+    assert torch.allclose(basis.T @ basis, torch.eye(3), atol=1e-5) and 0 < frac < 1
+    q = p.project(basis, mean)
+    assert q.dim == 3 and torch.equal(q.lengths, p.lengths)
+    sub = p.subset([2, 5])
+    assert torch.equal(sub.batch([1])[0], p.batch([5])[0])
+
+
+def test_train_head_is_deterministic_and_embeds_in_order():
+    p = packed_example(n=24)
+    labels = [ECM_LABELS[i % 4] for i in range(24)]
+    runs = [train_head("nGPT", sincere_loss, p, labels, steps=3, batch_size=8, lr=1e-2, seed=7, n_heads=2,
+                       progress=False) for _ in range(2)]
+    assert runs[0][1].history[-1]["loss"] == runs[1][1].history[-1]["loss"]
+    emb = embed_with_head(runs[0][0], p, batch_size=5)
+    direct = torch.cat([runs[0][0](*p.batch([i])) for i in range(3)])
+    assert torch.allclose(emb[:3], direct, atol=1e-5)
+
+
+# ------------------------------------------------------------------------------------------------ metrics
+def test_cd_values():
+    cd = circumplex_distance(list(ECM_LABELS))
+    assert np.allclose(cd, cd.T)
+    assert np.all(np.diag(cd) == 0)
+    i = {n: k for k, n in enumerate(ECM_LABELS)}
+    assert cd[i["love"], i["disgust"]] == 10
+    assert cd[i["love"], i["joy"]] == 1
+    assert cd[i["love"], i["surprise"]] == 2 + 3  # neutral vs polar
+    assert cd[i["surprise"], i["calmness"]] == 0 + 6  # both neutral
+    with pytest.raises(ValueError, match="Unknown emotion label"):
+        circumplex_distance(["love", "hope"])
+
+
+def test_avg_cos_sim_matches_brute_force():
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(20, 5, generator=g, dtype=torch.float64)
+    labels = ["love"] * 6 + ["joy"] * 9 + ["fear"] * 5
+    mat, classes = avg_cos_sim(x, labels, ["love", "joy", "fear"])
+    e = F.normalize(x, dim=1)
+    lab = np.array(labels)
+    for a, ca in enumerate(classes):
+        for b, cb in enumerate(classes):
+            ia, ib = np.flatnonzero(lab == ca), np.flatnonzero(lab == cb)
+            vals = [float(e[i] @ e[j]) for i in ia for j in ib if i != j]
+            assert mat[a, b] == pytest.approx(np.mean(vals), abs=1e-12)
+
+
+def test_cd_r_ideal_ring_and_undefined():
+    labels = [n for n in ECM_LABELS for _ in range(5)]
+    x = ring(labels)
+    r = circumplex_scores(x, labels)["CD-r"]
+    assert 0.86 <= r <= 0.92
+    mat, classes = avg_cos_sim(x, labels, list(ECM_LABELS))
+    assert cd_r(mat, classes, include_diagonal=True) > r  # the other reading: diagonal included
+    with pytest.raises(ValueError, match="undefined"):
+        cd_r(np.full((12, 12), 0.3), list(ECM_LABELS))
+    with pytest.raises(ValueError, match="12 x 12"):
+        cd_r(np.zeros((3, 3)), list(ECM_LABELS))
+
+
+def test_v_measure_perfect_permutation_and_sklearn_parity():
+    from sklearn.cluster import KMeans
+    from sklearn.metrics import v_measure_score
+
+    x = ring([n for n in ECM_LABELS for _ in range(10)], seed=1) + 0.01 * torch.randn(120, 16, dtype=torch.float64)
+    labels = np.repeat(np.arange(12), 10)
+    assert v_measure(x, labels) == pytest.approx(1.0)
+    perm = np.random.default_rng(0).permutation(12)
+    assert v_measure(x, perm[labels]) == pytest.approx(v_measure(x, labels))
+    # noisy blobs: spherical k-means and sklearn's KMeans on unit vectors agree closely
+    g = torch.Generator().manual_seed(4)
+    centers = F.normalize(torch.randn(5, 10, generator=g, dtype=torch.float64), dim=1)
+    y = np.repeat(np.arange(5), 40)
+    pts = F.normalize(centers[y] + 0.35 * torch.randn(200, 10, generator=g, dtype=torch.float64), dim=1)
+    ours = v_measure(pts, y, seed=0)
+    km = KMeans(5, n_init=10, random_state=0).fit(pts.numpy())
+    assert ours == pytest.approx(v_measure_score(y, km.labels_), abs=0.05)
+
+
+def test_spherical_kmeans_deterministic_and_keeps_lowest_inertia():
+    x = torch.randn(60, 6, generator=torch.Generator().manual_seed(2))
+    a, b = spherical_kmeans(x, 4, seed=3), spherical_kmeans(x, 4, seed=3)
+    assert np.array_equal(a.labels, b.labels) and a.inertia == b.inertia
+    assert len(a.inertias) == 10 and a.inertia == min(a.inertias)
+    assert len(set(round(v, 9) for v in a.inertias)) > 1  # the restarts really differ
+    e = F.normalize(x.double(), dim=1).numpy()
+    assert a.inertia == pytest.approx(float((1 - (e * a.centers[a.labels]).sum(1)).sum()), rel=1e-9)
+    with pytest.raises(ValueError, match="k must be"):
+        spherical_kmeans(x, 0)
+    with pytest.raises(ValueError, match="different lengths"):
+        v_measure(x, np.zeros(5))
+
+
+# ------------------------------------------------------------------ §5 / Figs 5-7 helpers (notebook 03)
+def _ecm_ring(n_per_label: int = 3, dim: int = 6, seed: int = 0):
+    from companion.losses.circumplex import ECM_ANGLES, ECM_LABELS
+
+    labels = [c for c in ECM_LABELS for _ in range(n_per_label)]
+    theta = np.radians([ECM_ANGLES[c] for c in labels])
+    q, _ = np.linalg.qr(np.random.default_rng(seed).normal(size=(dim, dim)))
+    x = np.zeros((len(labels), dim))
+    x[:, 0], x[:, 1] = np.cos(theta), np.sin(theta)
+    return torch.tensor(x @ q.T), labels, list(ECM_LABELS)
+
+
+def test_ring_alignment_one_on_the_ring_and_low_when_shuffled():
+    from companion.papers.circumplex.geometry import label_centroids, mds2, ring_alignment
+
+    emb, labels, classes = _ecm_ring()
+    xy = mds2(label_centroids(emb, labels, classes))
+    assert ring_alignment(xy, classes) == pytest.approx(1.0, abs=1e-6)
+    assert ring_alignment(xy[::-1].copy(), classes) == pytest.approx(1.0, abs=1e-6)  # a reflection
+    shuffled = xy[[0, 5, 10, 3, 8, 1, 6, 11, 4, 9, 2, 7]]
+    assert ring_alignment(shuffled, classes) < 0.5
+
+
+def test_ring_angles_recover_the_ecm_angles_and_pca_project_keeps_the_plane():
+    from companion.losses.circumplex import ECM_ANGLES
+    from companion.papers.circumplex.geometry import pca_project, ring_angles
+
+    emb, labels, classes = _ecm_ring(seed=3)
+    phi = ring_angles(emb, labels, classes, emb)
+    want = np.radians([ECM_ANGLES[c] for c in labels])
+    assert np.abs(np.angle(np.exp(1j * (phi - want)))).max() < 1e-6
+    p2 = pca_project(emb, 2)
+    assert p2.shape == (len(labels), 2)
+    assert float((p2 ** 2).sum()) == pytest.approx(float(((emb - emb.mean(0)) ** 2).sum()), rel=1e-9)

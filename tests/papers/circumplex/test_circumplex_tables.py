@@ -1,0 +1,163 @@
+"""Integrity of the circumplex paper's transcribed tables (data/circumplex/): shapes, averages recomputed from their
+rows, and every cross-reference between tables and between the prose and the tables.
+
+The one verified inconsistency (Table 1 prints 0.739 for Qwen3-Embedding-4B / SINCERE / nGPT / V-Measure, where
+Table 4's Average column and the mean of its four data sets give 0.741) is asserted as exactly that, so a change of
+either transcription makes the test fail.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+import pandas as pd
+import pytest
+
+from companion.settings import REPO_ROOT
+
+DATA = REPO_ROOT / "data" / "circumplex"
+METRICS = ("V-Measure", "CD-r")
+T4_SETS = ("Emolit", "Empathetic Dialogue", "SuperEmotion", "PersonaGen")
+T5_SETS = ("En", "Fr", "It", "Nl")
+T4_BACKBONES = ("mE5", "mxbai", "Qwen3-Embedding-4B", "Llama-Embed-Nemotron-8B", "Llama-3.2-3B", "Olmo-3-7B")
+ROWS = [("Pretrained", "")] + [(loss, head) for loss in ("SINCERE", "SoftCSE", "CircularCSE") for head in ("GPT", "nGPT")]
+# rounding: each printed input is within 0.0005 of its true value, so is their mean; the printed average adds 0.0005
+AVERAGE_TOL = Decimal("0.001")
+
+
+def read(name: str) -> pd.DataFrame:
+    return pd.read_csv(DATA / f"{name}.csv", comment="#", dtype=str, keep_default_na=False)
+
+
+def cells(df: pd.DataFrame, cols) -> dict:
+    return {(r.get("base_model", ""), r["method"], r["head"]): {c: Decimal(r[c]) for c in cols}
+            for r in df.to_dict("records")}
+
+
+def metric_cols(groups) -> list[str]:
+    return [f"{g} {m}" for g in groups for m in METRICS]
+
+
+@pytest.mark.parametrize("name, n_rows, groups, backbones", [
+    ("table1", 7, ("mE5", "Qwen3-Embedding-4B", "Llama-3.2-3B"), None),
+    ("table4", 42, T4_SETS + ("Average",), T4_BACKBONES),
+    ("table5", 21, T5_SETS + ("Average",), ("mE5", "Qwen3-Embedding-4B", "Llama-3.2-3B")),
+    ("table6", 7, ("Llama-3.2-3B", "OLMo-3-7B", "Qwen3-14B"), None),
+])
+def test_result_tables_complete(name, n_rows, groups, backbones):
+    df = read(name)
+    n = name.removeprefix("table")
+    assert len(df) == n_rows and (df["source"] == f"Table {n}").all()
+    cols = metric_cols(groups)
+    assert [c for c in df.columns if c in cols] == cols
+    values = df[cols].map(Decimal)
+    assert ((values >= -1) & (values <= 1)).all().all()
+    per_model = [tuple(r) for r in df[["method", "head"]].to_numpy()]
+    if backbones is None:
+        assert per_model == ROWS
+    else:
+        assert list(dict.fromkeys(df["base_model"])) == list(backbones)
+        assert per_model == ROWS * len(backbones)
+    for r in df.to_dict("records"):  # underline marks name real columns
+        assert all(u in cols for u in filter(None, r["underlined"].split(";")))
+
+
+@pytest.mark.parametrize("name, sets", [("table4", T4_SETS), ("table5", T5_SETS)])
+def test_average_column_is_the_mean_of_its_row(name, sets):
+    df = read(name)
+    worst = Decimal(0)
+    for r in df.to_dict("records"):
+        for m in METRICS:
+            mean = sum(Decimal(r[f"{s} {m}"]) for s in sets) / len(sets)
+            gap = abs(Decimal(r[f"Average {m}"]) - mean)
+            assert gap <= AVERAGE_TOL, (r["base_model"], r["method"], r["head"], m, mean)
+            worst = max(worst, gap)
+    assert worst > 0  # the comparison really ran on rounded values
+
+
+def test_table1_is_table4_average_except_one_cell():
+    t1, t4 = read("table1"), cells(read("table4"), metric_cols(("Average",)))
+    mismatches = {}
+    for r in t1.to_dict("records"):
+        for bb in ("mE5", "Qwen3-Embedding-4B", "Llama-3.2-3B"):
+            for m in METRICS:
+                ours, theirs = Decimal(r[f"{bb} {m}"]), t4[(bb, r["method"], r["head"])][f"Average {m}"]
+                if ours != theirs:
+                    mismatches[(bb, r["method"], r["head"], m)] = (ours, theirs)
+    key = ("Qwen3-Embedding-4B", "SINCERE", "nGPT", "V-Measure")
+    assert mismatches == {key: (Decimal("0.739"), Decimal("0.741"))}
+    row = read("table4").set_index(["base_model", "method", "head"]).loc[key[:3]]
+    mean = sum(Decimal(row[f"{s} V-Measure"]) for s in T4_SETS) / 4
+    assert abs(mean - Decimal("0.741")) <= AVERAGE_TOL < abs(mean - Decimal("0.739"))  # Table 1's value is the odd one
+
+
+def test_table6_decoder_rows_are_table4_averages():
+    t6 = read("table6")
+    t4 = cells(read("table4"), metric_cols(("Average",)))
+    for r in t6.to_dict("records"):
+        for bb6, bb4 in (("Llama-3.2-3B", "Llama-3.2-3B"), ("OLMo-3-7B", "Olmo-3-7B")):
+            for m in METRICS:
+                assert Decimal(r[f"{bb6} {m}"]) == t4[(bb4, r["method"], r["head"])][f"Average {m}"], (bb6, r, m)
+
+
+def test_table5_english_is_table4_emolit():
+    t5 = cells(read("table5"), metric_cols(("En",)))
+    t4 = cells(read("table4"), metric_cols(("Emolit",)))
+    assert len(t5) == 21
+    for key, row in t5.items():
+        for m in METRICS:
+            assert row[f"En {m}"] == t4[key][f"Emolit {m}"], key
+
+
+def test_table2_sizes_follow_section_4_1():
+    t2 = read("table2").set_index("dataset")
+    prose = read("prose").set_index("quantity")["value"].map(float)
+    per_train = {"SuperEmotion": prose["training texts per label (SuperEmotion)"]}
+    for ds, r in t2.iterrows():
+        n_labels = len([x for x in r["labels"].replace("(", "").replace(")", "").split(",")])
+        if ds == "Empathetic Dialogue":  # "(trusting, faithful)" together form the trust label (App. C.1)
+            n_labels -= 1
+        assert int(r["train"]) == n_labels * per_train.get(ds, prose["training texts per label"]), ds
+        assert int(r["test"]) == n_labels * prose["test texts per label"], ds
+    assert prose["texts kept per emotion (PersonaGen)"] == prose["training texts per label"] + prose["test texts per label"]
+
+
+def test_appendix_d_pair_counts():
+    p = read("prose").set_index("quantity")["value"].map(float)
+    per_label = p["batch size rounded"] / 12
+    positives = math.comb(int(per_label), 2) * 12
+    assert positives == p["expected positive pairs per batch"]
+    assert math.comb(int(p["batch size rounded"]), 2) - positives == p["expected negative pairs per batch"]
+    share = 100 * positives / math.comb(int(p["batch size rounded"]), 2)
+    assert abs(share - p["share of positive pairs"]) < 0.1  # 7.56 % printed as about 7.5 %
+
+
+def test_section_6_gap_matches_table4():
+    p = read("prose").set_index("quantity")["value"]
+    t4 = cells(read("table4"), metric_cols(("Emolit",)))
+    q = "Qwen3-Embedding-4B"
+    gap = t4[(q, "SINCERE", "nGPT")]["Emolit V-Measure"] - t4[(q, "CircularCSE", "nGPT")]["Emolit V-Measure"]
+    assert abs(gap - Decimal(p["V-Measure gap SINCERE-nGPT - CircularCSE-nGPT on the training labels"])) <= Decimal("0.005")
+
+
+def test_section_5_1_margin_is_two_pi_over_e_not_pi_over_e():
+    """§5.1 bounds the ring's margin by π/E and gives 30° for 12 classes: 30° is 2π/12, π/12 is 15° (an erratum
+    candidate; the 90° it is compared with is the angle between orthogonal label directions, i.e. a spacing)."""
+    p = read("prose").set_index("quantity")["value"].map(float)
+    E = int(p.get("number of ECM labels", 12))
+    stated = p["ring boundary margin for 12 classes"]
+    assert math.isclose(math.degrees(2 * math.pi / E), stated)
+    assert not math.isclose(math.degrees(math.pi / E), stated)
+
+
+def test_settings_sources():
+    s = read("settings")
+    assert set(s["source"]) <= {"Table 3", "§3.2", "§4.1", "§4.2", "ours"}
+    t3 = read("table3").set_index("setting")
+    first = t3.columns[0]
+    for setting, row in (("temperature tau (SINCERE and SoftCSE)", "(SINCERE, SoftCSE)- τ"),
+                         ("CircularCSE margin m", "CircularCSE-margin m"), ("epochs", "Epoch"),
+                         ("learning rate", "Learning Rate"), ("train batch size", "Train Batch Size"),
+                         ("random seed", "Random Seed"), ("torch dtype", "Torch dtype")):
+        assert s.set_index("setting").loc[setting, "value"] == t3.loc[row, first], setting

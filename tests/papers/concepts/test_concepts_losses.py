@@ -1,0 +1,388 @@
+"""Paper 4 objective, cross-layer readouts (App. D.7) and retrieval metrics."""
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from sklearn.metrics import roc_auc_score
+
+from companion.losses.concepts import WEIGHTS, concept_loss, hard_negative_bce, infonce_term
+from companion.metrics.geometry import anisotropy, effective_rank
+from companion.metrics.retrieval import gold_ranks, mrr, pair_roc_auc, recall_at_k
+from companion.papers.concepts.readouts import (
+    DeepSupervision,
+    LayerGate,
+    LayerWeightedMean,
+    readout_invariance_gap,
+    simplex_readout,
+)
+
+
+def _emb(b, d=8, seed=0, k=None):
+    g = torch.Generator().manual_seed(seed)
+    shape = (b, d) if k is None else (b, k, d)
+    return torch.randn(*shape, generator=g, dtype=torch.float64)
+
+
+# ------------------------------------------------------------------------------------------------- losses
+def test_infonce_term_matches_hand_computation():
+    q, p = _emb(4, seed=1), _emb(4, seed=2)
+    cos = F.normalize(q, dim=1) @ F.normalize(p, dim=1).T / 0.05
+    ref = -(cos.diag() - torch.logsumexp(cos, dim=1)).mean()
+    assert torch.allclose(infonce_term(q, p, 0.05), ref)
+    h = _emb(4, seed=3, k=2)
+    hl = torch.einsum("bd,bkd->bk", F.normalize(q, dim=1), F.normalize(h, dim=2)) / 0.05
+    full = torch.cat([cos, hl], dim=1)
+    ref_u = -(cos.diag() - torch.logsumexp(full, dim=1)).mean()
+    assert torch.allclose(infonce_term(q, p, 0.05, hard=h), ref_u)
+
+
+def test_bce_matches_hand_computation():
+    q, p, n = _emb(3, seed=1), _emb(3, seed=2), _emb(3, seed=3, k=5)
+    cp = F.cosine_similarity(q, p, dim=1)
+    cn = F.cosine_similarity(q[:, None], n, dim=2)
+    sp = torch.sigmoid((cp - 0.5) / 0.05)
+    sn = torch.sigmoid((cn - 0.5) / 0.05)
+    ref = (-torch.log(sp) - torch.log(1 - sn).sum(1)).mean()
+    assert torch.allclose(hard_negative_bce(q, p, n), ref)
+
+
+def test_total_loss_equals_weighted_terms():
+    q, p, q2, p2, d1, d2 = (_emb(6, seed=s) for s in range(6))
+    h = _emb(6, seed=9, k=5)
+    out = concept_loss(syn=(q, p), t2d=(q2, p2), d2d=(d1, d2), hard=h)
+    assert set(out.terms) == {"syn", "t2d", "d2d", "neg"}
+    assert out.weights == WEIGHTS == {"syn": 1.0, "t2d": 1.0, "d2d": 0.7, "neg": 0.5}
+    manual = out.terms["syn"] + out.terms["t2d"] + 0.7 * out.terms["d2d"] + 0.5 * out.terms["neg"]
+    assert torch.allclose(out.total, manual)
+    assert torch.allclose(out.terms["neg"], hard_negative_bce(q2, p2, h))
+    uni = concept_loss(syn=(q, p), t2d=(q2, p2), hard=h, unified=True)
+    assert set(uni.terms) == {"syn", "t2d"}
+    assert torch.allclose(uni.terms["t2d"], infonce_term(q2, p2, hard=h))
+    assert torch.allclose(uni.total, uni.terms["syn"] + uni.terms["t2d"])
+
+
+def test_bad_input_is_a_clear_error():
+    q = _emb(1)
+    with pytest.raises(ValueError, match="batch with one pair"):
+        infonce_term(q, q)
+    with pytest.raises(ValueError, match="batch with one pair"):
+        concept_loss(t2d=(q, q))
+    with pytest.raises(ValueError, match="Unknown loss term"):
+        concept_loss(t2d=(_emb(3), _emb(3)), weights={"foo": 1.0})
+    with pytest.raises(ValueError, match="hard negatives must be"):
+        infonce_term(_emb(3), _emb(3), hard=_emb(2, k=2))
+    with pytest.raises(ValueError, match="unified=True needs"):
+        concept_loss(t2d=(_emb(3), _emb(3)), unified=True)
+
+
+def _neg_grad(batch: int, unified: bool) -> float:
+    """Gradient of anchor 0's loss w.r.t. the cosine logit of its hard negative, at batch size ``batch``."""
+    d = 16
+    g0, g = torch.Generator().manual_seed(0), torch.Generator().manual_seed(1)
+    q0, p0, h0 = (torch.randn(1, d, generator=g0, dtype=torch.float64) for _ in range(3))
+    p0, h0 = q0 + 0.7 * p0, q0 + 0.7 * h0  # positive and hard negative about equally close to the anchor
+    # the other items share a common direction with the anchor (cosine ~0.5), like real in-batch definitions
+    rest = q0 + torch.randn(batch - 1, 3, d, generator=g, dtype=torch.float64)
+    q = torch.cat([q0, rest[:, 0]])
+    p = torch.cat([p0, rest[:, 1]])
+    h = torch.cat([h0, rest[:, 2]])[:, None, :]
+    h = h.clone().requires_grad_(True)
+    if unified:
+        loss = infonce_term(q, p, 0.05, hard=h, reduction="none")[0]
+    else:
+        loss = hard_negative_bce(q, p, h, reduction="none")[0]
+    (grad,) = torch.autograd.grad(loss, h)
+    return float(grad[0, 0].norm())
+
+
+def test_bce_negative_gradient_does_not_shrink_with_batch_but_unified_does():
+    bce = [_neg_grad(b, unified=False) for b in (4, 16, 64, 256)]
+    uni = [_neg_grad(b, unified=True) for b in (4, 16, 64, 256)]
+    # anchor 0, its positive and its hard negative are the same tensors at every batch size
+    assert np.allclose(bce, bce[0], rtol=1e-9)
+    assert all(a > b for a, b in zip(uni, uni[1:])) and uni[-1] < 0.5 * uni[0]
+
+
+# ----------------------------------------------------------------------------------------------- readouts
+def test_d7_readout_invariance_on_random_draws():
+    g = torch.Generator().manual_seed(0)
+    for _ in range(200):
+        k, n, d = int(torch.randint(2, 7, (1,), generator=g)), 5, 12
+        hL = torch.randn(n, d, generator=g) * 3
+        gamma = float(torch.rand(1, generator=g)) + 0.01
+        xi = torch.randn(k, n, d, generator=g)
+        xi = xi / xi.norm(dim=-1, keepdim=True) * gamma * torch.rand(k, n, 1, generator=g)
+        xi[-1] = 0
+        states = hL + xi
+        w1 = torch.distributions.Dirichlet(torch.ones(k)).sample()
+        w2 = torch.distributions.Dirichlet(torch.ones(k) * 0.3).sample()
+        gap, bound = readout_invariance_gap(states, w1, w2)
+        assert gap <= bound + 1e-5 and bound <= 2 * gamma + 1e-5
+        assert float((simplex_readout(states, w1) - hL).norm(dim=-1).max()) <= gamma + 1e-5
+    with pytest.raises(ValueError, match="simplex"):
+        simplex_readout(states, torch.full((k,), 0.5))
+
+
+def _hidden(b=3, t=5, d=6, layers=7):
+    g = torch.Generator().manual_seed(1)
+    hs = tuple(torch.randn(b, t, d, generator=g) for _ in range(layers))
+    mask = torch.ones(b, t, dtype=torch.long)
+    mask[0, 3:] = 0
+    return hs, mask
+
+
+def test_readouts_at_initialisation_are_the_uniform_mean_of_the_last_k_layers():
+    hs, mask = _hidden()
+    m = mask[..., None].float()
+    ref = torch.stack([(h * m).sum(1) / m.sum(1) for h in hs[-4:]]).mean(0)
+    assert torch.allclose(LayerWeightedMean(4)(hs, mask), ref, atol=1e-6)
+    assert torch.allclose(LayerWeightedMean(4, learn=False)(hs, mask), ref, atol=1e-6)
+    assert torch.allclose(LayerGate(6, 4)(hs, mask), ref, atol=1e-6)
+    ds = DeepSupervision(6, 4)
+    assert torch.allclose(ds(hs, mask), ref, atol=1e-6)
+    assert ds(hs, mask, per_layer=True).shape == (4, 3, 6)
+    assert len(list(LayerWeightedMean(4, learn=False).parameters())) == 0
+    with pytest.raises(ValueError, match="only 7 hidden states"):
+        LayerWeightedMean(8)(hs, mask)
+
+
+def test_gate_is_input_dependent_after_a_step():
+    hs, mask = _hidden()
+    gate = LayerGate(6, 4)
+    opt = torch.optim.SGD(gate.parameters(), lr=1.0)
+    gate(hs, mask).pow(2).sum().backward()
+    opt.step()
+    w = gate.weights(hs, mask)
+    assert torch.allclose(w.sum(0), torch.ones(3)) and not torch.allclose(w[:, 0], w[:, 1])
+
+
+# ------------------------------------------------------------------------------------------------ metrics
+def test_mrr_and_recall_on_hand_made_rankings():
+    scores = np.array([[0.9, 0.1, 0.2],    # gold 0 -> rank 1
+                       [0.5, 0.4, 0.6],    # gold 1 -> rank 3
+                       [0.3, 0.8, 0.1]])   # gold 0 -> rank 2
+    gold = np.array([0, 1, 0])
+    assert gold_ranks(scores, gold).tolist() == [1, 3, 2]
+    assert mrr(scores, gold) == pytest.approx((1 + 1 / 3 + 1 / 2) / 3)
+    assert recall_at_k(scores, gold, 1) == pytest.approx(1 / 3)
+    assert recall_at_k(scores, gold, 2) == pytest.approx(2 / 3)
+    assert recall_at_k(scores, gold, 3) == 1.0
+    multi = np.zeros((3, 3), bool)
+    multi[1, [1, 2]] = True
+    multi[0, 0] = multi[2, 0] = True
+    assert gold_ranks(scores, multi).tolist() == [1, 1, 2]
+    assert gold_ranks(np.zeros((2, 4)), np.array([0, 3])).tolist() == [4, 4]  # ties count against
+    with pytest.raises(ValueError, match="gold indices"):
+        mrr(scores, np.array([0, 1, 5]))
+    with pytest.raises(ValueError, match="k must be"):
+        recall_at_k(scores, gold, 0)
+
+
+def test_roc_auc():
+    assert pair_roc_auc([0.9, 0.8], [0.1, 0.2, 0.3]) == 1.0
+    assert pair_roc_auc([0.1], [0.9]) == 0.0
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(1, 1, 50), rng.normal(0, 1, 70)
+    assert pair_roc_auc(a, b) == pytest.approx(roc_auc_score(np.r_[np.ones(50), np.zeros(70)], np.r_[a, b]))
+    assert pair_roc_auc(a, b) == pytest.approx((a[:, None] > b[None, :]).mean())
+    with pytest.raises(ValueError, match="at least one"):
+        pair_roc_auc([], [0.1])
+
+
+def test_geometry_metrics_reused_from_the_shared_module():
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(4000, 32, generator=g)
+    assert abs(anisotropy(x, n_pairs=10_000)) < 0.02
+    assert anisotropy(x + 2.0, n_pairs=10_000) > 0.5
+    q, _ = torch.linalg.qr(torch.randn(32, 32, generator=g))
+    assert effective_rank(q[:10]) == pytest.approx(10.0)
+
+
+def test_epsilon_tau():
+    from companion.metrics.retrieval import epsilon_tau
+
+    scores = np.array([[0.9, 0.1, 0.2], [0.5, 0.4, 0.6], [0.3, 0.8, 0.1], [0.7, 0.65, 0.0]])
+    gold = np.array([0, 1, 0, 0])  # margins: 0.7, -0.2, -0.5, 0.05
+    assert epsilon_tau(scores, gold, 0.0) == pytest.approx(1 - recall_at_k(scores, gold, 1)) == 0.5
+    assert epsilon_tau(scores, gold, 0.1) == 0.75
+    assert epsilon_tau(scores, gold, 1.0) == 1.0
+    with pytest.raises(ValueError, match="tau must be"):
+        epsilon_tau(scores, gold, float("nan"))
+
+
+# ------------------------------------------------------------------------------ hard-negative presence mask
+def test_masked_hard_negative_is_the_same_as_an_absent_one():
+    q, p, n = _emb(4, seed=1), _emb(4, seed=2), _emb(4, seed=3, k=3)
+    keep = torch.tensor([[True, True, True], [True, False, True], [False, False, True], [True, True, False]])
+    bce = hard_negative_bce(q, p, n, hard_mask=keep, reduction="none")
+    uni = infonce_term(q, p, 0.05, hard=n, hard_mask=keep, reduction="none")
+    for i in range(4):
+        sub = n[i:i + 1, keep[i]]
+        ref = hard_negative_bce(q[i:i + 1], p[i:i + 1], sub, reduction="none")[0]
+        assert torch.allclose(bce[i], ref)
+    # unified InfoNCE: anchor 2 keeps only its third negative; compare with a hand-computed denominator
+    qn, pn, nn_ = F.normalize(q, dim=1), F.normalize(p, dim=1), F.normalize(n, dim=2)
+    logits = torch.cat([qn[2] @ pn.T, nn_[2, 2:] @ qn[2]]) / 0.05
+    assert torch.allclose(uni[2], -(logits[2] - torch.logsumexp(logits, 0)))
+    full = concept_loss(t2d=(q, p), hard=n, hard_mask=torch.ones(4, 3, dtype=torch.bool))
+    assert torch.allclose(full.total, concept_loss(t2d=(q, p), hard=n).total)
+    with pytest.raises(ValueError, match="hard_mask must be"):
+        hard_negative_bce(q, p, n, hard_mask=keep[:, :2])
+
+
+# ----------------------------------------------------------------------- readouts over pooled layers
+def test_from_pooled_equals_the_hidden_state_path():
+    hs, mask = _hidden()
+    m = mask[..., None].float()
+    stack = torch.stack([(h * m).sum(1) / m.sum(1) for h in hs[-4:]])
+    torch.manual_seed(0)
+    for mod in (LayerWeightedMean(4), LayerGate(6, 4), DeepSupervision(6, 4)):
+        for p_ in mod.parameters():
+            p_.data.add_(0.3 * torch.randn_like(p_))
+        assert torch.allclose(mod.from_pooled(stack), mod(hs, mask), atol=1e-6)
+    with pytest.raises(ValueError, match="K x B x d"):
+        LayerWeightedMean(4).from_pooled(stack[:3])
+
+
+def test_participation_ratio():
+    from companion.metrics.geometry import participation_ratio
+
+    g = torch.Generator().manual_seed(0)
+    z = torch.randn(20_000, 3, generator=g, dtype=torch.float64)
+    z = (z - z.mean(0)) @ torch.linalg.inv(torch.linalg.cholesky(torch.cov(z.T))).T  # exactly white
+    lam = torch.tensor([4.0, 1.0, 1.0], dtype=torch.float64)
+    assert participation_ratio(z * lam.sqrt()) == pytest.approx(36 / 18)  # (4+1+1)^2 / (16+1+1)
+    assert participation_ratio(z) == pytest.approx(3.0)
+    assert participation_ratio(torch.randn(50, 1, generator=g) @ torch.ones(1, 5)) == pytest.approx(1.0)
+
+
+# ------------------------------------------------------------------------- top-layer concept model
+@pytest.fixture(scope="module")
+def tiny():
+    from companion.encoders import tiny_encoder
+
+    return tiny_encoder("bert", pooling="mean", hidden=32, layers=4, heads=4, seed=0)
+
+
+TEXTS = ["a small dog", "the capital city of a country", "not a happy person", "an animal", "to run quickly",
+         "a very long definition of something that goes on for quite a few more words than the others"]
+
+
+def test_untrained_top_layer_model_is_the_frozen_encoder(tiny):
+    from companion.encoders.states import LowerStates
+    from companion.papers.concepts.readouts import TopLayerConceptModel
+
+    lower = LowerStates(tiny, start=3, state_dtype=torch.float32, means="all")
+    model = TopLayerConceptModel(tiny, "mean", n_top=1, k=4, lower=lower)
+    ref = tiny.encode_layers(TEXTS, cache=False)
+    assert torch.allclose(model.encode_layers(TEXTS), ref, atol=1e-5)
+    assert torch.allclose(model.encode(TEXTS), ref[:, -1], atol=1e-5)
+    wm = TopLayerConceptModel(tiny, "wm", n_top=1, k=4, lower=lower)
+    assert torch.allclose(wm.encode(TEXTS), ref[:, -4:].mean(1), atol=1e-5)
+    # length buckets give the same, input-ordered, result as one padded batch
+    many = TEXTS * 7
+    model.eval()
+    with torch.no_grad():
+        assert torch.allclose(model.all_layers(many, bucket=4), model.all_layers(many, bucket=len(many)), atol=1e-5)
+
+
+def _tiny_rows(n=8):
+    from companion.papers.concepts.data import TrainingRows
+
+    rng = np.random.default_rng(0)
+    words = ["dog", "cat", "tree", "car", "house", "river", "stone", "bird", "song", "lamp"]
+    term = np.array(words[:n], dtype=object)
+    masked = np.array([f"a kind of [MASK] that is {w}" for w in words[::-1][:n]], dtype=object)
+    neg = np.array([[f"a kind of [MASK] that is not {w}", f"some other {w}", ""] for w in words[:n]], dtype=object)
+    has = rng.random(n) < 0.7
+    return TrainingRows(sid=np.arange(n), term=term, masked=masked, syn_a=term, syn_b=np.array(
+        [t + "s" for t in term], dtype=object), has_syn=has, negatives=neg, neg_mask=neg != "",
+        rules=("negation", "pos_swap", "type_swap"))
+
+
+@pytest.mark.parametrize("name", ["B1", "B3", "M1", "M2", "M3", "B1-unified"])
+def test_every_condition_trains_only_its_top_layer_and_readout(tiny, name):
+    from companion.papers.concepts.readouts import CONDITIONS, TopLayerConceptModel, train_concept_model
+
+    before = {k: v.clone() for k, v in tiny.model.state_dict().items()}
+    readout, hn = CONDITIONS[name]
+    torch.manual_seed(0)
+    model = TopLayerConceptModel(tiny, readout, n_top=2, k=4)
+    start = {k: v.clone() for k, v in model.state_dict().items()}
+    res = train_concept_model(model, _tiny_rows(), hn, steps=3, batch=4, lr=1e-2, seed=0, max_negatives=1,
+                              progress=False)
+    assert len(res.history) == 3 and all(np.isfinite(h["loss"]) for h in res.history)
+    assert any(not torch.equal(v, start[k]) for k, v in model.state_dict().items() if k.startswith("layers."))
+    if readout in ("weighted", "gate", "deep"):
+        assert any(not torch.equal(v, start[k]) for k, v in model.state_dict().items() if k.startswith("readout."))
+    assert all(torch.equal(v, before[k]) for k, v in tiny.model.state_dict().items())  # the encoder is untouched
+
+
+def test_pooling_parameters_get_five_times_the_lr_and_lower_layers_decay(tiny, monkeypatch):
+    import companion.training as T
+    from companion.papers.concepts.readouts import TopLayerConceptModel, train_concept_model
+
+    seen = {}
+
+    def fake_train(model, loss_fn, batches, steps, lr, **kw):
+        seen.update(kw, lr=lr, loss=float(loss_fn(next(iter(batches))).detach()))
+        return None
+
+    monkeypatch.setattr(T, "train", fake_train)
+    model = TopLayerConceptModel(tiny, "weighted", n_top=2, k=4)
+    train_concept_model(model, _tiny_rows(), "bce", steps=1, batch=4, lr=1e-3, progress=False)
+    lrs = [g["lr"] for g in seen["param_groups"]]
+    assert lrs == pytest.approx([1e-3 * 0.9, 1e-3, 5e-3])
+    assert seen["param_groups"][-1]["params"] == [model.readout.logits]
+    assert np.isfinite(seen["loss"])
+
+
+def test_concept_model_bad_input_is_a_clear_error(tiny):
+    from companion.encoders.states import LowerStates
+    from companion.papers.concepts.readouts import TopLayerConceptModel, train_concept_model
+
+    with pytest.raises(ValueError, match="readout must be one of"):
+        TopLayerConceptModel(tiny, "cls-ish")
+    with pytest.raises(ValueError, match="n_top must be"):
+        TopLayerConceptModel(tiny, "mean", n_top=9)
+    with pytest.raises(ValueError, match="needs hidden state 3"):
+        TopLayerConceptModel(tiny, "mean", n_top=1, lower=LowerStates(tiny, start=2, means="all"))
+    with pytest.raises(ValueError, match="with means=.all."):
+        TopLayerConceptModel(tiny, "mean", n_top=1, lower=LowerStates(tiny, start=3))
+    model = TopLayerConceptModel(tiny, "mean", n_top=1)
+    with pytest.raises(ValueError, match="per_layer needs"):
+        model.embed(TEXTS[:2], per_layer=True)
+    with pytest.raises(ValueError, match="non-empty strings"):
+        model.encode(["fine", "  "])
+    rows = _tiny_rows()
+    with pytest.raises(ValueError, match="hn must be"):
+        train_concept_model(model, rows, "triplet", steps=1, batch=4)
+    with pytest.raises(ValueError, match="batch must be"):
+        train_concept_model(model, rows, "bce", steps=1, batch=1)
+    with pytest.raises(ValueError, match="fewer than one batch"):
+        train_concept_model(model, rows, "bce", steps=1, batch=16)
+    with pytest.raises(ValueError, match="max_negatives"):
+        train_concept_model(model, rows, "bce", steps=1, batch=4, max_negatives=0)
+
+
+def test_trained_weights_round_trip_through_the_cache(tiny, tmp_path, monkeypatch):
+    from companion.papers.concepts.readouts import (
+        TopLayerConceptModel,
+        load_trained,
+        recipe_path,
+        save_trained,
+    )
+
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path))
+    a = TopLayerConceptModel(tiny, "weighted", n_top=1, k=4)
+    with torch.no_grad():
+        a.readout.logits.copy_(torch.tensor([0.1, 0.2, 0.3, 0.4]))
+        next(a.layers.parameters()).add_(1.0)
+    recipe = dict(condition="M1", seed=3, lr=2e-4, rules=["negation"])
+    assert recipe_path(recipe).parent.is_relative_to(tmp_path)
+    save_trained(a, recipe)
+    b = TopLayerConceptModel(tiny, "weighted", n_top=1, k=4)
+    assert not load_trained(b, dict(recipe, seed=4))
+    assert load_trained(b, recipe)
+    assert all(torch.equal(v, a.state_dict()[k]) for k, v in b.state_dict().items())

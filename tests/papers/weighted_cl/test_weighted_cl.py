@@ -1,0 +1,433 @@
+"""Paper 3 — Vock, Duchesnay & Dufumier, "A Unified Geometric Framework for Weighted Contrastive Learning"
+(arXiv 2605.13943): the weighted InfoNCE, the entropic bound and every optimum theorem, checked on free
+embeddings with float64 L-BFGS."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from companion.free_embeddings import fit_free_embeddings
+from companion.losses.weighted import (
+    cosine_similarities,
+    distance_weights,
+    entropic_bound,
+    entropic_gap,
+    euclidean_similarities,
+    euclidean_weights,
+    hard_supcon_optimal_loss,
+    soft_supcon_beta,
+    soft_supcon_simplex_tau,
+    soft_supcon_simplex_tau_paper,
+    soft_supcon_weights,
+    supcon_weights,
+    target_probabilities,
+    weighted_infonce,
+    xclr_weights,
+    y_aware_weights,
+)
+from companion.metrics.distance_geometry import (
+    block_cosines,
+    class_prototypes,
+    classical_mds,
+    delta_w,
+    edm,
+    embedding_dimension,
+    gram_from_edm,
+    is_edm,
+    is_spherical_edm,
+    r2_procrustes,
+    r2_sim,
+    random_isometry,
+    solve_supcon_prototypes,
+    spherical_radius,
+    spherical_realisation,
+    supcon_prototype_loss,
+)
+
+torch.set_num_threads(1)  # tiny matrices: threads only add contention on a shared 2-core machine
+EPS = math.exp(-1)
+
+
+def _rand_sym(n, seed, low=0.05):
+    rng = np.random.default_rng(seed)
+    A = rng.uniform(low, 1, (n, n))
+    return torch.as_tensor((A + A.T) / 2)
+
+
+def _offdiag(M):
+    return M[~np.eye(len(M), dtype=bool)]
+
+
+# ------------------------------------------------------------------------------------------ the loss itself
+def test_weighted_infonce_matches_hand_computation():
+    W = _rand_sym(5, 0)
+    S = _rand_sym(5, 1) * 3
+    n = 5
+    expected = 0.0
+    for i in range(n):
+        others = [k for k in range(n) if k != i]
+        wsum = sum(float(W[i, k]) for k in others)
+        lse = math.log(sum(math.exp(float(S[i, k])) for k in others))
+        expected -= sum(float(W[i, j]) / wsum * (float(S[i, j]) - lse) for j in others)
+    assert float(weighted_infonce(W, S, float64=True)) == pytest.approx(expected / n, abs=1e-13)
+
+
+def test_weighted_infonce_ignores_diagonal_and_equals_cross_entropy():
+    W, S = _rand_sym(6, 2), _rand_sym(6, 3)
+    W2, S2 = W.clone(), S.clone()
+    W2.fill_diagonal_(7.0)
+    S2.fill_diagonal_(100.0)
+    assert float(weighted_infonce(W2, S2)) == pytest.approx(float(weighted_infonce(W, S)), abs=1e-12)
+    P = target_probabilities(W)
+    logq = torch.log_softmax(S.masked_fill(torch.eye(6, dtype=torch.bool), -torch.inf), dim=1)
+    ce = -(P * logq.masked_fill(torch.eye(6, dtype=torch.bool), 0)).sum(1).mean()
+    assert float(weighted_infonce(W, S)) == pytest.approx(float(ce), abs=1e-12)
+
+
+def test_weighted_infonce_float64_option_and_grad():
+    W = _rand_sym(4, 4).float()
+    S = _rand_sym(4, 5).float().requires_grad_(True)
+    assert weighted_infonce(W, S).dtype == torch.float32
+    out = weighted_infonce(W, S, float64=True)
+    assert out.dtype == torch.float64
+    out.backward()
+    assert S.grad is not None and torch.isfinite(S.grad).all()
+
+
+@pytest.mark.parametrize("c", [0.0, 1.7, -3.2])
+def test_bound_identity_at_log_w_plus_c(c):
+    W = _rand_sym(9, 6)
+    S = torch.log(W) + c
+    assert abs(float(weighted_infonce(W, S, float64=True) - entropic_bound(W))) < 1e-10
+
+
+def test_entropic_bound_hand_value():
+    # two classes of 3: every P row is (1/2, 1/2) on two positives -> H = log 2
+    W = supcon_weights([0, 0, 0, 1, 1, 1])
+    assert float(entropic_bound(W)) == pytest.approx(math.log(2), abs=1e-14)
+
+
+def test_bound_holds_on_random_similarities():
+    rng = np.random.default_rng(0)
+    for trial in range(200):
+        n = int(rng.integers(3, 12))
+        W = _rand_sym(n, 100 + trial, low=0.0)
+        S = torch.as_tensor(rng.normal(0, 3, (n, n)))
+        S = (S + S.T) / 2
+        assert float(weighted_infonce(W, S, float64=True)) >= float(entropic_bound(W)) - 1e-12
+
+
+def test_free_s_optimisation_recovers_log_w_plus_c():
+    W = _rand_sym(7, 11)
+    iu = torch.triu_indices(7, 7, 1)
+    theta = torch.zeros(iu.shape[1], dtype=torch.float64, requires_grad=True)
+
+    def S_of(t):
+        S = torch.zeros(7, 7, dtype=torch.float64)
+        S = S.index_put((iu[0], iu[1]), t)
+        return S + S.T
+
+    opt = torch.optim.LBFGS([theta], max_iter=500, tolerance_grad=1e-14, tolerance_change=1e-16,
+                            line_search_fn="strong_wolfe")
+
+    def closure():
+        opt.zero_grad()
+        loss = weighted_infonce(W, S_of(theta), float64=True)
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    S = S_of(theta.detach())
+    c = _offdiag((S - torch.log(W)).numpy())
+    assert c.std() < 1e-5
+    assert delta_w(W, S) < 1e-10
+
+
+# ------------------------------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("W, match", [
+    (torch.tensor([[0.0, 1.0], [2.0, 0.0]]), "symmetric"),
+    (torch.tensor([[0.0, -1.0], [-1.0, 0.0]]), "non-negative"),
+    (torch.tensor([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 5.0]]), "row 2 .* sums to 0"),
+    (torch.ones(2, 3), "square"),
+])
+def test_bad_weights(W, match):
+    with pytest.raises(ValueError, match=match):
+        weighted_infonce(W, torch.zeros(W.shape))
+
+
+def test_bad_inputs():
+    W = _rand_sym(4, 0)
+    with pytest.raises(ValueError, match="same shape"):
+        weighted_infonce(W, torch.zeros(3, 3))
+    with pytest.raises(ValueError, match="tau must be"):
+        cosine_similarities(torch.randn(4, 2), tau=0.0)
+    with pytest.raises(ValueError, match="tau must be"):
+        euclidean_similarities(torch.randn(4, 2), tau=-1.0)
+    with pytest.raises(ValueError, match="undefined.*H\\(p_W\\) is 0"):
+        entropic_gap(1.0, 0.0)
+    with pytest.raises(ValueError, match="at least 2 samples in every class"):
+        supcon_weights([0, 0, 1])
+    with pytest.raises(ValueError, match="eps must be in"):
+        soft_supcon_weights([0, 1], eps=1.5)
+    with pytest.raises(ValueError, match="tau_prime must be"):
+        xclr_weights(np.ones((3, 2)), tau_prime=0)
+    with pytest.raises(ValueError, match="NaN"):
+        weighted_infonce(W, torch.full((4, 4), float("nan")))
+    with pytest.raises(ValueError, match="same number of points"):
+        r2_procrustes(np.ones((3, 2)), np.ones((4, 2)))
+    with pytest.raises(ValueError, match="not a Euclidean distance matrix"):
+        classical_mds(np.array([[0, 1, 9], [1, 0, 1], [9, 1, 0.0]]))
+    with pytest.raises(ValueError, match="size >= 2"):
+        solve_supcon_prototypes([3, 1], tau=0.1)
+    with pytest.raises(ValueError, match="similarity must be"):
+        fit_free_embeddings(W, dim=2, similarity="dot")
+
+
+def test_hard_supcon_two_per_class_has_zero_bound():
+    W = supcon_weights([0, 0, 1, 1, 2, 2])
+    assert float(entropic_bound(W)) == 0.0
+    with pytest.raises(ValueError, match="undefined"):
+        delta_w(W, torch.zeros(6, 6))
+
+
+# ------------------------------------------------------------------------------------------ EDMs (App. B)
+def test_edm_tests_and_mds_realisation():
+    rng = np.random.default_rng(1)
+    Z = rng.normal(size=(12, 3))
+    D = edm(Z)
+    assert is_edm(D) and embedding_dimension(D) == 3
+    G = gram_from_edm(D)
+    Zc = Z - Z.mean(0)
+    assert np.allclose(G, Zc @ Zc.T, atol=1e-10)
+    X = classical_mds(D)
+    assert np.allclose(edm(X), D, atol=1e-9)
+    assert r2_procrustes(X, Z) > 1 - 1e-12  # unique up to isometry (Lemma B.2)
+    assert not is_edm(np.array([[0, 1, 9], [1, 0, 1], [9, 1, 0.0]]))  # violates the triangle inequality
+    assert not is_edm(np.array([[0, 1], [2, 0.0]]))
+
+
+def test_spherical_edm():
+    rng = np.random.default_rng(2)
+    U = rng.normal(size=(10, 3))
+    U = 0.7 * U / np.linalg.norm(U, axis=1, keepdims=True)
+    D = edm(U)
+    assert spherical_radius(D) == pytest.approx(0.7, abs=1e-8)
+    assert is_spherical_edm(D, radius=0.7) and is_spherical_edm(D, radius=2.0)
+    assert not is_spherical_edm(D, radius=0.5)
+    line = edm(np.array([[0.0], [1.0], [3.0]]))
+    assert is_edm(line) and not is_spherical_edm(line)
+
+
+@pytest.mark.parametrize("tau", [0.2, 1.0])
+def test_thm_3_7_3_8_on_random_realisable_D(tau):
+    rng = np.random.default_rng(3)
+    Y = rng.normal(size=(15, 2)) * 0.6
+    D = edm(Y)
+    euc = fit_free_embeddings(distance_weights(D), dim=2, similarity="euclidean", seed=0)
+    assert euc.delta_w < 1e-8 and r2_procrustes(euc.Z, Y) > 0.999  # Thm 3.7: ||z_i - z_j||^2 = d_ij
+    U = rng.normal(size=(15, 3))
+    U = U / np.linalg.norm(U, axis=1, keepdims=True) * 0.9 / math.sqrt(2 * tau)
+    Ds = edm(U)  # spherical EDM of radius 0.9/sqrt(2 tau) <= 1/sqrt(2 tau)
+    sph = fit_free_embeddings(distance_weights(Ds), dim=4, similarity="cosine", tau=tau, seed=0)
+    assert sph.delta_w < 1e-8  # Thm 3.8: cos = 1 - tau d
+    target = spherical_realisation(Ds, tau)
+    assert np.abs(_offdiag(sph.Z @ sph.Z.T - target @ target.T)).max() < 1e-3
+
+
+# ------------------------------------------------------------------------------------------ Hard SupCon
+@pytest.mark.parametrize("C", [3, 4, 10])
+@pytest.mark.parametrize("tau", [0.1, 0.5])
+def test_balanced_hard_supcon_is_regular_simplex(C, tau):
+    y = np.repeat(np.arange(C), 5)
+    fit = fit_free_embeddings(supcon_weights(y), dim=C, tau=tau, seed=0)
+    blocks, intra_min = block_cosines(fit.Z, y)
+    assert intra_min.min() > 1 - 1e-4
+    assert np.abs(_offdiag(blocks) + 1 / (C - 1)).max() < 1e-3
+    assert np.abs(class_prototypes(fit.Z, y).sum(0)).max() < 1e-3
+    assert abs(fit.loss - hard_supcon_optimal_loss(C, 5, tau)) < 1e-6
+    assert fit.loss > fit.bound  # the bound log(l-1) is not attained (Thm 3.13); gap = L* - H > 0
+    assert hard_supcon_optimal_loss(C, 5, tau) - math.log(4) > 0
+    assert fit.bound == pytest.approx(math.log(4), abs=1e-12)
+
+
+def test_prototype_loss_matches_full_loss_on_collapsed_embeddings():
+    sizes = [3, 4, 5]
+    rng = np.random.default_rng(4)
+    M = rng.normal(size=(3, 3))
+    M /= np.linalg.norm(M, axis=1, keepdims=True)
+    y = np.repeat(np.arange(3), sizes)
+    full = weighted_infonce(supcon_weights(y), cosine_similarities(torch.as_tensor(M[y]), 0.3), float64=True)
+    assert float(supcon_prototype_loss(M @ M.T, sizes, 0.3)) == pytest.approx(float(full), abs=1e-12)
+
+
+def test_imbalanced_hard_supcon_matches_prototype_problem():
+    sizes = [3, 3, 6, 6]
+    y = np.repeat(np.arange(4), sizes)
+    sol = solve_supcon_prototypes(sizes, tau=0.1)
+    fit = fit_free_embeddings(supcon_weights(y), dim=4, tau=0.1, seed=0)
+    blocks, intra_min = block_cosines(fit.Z, y)
+    assert intra_min.min() > 1 - 1e-4
+    assert np.abs(_offdiag(blocks - sol.gram)).max() < 1e-3
+    assert abs(fit.loss - sol.loss) < 1e-6
+    assert sol.gram[0, 1] == pytest.approx(-0.306, abs=1e-3)
+    assert sol.gram[0, 2] == pytest.approx(-0.337, abs=1e-3)
+    assert sol.gram[2, 3] == pytest.approx(-0.347, abs=1e-3)
+    assert sol.gram[0, 1] > sol.gram[2, 3]  # minority-minority > majority-majority
+
+
+# ------------------------------------------------------------------------------------------ Soft SupCon
+@pytest.mark.parametrize("tau", [0.5, 0.9, 10 / 9])
+def test_soft_supcon_constant_inter_class_cosine(tau):
+    y = np.repeat(np.arange(10), np.arange(2, 21, 2))
+    fit = fit_free_embeddings(soft_supcon_weights(y, EPS), dim=10, tau=tau, seed=0)
+    blocks, _ = block_cosines(fit.Z, y)
+    assert np.abs(_offdiag(blocks) - soft_supcon_beta(tau, EPS)).max() < 1e-3
+    assert fit.delta_w < 1e-6
+
+
+def test_soft_supcon_erratum_temperatures():
+    assert soft_supcon_simplex_tau(10, EPS) == pytest.approx(10 / 9, abs=1e-14)
+    assert soft_supcon_simplex_tau_paper(10, EPS) == pytest.approx(0.9, abs=1e-14)
+    assert soft_supcon_beta(10 / 9, EPS) == pytest.approx(-1 / 9, abs=1e-14)
+    assert soft_supcon_beta(0.9, EPS) == pytest.approx(0.1, abs=1e-14)
+    for C in (3, 5, 10):
+        for eps in (0.05, EPS, 0.6):
+            assert soft_supcon_beta(soft_supcon_simplex_tau(C, eps), eps) == pytest.approx(-1 / (C - 1))
+            assert soft_supcon_beta(soft_supcon_simplex_tau_paper(C, eps), eps) == pytest.approx(1 / C)
+
+
+def test_soft_supcon_above_threshold_is_not_attained():
+    y = np.repeat(np.arange(10), np.arange(2, 21, 2))
+    fit = fit_free_embeddings(soft_supcon_weights(y, EPS), dim=10, tau=1.5, seed=0)
+    blocks, _ = block_cosines(fit.Z, y)
+    off = _offdiag(blocks)
+    assert off.max() - off.min() > 0.1
+    assert fit.delta_w > 1e-4
+
+
+# ------------------------------------------------------------------------------------------ Euclidean SupCon (§3.7)
+@pytest.mark.parametrize("triangle", [
+    [[0, 0], [1, 0], [0.5, math.sqrt(3) / 2]],   # equilateral
+    [[0, 0], [3, 0], [1.5, 0.3]],                 # obtuse
+    [[0, 0], [1, 0], [0, 2]],                     # right-angled
+])
+def test_euclidean_supcon_scaled_prototypes_reach_bound(triangle):
+    mu = np.asarray(triangle, dtype=float)
+    y = np.repeat(np.arange(3), 4)
+    W = supcon_weights(y)
+    gaps = [delta_w(W, euclidean_similarities(torch.as_tensor(m * mu[y]))) for m in (1, 3, 10)]
+    assert gaps[0] > gaps[1] > gaps[2] and gaps[2] < 1e-12
+
+
+# ------------------------------------------------------------------------------------------ regression
+def test_euclidean_euclidean_attains_bound_at_labels():
+    rng = np.random.default_rng(0)
+    y = rng.uniform(-1, 1, size=(20, 1))
+    fit = fit_free_embeddings(euclidean_weights(y), dim=2, similarity="euclidean", seed=0)
+    assert fit.delta_w < 1e-8
+    assert r2_procrustes(fit.Z, np.hstack([y, np.zeros_like(y)])) > 0.999
+
+
+def test_y_aware_cannot_attain_bound_on_a_line_but_can_on_small_circle():
+    line = np.linspace(-2, 2, 20)[:, None]
+    fit = fit_free_embeddings(y_aware_weights(line), dim=3, tau=0.5, seed=0)
+    assert fit.delta_w > 1e-3
+    tau = 0.5
+    theta = np.random.default_rng(1).uniform(0, 2 * np.pi, 20)
+    circle = 0.8 / math.sqrt(2 * tau) * np.c_[np.cos(theta), np.sin(theta)]
+    fit = fit_free_embeddings(y_aware_weights(circle), dim=3, tau=tau, seed=0)
+    assert fit.delta_w < 1e-8
+    assert r2_procrustes(fit.Z, spherical_realisation(edm(circle), tau)) > 0.999
+
+
+@pytest.mark.parametrize("tau", [0.25, 0.4])
+def test_xclr_optimum_formula(tau):
+    tau_p = 0.5
+    y = np.random.default_rng(5).normal(size=(25, 4))
+    fit = fit_free_embeddings(xclr_weights(y, tau_p), dim=6, tau=tau, seed=0)
+    yn = y / np.linalg.norm(y, axis=1, keepdims=True)
+    target = tau / tau_p * yn @ yn.T + 1 - tau / tau_p
+    assert np.abs(_offdiag(fit.Z @ fit.Z.T - target)).max() < 1e-3
+    assert fit.delta_w < 1e-8
+
+
+def test_xclr_above_tau_prime_is_not_attained():
+    y = np.random.default_rng(5).normal(size=(25, 4))
+    fit = fit_free_embeddings(xclr_weights(y, 0.1), dim=6, tau=0.3, seed=0)
+    assert fit.delta_w > 0.1
+
+
+def test_euclidean_soft_supcon_dimension_threshold():
+    y = np.repeat(np.arange(10), 3)
+    W = soft_supcon_weights(y, EPS)
+    target = np.eye(10)[y] / math.sqrt(2)  # prototypes at squared distance d = -log eps = 1
+    for q in (7, 8):
+        assert fit_free_embeddings(W, dim=q, similarity="euclidean", seed=0).delta_w > 1e-3
+    for q in (9, 10):
+        fit = fit_free_embeddings(W, dim=q, similarity="euclidean", seed=0)
+        assert fit.delta_w < 1e-8 and r2_procrustes(fit.Z, target) > 0.999
+
+
+def test_kernel_pca_is_the_optimum():
+    from sklearn.decomposition import KernelPCA
+
+    X = np.random.default_rng(0).normal(size=(25, 2)) * 0.5
+    K = 0.3 * (X @ X.T + 1) ** 2
+    d = np.diag(K)
+    D = d[:, None] + d[None, :] - 2 * K
+    fit = fit_free_embeddings(distance_weights(D), dim=5, similarity="euclidean", seed=0)
+    assert fit.delta_w < 1e-8
+    kpca = KernelPCA(n_components=5, kernel="precomputed").fit_transform(K)
+    assert r2_procrustes(fit.Z, kpca) > 0.999
+
+
+# ------------------------------------------------------------------------------------------ metrics
+def test_metrics_invariant_under_isometry():
+    rng = np.random.default_rng(6)
+    Z = rng.normal(size=(30, 5))
+    Z2 = random_isometry(Z, seed=1)
+    assert r2_procrustes(Z2, Z) == pytest.approx(1.0, abs=1e-12)
+    assert r2_sim(edm(Z2), edm(Z)) == pytest.approx(1.0, abs=1e-12)
+    Zr = random_isometry(Z, seed=2, translate=False)
+    cz = lambda A: (A / np.linalg.norm(A, axis=1, keepdims=True)) @ (A / np.linalg.norm(A, axis=1, keepdims=True)).T
+    assert r2_sim(cz(Zr), cz(Z)) == pytest.approx(1.0, abs=1e-12)
+    # a scaled copy is NOT an isometry: r2 drops
+    assert r2_procrustes(2 * Z, Z) < 0.5
+    noisy = Z + rng.normal(size=Z.shape) * 0.3
+    assert 0 < r2_procrustes(noisy, Z) < 1
+
+
+def test_r2_procrustes_against_scipy_hand_solution():
+    from scipy.spatial import procrustes  # scipy's version also rescales: compare on unit-Frobenius inputs
+
+    rng = np.random.default_rng(7)
+    Z = rng.normal(size=(20, 3))
+    T = rng.normal(size=(20, 3))
+    Zc, Tc = Z - Z.mean(0), T - T.mean(0)
+    _, _, disparity = procrustes(T, Z)
+    # with both normalised to unit Frobenius norm, scipy's disparity = 1 - (sum of singular values)^2
+    s = np.linalg.svd((Zc / np.linalg.norm(Zc)).T @ (Tc / np.linalg.norm(Tc)), compute_uv=False).sum()
+    assert disparity == pytest.approx(1 - s**2, abs=1e-12)
+    ours = r2_procrustes(Zc / np.linalg.norm(Zc), Tc / np.linalg.norm(Tc))
+    # ours = 1 - ||R Z - T||^2 / ||T||^2 = 1 - (2 - 2 s) for unit norms
+    assert ours == pytest.approx(1 - (2 - 2 * s), abs=1e-12)
+
+
+def test_fixed_seed_is_deterministic():
+    y = np.repeat(np.arange(3), 4)
+    a = fit_free_embeddings(supcon_weights(y), dim=3, tau=0.5, seed=3)
+    b = fit_free_embeddings(supcon_weights(y), dim=3, tau=0.5, seed=3)
+    assert np.array_equal(a.Z, b.Z) and a.loss == b.loss
+
+
+def test_adam_path_reaches_simplex_loosely():
+    y = np.repeat(np.arange(3), 4)
+    fit = fit_free_embeddings(supcon_weights(y), dim=3, tau=0.5, method="adam", lr=5e-2, steps=600, seed=0)
+    blocks, intra = block_cosines(fit.Z, y)
+    assert intra.min() > 1 - 1e-3
+    assert np.abs(_offdiag(blocks) + 0.5).max() < 1e-2
+    assert abs(fit.loss - hard_supcon_optimal_loss(3, 4, 0.5)) < 1e-5

@@ -1,0 +1,94 @@
+"""The weighted-cl paper's transcribed tables (data/weighted-cl/): shapes, and every cross-reference between the two
+tables, the prose and the captions (Vock, Duchesnay & Dufumier, arXiv 2605.13943).
+
+Two verified inconsistencies are pinned as exactly that, so a change of a transcription makes a test fail:
+- App. E reads Table 1 as "better metrics, better generalisation", but the geometry with the best r2_Proc and
+  Delta_W (MiniLM) is not the one with the best top-1/top-3 accuracy (Simplex).
+- The simplex temperature printed in Cor. 3.9 and used in §4.2, (C-1)/(-C log eps) = 0.9 for C = 10 and eps = e^-1,
+  gives the inter-class cosine 1 + tau log eps = +0.1, not the regular simplex's -1/(C-1) ~ -0.111 of the Fig. 4
+  caption; the simplex needs tau* = C/((C-1)(-log eps)) = 10/9.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+import pandas as pd
+import pytest
+
+from companion.losses.weighted import soft_supcon_beta, soft_supcon_simplex_tau, soft_supcon_simplex_tau_paper
+from companion.settings import REPO_ROOT
+
+DATA = REPO_ROOT / "data" / "weighted-cl"
+EPS = math.exp(-1)
+
+
+def read(name: str) -> pd.DataFrame:
+    return pd.read_csv(DATA / f"{name}.csv", comment="#", dtype=str, keep_default_na=False)
+
+
+def prose(quantity_start: str) -> str:
+    df = read("prose")
+    hit = df[df["quantity"].str.startswith(quantity_start)]
+    assert len(hit) == 1, quantity_start
+    return hit["value"].iloc[0]
+
+
+def test_table1_complete():
+    df = read("table1")
+    assert list(df.columns) == ["Target", "r2_Proc_test", "Delta_W_test (%)", "Top-1 (%)", "Top-3 (%)", "source"]
+    assert list(df["Target"]) == ["Simplex", "CLIP", "MiniLM"]
+    assert (df["source"] == "App. E, Table 1").all()
+    num = df.set_index("Target").drop(columns="source").map(Decimal)
+    assert ((num["r2_Proc_test"] > 0) & (num["r2_Proc_test"] < 1)).all()
+    assert (num["Top-1 (%)"] < num["Top-3 (%)"]).all()  # top-3 accuracy can never be below top-1
+
+
+def test_table1_against_the_text():
+    t = read("table1").set_index("Target").drop(columns="source").map(Decimal)
+    # the text: MiniLM has the best Procrustes similarity and the smallest loss error ...
+    assert t["r2_Proc_test"].idxmax() == "MiniLM" and t["Delta_W_test (%)"].idxmin() == "MiniLM"
+    # ... but the best generalisation (top-1 and top-3) is Simplex's: the text's reading does not follow from the table
+    assert t["Top-1 (%)"].idxmax() == "Simplex" and t["Top-3 (%)"].idxmax() == "Simplex"
+    assert t.loc["Simplex", "Top-1 (%)"] - t.loc["MiniLM", "Top-1 (%)"] == Decimal("1.31")
+
+
+def test_table2_complete_and_consistent():
+    df = read("table2").set_index("setting")
+    assert list(df.columns) == ["§4.1", "§4.2", "§4.3", "Appendix E", "source"]
+    assert list(df.index) == ["Dataset", "File(s)", "Architecture", "Loss", "Optimizer", "LR", "WD", "Epochs",
+                              "Batch size", "Key parameters"]
+    assert (df["source"] == "App. G, Table 2").all()
+    assert list(df.loc["Dataset"][:4]) == ["MNIST", "N/A", "MNIST", "CIFAR-100"]
+    assert list(df.loc["Loss"][:4]) == ["Eucl. w-InfoNCE", "Hard/Soft SupCon", "y-Aware", "X-CLR"]
+    # App. E's prose: ResNet-50, q = 512, label dimensions 100 (one-hot), 512 (CLIP ViT-B/32), 384 (MiniLM)
+    assert df.loc["Architecture", "Appendix E"] == "ResNet-50"
+    assert "q=512" in df.loc["Key parameters", "Appendix E"]
+    assert "ℓ∈{100,512,384}" in df.loc["Key parameters", "Appendix E"]
+    # §4.2: C = 10 classes, soft weight e^-1, Hard SupCon at tau = 0.1; Fig. 5 (§4.3): thickness in R^2, tau = 0.1
+    assert prose("Fig. 4: number of classes") == "10" and "d=C=10" in df.loc["Key parameters", "§4.2"]
+    assert "ε=e^-1" in df.loc["Key parameters", "§4.2"] and "τ=0.1" in df.loc["Key parameters", "§4.2"]
+    assert df.loc["Key parameters", "§4.3"] == "d=2, τ=0.1"
+    # §4.1: Fig. 2's q range contains the transition at q = 9
+    assert df.loc["Key parameters", "§4.1"] == "d=2 or d∈[5..12]" and 5 <= int(prose("Fig. 2: latent")) <= 12
+
+
+def test_prose_numbers_consistent():
+    assert Decimal(prose("Fig. 4: regular-simplex")) == round(Decimal(-1) / Decimal(9), 3)
+    assert Decimal(prose("Fig. 3(a): r2")) < Decimal(prose("Fig. 3(a): Procrustes"))
+    assert Decimal(prose("Fig. 3(b): global")) < Decimal(prose("Fig. 3(b): local"))
+    assert "48" in prose("Fig. 7: latent dimensions").split()
+    # the mixed-label optimum (9-simplex x unit square) needs 9 + 2 dimensions
+    assert int(prose("Fig. 3(b): smallest q")) == int(prose("Fig. 2: latent")) + 2
+
+
+def test_simplex_temperature_erratum():
+    c = int(prose("Fig. 4: number of classes"))
+    printed = soft_supcon_simplex_tau_paper(c, EPS)  # (C-1)/(-C log eps), Cor. 3.9; §4.2 writes (10-1)/10
+    assert printed == pytest.approx((10 - 1) / 10)
+    assert soft_supcon_beta(printed, EPS) == pytest.approx(1 / c)  # +0.1: not the simplex
+    assert round(soft_supcon_beta(printed, EPS), 3) != float(prose("Fig. 4: regular-simplex"))
+    corrected = soft_supcon_simplex_tau(c, EPS)
+    assert corrected == pytest.approx(10 / 9)
+    assert round(soft_supcon_beta(corrected, EPS), 3) == float(prose("Fig. 4: regular-simplex"))

@@ -1,0 +1,58 @@
+"""The smoke execution of every notebook (papermill, profile ``smoke``, scratch output).
+
+Each notebook must finish and write a ledger that follows the schema. Numbers from the smoke profile mean
+nothing; the notebooks' committed outputs come from the ``cpu`` profile.
+"""
+
+import json
+
+import pytest
+
+from companion.results import validate_claim
+from companion.runner import execute, list_notebooks, twin_differences, twin_path
+
+NOTEBOOKS = list_notebooks()
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=[nb.key for nb in NOTEBOOKS])
+def test_notebook_smoke(nb, tmp_path_factory):
+    scratch = tmp_path_factory.getbasetemp() / "smoke"
+    result = execute(nb, "smoke", output_dir=scratch)
+    assert result.status == "ok", f"{nb.key} failed in {result.error}"
+    ledger = json.loads((scratch / "results" / nb.paper / f"{nb.stem}.json").read_text())
+    assert ledger["profile"] == "smoke" and ledger["claims"]
+    assert ledger["schema"] == 2
+    for claim in ledger["claims"]:
+        validate_claim(claim, nb.key)
+
+
+def test_every_notebook_is_paired_with_a_percent_script():
+    for nb in NOTEBOOKS:
+        twin = nb.twin
+        assert twin.exists(), f"{nb.path} has no py:percent twin"
+        assert "format_name: percent" in twin.read_text(encoding="utf-8"), f"{twin} is not py:percent"
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=[nb.key for nb in NOTEBOOKS])
+def test_notebook_and_twin_hold_the_same_cells(nb):
+    """The stored notebook and its py:percent twin never drift: the same cells, kinds and sources in order."""
+    assert twin_differences(nb.path) == []
+
+
+def test_twin_drift_is_caught(tmp_path):
+    import jupytext
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# T"), nbformat.v4.new_code_cell("x = 1")]
+    path = tmp_path / "01-x.ipynb"
+    nbformat.write(nb, path)
+    jupytext.write(nb, twin_path(path), fmt="py:percent")
+    assert twin_differences(path) == []
+    nb.cells[1].source = "x = 2"
+    nbformat.write(nb, path)
+    assert twin_differences(path) == ["cell 1 differs between 01-x.ipynb and 01-x.pct.py"]
+    nb.cells.append(nbformat.v4.new_code_cell("y = 3"))
+    nbformat.write(nb, path)
+    assert "3 cells in 01-x.ipynb, 2 in 01-x.pct.py" in twin_differences(path)
