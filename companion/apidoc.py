@@ -59,18 +59,27 @@ def page_path(module: str) -> str:
     return f"{API_DIR}/{module}.qmd"
 
 
-def pages() -> list[str]:
-    """Every generated page, the index first."""
-    return [INDEX, *(page_path(m) for m in modules())]
+def _root(root: Path | None) -> Path:
+    return Path(root) if root is not None else Path(__file__).resolve().parents[1]
 
 
-def navbar_item() -> dict:
-    return {"text": "API", "menu": [{"text": "Use the objectives in your own training", "href": USE_PAGE},
-                                    {"text": TITLE, "href": INDEX}]}
+def documents(root: Path | None = None) -> bool:
+    """Whether ``root`` holds the package the reference documents (a checkout, not a bare site folder)."""
+    return (_root(root) / "companion" / "__init__.py").is_file()
 
 
-def sidebar() -> dict:
-    return {"id": "api", "title": TITLE, "contents": [USE_PAGE, *pages()]}
+def pages(root: Path | None = None) -> list[str]:
+    """Every generated page, the index first (none for a root without the package)."""
+    return [INDEX, *(page_path(m) for m in modules())] if documents(root) else []
+
+
+def navbar_item(root: Path | None = None) -> dict:
+    menu = [{"text": "Use the objectives in your own training", "href": USE_PAGE}]
+    return {"text": "API", "menu": menu + ([{"text": TITLE, "href": INDEX}] if documents(root) else [])}
+
+
+def sidebar(root: Path | None = None) -> dict:
+    return {"id": "api", "title": TITLE, "contents": [USE_PAGE, *pages(root)]}
 
 
 # --------------------------------------------------------------------------------------------- reST -> markdown
@@ -238,7 +247,7 @@ def render(root: Path | None = None) -> dict[str, str]:
 
     from companion._apidoc_renderer import Renderer
 
-    root = Path(root) if root is not None else Path(__file__).resolve().parents[1]
+    root = _root(root)
     sections = [{"title": title, "desc": desc,
                  "contents": [{"name": m, "children": "embedded", "member_order": "source"} for m in names]}
                 for title, desc, names in SECTIONS]
@@ -273,8 +282,11 @@ def render(root: Path | None = None) -> dict[str, str]:
 
 
 def write_pages(root: Path | None = None) -> list[Path]:
-    """Write the API pages under ``root`` and delete generated pages that no longer have a module."""
-    root = Path(root) if root is not None else Path(__file__).resolve().parents[1]
+    """Write the API pages under ``root`` (from ``root/companion``) and delete generated pages that no longer have
+    a module; nothing for a root without the package."""
+    root = _root(root)
+    if not documents(root):
+        return []
     wanted = render(root)
     folder = root / API_DIR
     folder.mkdir(parents=True, exist_ok=True)
@@ -292,7 +304,9 @@ def write_pages(root: Path | None = None) -> list[Path]:
 
 def check(root: Path | None = None) -> list[str]:
     """Problems with the API pages: missing, out of date with the docstrings, or left over."""
-    root = Path(root) if root is not None else Path(__file__).resolve().parents[1]
+    root = _root(root)
+    if not documents(root):
+        return []
     try:
         wanted = render(root)
     except Exception as exc:  # noqa: BLE001 - quartodoc/griffe raise many kinds; report one line

@@ -791,8 +791,8 @@ def build_config(root: Path = REPO_ROOT) -> dict:
                                                             for s in sidebars]},
                                 {"href": ERRATA_PAGE, "text": "Errata"},
                                 {"href": RUN_PAGE, "text": "Run it yourself"},
-                                apidoc.navbar_item()]},
-            "sidebar": [*sidebars, apidoc.sidebar()],
+                                apidoc.navbar_item(root)]},
+            "sidebar": [*sidebars, apidoc.sidebar(root)],
         },
         "format": {"html": {"theme": "cosmo", "css": STYLESHEET, "toc": True, "code-fold": True,
                             "code-tools": True}},
@@ -921,7 +921,7 @@ def execute_page(path: Path, stderr: io.StringIO | None = None) -> str:
 
 def pages(root: Path = REPO_ROOT) -> list[str]:
     """Every site page (relative paths): the fixed pages, one page per paper with notebooks, the API pages."""
-    return [*EXTRA_PAGES, *(paper_page(p) for p in _papers(root)), *apidoc.pages()]
+    return [*EXTRA_PAGES, *(paper_page(p) for p in _papers(root)), *apidoc.pages(root)]
 
 
 def first_cell_problems(nb, root: Path = REPO_ROOT) -> list[str]:

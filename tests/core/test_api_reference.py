@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import shutil
 
 import pytest
 import yaml
@@ -18,8 +19,14 @@ from companion import apidoc, site, st
 ROOT = site.REPO_ROOT
 
 
+def _checkout(tmp_path):
+    """A folder holding a copy of the package only: the API pages are generated from its sources."""
+    shutil.copytree(ROOT / "companion", tmp_path / "companion", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
 def test_generated_pages_are_up_to_date_with_the_docstrings(tmp_path):
-    written = apidoc.write_pages(tmp_path)  # regenerate from the sources into an empty folder
+    written = apidoc.write_pages(_checkout(tmp_path))  # regenerate from a copy of the sources
     assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == sorted(apidoc.pages())
     for path in written:
         rel = path.relative_to(tmp_path).as_posix()
@@ -29,7 +36,7 @@ def test_generated_pages_are_up_to_date_with_the_docstrings(tmp_path):
 
 
 def test_check_reports_stale_missing_and_leftover_pages(tmp_path):
-    apidoc.write_pages(tmp_path)
+    apidoc.write_pages(_checkout(tmp_path))
     (tmp_path / apidoc.page_path("companion.st")).write_text("old text")
     (tmp_path / apidoc.INDEX).unlink()
     (tmp_path / apidoc.API_DIR / "companion.gone.qmd").write_text("x")
@@ -37,6 +44,12 @@ def test_check_reports_stale_missing_and_leftover_pages(tmp_path):
     assert "site/api/companion.st.qmd is out of date" in problems
     assert "site/api/index.qmd is missing" in problems
     assert "site/api/companion.gone.qmd documents no module" in problems
+
+
+def test_a_root_without_the_package_has_no_reference(tmp_path):
+    assert apidoc.pages(tmp_path) == [] and apidoc.write_pages(tmp_path) == [] and apidoc.check(tmp_path) == []
+    assert apidoc.sidebar(tmp_path)["contents"] == [apidoc.USE_PAGE]
+    assert [m["href"] for m in apidoc.navbar_item(tmp_path)["menu"]] == [apidoc.USE_PAGE]
 
 
 def test_pages_document_every_loss_with_formula_and_example_and_no_rest_left():
