@@ -10,7 +10,9 @@ Pages:
   the notebooks in section order, the claims and the paper's errata;
 * ``site/errata.qmd`` — every verified inconsistency, one card each (what the paper prints, what was computed, in
   words), from the errata notebook's ledger (``synthesis/00-errata``);
-* ``site/run-it-yourself.qmd`` — profiles, time per notebook and profile, the ``gpu`` profile's backbones.
+* ``site/run-it-yourself.qmd`` — profiles, time per notebook and profile, the ``gpu`` profile's backbones;
+* ``site/use-the-objectives.qmd`` and ``site/api/`` — the losses in your own training, and the API reference
+  generated from the docstrings (:mod:`companion.apidoc`).
 
 ``python -m companion site`` rewrites ``_quarto.yml`` (navbar, one sidebar per paper: its page then its notebooks in
 section order), the per-paper pages and the README's notebook table. ``python -m companion site --check`` (and
@@ -40,7 +42,7 @@ from typing import Any
 
 import yaml
 
-from companion import notebook_outputs
+from companion import apidoc, notebook_outputs
 from companion import papers as _papers
 from companion import site_format as fmt
 from companion.runner import list_notebooks
@@ -51,7 +53,7 @@ LANDING = "index.qmd"
 ERRATA_PAGE = "site/errata.qmd"
 RUN_PAGE = "site/run-it-yourself.qmd"
 PAPER_PAGES = "site/papers"
-EXTRA_PAGES = (LANDING, ERRATA_PAGE, RUN_PAGE)
+EXTRA_PAGES = (LANDING, ERRATA_PAGE, RUN_PAGE, apidoc.USE_PAGE)
 ERRATA_LEDGER = ("synthesis", "00-errata")
 BENCHMARK_REPORT = "benchmarks/report.json"
 STYLESHEET = "site/styles.css"  # keeps link words in tables whole (see the file)
@@ -780,7 +782,8 @@ def build_config(root: Path = REPO_ROOT) -> dict:
                          "contents": contents})
     return {
         "project": {"type": "website", "output-dir": "_site",
-                    "render": [LANDING, "site/*.qmd", f"{PAPER_PAGES}/*.qmd", "notebooks/*/[0-9][0-9]-*.ipynb"]},
+                    "render": [LANDING, "site/*.qmd", f"{PAPER_PAGES}/*.qmd", f"{apidoc.API_DIR}/*.qmd",
+                               "notebooks/*/[0-9][0-9]-*.ipynb"]},
         "execute": {"freeze": False},  # the pages read results/ at render time: never reuse a stale run
         "website": {
             "title": "Geometry of embedding learning: reproductions",
@@ -788,8 +791,9 @@ def build_config(root: Path = REPO_ROOT) -> dict:
                                 {"text": "Papers", "menu": [{"text": s["title"], "href": s["contents"][0]}
                                                             for s in sidebars]},
                                 {"href": ERRATA_PAGE, "text": "Errata"},
-                                {"href": RUN_PAGE, "text": "Run it yourself"}]},
-            "sidebar": sidebars,
+                                {"href": RUN_PAGE, "text": "Run it yourself"},
+                                apidoc.navbar_item(root)]},
+            "sidebar": [*sidebars, apidoc.sidebar(root)],
         },
         "format": {"html": {"theme": "cosmo", "css": STYLESHEET, "toc": True, "code-fold": True,
                             "code-tools": True}},
@@ -845,9 +849,10 @@ def render_readme(root: Path = REPO_ROOT) -> str:
 
 
 def write_sidebar(root: Path = REPO_ROOT) -> Path:
-    """Regenerate ``_quarto.yml``, the per-paper pages and the README's notebook table."""
+    """Regenerate ``_quarto.yml``, the per-paper pages, the API pages and the README's notebook table."""
     path = root / CONFIG
     path.write_text(render_config(root), encoding="utf-8")
+    apidoc.write_pages(root)
     for paper in _papers(root):
         page = root / paper_page(paper)
         page.parent.mkdir(parents=True, exist_ok=True)
@@ -912,8 +917,8 @@ def execute_page(path: Path, stderr: io.StringIO | None = None) -> str:
 
 
 def pages(root: Path = REPO_ROOT) -> list[str]:
-    """Every site page (relative paths): the fixed pages and one page per paper with notebooks."""
-    return [*EXTRA_PAGES, *(paper_page(p) for p in _papers(root))]
+    """Every site page (relative paths): the fixed pages, one page per paper with notebooks, the API pages."""
+    return [*EXTRA_PAGES, *(paper_page(p) for p in _papers(root)), *apidoc.pages(root)]
 
 
 def first_cell_problems(nb, root: Path = REPO_ROOT) -> list[str]:
@@ -1022,6 +1027,7 @@ def check(root: Path = REPO_ROOT, execute: bool = True) -> list[str]:
                                     "notebook cell")
     if path.read_text(encoding="utf-8") != render_config(root):
         problems.append(f"{CONFIG} is out of date; run `python -m companion site`")
+    problems += apidoc.check(root)
     readme = root / "README.md"
     if readme.exists() and readme.read_text(encoding="utf-8") != render_readme(root):
         problems.append("README.md's notebook table is out of date; run `python -m companion site`")
