@@ -222,7 +222,7 @@ def ibn_loss(embeddings: torch.Tensor, labels, texts: Sequence[str] | None = Non
 # --------------------------------------------------------------------------------------------- combined
 @dataclass(frozen=True)
 class AnglEObjective:
-    r"""AnglE's combined objective :math:`L = w_1 L_{cos} + w_2 L_{ibn} + w_3 L_{angle}` (§3.5).
+    r"""AnglE's combined objective :math:`L = w_1 L_{cos} + w_2 L_{ibn} + w_3 L_{angle}` (Eq. 8, §3.4).
 
     The paper grid-searches the weights without reporting them; the public code uses 1, 1, 1. A weight of 0 skips
     its term entirely (no value, no gradient). ``positive_threshold`` makes graded labels binary for the
@@ -272,7 +272,7 @@ class AnglEObjective:
 
 def angle_objective(embeddings: torch.Tensor, labels, texts: Sequence[str] | None = None, w_cos: float = 1.0,
                     w_ibn: float = 1.0, w_angle: float = 1.0, **kwargs) -> torch.Tensor:
-    """Functional form of :class:`AnglEObjective` (AnglE §3.5, weights default to the public code's 1, 1, 1)."""
+    """Functional form of :class:`AnglEObjective` (AnglE Eq. 8, §3.4; weights default to the public code's 1, 1, 1)."""
     return AnglEObjective(w_cos, w_ibn, w_angle, **kwargs)(embeddings, labels, texts)
 
 
