@@ -1,1 +1,1 @@
-"""Benchmarks of issue #9 (run with ``python -m benchmarks``); see benchmarks/README.md."""
+"""The project's benchmarks (run with ``python -m benchmarks``); see benchmarks/README.md."""

@@ -4,14 +4,19 @@ Modules (one home per concept):
 
 * :mod:`companion.settings`   — where data, caches, results and figures live (environment variables)
 * :mod:`companion.profiles`   — the ``smoke`` / ``cpu`` / ``gpu`` execution profiles
+* :mod:`companion.papers`     — the paper registry; ``companion.papers.<paper>`` holds what only that paper needs
 * :mod:`companion.data`       — loaders for the mirrored data sets (upstream formats) and WordNet
-* :mod:`companion.encoders`   — Hugging Face encoders, poolings, cached batched ``encode``
-* :mod:`companion.sts`        — SentEval-style STS evaluation (7 sets) and its CLI
+* :mod:`companion.encoders`   — Hugging Face encoders, poolings, cached batched ``encode``, frozen-state store,
+  top-layer fine-tuning
+* :mod:`companion.sts`        — the one STS / pair evaluator (seven sets) and its CLI
 * :mod:`companion.training`   — the shared training loop
 * :mod:`companion.losses`     — losses of the five papers on two shared cores
-* :mod:`companion.metrics`    — geometry, clustering, retrieval and distance-geometry metrics
+* :mod:`companion.metrics`    — generic geometry, clustering, retrieval and distance-geometry metrics
+* :mod:`companion.stats`      — paired-seed statistics and the verdict rules
 * :mod:`companion.results`    — the claims ledger and provenance
+* :mod:`companion.sources`    — paper texts: where a number is printed, coverage maps
 * :mod:`companion.runner`     — papermill runner behind ``python -m companion run``
+* :mod:`companion.site`       — the Quarto site's configuration, pages and offline checks
 """
 
 __version__ = "0.1.0"

@@ -5,6 +5,7 @@
 * ``sts --model ID --pooling mean [--max-length N] [--json FILE]`` — the seven-set STS table.
 * ``site [--check]`` — regenerate (or check) the Quarto sidebar from the notebooks.
 * ``scoreboard`` — the claims scoreboard from ``results/``.
+* ``notebooks clean [--check] [PATHS]`` — store notebook outputs in their clean form (or list what is wrong).
 """
 
 from __future__ import annotations
@@ -90,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     site.add_argument("--check", action="store_true", help="only check, exit 1 on problems")
     site.set_defaults(func=_cmd_site)
 
+    sub.add_parser("notebooks", help="clean or check stored notebook outputs (see 'notebooks clean --help')",
+                   add_help=False)
+
     board = sub.add_parser("scoreboard", help="print the claims scoreboard")
     board.set_defaults(func=_cmd_scoreboard)
     return parser
@@ -99,6 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "sts":
         return _cmd_sts(argv[1:])
+    if argv and argv[0] == "notebooks":
+        from . import notebook_outputs
+
+        return notebook_outputs.main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

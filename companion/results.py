@@ -224,6 +224,34 @@ def provenance(profile: str, seeds: Sequence[int], wall_time_s: float | None = N
     return out
 
 
+# --------------------------------------------------------------------------------------------- figures
+class FigurePath(type(Path())):
+    """The path of a figure saved by :meth:`Ledger.savefig`. IPython does not echo it: the figure itself is shown."""
+
+    def _ipython_display_(self) -> None:
+        return None
+
+
+def _show_saved_figure(fig, path: Path, figure: str) -> None:
+    """In a Jupyter kernel, display the saved PNG (one image per figure, with any backend) and close ``fig``."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with the notebook stack
+        return
+    shell = get_ipython()
+    if shell is None or getattr(shell, "kernel", None) is None:
+        return
+    from IPython.display import display
+
+    from companion.notebook_outputs import figure_output
+
+    out = figure_output(path.read_bytes(), figure, path.stem)
+    display(out["data"], raw=True, metadata=out["metadata"])
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
 # --------------------------------------------------------------------------------------------- ledger
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 
@@ -321,11 +349,16 @@ class Ledger:
         return provenance(self.profile, self.seeds, time.perf_counter() - self.started)
 
     def savefig(self, fig, name: str, dpi: int = 130) -> Path:
-        """Save a matplotlib figure as ``figures/<paper>/<name>.png`` (scratch folder for smoke)."""
+        """Save a matplotlib figure as ``figures/<paper>/<name>.png`` (scratch folder for smoke) and, in a notebook,
+        show that file inline (whatever the matplotlib backend) and close the figure so it is not shown twice.
+
+        Returns the path as a :class:`FigurePath`, which a notebook does not echo: a cell ending in ``savefig``
+        shows the figure, not a machine path."""
         path = self.figures_dir / self.paper / (name if name.endswith(".png") else f"{name}.png")
         path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(path, dpi=dpi, bbox_inches="tight")
-        return path
+        _show_saved_figure(fig, path, f"{self.paper}/{path.name}")
+        return FigurePath(path)
 
 
 # --------------------------------------------------------------------------------------------- reading
@@ -418,8 +451,11 @@ def kind_counts(root: Path | None = None):
     return counts
 
 
-def show_provenance(ledger: Ledger):
-    """Display (and return) the provenance of this run as a small table — the last cell of every notebook."""
+def show_provenance(ledger: Ledger) -> None:
+    """Display the provenance of this run as a small table — the last cell of every notebook.
+
+    Returns nothing, so that a cell ending in ``show_provenance(ledger)`` shows the table once; the values are
+    :meth:`Ledger.provenance`."""
     import pandas as pd
 
     info = ledger.provenance()
@@ -434,4 +470,3 @@ def show_provenance(ledger: Ledger):
         display(frame)
     except ImportError:  # pragma: no cover
         print(frame.to_string())
-    return frame

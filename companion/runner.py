@@ -164,9 +164,12 @@ def parameter_defaults(source: str) -> dict:
     return out
 
 
-def _finalise(output: Path, profile: str, wall: float) -> None:
-    """Drop a redundant injected-parameters cell and record provenance in the notebook metadata."""
+def _finalise(output: Path, profile: str, wall: float, scratch: Path | None = None) -> None:
+    """Drop a redundant injected-parameters cell, record provenance in the notebook metadata and store the outputs
+    in their clean form (:func:`companion.notebook_outputs.clean`; the scratch folder becomes ``<scratch>``)."""
     import nbformat
+
+    from companion.notebook_outputs import clean
 
     nb = nbformat.read(output, as_version=4)
     defaults: dict = {}
@@ -176,7 +179,7 @@ def _finalise(output: Path, profile: str, wall: float) -> None:
     if defaults.get("profile") == profile:
         nb.cells = [c for c in nb.cells if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
     nb.metadata["companion"] = provenance(profile, seeds=[], wall_time_s=wall)
-    nbformat.write(nb, output)
+    nbformat.write(nbformat.from_dict(clean(nb, places={scratch: "<scratch>"} if scratch else None)), output)
 
 
 def _claim_counts(nb: Notebook, results_root: Path, since: float) -> dict[str, int]:
@@ -221,7 +224,7 @@ def execute(nb: Notebook, profile: str, output_dir: Path | None = None, timeout:
                 os.environ[key] = value
     wall = time.perf_counter() - start
     if error is None:
-        _finalise(tmp, profile, wall)
+        _finalise(tmp, profile, wall, scratch)
         os.replace(tmp, final)
         output = final
     else:

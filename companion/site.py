@@ -2,22 +2,28 @@
 
 Pages:
 
-* ``index.qmd`` — the scoreboard: verdict counts per paper, an overall figure and one claims table per paper, each
-  claim linked to the notebook cell that decides it (all computed at render time from ``results/``);
+* ``index.qmd`` — the scoreboard: verdict counts of the papers' own claims per paper, a figure with one bar per
+  table row, the beyond-the-paper claims and our checks counted apart, and per paper its claims grouped by kind,
+  each linked to the notebook cell that decides it (all computed at render time from ``results/``);
 * ``site/papers/<paper>.qmd`` — one page per paper (generated): reference, the scale each notebook ran at
   (backbone, data subset and budget, seeds, hardware, wall time; read from provenance and the executed notebooks),
   the notebooks in section order, the claims and the paper's errata;
-* ``site/errata.qmd`` — every verified inconsistency, from the errata notebook's ledger (``synthesis/00-errata``);
+* ``site/errata.qmd`` — every verified inconsistency, one card each (what the paper prints, what was computed, in
+  words), from the errata notebook's ledger (``synthesis/00-errata``);
 * ``site/run-it-yourself.qmd`` — profiles, time per notebook and profile, the ``gpu`` profile's backbones.
 
 ``python -m companion site`` rewrites ``_quarto.yml`` (navbar, one sidebar per paper: its page then its notebooks in
 section order), the per-paper pages and the README's notebook table. ``python -m companion site --check`` (and
-``tests/test_runner_site.py``, ``tests/test_site_pages.py``) verifies that every notebook and page is in the
+``tests/system/test_runner_site.py``, ``tests/system/test_site_pages.py``) verifies that every notebook and page is in the
 navigation exactly once, every listed file exists, generated files are up to date, every link in every page (also
 in the markdown the pages' Python cells print) and in every notebook's first cell resolves to a file or is an
 http(s) URL, every notebook's first cell has its Colab badge and names its paper section, and every claim in
-``results/`` resolves to a notebook cell. Quarto renders the stored notebook outputs without re-executing them (its
-default for ``.ipynb``); only the pages' small Python cells run, reading ``results/``.
+``results/`` resolves to a notebook cell. It also runs offline what it can of a real render
+(:mod:`companion.site_render`): each notebook's conversion to markdown with nbconvert, lists and paragraphs that
+Pandoc would run together, tables that would not fit the page, ``#anchor`` links, tracebacks in executed output,
+and the landing page's verdict figure against its table. Quarto renders the stored notebook outputs without
+re-executing them (its default for ``.ipynb``); only the pages' small Python cells run, reading ``results/``.
+Numbers and claim values are written for readers by :mod:`companion.site_format`.
 """
 
 from __future__ import annotations
@@ -35,7 +41,9 @@ from typing import Any
 
 import yaml
 
+from companion import notebook_outputs
 from companion import papers as _papers
+from companion import site_format as fmt
 from companion.runner import list_notebooks
 from companion.settings import REPO_ROOT
 
@@ -47,6 +55,7 @@ PAPER_PAGES = "site/papers"
 EXTRA_PAGES = (LANDING, ERRATA_PAGE, RUN_PAGE)
 ERRATA_LEDGER = ("synthesis", "00-errata")
 BENCHMARK_REPORT = "benchmarks/report.json"
+STYLESHEET = "site/styles.css"  # keeps link words in tables whole (see the file)
 
 PAPERS: dict[str, dict[str, str]] = {p.id: {"title": p.title, "reference": p.reference, "url": p.url}
                                      for p in _papers.REGISTRY}
@@ -83,18 +92,17 @@ def _cell_text(value: Any) -> str:
 
 
 def md_table(headers: list[str], rows: list[list[Any]]) -> str:
-    """A pipe table (valid Pandoc/Quarto markdown); ``|`` and newlines in cells are escaped."""
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(_cell_text(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
+    """A pipe table (valid Pandoc/Quarto markdown); ``|`` and newlines in cells are escaped.
 
-
-def _short(value: Any, limit: int = 90) -> str:
-    """``value`` as one line of text, cut to ``limit`` characters (escaping is left to :func:`md_table`)."""
-    text = "" if value is None else (json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list))
-                                     else str(value))
-    text = text.replace("\n", " ")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    A table with a line wider than Pandoc's 72 columns gets relative column widths from its separator dashes
+    (Quarto applies them to a table without links): the dashes follow each column's content
+    (:func:`companion.site_format.column_widths`) rather than splitting the page into equal columns."""
+    cells = [[_cell_text(c) for c in row] for row in rows]
+    body = ["| " + " | ".join(headers) + " |"] + ["| " + " | ".join(row) + " |" for row in cells]
+    dashes = [3] * len(headers)
+    if any(len(line) > fmt.PANDOC_COLUMNS for line in body):
+        dashes = fmt.column_widths(headers, cells)
+    return "\n".join([body[0], "|" + "|".join("-" * d for d in dashes) + "|", *body[1:]])
 
 
 def _read_json(path: Path) -> dict | None:
@@ -212,42 +220,84 @@ def _cell_link(location: tuple[str, int] | None, base: str) -> str:
 
 
 # --------------------------------------------------------------------------------------------- scoreboard
-def scoreboard_markdown(board=None, page: str = LANDING, root: Path | None = None) -> str:
-    """The verdict counts of the *paper* claims per paper (:func:`companion.results.scoreboard`), each paper linked
-    to its page, with the numbers of our own checks and beyond-the-paper claims beside them (never counted)."""
-    from companion.results import VERDICTS, kind_counts, scoreboard
+def _paper_order(paper: str) -> int:
+    order = list(PAPERS)
+    return order.index(paper) if paper in order else len(order)
+
+
+def _title(paper: str) -> str:
+    return PAPERS.get(paper, {"title": paper})["title"]
+
+
+def _paper_link(paper: str, base: str, root: Path) -> str:
+    return f"[{_title(paper)}]({base}{paper_page(paper)})" if (root / paper_page(paper)).exists() else _title(paper)
+
+
+def scoreboard_rows(board=None, root: Path | None = None) -> list[tuple[str, dict[str, int]]]:
+    """``(paper, {verdict: count, ..., "total": n})`` for the *paper* claims, in the registry's paper order: the
+    rows of the landing page's scoreboard table and, top to bottom, the bars of its figure."""
+    from companion.results import VERDICTS, scoreboard
 
     root = _root(root)
     board = scoreboard(_results_dir(root)) if board is None else board
-    if board.empty:
-        return "_No ledger yet: run the notebooks._"
-    kinds = kind_counts(_results_dir(root))
-    base = _base(page)
-    order = {p: i for i, p in enumerate(PAPERS)}
     rows = []
-    for _, r in sorted(board.iterrows(), key=lambda kv: order.get(kv[1]["paper"], len(order))):
-        paper = r["paper"]
-        title = PAPERS.get(paper, {"title": paper})["title"]
-        name = f"[{title}]({base}{paper_page(paper)})" if (root / paper_page(paper)).exists() else title
-        extra = kinds.loc[paper] if paper in kinds.index else {"beyond": 0, "check": 0}
-        rows.append([name, *(int(r[v]) for v in VERDICTS), int(r["total"]), int(extra["beyond"]),
-                     int(extra["check"])])
-    return md_table(["paper", *VERDICTS, "paper claims", "beyond the paper", "our checks"], rows)
+    for _, r in sorted(board.iterrows(), key=lambda kv: _paper_order(kv[1]["paper"])):
+        rows.append((r["paper"], {**{v: int(r[v]) for v in VERDICTS}, "total": int(r["total"])}))
+    return rows
+
+
+def scoreboard_markdown(board=None, page: str = LANDING, root: Path | None = None) -> str:
+    """The verdict counts of the *paper* claims per paper (:func:`companion.results.scoreboard`), each paper linked
+    to its page. Our own checks and beyond-the-paper claims are counted apart (:func:`other_claims_markdown`)."""
+    from companion.results import VERDICTS
+
+    root = _root(root)
+    rows = scoreboard_rows(board, root)
+    if not rows:
+        return "_No ledger yet: run the notebooks._"
+    base = _base(page)
+    return md_table(["paper", *VERDICTS, "paper claims"],
+                    [[_paper_link(p, base, root), *(c[v] for v in VERDICTS), c["total"]] for p, c in rows])
+
+
+def _verdict_counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} {v}" for v, n in counts.items() if n) or "none"
+
+
+def other_claims_markdown(page: str = LANDING, root: Path | None = None) -> str:
+    """Per paper, the verdicts of the beyond-the-paper claims and of our own checks (never counted as
+    reproductions): ``4 reproduced, 8 inconclusive`` / ``12 passed, 1 failed``."""
+    from companion.results import scoreboard
+
+    root = _root(root)
+    base = _base(page)
+    counts: dict[str, dict[str, str]] = {}
+    for kind in ("beyond", "check"):
+        board = scoreboard(_results_dir(root), kind=kind)
+        for _, r in board.iterrows():
+            verdicts = {c: int(r[c]) for c in board.columns if c not in ("paper", "total")}
+            counts.setdefault(r["paper"], {})[kind] = _verdict_counts(verdicts)
+    if not counts:
+        return "_None recorded._"
+    rows = [[_paper_link(p, base, root), c.get("beyond", "none"), c.get("check", "none")]
+            for p, c in sorted(counts.items(), key=lambda kv: _paper_order(kv[0]))]
+    return md_table(["paper", "beyond the paper", "our checks"], rows)
 
 
 def _ours_text(claim: dict) -> str:
     st = claim.get("stats")
     if st and st.get("ci"):
         lo, hi = st["ci"]
-        return f"{_cell_text(st['estimate'])} [{_cell_text(lo)}, {_cell_text(hi)}] (n = {st['n']})"
+        return fmt.estimate(st["estimate"], lo, hi, st.get("n"))
     if st:
-        return f"{_cell_text(st['estimate'])} (n = {st['n']})"
-    return _short(claim.get("ours"))
+        return fmt.estimate(st["estimate"], n=st.get("n"))
+    return fmt.md_escape(fmt.value_text(claim.get("ours"), 90))
 
 
 def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, kind: str = "paper") -> str:
-    """One table of the claims of ``paper`` of one ``kind``: notebook, claim, where the paper says it, the paper's
-    value, ours (estimate [95 % CI] over seeds where there are seeds), verdict with its reason, deciding cell."""
+    """One table of the claims of ``paper`` of one ``kind``, four columns: the claim with where the paper says it
+    and a link to the notebook cell that decides it; the paper's value; ours (estimate [95 % CI] over seeds
+    where there are seeds, numbers to their meaning, structures in words); the verdict with its reason."""
     root = _root(root)
     base = _base(page)
     where = claim_locations(root)
@@ -259,55 +309,135 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, k
             if c.get("kind") != kind:
                 continue
             loc = where.get((paper, ledger["notebook"], c["id"]))
-            verdict = f"**{c['verdict']}**" + (f" — {_short(c['reason'], 110)}" if c.get("reason") else "")
-            rows.append([ledger["notebook"], _short(c["claim"], 120), _short(c.get("source") or "", 50),
-                         _short(c.get("paper_value")), _ours_text(c), verdict, _cell_link(loc, base)])
+            source = f" *({fmt.md_escape(fmt.cut(c['source'], 60))})*" if c.get("source") else ""
+            claim = f"{fmt.md_escape(fmt.cut(c['claim'], 150))}{source} · {_cell_link(loc, base)}"
+            verdict = f"**{c['verdict']}**" + (f" — {fmt.md_escape(fmt.cut(c['reason'], 110))}"
+                                               if c.get("reason") else "")
+            rows.append([claim, fmt.md_escape(fmt.value_text(c.get("paper_value"), 70, printed=True)), _ours_text(c),
+                         verdict])
     if not rows:
         return "_None recorded._"
-    return md_table(["notebook", "claim", "where in the paper", "paper", "ours [95 % CI]", "verdict",
-                     "decided in"], rows)
+    return md_table(["claim · where in the paper · deciding cell", "paper", "ours [95 % CI]", "verdict"], rows)
+
+
+def papers_with_claims(root: Path | None = None) -> list[str]:
+    """Papers with at least one recorded claim of any kind, in the registry's order."""
+    found = {ledger["paper"] for ledger in _ledgers(_root(root)) if ledger["claims"]}
+    return sorted(found, key=_paper_order)
+
+
+def landing_claims_markdown(paper: str, page: str = LANDING, root: Path | None = None) -> str:
+    """A paper's claims on the landing page, grouped by kind: the paper's own claims as a table, then the
+    beyond-the-paper claims and our own checks each in a collapsed callout (never counted as reproductions).
+    The synthesis row's paper claims are the errata, laid out on the errata page."""
+    root = _root(root)
+    base = _base(page)
+    if paper == ERRATA_LEDGER[0]:
+        parts = [f"Its paper claims are the errata, one card each on [the errata page]({base}{ERRATA_PAGE}).", ""]
+    else:
+        table = claims_markdown(paper, page, root, kind="paper")
+        parts = [table if table.startswith("|") else "_No claims of a paper here (see below)._", ""]
+    for kind, title in (("beyond", "Beyond the paper"), ("check", "Our own checks")):
+        n = sum(c.get("kind") == kind for ledger in _ledgers(root) if ledger["paper"] == paper
+                for c in ledger["claims"])
+        if n:
+            parts += [f'::: {{.callout-note collapse="true" title="{title}: {n} claim{"s" if n > 1 else ""}"}}', "",
+                      claims_markdown(paper, page, root, kind=kind), "", ":::", ""]
+    return "\n".join(parts)
 
 
 def coverage_markdown(paper: str, page: str, root: Path | None = None) -> str:
-    """The paper's coverage map (``data/<paper>/coverage.csv``) with a status computed from the claims' verdicts."""
+    """The paper's coverage map (``data/<paper>/coverage.csv``) with a status computed from the claims' verdicts:
+    item, what the paper states, the notebook that addresses it, status (and our scale or the reason)."""
     from companion import sources
 
     root = _root(root)
     path = root / "data" / paper / "coverage.csv"
     if not path.exists():
         return "_No coverage map for this paper._"
+    base = _base(page)
     frame = sources.coverage_status(paper, root=root)
-    rows = [[r["item"], _short(r["states"], 140), r.get("notebook") or "", _short(r.get("claims") or "", 80),
-             _short(r["status"], 160)] for _, r in frame.iterrows()]
-    return md_table(["item", "what the paper states", "notebook", "claims", "status"], rows)
+    rows = []
+    for _, r in frame.iterrows():
+        ids = sources.split_claims(r.get("claims") or "")
+        nb = (r.get("notebook") or "").strip()
+        nb_path = _notebook_path(root, *nb.split("/", 1)) if "/" in nb else None
+        where = (f"[{nb.split('/', 1)[1]}]({base}{nb_path.relative_to(root).as_posix()})" if nb_path
+                 else fmt.md_escape(nb))
+        if ids:
+            where += f" ({len(ids)} claim{'s' if len(ids) > 1 else ''})"
+        status = f"**{r['status']}**" if ids else fmt.md_escape(fmt.cut(r["status"], 220))
+        scale = (r.get("scale_or_reason") or "").strip()
+        if ids and scale:
+            status += " — " + fmt.md_escape(fmt.cut(scale, 160))
+        rows.append([fmt.md_escape(r["item"]), fmt.md_escape(fmt.cut(r["states"], 160)), where or "—", status])
+    return md_table(["item", "what the paper states", "addressed in", "status"], rows)
 
 
-def verdict_figure(root: Path | None = None):
-    """Stacked horizontal bars: verdict counts of the paper claims per paper, drawn from results/ (the same rows
-    as the scoreboard table)."""
+def verdict_figure(root: Path | None = None, board=None):
+    """Stacked horizontal bars of the paper claims' verdict counts: one bar per row of the scoreboard table
+    (:func:`scoreboard_rows`), top to bottom in the table's order, each segment labelled with its count."""
     import matplotlib.pyplot as plt
 
-    from companion.results import VERDICTS, scoreboard
+    from companion.results import VERDICTS
 
-    root = _root(root)
-    board = scoreboard(_results_dir(root))
-    order = {p: i for i, p in enumerate(PAPERS)}
-    board = board.sort_values("paper", key=lambda s: s.map(lambda p: order.get(p, len(order))), ascending=False)
-    fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * max(len(board), 1)))
-    left = [0] * len(board)
-    labels = [PAPERS.get(p, {"title": p})["title"] for p in board["paper"]]
+    rows = scoreboard_rows(board, root)
+    fig, ax = plt.subplots(figsize=(8, 1.4 + 0.42 * max(len(rows), 1)))
+    positions = list(range(len(rows)))
+    left = [0] * len(rows)
     for verdict in VERDICTS:
-        values = board[verdict].tolist() if not board.empty else []
-        ax.barh(labels, values, left=left, color=VERDICT_COLOURS[verdict], label=verdict)
+        values = [c[verdict] for _, c in rows]
+        ax.barh(positions, values, left=left, color=VERDICT_COLOURS[verdict], label=verdict, height=0.7)
         for y, (x0, w) in enumerate(zip(left, values)):
             if w:
-                ax.text(x0 + w / 2, y, str(int(w)), ha="center", va="center", color="white", fontsize=8)
+                ax.text(x0 + w / 2, y, str(w), ha="center", va="center", color="white", fontsize=8)
         left = [a + b for a, b in zip(left, values)]
+    ax.set_yticks(positions, [_title(p) for p, _ in rows])
+    ax.set_ylim(len(rows) - 0.5, -0.5)  # first table row at the top
     ax.set_xlabel("paper claims")
-    ax.set_title("Verdicts on the papers' own claims (computed from results/)")
-    ax.legend(ncol=5, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.08), frameon=False)
-    fig.tight_layout()
+    ax.spines[["top", "right"]].set_visible(False)
+    fig.legend(*ax.get_legend_handles_labels(), ncol=len(VERDICTS), fontsize=8, loc="upper center",
+               frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()))
     return fig
+
+
+def figure_rows(fig) -> list[tuple[str, dict[str, int]]]:
+    """What :func:`verdict_figure` drew, read back from its artists: ``(y label, {verdict: bar width})`` top to
+    bottom; a verdict with no bar segment on a row is absent from that row's dict."""
+    ax = fig.axes[0]
+    labels = {round(t): lab.get_text() for t, lab in zip(ax.get_yticks(), ax.get_yticklabels())}
+    drawn: dict[int, dict[str, int]] = {y: {} for y in labels}
+    for container in ax.containers:
+        for patch in container.patches:
+            y = round(patch.get_y() + patch.get_height() / 2)
+            if patch.get_width() > 0 and y in drawn:
+                drawn[y][container.get_label()] = int(round(patch.get_width()))
+    top_down = sorted(labels, reverse=not ax.yaxis_inverted())
+    return [(labels[y], drawn[y]) for y in top_down]
+
+
+def figure_problems(root: Path | None = None, board=None, figure=None) -> list[str]:
+    """Rows of the scoreboard table that the verdict figure does not draw as they are (a missing bar, another
+    order, another count); ``figure`` defaults to :func:`verdict_figure` of the same ``board``."""
+    import matplotlib.pyplot as plt
+
+    from companion.results import VERDICTS
+
+    table = [(_title(p), {v: c[v] for v in VERDICTS if c[v]}) for p, c in scoreboard_rows(board, root)]
+    fig = verdict_figure(root, board) if figure is None else figure
+    try:
+        drawn = figure_rows(fig)
+    finally:
+        plt.close(fig)
+    problems = []
+    if [t for t, _ in drawn] != [t for t, _ in table]:
+        problems.append(f"{LANDING}: the verdict figure's bars ({', '.join(t for t, _ in drawn) or 'none'}) are not "
+                        f"the scoreboard's rows in its order ({', '.join(t for t, _ in table)})")
+    for (title, counts), (_, bars) in zip(table, drawn):
+        if counts != bars:
+            problems.append(f"{LANDING}: the verdict figure draws {bars} for {title}, the table says {counts}")
+    return problems
 
 
 # --------------------------------------------------------------------------------------------- scale & timing
@@ -448,6 +578,8 @@ def notebook_scale(nb, root: Path | None = None) -> dict[str, Any]:
 
 
 def scale_markdown(paper: str, page: str, root: Path | None = None) -> str:
+    """One row per notebook of ``paper``: the run (profile, seeds, wall time, hardware, date), the backbone and
+    the data subset and budget it ran with."""
     root = _root(root)
     base = _base(page)
     rows = []
@@ -456,12 +588,12 @@ def scale_markdown(paper: str, page: str, root: Path | None = None) -> str:
             continue
         s = notebook_scale(nb, root)
         rel = nb.path.relative_to(root).as_posix()
-        seeds = ", ".join(map(str, s["seeds"])) if isinstance(s["seeds"], list) and s["seeds"] else "-"
-        wall = f"{s['wall_time_s']:.0f}" if isinstance(s["wall_time_s"], (int, float)) else "not measured"
-        rows.append([f"[{nb.stem}]({base}{rel})", s["profile"], s["backbone"], s["budget"], seeds, s["hardware"],
-                     wall, s["date"]])
-    return md_table(["notebook", "profile", "backbone", "data subset and budget", "seeds", "hardware",
-                     "wall time (s)", "run on"], rows)
+        seeds = ", ".join(map(str, s["seeds"])) if isinstance(s["seeds"], list) and s["seeds"] else "none"
+        wall = (f"{s['wall_time_s']:.0f} s" if isinstance(s["wall_time_s"], (int, float))
+                else "wall time not measured")
+        run = f"**{s['profile']}**; seeds {seeds}; {wall} on {s['hardware']}; {str(s['date'])[:10]}"
+        rows.append([f"[{nb.stem}]({base}{rel})", run, fmt.md_escape(s["backbone"]), fmt.md_escape(s["budget"])])
+    return md_table(["notebook", "run", "backbone", "data subset and budget"], rows)
 
 
 def _colab(rel: str, root: Path) -> str:
@@ -487,8 +619,51 @@ def _errata_claims(root: Path) -> list[dict]:
     return []
 
 
+ERRATUM_CALLOUT = {"confirmed": "callout-tip", "partly confirmed": "callout-warning",
+                   "not confirmed": "callout-important"}
+
+
+def erratum_anchor(claim_id: str) -> str:
+    """The heading id of an erratum on the errata page (``weighted-cl:soft-tau-star`` ->
+    ``erratum-weighted-cl-soft-tau-star``)."""
+    return "erratum-" + re.sub(r"[^a-z0-9]+", "-", claim_id.lower()).strip("-")
+
+
+def _erratum_where(claim: dict) -> str:
+    source = claim.get("source") or ""
+    return source.split("|", 1)[1].strip() if "|" in source else source or claim["id"].split(":", 1)[-1]
+
+
+def erratum_card(claim: dict, number: int, base: str, location: tuple[str, int] | None) -> str:
+    """One erratum as a heading (with a stable id) and a callout: what is wrong, what the paper prints, what the
+    notebook computed (each condition in words), the details and the cell that proves it."""
+    status = ERRATUM_STATUS[claim["verdict"]]
+    callout = ERRATUM_CALLOUT.get(status, "callout-note")
+    ours = claim.get("ours")
+    computed = (fmt.conditions(ours) if isinstance(ours, dict) and ours
+                else fmt.md_escape(fmt.value_text(ours)) or "nothing computed")
+    paper_value = claim.get("paper_value")
+    paper_text = fmt.md_escape(fmt.value_text(paper_value, printed=True)) if paper_value is not None else "—"
+    parts = [f"### {number}. {fmt.md_escape(_erratum_where(claim))} — {status} {{#{erratum_anchor(claim['id'])}}}",
+             "", f'::: {{.{callout} appearance="simple" icon=false}}',
+             f"**{status.capitalize()}.** {fmt.md_escape(claim['claim'])}", "",
+             f"**The paper prints:** {paper_text}", "",
+             "**Computed:**", "", computed, ""]
+    if claim.get("note"):
+        parts += [f"**Details:** {fmt.md_escape(claim['note'])}", ""]
+    if claim.get("reason"):
+        parts += [f"**Why {status}:** {fmt.md_escape(claim['reason'])}", ""]
+    parts += [f"**Criterion:** {fmt.md_escape(claim.get('criterion', ''))}. Proved in {_cell_link(location, base)}.",
+              ":::", ""]
+    return "\n".join(parts)
+
+
 def errata_markdown(page: str = ERRATA_PAGE, root: Path | None = None, paper: str | None = None) -> str:
-    """The errata (claims of the errata notebook, ids ``<paper>:<slug>``) with status, evidence and proving cell."""
+    """The errata (claims of the errata notebook, ids ``<paper>:<slug>``).
+
+    On the errata page (``paper=None``): one section per paper, one card per erratum
+    (:func:`erratum_card`). On a paper's page: a list of that paper's errata, each with its status and a link to
+    its card on the errata page."""
     root = _root(root)
     base = _base(page)
     claims = _errata_claims(root)
@@ -496,18 +671,23 @@ def errata_markdown(page: str = ERRATA_PAGE, root: Path | None = None, paper: st
         claims = [c for c in claims if c["id"].split(":")[0] == paper]
     if not claims:
         return "_No erratum recorded for this paper._" if paper else "_The errata notebook has not been run yet._"
+    claims = sorted(claims, key=lambda c: _paper_order(c["id"].split(":")[0]))
+    if paper is not None:
+        return "\n".join(f"- **{ERRATUM_STATUS[c['verdict']]}** ({fmt.md_escape(_erratum_where(c))}): "
+                         f"{fmt.md_escape(fmt.cut(c['claim'], 200))} "
+                         f"([details]({base}{ERRATA_PAGE}#{erratum_anchor(c['id'])}))" for c in claims)
     where = claim_locations(root)
-    order = {p: i for i, p in enumerate(PAPERS)}
-    claims = sorted(claims, key=lambda c: order.get(c["id"].split(":")[0], len(order)))
-    rows = []
+    parts: list[str] = []
+    current = None
     for n, c in enumerate(claims, 1):
         p = c["id"].split(":")[0]
-        title = PAPERS.get(p, {"title": p})["title"]
-        paper_cell = f"[{title}]({base}{paper_page(p)})" if (root / paper_page(p)).exists() else title
-        rows.append([n, paper_cell, c["claim"], _short(c.get("paper_value"), 70), _short(c.get("ours"), 160),
-                     f"**{ERRATUM_STATUS[c['verdict']]}**", _short(c.get("note") or c.get("criterion", ""), 200),
-                     _cell_link(where.get((*ERRATA_LEDGER, c["id"])), base)])
-    return md_table(["#", "paper", "erratum", "the paper says", "computed", "status", "details", "proved in"], rows)
+        if p != current:
+            current = p
+            parts += [f"## {_title(p)}", ""]
+            if (root / paper_page(p)).exists():
+                parts += [f"The paper's page: [{_title(p)}]({base}{paper_page(p)}).", ""]
+        parts.append(erratum_card(c, n, base, where.get((*ERRATA_LEDGER, c["id"]))))
+    return "\n".join(parts)
 
 
 def errata_counts(root: Path | None = None) -> dict[str, int]:
@@ -525,13 +705,18 @@ def paper_page_markdown(paper: str, root: Path | None = None) -> str:
     page = paper_page(paper)
     info = PAPERS.get(paper, {"title": paper, "reference": paper, "url": ""})
     ref = f"[{info['reference']}]({info['url']})" if info.get("url") else info["reference"]
-    parts = [f"**Paper.** {ref}", "",
-             "## What was reproduced, at which scale",
+    board = dict(scoreboard_rows(root=root))
+    counts = {k: v for k, v in board.get(paper, {}).items() if k != "total"}
+    summary = (f"**Verdicts on the paper's own claims:** {_verdict_counts(counts)} "
+               f"(of {board[paper]['total']})." if paper in board
+               else "**Verdicts on the paper's own claims:** none recorded.")
+    parts = [f"**Paper.** {ref}", "", summary, "",
+             "## What was reproduced, at which scale", "",
              "Read from each run's provenance and the executed notebook (profile, seeds, hardware, wall time, "
              "the settings it ran with); the notebooks say in their first cell what was scaled down and why.", "",
              scale_markdown(paper, page, root), "",
              "## Notebooks, in section order", "", notebooks_markdown(paper, page, root), "",
-             "## Coverage map",
+             "## Coverage map", "",
              "Every table, figure, theorem and headline claim of the paper: where we address it, at which scale, "
              "or why not. The status is computed from the verdicts of the listed claims.", "",
              coverage_markdown(paper, page, root), "",
@@ -595,7 +780,7 @@ def build_config(root: Path = REPO_ROOT) -> dict:
     return {
         "project": {"type": "website", "output-dir": "_site",
                     "render": [LANDING, "site/*.qmd", f"{PAPER_PAGES}/*.qmd", "notebooks/*/[0-9][0-9]-*.ipynb"]},
-        "execute": {"freeze": "auto"},
+        "execute": {"freeze": False},  # the pages read results/ at render time: never reuse a stale run
         "website": {
             "title": "Geometry of embedding learning: reproductions",
             "navbar": {"left": [{"href": LANDING, "text": "Scoreboard"},
@@ -605,7 +790,8 @@ def build_config(root: Path = REPO_ROOT) -> dict:
                                 {"href": RUN_PAGE, "text": "Run it yourself"}]},
             "sidebar": sidebars,
         },
-        "format": {"html": {"theme": "cosmo", "toc": True, "code-fold": True, "code-tools": True}},
+        "format": {"html": {"theme": "cosmo", "css": STYLESHEET, "toc": True, "code-fold": True,
+                            "code-tools": True}},
     }
 
 
@@ -619,7 +805,7 @@ def render_config(root: Path = REPO_ROOT) -> str:
 def render_paper_page(paper: str) -> str:
     """The generated ``site/papers/<paper>.qmd``: front matter and one Python cell that prints the page body."""
     title = PAPERS.get(paper, {"title": paper})["title"]
-    return (f'---\ntitle: "{title}"\n---\n\n'
+    return (f'---\ntitle: "{title}"\npage-layout: full\n---\n\n'
             f"<!-- Generated by `python -m companion site` - edit companion/site.py, not this file. -->\n\n"
             "Everything below is computed at render time from `results/`, the executed notebooks and `data/`.\n\n"
             "```{python}\n#| echo: false\n#| output: asis\nfrom companion import site\n\n"
@@ -703,9 +889,10 @@ def python_cells(qmd_text: str) -> list[str]:
     return re.findall(r"^```\{python\}[^\n]*\n(.*?)^```\s*$", qmd_text, flags=re.S | re.M)
 
 
-def execute_page(path: Path) -> str:
+def execute_page(path: Path, stderr: io.StringIO | None = None) -> str:
     """Run a page's Python cells the way Quarto would (one namespace, the page's folder as working directory,
-    matplotlib without a display) and return what they printed (the ``output: asis`` markdown)."""
+    matplotlib without a display) and return what they printed (the ``output: asis`` markdown); what they write
+    to stderr (warnings, tracebacks: shown on the page by Quarto) goes to ``stderr`` when given."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -717,7 +904,7 @@ def execute_page(path: Path) -> str:
     cwd = os.getcwd()
     try:
         os.chdir(Path(path).parent)
-        with contextlib.redirect_stdout(buffer):
+        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(stderr or io.StringIO()):
             for code in python_cells(text):
                 exec(compile(code, str(path), "exec"), namespace)  # noqa: S102 - our own pages
                 print()  # Quarto keeps each cell's output apart
@@ -785,9 +972,11 @@ def check(root: Path = REPO_ROOT, execute: bool = True) -> list[str]:
             problems.append(f"{rel}: Quarto would render {other.name} in its place and drop the notebook "
                             "from the site (same stem); jupytext twins are named *.pct.py")
         problems += first_cell_problems(nb, root)
+        problems += notebook_outputs.problems(nb.path, root=root)
     for item in [*listed, *(n for n in nav if n)]:
         if not (root / item).exists():
             problems.append(f"sidebar lists {item}, which does not exist")
+    printed: dict[str, str] = {}
     for page in pages(root):
         if not (root / page).exists():
             problems.append(f"{page} is missing")
@@ -797,12 +986,14 @@ def check(root: Path = REPO_ROOT, execute: bool = True) -> list[str]:
         text = (root / page).read_text(encoding="utf-8")
         problems += link_problems(text, (root / page).parent, root, page)
         if execute and root == REPO_ROOT:
+            errors = io.StringIO()
             try:
-                printed = execute_page(root / page)
+                printed[page] = execute_page(root / page, stderr=errors)
             except Exception as exc:  # noqa: BLE001 - report any failure of a page cell
                 problems.append(f"{page}: a Python cell fails: {type(exc).__name__}: {exc}")
             else:
-                problems += link_problems(printed, (root / page).parent, root, f"{page} (rendered)")
+                problems += link_problems(printed[page], (root / page).parent, root, f"{page} (rendered)")
+                printed[page] += errors.getvalue()
     for paper in _papers(root):
         page = root / paper_page(paper)
         if page.exists() and page.read_text(encoding="utf-8") != render_paper_page(paper):
@@ -825,4 +1016,10 @@ def check(root: Path = REPO_ROOT, execute: bool = True) -> list[str]:
     readme = root / "README.md"
     if readme.exists() and readme.read_text(encoding="utf-8") != render_readme(root):
         problems.append("README.md's notebook table is out of date; run `python -m companion site`")
+    if execute:  # what a real render would get wrong: notebooks, lists, tables, anchors, tracebacks, figure
+        from companion import site_render
+
+        problems += site_render.render_problems(root, pages(root), [nb.path for nb in notebooks], printed)
+        if root == REPO_ROOT:
+            problems += figure_problems(root)
     return problems

@@ -1155,7 +1155,7 @@ def _item_sort_key(item: str):
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Whole-repository checks (used by tests/test_sources.py and ``python -m companion.sources``)
+# Whole-repository checks (used by tests/system/test_sources.py and ``python -m companion.sources``)
 # ----------------------------------------------------------------------------------------------------------------
 
 

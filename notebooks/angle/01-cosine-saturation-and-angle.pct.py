@@ -26,6 +26,7 @@
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/angle/01-cosine-saturation-and-angle.ipynb)
 #
 # **Verdicts in short** (cpu run, 5 seeds, 27 s on one thread; the claims table at the end is computed):
+#
 # * **Checks** (ours, passed): the complex-division identities and the parity with sentence-transformers
 #   (`pairwise_angle_sim`, `CoSENTLoss`, `AnglELoss`) hold to rounding; the cosine's gradient is zero at θ = 0 and π
 #   (Fig. 1); Eq. 6 read literally is the constant 1 with no gradient, so training must use the code reading

@@ -53,6 +53,7 @@
 # **Verdicts in short** (cpu run, seeds 0–2, 652 s on one thread; the claims table at the end is computed; every
 # gap is a paired difference over seeds with its 95 % CI, judged against the paper's gap between the same two
 # objectives; MiniLM's regime caps a reproduction at *partly*):
+#
 # * **STS-B** (full test set): AnglE 81.61 ± 0.66, CoSENT only 81.48 ± 0.67, InfoNCE only 82.23 ± 0.36, untrained
 #   MiniLM 82.03. AnglE − CoSENT only = +0.13, CI [+0.10, +0.16], against Table 4's all − only cosine +0.98:
 #   *partly* (direction holds, magnitude far smaller). The level 86.26 is out of reach of this backbone and budget:

@@ -47,6 +47,7 @@
 # **Verdicts in short** (cpu run, seeds 0–2, 637 s on one thread; the claims table at the end is computed; every
 # Table 4 claim is a paired difference over seeds with its 95 % CI, judged against the paper's gap between the same
 # two rows; MiniLM's regime caps a reproduction at *partly*):
+#
 # * **Objectives** (mean pooling, 800-pair STS-B test subset; untrained MiniLM 81.57): all 81.60 ± 0.54, w/o ibn
 #   81.59 ± 0.55, w/o angle 81.49 ± 0.56, only cosine 81.48 ± 0.57, only ibn 81.74 ± 0.42, only angle 81.72 ± 0.07.
 #   The paper's four orderings among trained variants hold with CIs that exclude zero, each about a tenth of the

@@ -40,16 +40,21 @@
 # Every comparison is paired over the seeds of 02 with a 95 % t interval (`companion.stats`).
 #
 # **Verdicts** (cpu profile, seeds 42/43/44, 95 % CIs over seeds; every paper claim is capped at *partly* by the
-# regime): **Fig 5a** — cut from 64 to 2 PCA dimensions, SINCERE loses 0.19 more V-Measure than CircularCSE (CI
-# 0.16–0.22; SINCERE 0.54 → 0.33, CircularCSE 0.42 → 0.40): *partly*. **Fig 1** — the top two principal
-# components hold 0.65 of CircularCSE's variance against 0.21 (SINCERE) and 0.27 (SoftCSE): *partly*.
-# **Fig 5b** — the V gap SINCERE − CircularCSE grows from −0.02 with 4 labels to +0.14 with 12 (gap(12) − gap(4) = +0.17, CI 0.11–0.22): *partly*. **Fig 6** —
-# in the GPT head the MLP output's norm exceeds the first residual's (mean log-ratio +0.89, CI 0.83–0.96) and the
-# output points along it (cosine 0.92 vs 0.59): *partly*. **Fig 7** — with 18 unseen GoEmotions emotions placed,
-# the CircularCSE ring keeps its order (alignment 0.99) but SINCERE's does not collapse either (0.86; the
-# difference's CI covers zero): *inconclusive*. **EmoBank** (beyond the paper): on the CircularCSE ring cos φ
-# tracks Valence (r = 0.44, CI 0.43–0.45; pretrained MiniLM 0.17) and sin φ tracks Arousal only weakly (r = 0.10,
-# below pretrained's 0.13); neither beats SINCERE's ring with a CI clear of zero.
+# regime):
+#
+# * **Fig 5a** — cut from 64 to 2 PCA dimensions, SINCERE loses 0.19 more V-Measure than CircularCSE (CI
+#   0.16–0.22; SINCERE 0.54 → 0.33, CircularCSE 0.42 → 0.40): *partly*.
+# * **Fig 1** — the top two principal components hold 0.65 of CircularCSE's variance against 0.21 (SINCERE) and
+#   0.27 (SoftCSE): *partly*.
+# * **Fig 5b** — the V gap SINCERE − CircularCSE grows from −0.02 with 4 labels to +0.14 with 12 (gap(12) − gap(4)
+#   = +0.17, CI 0.11–0.22): *partly*.
+# * **Fig 6** — in the GPT head the MLP output's norm exceeds the first residual's (mean log-ratio +0.89, CI
+#   0.83–0.96) and the output points along it (cosine 0.92 vs 0.59): *partly*.
+# * **Fig 7** — with 18 unseen GoEmotions emotions placed, the CircularCSE ring keeps its order (alignment 0.99) but
+#   SINCERE's does not collapse either (0.86; the difference's CI covers zero): *inconclusive*.
+# * **EmoBank** (beyond the paper): on the CircularCSE ring cos φ tracks Valence (r = 0.44, CI 0.43–0.45;
+#   pretrained MiniLM 0.17) and sin φ tracks Arousal only weakly (r = 0.10, below pretrained's 0.13); neither beats
+#   SINCERE's ring with a CI clear of zero.
 
 # %% tags=["parameters"]
 profile = "cpu"

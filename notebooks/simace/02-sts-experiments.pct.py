@@ -22,12 +22,14 @@
 #
 # **Paper.** Y. H. Jeong, M. Han, D.-K. Chae, *A Simple Angle-based Approach for Contrastive Learning of
 # Unsupervised Sentence Representation* (SimACE), Findings of EMNLP 2024 (anthology 2024.findings-emnlp.318).
+#
 # **Reproduces, at CPU scale,** §4: Tables 1–2 (SimCSE vs ArcCon vs SimACE on STS12–16, STS-B, SICK-R,
 # Spearman × 100, "all" setting, mean ± std over seeds, paired tests) with Table 7's model selection (STS-B dev
 # every K steps, best checkpoint). The margin and temperature ablations (Table 14) are in `03-analysis`, which
 # also draws Figs. 2–9 from the runs trained here (their weights are cached, see below).
 #
 # **What is scaled (cpu profile), exactly.**
+#
 # * Backbone all-MiniLM-L6-v2 (6 layers, d = 384; the only encoder available offline) instead of BERT-base /
 #   RoBERTa-base. MiniLM is *already* contrastively trained on 1B sentence pairs; BERT is not.
 # * Only the **top transformer layer** is fine-tuned (`companion.encoders.upper.UpperEncoder`, `n_top = 1`): layers 1–5

@@ -22,6 +22,7 @@
 #
 # **Paper.** Y. H. Jeong, M. Han, D.-K. Chae, *A Simple Angle-based Approach for Contrastive Learning of
 # Unsupervised Sentence Representation* (SimACE), Findings of EMNLP 2024 (anthology 2024.findings-emnlp.318).
+#
 # **Reproduces, at CPU scale,** Table 14 (margin m ∈ {10°, 0°, −10°}) with the temperature τ ∈ {0.05, 0.06, 0.07},
 # and §5's Figs. 2–9: PCA of 1000 Wikipedia sentences (Fig. 2), the alignment–uniformity plane coloured by STS
 # average (Fig. 3), positive and negative angles during training (Fig. 4; Fig. 7 for τ), pairwise-angle histograms

@@ -32,6 +32,7 @@
 # and minority classes sit closer (−0.306 vs −0.347 for the majority pair); with sizes 1:…:10 the cosines spread
 # over 0.11; Soft SupCon's inter-class cosine is $1 + \tau\log\varepsilon$ for every pair whatever the sizes and the
 # bound is attained; Euclidean SupCon comes within Δ_W < 1e-8 of its bound for any triangle of prototypes.
+#
 # **Not reproduced: the printed simplex temperature** $\tau^* = (C-1)/(-C\log\varepsilon)$ (= (10−1)/10 in §4.2)
 # gives β = +0.1, not the simplex's −0.111; the simplex needs $\tau^* = C/((C-1)(-\log\varepsilon)) = 10/9$ (our
 # check of that value passes). Beyond the paper: the paper's optimiser (Adam 5e-2, 3000 full-batch steps) gets the

@@ -1,4 +1,4 @@
-"""Determinism (issue #9): one training notebook executed twice with the same seed on CPU writes byte-identical
+"""Determinism: one training notebook executed twice with the same seed on CPU writes byte-identical
 ``results/`` JSON.
 
 ``notebooks/circumplex/02-experiments`` (SINCERE / SoftCSE / CircularCSE heads trained on cached backbone states)

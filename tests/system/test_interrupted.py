@@ -1,4 +1,4 @@
-"""Interrupted runs (issue #9): a process SIGKILLed while it writes the embedding cache or a results file leaves
+"""Interrupted runs: a process SIGKILLed while it writes the embedding cache or a results file leaves
 no corrupt file behind; a rerun in a fresh process reads nothing broken and produces the same numbers.
 
 Every run is a separate, forked process (:func:`_child`; forking after the imports and the tokenizer load keeps

@@ -1,4 +1,4 @@
-"""Numerical stress grid (issue #9): every public loss of the five papers over temperature x input case x dtype.
+"""Numerical stress grid: every public loss of the five papers over temperature x input case x dtype.
 
 Each cell builds two ``(8, 8)`` leaf tensors ``z1``, ``z2`` (the two views / the two sides of a pair) for one case,
 

@@ -1,11 +1,11 @@
-"""Bad-input table (issue #9): every bad input gives ONE clear error that names the problem.
+"""Bad-input table: every bad input gives ONE clear error that names the problem.
 
 Each row of :data:`BAD_INPUTS` is ``(id, call, exception type, regex)``. ``call`` receives a small context (a
 temporary folder and ``monkeypatch``) and must raise ``exception type`` with a message matching ``regex`` — the
 regex names the problem (the bad value, the valid choices, the path, the fix). The error must come from the
 project's own validation: the innermost traceback frame lies under ``companion/`` (not deep inside torch, numpy
 or transformers), and it is never a NaN loss (the numerical stress grid covers finiteness,
-``tests/test_numerical_stress.py``).
+``tests/system/test_numerical_stress.py``).
 """
 
 from __future__ import annotations

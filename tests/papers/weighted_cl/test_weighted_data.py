@@ -1,5 +1,5 @@
 """Integrity of the CIFAR-100 class list used by weighted-cl notebook 04 (App. E). The paper's tables are tested in
-tests/test_weighted_cl_tables.py."""
+tests/papers/weighted_cl/test_weighted_cl_tables.py."""
 
 from __future__ import annotations
 

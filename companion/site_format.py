@@ -1,0 +1,170 @@
+"""Reader-facing text for the website: numbers written to their meaning, claim values in words, and pipe tables
+whose columns suit their content.
+
+* :func:`number` — three significant digits; very small or very large values as ``4.07 × 10⁻⁵``; integers as
+  integers; booleans as *yes*/*no*.
+* :func:`estimate` — an estimate with its 95 % interval, all three to the decimals the interval's width supports
+  (two significant digits of the half-width): ``0.140 [0.118, 0.162] (n = 3)``.
+* :func:`value_text` — any stored ``paper_value``/``ours`` in words: a dict of booleans becomes "both hold" or
+  "2 of 3 hold; not: …", a dict of numbers ``name = value; …``.
+* :func:`conditions` — a dict of booleans as a markdown list, one condition per line with *holds* / *does not hold*.
+* :func:`md_escape` — ledger text made inert for Pandoc (``*``, ``_``, ``^``, ``~``, ``$``, ``<``, … escaped).
+* :func:`column_widths` — separator dashes for a pipe table. Pandoc gives a table wider than 72 characters
+  relative column widths from its dashes; equal dashes make equal columns, so a short column wastes room and a
+  long one gets squeezed.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+MINUS = "\u2212"
+_SUPERSCRIPT = str.maketrans("0123456789-+", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺")
+PANDOC_COLUMNS = 72  # Pandoc's default --columns: wider pipe tables get relative widths from their dashes
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _signed(text: str) -> str:
+    return MINUS + text[1:] if text.startswith("-") else text
+
+
+def scientific(value: float, digits: int = 3) -> str:
+    """``value`` as ``m × 10ⁿ`` with ``digits`` significant digits (``4.07 × 10⁻⁵``)."""
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    return f"{_signed(mantissa)} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+def number(value: Any, digits: int = 3, printed: bool = False) -> str:
+    """A number as a reader wants it: ``digits`` significant digits, scientific below 10⁻³ and from 10⁵.
+
+    ``printed=True`` is for a value transcribed from a paper: its own digits are kept (``0.095``, not
+    ``0.0950``). Integers (and floats with an integral value below 10⁵) print without decimals, booleans as
+    yes/no, anything else as its text."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return _signed(f"{value:,}".replace(",", "\u2009")) if abs(value) >= 10_000 else _signed(str(value))
+    if not isinstance(value, float):
+        return "" if value is None else str(value)
+    if math.isnan(value):
+        return "n/a"
+    if math.isinf(value):
+        return "∞" if value > 0 else MINUS + "∞"
+    if value == 0:
+        return "0"
+    magnitude = abs(value)
+    if magnitude < 1e-3 or magnitude >= 1e5:
+        return scientific(value, digits)
+    if value.is_integer():
+        return _signed(str(int(value)))
+    if printed:
+        return _signed(f"{value:.6g}")
+    decimals = max(digits - 1 - math.floor(math.log10(magnitude)), 0)
+    return _signed(f"{value:.{decimals}f}")
+
+
+def estimate(value: Any, low: Any = None, high: Any = None, n: int | None = None) -> str:
+    """``value [low, high] (n = …)`` with the decimals the interval supports (two significant digits of its
+    half-width); without an interval, :func:`number`."""
+    if not (_is_number(value) and _is_number(low) and _is_number(high)):
+        text = number(value)
+    else:
+        half = abs(float(high) - float(low)) / 2
+        scale = max(abs(value), abs(low), abs(high))
+        if half > 0 and 1e-3 <= scale < 1e5 and all(math.isfinite(x) for x in (value, low, high)):
+            decimals = min(max(1 - math.floor(math.log10(half)), 0), 6)
+            parts = [_signed(f"{float(x):.{decimals}f}") for x in (value, low, high)]
+        else:
+            parts = [number(float(x)) for x in (value, low, high)]
+        text = f"{parts[0]} [{parts[1]}, {parts[2]}]"
+    return f"{text} (n = {n})" if n else text
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _holds_summary(flags: dict[str, bool]) -> str:
+    true = [k for k, v in flags.items() if v]
+    false = [k for k, v in flags.items() if not v]
+    total = len(flags)
+    if not false:
+        return "holds" if total == 1 else ("both hold" if total == 2 else f"all {total} hold")
+    if not true:
+        return "does not hold" if total == 1 else f"none of {total} holds"
+    return f"{len(true)} of {total} hold; not: " + "; ".join(false)
+
+
+def value_text(value: Any, limit: int | None = None, printed: bool = False) -> str:
+    """A stored claim value in words (see the module docstring), cut to ``limit`` characters if given;
+    ``printed=True`` keeps the digits of values transcribed from a paper (:func:`number`)."""
+    if value is None:
+        text = ""
+    elif isinstance(value, dict) and value and all(isinstance(v, bool) for v in value.values()):
+        text = _holds_summary(value)
+    elif isinstance(value, dict):
+        text = "; ".join(f"{k} = {value_text(v, printed=printed)}" if _is_number(v) or isinstance(v, bool)
+                         else f"{k}: {value_text(v, printed=printed)}" for k, v in value.items())
+    elif isinstance(value, (list, tuple)):
+        if value and all(isinstance(v, bool) for v in value):
+            text = _holds_summary({str(i + 1): v for i, v in enumerate(value)})
+        else:
+            text = ", ".join(value_text(v, printed=printed) for v in value)
+    else:
+        text = number(value, printed=printed)
+    return cut(text, limit) if limit else text
+
+
+def conditions(value: dict[str, Any]) -> str:
+    """A dict of booleans (or of values) as a markdown list, one line per condition."""
+    lines = []
+    for key, flag in value.items():
+        if isinstance(flag, bool):
+            lines.append(f"- **{'holds' if flag else 'does not hold'}**: {md_escape(key)}")
+        else:
+            lines.append(f"- {md_escape(key)}: {md_escape(value_text(flag))}")
+    return "\n".join(lines)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#^~$@])")
+
+
+def md_escape(text: Any) -> str:
+    """Ledger text made inert for Pandoc's markdown: its emphasis, sub/superscript, math, link and raw-HTML
+    characters are backslash-escaped (they print as themselves)."""
+    return _MD_SPECIAL.sub(r"\\\1", "" if text is None else str(text))
+
+
+# --------------------------------------------------------------------------------------------- table widths
+_LINK = re.compile(r"!?\[((?:[^\[\]]|\[[^\]]*\])*)\]\([^)]*\)")
+_MARKUP = re.compile(r"\\(.)|[*`]")
+
+
+def visible(cell: str) -> str:
+    """The text a reader sees in a markdown table cell (links and images by their text, no emphasis marks)."""
+    text = _LINK.sub(lambda m: m.group(1), cell)
+    return _MARKUP.sub(lambda m: m.group(1) or "", text)
+
+
+def words(text: str) -> list[str]:
+    """The pieces a browser will not break: split at spaces and after a hyphen or dash followed by a letter."""
+    return [w for w in re.split(r"\s+|(?<=[-–—])(?=[^\W\d_])", text) if w]
+
+
+def column_widths(headers: list[str], rows: list[list[str]], cap: int = 80) -> list[int]:
+    """Separator dashes per column: the mean visible length of its cells, at least its longest word (and its
+    header's) plus two, at most ``cap``."""
+    widths = []
+    for i, head in enumerate(headers):
+        cells = [visible(row[i]) for row in rows if i < len(row)]
+        mean = sum(len(c) for c in cells) / len(cells) if cells else len(head)
+        word = max((len(w) for c in [visible(head), *cells] for w in words(c)), default=1) + 2
+        widths.append(max(3, round(min(max(mean, word), max(cap, word)))))
+    return widths
