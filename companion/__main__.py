@@ -1,7 +1,10 @@
-"""Command line: ``python -m companion {run,list,sts,site,scoreboard}``.
+"""Command line: ``python -m companion {run,list,data,sts,site,colab,scoreboard,notebooks}``.
 
 * ``run [--profile smoke|cpu|gpu] [--only PATTERN] [--output-dir DIR] [--timeout S]`` — execute notebooks.
 * ``list`` — notebooks and the section each reproduces.
+* ``data fetch [--dest DIR] [--base-url URL] [--only NAME]`` / ``data check [DIR]`` / ``data sources`` — get the
+  data sets from their publishers (or a mirror), verify a local copy, show where each comes from.
+* ``colab [--check]`` — write (or check) the Colab badge and set-up cell of every notebook.
 * ``sts --model ID --pooling mean [--max-length N] [--json FILE]`` — the seven-set STS table.
 * ``site [--check]`` — regenerate (or check) the Quarto sidebar from the notebooks.
 * ``scoreboard`` — the claims scoreboard from ``results/``.
@@ -11,7 +14,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
 from companion.profiles import PROFILES
 
@@ -23,6 +28,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                          jobs=args.jobs)
     print()
     print(runner.summary_table(results))
+    for line in runner.output_locations(results, args.profile, args.output_dir):
+        print(line)
     return 0 if all(r.status == "ok" for r in results) else 1
 
 
@@ -33,6 +40,56 @@ def _cmd_list(args: argparse.Namespace) -> int:
     width = max((len(nb.key) for nb in notebooks), default=10)
     for nb in notebooks:
         print(f"{nb.key:<{width}}  {nb.title}")
+    return 0
+
+
+def _cmd_data(args: argparse.Namespace) -> int:
+    from . import fetch
+
+    try:
+        if args.action == "fetch":
+            report = fetch.fetch(args.dest, only=args.only, base_url=args.base_url, quiet=args.quiet,
+                                 keep_downloads=args.keep_downloads)
+            where = Path(args.dest).expanduser() if args.dest else fetch.default_dest()
+            total = len(report.present) + len(report.fetched)
+            print(f"{total} files verified in {where}" + (f", {len(report.errors)} failed" if report.errors else ""))
+            if report.ok and args.dest and os.environ.get("COMPANION_DATA_DIR") != str(where):
+                print(f"use it with: export COMPANION_DATA_DIR={where.resolve()}")
+            return 0 if report.ok else 1
+        if args.action == "check":
+            report = fetch.check(args.dir, only=args.only)
+            for path in report.missing:
+                print(f"missing: {path}")
+            for path in report.corrupt:
+                print(f"corrupt: {path}")
+            where = Path(args.dir).expanduser() if args.dir else fetch.default_dest()
+            print(f"{where}: {len(report.present)} files ok, {len(report.missing)} missing, "
+                  f"{len(report.corrupt)} corrupt")
+            return 0 if report.ok else 1
+        for names, files, step, origin, url in fetch.sources_table():
+            print(f"{', '.join(names)} ({files} file{'s' if files != 1 else ''}, step: {step})\n    {origin}\n"
+                  f"    {url}")
+        return 0
+    except fetch.FetchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _cmd_colab(args: argparse.Namespace) -> int:
+    from . import colab
+
+    changed = colab.apply(check_only=args.check)
+    repository = colab.repository()
+    state = (f"repository {repository}" if repository
+             else "no repository configured: no badges; on Colab the set-up cell says so")
+    if args.check:
+        for path in changed:
+            print(f"out of date: {path}")
+        print(f"{len(changed)} notebook(s) out of date ({state})" if changed else f"colab cells up to date ({state})")
+        return 1 if changed else 0
+    for path in changed:
+        print(f"updated {path}")
+    print(f"{len(changed)} notebook file(s) updated ({state})")
     return 0
 
 
@@ -85,6 +142,21 @@ def build_parser() -> argparse.ArgumentParser:
     lst.add_argument("--only", help="filter as in 'run'")
     lst.set_defaults(func=_cmd_list)
 
+    data = sub.add_parser("data", help="fetch the data sets or check a local copy")
+    data_sub = data.add_subparsers(dest="action", required=True)
+    fetch = data_sub.add_parser("fetch", help="download every data set from its publisher and verify it")
+    fetch.add_argument("--dest", help="where the files go (default $COMPANION_DATA_DIR, else <cache>/data)")
+    fetch.add_argument("--base-url", help="a mirror: fetch <URL>/<path in the manifest> instead of the publishers "
+                                          "(a local folder works too)")
+    fetch.add_argument("--only", help="comma-separated data sets, e.g. 'sts12,stsb,goemotions' (see 'data sources')")
+    fetch.add_argument("--keep-downloads", action="store_true", help="keep downloaded archives in <dest>/.downloads")
+    fetch.add_argument("--quiet", action="store_true", help="no progress bars")
+    check = data_sub.add_parser("check", help="verify a local copy against the manifest")
+    check.add_argument("dir", nargs="?", help="the copy to check (default $COMPANION_DATA_DIR, else <cache>/data)")
+    check.add_argument("--only", help="comma-separated data sets")
+    data_sub.add_parser("sources", help="where each data set comes from")
+    data.set_defaults(func=_cmd_data)
+
     sub.add_parser("sts", help="seven-set STS evaluation (see 'python -m companion sts --help')", add_help=False)
 
     site = sub.add_parser("site", help="regenerate or check the Quarto sidebar")
@@ -93,6 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("notebooks", help="clean or check stored notebook outputs (see 'notebooks clean --help')",
                    add_help=False)
+
+    colab = sub.add_parser("colab", help="write the Colab badge and set-up cell of every notebook (idempotent)")
+    colab.add_argument("--check", action="store_true", help="only check, exit 1 when a notebook is out of date")
+    colab.set_defaults(func=_cmd_colab)
 
     board = sub.add_parser("scoreboard", help="print the claims scoreboard")
     board.set_defaults(func=_cmd_scoreboard)

@@ -28,12 +28,18 @@ from companion import settings as _settings
 from companion.profiles import PROFILES, check_profile
 from companion.results import PAPERS, provenance
 
-NOTEBOOK_ROOT = _settings.REPO_ROOT / "notebooks"
 KERNEL = "python3"
 # The jupytext twin of ``NN-name.ipynb`` is ``NN-name.pct.py`` (jupytext.toml). It must not share the notebook's
 # stem: Quarto treats an .ipynb with a same-stem source file (.py, .qmd, ...) as that source's intermediate and
 # silently leaves it out of the site.
 TWIN_SUFFIX = ".pct.py"
+
+
+def __getattr__(name: str):
+    """``NOTEBOOK_ROOT`` (``<checkout>/notebooks``) is looked up when used, so importing the runner needs no checkout."""
+    if name == "NOTEBOOK_ROOT":
+        return _settings.repo_root() / "notebooks"
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def twin_path(notebook: str | Path) -> Path:
@@ -116,7 +122,7 @@ def _rank(path: Path) -> tuple[int, str, str]:
 
 def list_notebooks(root: Path | None = None) -> list[Notebook]:
     """All ``notebooks/<paper>/<NN>-<section>.ipynb`` in paper then section order."""
-    root = Path(root) if root is not None else NOTEBOOK_ROOT
+    root = Path(root) if root is not None else _settings.repo_root() / "notebooks"
     found = []
     for path in sorted(root.glob("*/[0-9][0-9]-*.ipynb"), key=_rank):
         if ".ipynb_checkpoints" in path.parts:
@@ -190,6 +196,19 @@ def _claim_counts(nb: Notebook, results_root: Path, since: float) -> dict[str, i
     return {"reproduced": sum(c["verdict"] == "reproduced" for c in claims), "total": len(claims)}
 
 
+def _kernel_config(sockets: Path | None):
+    """Kernel settings for papermill: on POSIX the kernel talks over IPC sockets in ``sockets`` (a fresh folder per
+    notebook, so kernels started at once never share a socket) instead of TCP, so it has no reason to print its
+    "running over TCP without encryption" warning across the runner's progress line."""
+    from traitlets.config import Config
+
+    config = Config()
+    if sockets is not None:
+        config.KernelManager.transport = "ipc"
+        config.KernelManager.ip = str(sockets / "kernel")
+    return config
+
+
 def execute(nb: Notebook, profile: str, output_dir: Path | None = None, timeout: int | None = None,
             progress: bool = False) -> RunResult:
     """Execute one notebook with papermill in ``profile``; never raises for a failing cell (see ``status``)."""
@@ -211,12 +230,16 @@ def execute(nb: Notebook, profile: str, output_dir: Path | None = None, timeout:
     tmp = Path(tmp_name)
     start_wall, start = time.time(), time.perf_counter()
     error = None
+    sockets = Path(tempfile.mkdtemp(prefix="companion-kernel-")) if os.name == "posix" else None
     try:
         papermill.execute_notebook(str(nb.path), str(tmp), parameters={"profile": profile}, kernel_name=KERNEL,
-                                   cwd=str(nb.path.parent), progress_bar=progress, execution_timeout=timeout)
+                                   cwd=str(nb.path.parent), progress_bar=progress, execution_timeout=timeout,
+                                   config=_kernel_config(sockets))
     except Exception as exc:  # noqa: BLE001 - papermill raises PapermillExecutionError and others
         error = _describe_failure(exc)
     finally:
+        if sockets is not None:
+            shutil.rmtree(sockets, ignore_errors=True)
         for key, value in env_backup.items():
             if value is None:
                 os.environ.pop(key, None)
@@ -277,6 +300,22 @@ def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None
     return [results[nb.key] for nb in chosen]
 
 
+def output_locations(results: list[RunResult], profile: str, output_dir: Path | None = None) -> list[str]:
+    """Where a run's outputs went: the smoke profile's scratch folder, or the notebooks written back in place, and
+    the partial copy of every failed notebook (one line each)."""
+    lines = []
+    if profile == "smoke":
+        lines.append(f"smoke outputs (executed copies, results, figures): {_scratch(profile, output_dir)}")
+    elif any(r.status == "ok" for r in results):
+        lines.append(f"executed notebooks written back in place; claims in {_settings.results_dir()}, "
+                     f"figures in {_settings.figures_dir()}")
+    for r in results:
+        if r.status != "ok":
+            where = r.output if r.output.exists() else "none was written"
+            lines.append(f"partial copy of failed {r.notebook.key}: {where}")
+    return lines
+
+
 def summary_table(results: list[RunResult]) -> str:
     """Plain-text table: notebook, status, wall time, paper claims reproduced/total, failing cell."""
     rows = [("notebook", "status", "wall (s)", "paper claims reproduced", "error")]
@@ -293,4 +332,5 @@ def summary_table(results: list[RunResult]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["PROFILES", "Notebook", "RunResult", "execute", "list_notebooks", "run", "select", "summary_table"]
+__all__ = ["PROFILES", "Notebook", "RunResult", "execute", "list_notebooks", "output_locations", "run", "select",
+           "summary_table"]

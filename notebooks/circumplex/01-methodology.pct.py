@@ -24,8 +24,6 @@
 # vectors** (no model): the geometry it is optimal for, the SINCERE population bound and the simplex-vs-ring margin
 # argument of §5.1.
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/circumplex/01-methodology.ipynb)
-#
 # **Verdicts in one paragraph** (cpu profile, seed 0, 2000 Adam steps, 6 free vectors per label in d = 16; free
 # vectors are deterministic, so the criteria are exact with stated tolerances). **App. I theorem**: no configuration
 # we reach or build has a lower SINCERE loss than the regular simplex (2.2e-8 at the simplex vs 3.5e-5 at SINCERE's
@@ -37,6 +35,15 @@
 # is *partly*. **§3.4**: SoftCSE lies between SINCERE and CircularCSE in planarity and ring correlation (*partly*: one initialisation of free vectors).
 # The text's "π/E = 30°" is inconsistent (π/12 = 15°; 30° is the spacing 2π/E): a failed arithmetic check and an
 # erratum candidate.
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %% tags=["parameters"]
 profile = "cpu"

@@ -22,8 +22,6 @@
 # SINCERE / SoftCSE / CircularCSE (6 runs) + the pretrained row, on **Emolit-12** and on a **GoEmotions 9-label
 # stand-in** for SuperEmotion's GoEmotions part, scored by V-Measure (spherical k-means) and CD-r.
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/circumplex/02-experiments.ipynb)
-#
 # **Setting here vs. the paper.** The paper fine-tunes or freezes 0.3–8B backbones (mE5-large, mxbai, Qwen3-4B,
 # …) and trains 15 epochs at lr 5e-5. Here the backbone is a **frozen all-MiniLM-L6-v2**; its last-layer token
 # states are computed once and cached; in the `cpu` profile they are cut to the first 32 tokens and projected by
@@ -48,6 +46,15 @@
 # §5.1's "SINCERE settles at orthogonal labels" is not what our short-trained heads show: the mean cosine between
 # labels stays at +0.60 (GPT) / +0.32 (nGPT) on Emolit (inconclusive: small head, 2 epochs). Absolute values of
 # the paper's 0.3–8B backbones and its other data sets are not testable here.
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %% tags=["parameters"]
 profile = "cpu"

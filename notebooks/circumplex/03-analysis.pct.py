@@ -20,8 +20,6 @@
 #
 # Yamauchi & Aizawa, *Mapping the Circumplex of Affect*, ACL 2026 (2026.acl-long.772).
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/circumplex/03-analysis.ipynb)
-#
 # * **Fig 1**: the share of variance in the top two principal components, per loss.
 # * **Fig 5a**: V-Measure after PCA of the test embeddings to k dimensions (nGPT head, every loss).
 # * **Fig 5b**: V-Measure vs. the number of labels, retraining on ECM label subsets of 4, 6, 8 and 12 labels.
@@ -55,6 +53,15 @@
 # * **EmoBank** (beyond the paper): on the CircularCSE ring cos φ tracks Valence (r = 0.44, CI 0.43–0.45;
 #   pretrained MiniLM 0.17) and sin φ tracks Arousal only weakly (r = 0.10, below pretrained's 0.13); neither beats
 #   SINCERE's ring with a CI clear of zero.
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %% tags=["parameters"]
 profile = "cpu"

@@ -18,8 +18,6 @@
 # %% [markdown]
 # # Representational compositionality: ε_τ, readout invariance (D.7) and capacity reorganisation (D.5)
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/concepts/01-representational-compositionality.ipynb)
-#
 # **Paper.** I. Mohr, J. Dujany, J. Souquet, A. Freitas, *Principles of Concept Representation in Sentence
 # Encoders*, arXiv 2606.06994. **Covers** §3 and App. D: a retrieval-margin error rate on worked examples (our own
 # quantity, not the paper's ε_τ, see below); Theorem D.7 (readout invariance, App. D.8: if every top layer is within
@@ -28,6 +26,15 @@
 # anisotropy in a fixed dimension d) on a synthetic contrastive toy.
 #
 # **Verdicts** (cpu profile, seeds 0-2): closing note at the end.
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %% tags=["parameters"]
 profile = "cpu"

@@ -18,8 +18,6 @@
 # %% [markdown]
 # # Concept data: WordNet pairs, headword masking, splits and five hard-negative rules
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/concepts/02-data-and-hard-negatives.ipynb)
-#
 # **Paper.** I. Mohr, J. Dujany, J. Souquet, A. Freitas, *Principles of Concept Representation in Sentence
 # Encoders*, arXiv 2606.06994 (Idiap / Merck KGaA). **Reproduces** §4.5, App. B and App. G: the WordNet 3.0
 # syn / t2d pair extraction (the paper's 315K syn pairs), headword masking, the synset-level in-domain split, the
@@ -35,6 +33,15 @@
 # whether negation is the hardest rule (App. G) is inconclusive (the two lowest AUCs differ by 0.013, within two
 # standard errors over 800 pairs), and our frozen negation AUC (0.524) is above the paper's 0.470 (§5.2) under a
 # regime unlike the paper's (MiniLM, WordNet glosses, our reading of the negation rule): inconclusive.
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %% tags=["parameters"]
 profile = "cpu"

@@ -18,8 +18,6 @@
 # %% [markdown]
 # # Principles of concept representation: B0/B0-WM, fine-tuned B1/B3/M1/B1-unified, layer-wise analysis
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/concepts/03-principles.ipynb)
-#
 # **Paper.** I. Mohr, J. Dujany, J. Souquet, A. Freitas, *Principles of Concept Representation in Sentence
 # Encoders*, arXiv 2606.06994, §4–5 and App. F, H (the numbers the text states for Tables 2–4, 10, 11; Figures 3–5), on WordNet 3.0 with all-MiniLM-L6-v2.
 #
@@ -44,6 +42,15 @@
 # evaluated on 500 held-out concepts. A fine-tuned step costs 0.15–0.3 s on a quiet core (about 1 s when the
 # machine is loaded).
 # all-mpnet-base-v2 is analysed frozen in notebook 04. Measured values and verdicts: closing note at the end.
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %% tags=["parameters"]
 profile = "cpu"

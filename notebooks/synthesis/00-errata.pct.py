@@ -18,8 +18,6 @@
 # %% [markdown]
 # # Errata: inconsistencies in the five papers, each proven by a computation
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/synthesis/00-errata.ipynb)
-#
 # **Papers and places.** Weighted contrastive learning (Vock, Duchesnay & Dufumier, arXiv 2605.13943) Cor. 3.9,
 # §4.2 and the Fig. 4 caption; AnglE (Li & Li, arXiv 2309.12871) Eq. 3–6, §4.3, §4.5, Tables 2 and 5; the
 # circumplex of affect (Yamauchi & Aizawa, ACL 2026) §5.1, Tables 1 and 4; SimACE (Jeong, Han & Chae, Findings of EMNLP 2024) §4.2,
@@ -42,6 +40,15 @@
 # against §5.4; the DBpedia test size (250 vs 245) and two AnglE summaries (§4.3 "consistently", §4.5
 # LLM-supervised vs unsupervised) are *partly* confirmed: the text leaves a reading under which they hold. Two
 # errata of an earlier version are withdrawn because the text does not support them (see the end of the notebook).
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %% tags=["parameters"]
 profile = "cpu"

@@ -18,8 +18,6 @@
 # %% [markdown]
 # # Similarity zoo: eight objectives of the five papers on one setup
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/synthesis/01-similarity-zoo.ipynb)
-#
 # **Papers.** Each of the five papers argues for a similarity or an objective against cosine InfoNCE, each on its
 # own setup: SimACE (Jeong, Han & Chae, Findings of EMNLP 2024) for an angle with a margin; AnglE (Li & Li, arXiv
 # 2309.12871) for CoSENT + in-batch negatives + an angle in complex space; the weighted-contrastive framework (Vock,
@@ -51,6 +49,15 @@
 # (+0.018 points, CI [+0.004, +0.032]), CircularCSE > untrained on V (+0.17) and CircularCSE lowest V of the Emolit
 # objectives (−0.06 vs SupCon) because their CIs exclude 0 but the tests do not survive Holm with 3 seeds; and
 # CoSENT / AnglE over untrained on STS because the CIs cover 0. None is *not reproduced*.
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %% tags=["parameters"]
 profile = "cpu"

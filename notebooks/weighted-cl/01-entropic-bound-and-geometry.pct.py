@@ -18,8 +18,6 @@
 # %% [markdown]
 # # Weighted InfoNCE: the entropic bound and distance geometry
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/weighted-cl/01-entropic-bound-and-geometry.ipynb)
-#
 # **Paper.** R. Vock, E. Duchesnay, B. Dufumier, *A Unified Geometric Framework for Weighted Contrastive
 # Learning*, arXiv 2605.13943 (2026). **Reproduces** §3.1–3.4 and App. A–B: Def. 3.1 (weighted InfoNCE),
 # Thm. 3.3 (entropic bound $L^W \ge H(p_W)$, equality iff $s_{ij} = \log w_{ij} + c$), Cor. 3.4–3.5 and
@@ -38,6 +36,15 @@
 # at exactly the stated radius on our grid. Our own checks (4 of 4 passed): the loss code satisfies Gibbs' bound
 # and its closed form at $S = \log W + c$; the EDM tests and classical MDS behave as Lemmas B.1–B.2 say.
 # See the claims table at the end.
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %% tags=["parameters"]
 profile = "cpu"

@@ -18,8 +18,6 @@
 # %% [markdown]
 # # Supervised contrastive geometry: Hard vs Soft SupCon, class imbalance, the τ* erratum, Euclidean SupCon
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/weighted-cl/02-supervised-contrastive-geometry.ipynb)
-#
 # **Paper.** R. Vock, E. Duchesnay, B. Dufumier, *A Unified Geometric Framework for Weighted Contrastive
 # Learning*, arXiv 2605.13943 (2026). **Reproduces** §3.5 (Soft SupCon, Cor. 3.9), §3.7 (Euclidean SupCon is
 # degenerate), §3.8 and App. D (Hard SupCon, Thm. 3.13, D.1–D.6: collapse, regular simplex when balanced,
@@ -37,6 +35,15 @@
 # gives β = +0.1, not the simplex's −0.111; the simplex needs $\tau^* = C/((C-1)(-\log\varepsilon)) = 10/9$ (our
 # check of that value passes). Beyond the paper: the paper's optimiser (Adam 5e-2, 3000 full-batch steps) gets the
 # Hard SupCon loss to within 1e-4 of its optimum but leaves the inter-class cosines up to 0.59 away from it.
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %% tags=["parameters"]
 profile = "cpu"

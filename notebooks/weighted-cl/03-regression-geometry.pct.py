@@ -18,8 +18,6 @@
 # %% [markdown]
 # # Regression geometry: Euclidean–Euclidean, y-Aware and X-CLR; digits with Euclidean Soft SupCon
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/weighted-cl/03-regression-geometry.ipynb)
-#
 # **Paper.** R. Vock, E. Duchesnay, B. Dufumier, *A Unified Geometric Framework for Weighted Contrastive
 # Learning*, arXiv 2605.13943 (2026). **Reproduces** §3.6 (Thm. 3.10 Euclidean–Euclidean, Thm. 3.11 y-Aware,
 # Thm. 3.12 X-CLR) on free embeddings, then §4.1 and §4.3 at small scale: the paper trains an MNIST ConvNet; we train
@@ -34,6 +32,15 @@
 # $Z^* = (y, 0)$; y-Aware does not on a segment at any scale (Δ_W from 7e-9 at the smallest scale to 4e-2) but does for
 # labels on a circle within radius $1/\sqrt{2\tau}$ and not beyond; X-CLR attains it for τ ≤ τ′ at the stated
 # cosines and not above. Digits: see the closing note for the figures' analogues.
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %% tags=["parameters"]
 profile = "cpu"

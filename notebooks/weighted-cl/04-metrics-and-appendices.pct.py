@@ -18,8 +18,6 @@
 # %% [markdown]
 # # Geometry metrics, X-CLR label geometries (App. E) and kernel PCA (App. F)
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/weighted-cl/04-metrics-and-appendices.ipynb)
-#
 # **Paper.** R. Vock, E. Duchesnay, B. Dufumier, *A Unified Geometric Framework for Weighted Contrastive
 # Learning*, arXiv 2605.13943 (2026). **Reproduces** §3.9 (entropic gap $\Delta_W$, similarity $r^2$, Procrustes
 # $r^2$ and their invariances), App. E (X-CLR with label geometries: the 100 CIFAR-100 class names embedded by
@@ -38,6 +36,15 @@
 # and $\Delta_W$ (0.038 %), but Simplex has the best top-1 (79.68) and top-3 (89.66), so the table does not show that
 # better metrics go with better generalisation. Beyond the paper: at $q = 2$ the optimum departs from PCA and
 # separates the digit classes better (5-NN).
+
+# %% tags=["colab-setup"]
+# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
+# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+import sys
+
+if "google.colab" in sys.modules:
+    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
+                       "of the repository (README, 'Opening the notebooks').")
 
 # %% tags=["parameters"]
 profile = "cpu"

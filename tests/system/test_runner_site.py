@@ -115,6 +115,7 @@ def test_site_configuration_lists_every_notebook_once():
 
 
 def test_site_check_detects_problems(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.companion]\nrepository = "o/r"\n')  # badges are required
     (tmp_path / "notebooks" / "angle").mkdir(parents=True)
     _write_nb(tmp_path / "notebooks" / "angle" / "01-a.ipynb", "1")
     (tmp_path / "index.qmd").write_text("no table here")
@@ -126,6 +127,7 @@ def test_site_check_detects_problems(tmp_path):
     assert "out of date" in problems
     assert "site/errata.qmd is missing" in problems and "site/papers/angle.qmd is missing" in problems
     assert "01-a.ipynb: the first cell has no Colab badge" in problems
+    assert "01-a.ipynb: the second cell is not the current Colab set-up cell" in problems
 
 
 def test_site_check_reports_unlisted_pages_and_dangling_links(tmp_path):

@@ -6,7 +6,7 @@ import re
 import nbformat
 import pytest
 
-from companion import runner, site
+from companion import colab, runner, site
 from companion.results import VERDICTS, Ledger, claims_frame, holds, not_testable, scoreboard, within
 
 
@@ -63,8 +63,9 @@ def test_link_problems(tmp_path):
 
 def test_first_cell_needs_badge_and_section(tmp_path):
     rel = "notebooks/angle/01-x.ipynb"
+    (tmp_path / "pyproject.toml").write_text('[tool.companion]\nrepository = "o/r"\n')  # the badges' repository
     badge = f"[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/o/r/blob/main/{rel})"
-    good = _notebook(tmp_path / rel, f"# Title\n{badge}\nReproduces §4 and Table 2.", ["1"])
+    good = _notebook(tmp_path / rel, f"# Title\n{badge}\nReproduces §4 and Table 2.", [colab.setup_source("o/r"), "1"])
     nb = runner.Notebook(path=good, paper="angle", stem="01-x", title="Title")
     assert site.first_cell_problems(nb, tmp_path) == []
     _notebook(tmp_path / rel, "# Title\nno badge, no section", ["1"])

@@ -1,0 +1,507 @@
+"""Get the data: ``python -m companion data fetch`` and ``python -m companion data check``.
+
+``fetch`` downloads every file of the data mirror from where its publisher distributes it (:data:`UPSTREAMS`, one
+table), resumes an interrupted download with an HTTP ``Range`` request, does in code the steps that turn an upstream
+file into the mirrored one (take a member out of an archive, keep the head of a longer file, strip quotes, derive a
+label list) and verifies every result against the SHA-256 checksums this package ships
+(``companion/data_manifest.sha256``, the mirror's ``MANIFEST.sha256``). Files land where :mod:`companion.data`'s
+loaders look: ``<dest>/<path in the manifest>``, so ``COMPANION_DATA_DIR=<dest>`` is all the loaders need.
+
+``--base-url URL`` replaces every upstream by ``URL/<path in the manifest>``: a copy of the mirror on a web server
+(or a local folder). ``check`` verifies a local copy against the manifest and lists missing and corrupt files.
+
+A file that is already there with the right checksum is not downloaded again; a partial download is kept as
+``<file>.part`` (archives and raw upstream files under ``<dest>/.downloads/``) and resumed by the next run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import json
+import os
+import re
+import shutil
+import sys
+import tarfile
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import zipfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import settings as _settings
+
+MANIFEST = Path(__file__).with_name("data_manifest.sha256")
+DOWNLOADS = ".downloads"
+PART = ".part"
+TIMEOUT_S = 30
+CHUNK = 1 << 16
+USER_AGENT = "companion-data-fetch/1"
+
+SIMCSE_HUB = "https://huggingface.co/datasets/princeton-nlp/datasets-for-simcse/resolve/main"
+GITHUB_RAW = "https://raw.githubusercontent.com"
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """Where the files whose manifest path matches ``pattern`` come from.
+
+    ``url`` is a :meth:`str.format` template filled with the pattern's named groups. ``step`` turns the downloaded
+    file into the mirrored one: ``copy`` (as is), ``member`` (the archive member named by ``arg``, a template like
+    ``url``), ``head-bytes`` (the first ``arg`` bytes), ``strip-quotes`` (every ``'`` and backtick removed, as
+    SentEval's download script does to TREC) or ``ekman-labels`` (the sorted keys of GoEmotions'
+    ``ekman_mapping.json`` plus ``neutral``, one per line).
+    """
+
+    pattern: str
+    origin: str
+    url: str
+    step: str = "copy"
+    arg: str | int | None = None
+
+
+#: Every upstream, first match wins. SentEval's tokenised files (Moses for STS/STS-B/SICK, its PTB sed script for
+#: SNLI and MR/CR/SUBJ/MPQA) cannot be rebuilt from the raw corpora without those tools, so they come from the
+#: archive SimCSE publishes of SentEval's processed ``data/downstream`` folder; MRPC, SST and TREC come from the
+#: addresses SentEval's ``get_transfer_data.bash`` downloads them from, with its TREC step done here.
+UPSTREAMS: tuple[Upstream, ...] = (
+    Upstream(r"senteval/downstream/(?P<rel>(?:STS|SICK|MR|CR|SUBJ|MPQA|SNLI)/.+)",
+             "SentEval data/downstream (Conneau & Kiela 2018), as packed by SimCSE (princeton-nlp/SimCSE)",
+             f"{SIMCSE_HUB}/senteval.tar", "member", "{rel}"),
+    Upstream(r"senteval/downstream/MRPC/(?P<name>[^/]+)", "SentEval (facebookresearch/SentEval)",
+             "https://dl.fbaipublicfiles.com/senteval/senteval_data/{name}"),
+    Upstream(r"senteval/downstream/SST/binary/sentiment-(?P<split>\w+)", "SST binary, PrincetonML/SIF",
+             f"{GITHUB_RAW}/PrincetonML/SIF/master/data/sentiment-{{split}}"),
+    Upstream(r"senteval/downstream/SST/fine/sentiment-(?P<split>\w+)",
+             "SST fine-grained, AcademiaSinicaNLPLab/sentiment_dataset",
+             f"{GITHUB_RAW}/AcademiaSinicaNLPLab/sentiment_dataset/master/data/stsa.fine.{{split}}"),
+    Upstream(r"senteval/downstream/TREC/(?P<name>[^/]+)", "TREC question classification, Cognitive Computation Group",
+             "https://cogcomp.seas.upenn.edu/Data/QA/QC/{name}", "strip-quotes"),
+    Upstream(r"wiki/wiki1m_for_simcse\.head\.txt", "SimCSE wiki1m_for_simcse.txt (princeton-nlp)",
+             f"{SIMCSE_HUB}/wiki1m_for_simcse.txt", "head-bytes", 1_280_000),
+    Upstream(r"emolit/(?P<name>[^/]+)", "Emolit 12-label subset, yama11235/EmpiricalCircumplexModel",
+             f"{GITHUB_RAW}/yama11235/EmpiricalCircumplexModel/main/dataset/{{name}}"),
+    Upstream(r"goemotions/ekman_labels\.txt", "GoEmotions, google-research/google-research",
+             f"{GITHUB_RAW}/google-research/google-research/master/goemotions/data/ekman_mapping.json",
+             "ekman-labels"),
+    Upstream(r"goemotions/(?P<name>[^/]+)", "GoEmotions, google-research/google-research",
+             f"{GITHUB_RAW}/google-research/google-research/master/goemotions/data/{{name}}"),
+    Upstream(r"emobank/README\.upstream\.md", "EmoBank, JULIELab/EmoBank",
+             f"{GITHUB_RAW}/JULIELab/EmoBank/master/corpus/README.md"),
+    Upstream(r"emobank/(?P<name>[^/]+)", "EmoBank, JULIELab/EmoBank",
+             f"{GITHUB_RAW}/JULIELab/EmoBank/master/corpus/{{name}}"),
+)
+
+#: Data set names (``--only``) and the manifest folder each covers; the names are the loaders' (companion.data).
+DATASETS: dict[str, str] = {
+    **{f"sts{y}": f"senteval/downstream/STS/STS{y}-en-test/" for y in (12, 13, 14, 15, 16)},
+    "stsb": "senteval/downstream/STS/STSBenchmark/",
+    "sick": "senteval/downstream/SICK/",
+    "mrpc": "senteval/downstream/MRPC/",
+    "snli": "senteval/downstream/SNLI/",
+    "mr": "senteval/downstream/MR/",
+    "cr": "senteval/downstream/CR/",
+    "subj": "senteval/downstream/SUBJ/",
+    "mpqa": "senteval/downstream/MPQA/",
+    "trec": "senteval/downstream/TREC/",
+    "sst": "senteval/downstream/SST/",
+    "wiki": "wiki/",
+    "emolit": "emolit/",
+    "goemotions": "goemotions/",
+    "emobank": "emobank/",
+}
+STEPS = ("copy", "member", "head-bytes", "strip-quotes", "ekman-labels")
+
+
+class FetchError(RuntimeError):
+    """A download or a verification failed; the message is one line naming the file and what to do."""
+
+
+class UnreachableError(FetchError):
+    """Nothing at all came back from an address (refused, unknown host, timeout): later files from it are skipped."""
+
+    def __init__(self, message: str, reason: str = ""):
+        super().__init__(message)
+        self.reason = reason
+
+
+# ---------------------------------------------------------------------------------------------------- manifest
+@dataclass(frozen=True)
+class Entry:
+    path: str  # relative to the data root, forward slashes
+    sha256: str
+    dataset: str
+
+
+def read_manifest(path: str | Path = MANIFEST) -> list[Entry]:
+    """The entries of a ``sha256sum``-style manifest (``<hex>  ./<path>``), each with its data set name."""
+    entries = []
+    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        match = re.fullmatch(r"([0-9a-f]{64}) [ *](?:\./)?(.+)", line.strip())
+        if not match:
+            raise ValueError(f"{path}:{lineno}: not a sha256sum line: {line[:60]!r}")
+        rel = match.group(2)
+        entries.append(Entry(rel, match.group(1), dataset_of(rel)))
+    return entries
+
+
+def dataset_of(path: str) -> str:
+    """The data set a manifest path belongs to (its name in :data:`DATASETS`)."""
+    for name, prefix in DATASETS.items():
+        if path.startswith(prefix):
+            return name
+    raise ValueError(f"the manifest path {path!r} belongs to no known data set ({', '.join(DATASETS)})")
+
+
+def select(entries: list[Entry], only: str | Iterable[str] | None) -> list[Entry]:
+    """Entries of the named data sets (comma-separated string or names); all when ``only`` is empty."""
+    if not only:
+        return list(entries)
+    names = [n.strip().lower() for n in (only.split(",") if isinstance(only, str) else only) if n.strip()]
+    unknown = [n for n in names if n not in DATASETS]
+    if unknown:
+        raise ValueError(f"unknown data set {', '.join(map(repr, unknown))}; valid: {', '.join(DATASETS)}")
+    return [e for e in entries if e.dataset in names]
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def upstream_of(path: str, upstreams: Iterable[Upstream] = UPSTREAMS) -> tuple[Upstream, str, str | int | None]:
+    """``(upstream, url, arg)`` for a manifest path: the first matching row of the table, templates filled in."""
+    for up in upstreams:
+        match = re.fullmatch(up.pattern, path)
+        if match:
+            groups = match.groupdict()
+            arg = up.arg.format(**groups) if isinstance(up.arg, str) else up.arg
+            return up, up.url.format(**groups), arg
+    raise ValueError(f"no upstream source is known for {path!r}")
+
+
+# ---------------------------------------------------------------------------------------------------- downloads
+def _host(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, urllib.error.URLError) and not isinstance(exc, urllib.error.HTTPError):
+        exc = exc.reason if isinstance(exc.reason, BaseException) else exc
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
+
+
+def _progress(total: int | None, initial: int, desc: str, quiet: bool):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, initial=initial, unit="B", unit_scale=True, unit_divisor=1024, desc=desc,
+                leave=False, disable=quiet, file=sys.stderr)
+
+
+def download(url: str, part: Path, limit: int | None = None, what: str = "", quiet: bool = True,
+             attempts: int = 3) -> Path:
+    """Download ``url`` into ``part``, resuming from the bytes already there with an HTTP ``Range`` request.
+
+    ``limit`` keeps only the first ``limit`` bytes (the rest is never transferred). A transfer cut off half way is
+    resumed at once (up to ``attempts`` requests in all, as long as each one brings new bytes); a server that
+    answers a range request with the whole file is read from the start. Raises :class:`FetchError`.
+    """
+    part.parent.mkdir(parents=True, exist_ok=True)
+    what = what or part.name
+    last: BaseException | None = None
+    for attempt in range(attempts):
+        offset = part.stat().st_size if part.exists() else 0
+        if limit is not None and offset >= limit:
+            if offset > limit:
+                with open(part, "r+b") as handle:
+                    handle.truncate(limit)
+            return part
+        headers = {"User-Agent": USER_AGENT}
+        if offset:
+            headers["Range"] = f"bytes={offset}-"
+        before = offset
+        try:
+            with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=TIMEOUT_S) as resp:
+                resumed = offset > 0 and resp.status == 206
+                if resumed:
+                    start = re.match(r"bytes (\d+)-", resp.headers.get("Content-Range", ""))
+                    resumed = bool(start) and int(start.group(1)) == offset
+                if not resumed:
+                    offset = 0  # a whole file (no range support, or a fresh start)
+                length = resp.headers.get("Content-Length")
+                total = offset + int(length) if length and length.isdigit() else None
+                if limit is not None:
+                    total = min(total, limit) if total is not None else limit
+                written = offset
+                with open(part, "ab" if resumed else "wb") as handle, \
+                        _progress(total, offset, what, quiet) as bar:
+                    while limit is None or written < limit:
+                        # read1: what has arrived (at most one socket read), so the part on disk keeps up
+                        chunk = resp.read1(CHUNK if limit is None else min(CHUNK, limit - written))
+                        if not chunk:
+                            break
+                        handle.write(chunk)
+                        handle.flush()
+                        written += len(chunk)
+                        bar.update(len(chunk))
+                if limit is None and total is not None and written < total:
+                    raise ConnectionError(f"the transfer stopped after {written} of {total} bytes")
+                return part
+        except urllib.error.HTTPError as exc:
+            if exc.code == 416 and offset:  # nothing left to send: the part is already whole
+                return part
+            if exc.code < 500 or attempt == attempts - 1:
+                raise FetchError(f"cannot download {what} from {url}: HTTP {exc.code} {exc.reason}") from None
+            last = exc
+        except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError, EOFError) as exc:
+            last = exc
+            grew = part.exists() and part.stat().st_size > before
+            if not grew and attempt == 0 and isinstance(exc, urllib.error.URLError):
+                # not a single byte and no HTTP answer: the address is unreachable, retrying will not help
+                raise UnreachableError(f"cannot download {what}: {_host(url)} is unreachable ({_reason(exc)}); "
+                                       "check the network, or pass --base-url to a mirror", _reason(exc)) from None
+            if not grew:
+                break
+        time.sleep(0.2 * (attempt + 1))
+    got = part.stat().st_size if part.exists() else 0
+    kept = f"; {got} bytes kept in {part.name}, run the command again to resume" if got else ""
+    raise FetchError(f"cannot download {what} from {url}: {_reason(last) if last else 'no data'}{kept}")
+
+
+def _copy_local(source: Path, part: Path, what: str) -> Path:
+    if not source.is_file():
+        raise FetchError(f"cannot copy {what}: {source} does not exist")
+    part.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, part)
+    return part
+
+
+# ---------------------------------------------------------------------------------------------------- steps
+def _archive_member(archive: Path, member: str, out: Path, cache: dict) -> None:
+    """Copy the archive member whose path is ``member`` or ends with ``/member`` (tar or zip) into ``out``."""
+    opened = cache.get(archive)
+    if opened is None:
+        try:
+            if zipfile.is_zipfile(archive):
+                handle = zipfile.ZipFile(archive)
+                names = [n for n in handle.namelist() if not n.endswith("/")]
+            else:
+                handle = tarfile.open(archive)
+                names = [m.name for m in handle.getmembers() if m.isfile()]
+        except (OSError, tarfile.TarError, zipfile.BadZipFile) as exc:
+            raise FetchError(f"cannot read the archive {archive.name}: {_reason(exc)}; delete it and fetch again") \
+                from None
+        opened = cache[archive] = (handle, names)
+    handle, names = opened
+    matches = sorted((n for n in names if n.lstrip("./") == member or n.endswith("/" + member)), key=len)
+    if not matches:
+        raise FetchError(f"the archive {archive.name} has no member {member!r}")
+    source = handle.open(matches[0]) if isinstance(handle, zipfile.ZipFile) else handle.extractfile(matches[0])
+    with source, open(out, "wb") as target:
+        shutil.copyfileobj(source, target, CHUNK)
+
+
+def _strip_quotes(raw: Path, out: Path) -> None:
+    out.write_bytes(raw.read_bytes().replace(b"'", b"").replace(b"`", b""))
+
+
+def _ekman_labels(raw: Path, out: Path) -> None:
+    try:
+        mapping = json.loads(raw.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise FetchError(f"{raw.name} is not the JSON mapping expected: {_reason(exc)}") from None
+    out.write_text("\n".join(sorted([*mapping, "neutral"])), encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------------------------------- fetch
+@dataclass
+class Report:
+    """Outcome of :func:`fetch` / :func:`check`: manifest paths by state, and one-line errors."""
+
+    present: list[str] = field(default_factory=list)
+    fetched: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    corrupt: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.missing or self.corrupt or self.errors)
+
+
+def default_dest() -> Path:
+    """``COMPANION_DATA_DIR`` when set, else ``<cache>/data`` (where :func:`companion.settings.data_dir` looks)."""
+    explicit = os.environ.get("COMPANION_DATA_DIR")
+    return Path(explicit).expanduser() if explicit else _settings.cache_dir() / "data"
+
+
+def _ensure_writable(dest: Path) -> None:
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=dest, prefix=".write-test-"):
+            pass
+    except OSError as exc:
+        raise FetchError(f"cannot write to {dest}: {exc.strerror or _reason(exc)}") from None
+
+
+def _is_local(base_url: str) -> bool:
+    return "://" not in base_url or base_url.startswith("file://")
+
+
+def fetch(dest: str | Path | None = None, only: str | Iterable[str] | None = None, base_url: str | None = None,
+          upstreams: Iterable[Upstream] = UPSTREAMS, manifest: str | Path = MANIFEST, quiet: bool = False,
+          keep_downloads: bool = False, echo: Callable[[str], None] | None = None) -> Report:
+    """Download the selected data sets into ``dest`` and verify them; see the module docstring.
+
+    Every file is verified against ``manifest``; a file already there with the right checksum is kept. Failures
+    do not stop the other files: they are collected in the returned :class:`Report` (``errors``), one line each.
+    """
+    echo = echo or (lambda line: print(line, flush=True))
+    dest = Path(dest).expanduser() if dest is not None else default_dest()
+    entries = select(read_manifest(manifest), only)
+    upstreams = tuple(upstreams)
+    _ensure_writable(dest)
+    report = Report()
+    downloads = dest / DOWNLOADS
+    archives: dict[Path, tuple] = {}
+    archive_users: dict[Path, list[str]] = {}
+    dead_hosts: dict[str, str] = {}
+    try:
+        for dataset in dict.fromkeys(e.dataset for e in entries):
+            todo = [e for e in entries if e.dataset == dataset]
+            fetched_before, errors_before = len(report.fetched), len(report.errors)
+            skipped: dict[str, int] = {}
+            for entry in todo:
+                target = dest / entry.path
+                if target.is_file() and sha256_of(target) == entry.sha256:
+                    report.present.append(entry.path)
+                    continue
+                known_dead = set(dead_hosts)
+                try:
+                    _fetch_one(entry, target, base_url, upstreams, downloads, archives, archive_users, dead_hosts,
+                               quiet)
+                    report.fetched.append(entry.path)
+                except UnreachableError as exc:
+                    report.errors.append(str(exc))
+                    host = next((h for h in dead_hosts if h in str(exc)), None)
+                    if host in known_dead:  # said once already: count the files it costs
+                        skipped[host] = skipped.get(host, 0) + 1
+                    else:
+                        echo(f"error: {exc}")
+                except FetchError as exc:
+                    report.errors.append(str(exc))
+                    echo(f"error: {exc}")
+            for host, count in skipped.items():
+                echo(f"error: {count} file(s) of {dataset} skipped: {host} is unreachable")
+            got = len(report.fetched) - fetched_before
+            failed = len(report.errors) - errors_before
+            state = "ok" if not failed else f"{failed} failed"
+            echo(f"{dataset:<11} {len(todo):>3} files  {state} ({got} downloaded, {len(todo) - got - failed} "
+                 "already there)")
+    finally:
+        for handle, _ in archives.values():
+            handle.close()
+    if not keep_downloads:  # an archive whose every member we took is no longer needed
+        for archive, users in archive_users.items():
+            if archive.exists() and all((dest / p).is_file() for p in users):
+                archive.unlink()
+        for folder in sorted(downloads.rglob("*"), reverse=True) if downloads.exists() else []:
+            if folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+        if downloads.exists() and not any(downloads.iterdir()):
+            downloads.rmdir()
+    return report
+
+
+def _fetch_one(entry: Entry, target: Path, base_url: str | None, upstreams: tuple[Upstream, ...], downloads: Path,
+               archives: dict, archive_users: dict, dead_hosts: dict, quiet: bool) -> None:
+    part = target.with_name(target.name + PART)
+    if base_url:
+        url, step, arg = f"{base_url.rstrip('/')}/{urllib.parse.quote(entry.path)}", "copy", None
+    else:
+        up, url, arg = upstream_of(entry.path, upstreams)
+        step = up.step
+    if step not in STEPS:
+        raise FetchError(f"unknown step {step!r} for {entry.path}")
+    host = _host(url)
+    if host in dead_hosts:
+        raise UnreachableError(f"cannot download {entry.path}: {host} is unreachable ({dead_hosts[host]})",
+                               dead_hosts[host])
+    try:
+        if base_url and _is_local(base_url):
+            root = Path(urllib.parse.unquote(base_url.removeprefix("file://"))).expanduser()
+            _copy_local(root / entry.path, part, entry.path)
+        elif step in ("copy", "head-bytes"):
+            download(url, part, limit=arg if step == "head-bytes" else None, what=entry.path, quiet=quiet)
+        else:
+            raw_name = Path(urllib.parse.urlsplit(url).path).name or "download"
+            raw = downloads / (raw_name if step == "member" else f"{entry.path}.{raw_name}")
+            if not raw.is_file():
+                download(url, raw.with_name(raw.name + PART), what=raw_name if step == "member" else entry.path,
+                         quiet=quiet)
+                os.replace(raw.with_name(raw.name + PART), raw)
+            part.parent.mkdir(parents=True, exist_ok=True)
+            if step == "member":
+                archive_users.setdefault(raw, []).append(entry.path)
+                _archive_member(raw, str(arg), part, archives)
+            elif step == "strip-quotes":
+                _strip_quotes(raw, part)
+            else:
+                _ekman_labels(raw, part)
+            if step != "member":
+                raw.unlink()
+    except UnreachableError as exc:
+        dead_hosts.setdefault(host, exc.reason)
+        raise
+    got = sha256_of(part)
+    if got != entry.sha256:
+        part.unlink()
+        raise FetchError(f"checksum mismatch for {entry.path}: expected {entry.sha256[:16]}…, got {got[:16]}… "
+                         f"(from {url}); the download was discarded")
+    os.replace(part, target)
+
+
+# ---------------------------------------------------------------------------------------------------- check
+def check(root: str | Path | None = None, only: str | Iterable[str] | None = None,
+          manifest: str | Path = MANIFEST) -> Report:
+    """Verify a local copy: every selected manifest file must exist with its checksum (``missing`` / ``corrupt``)."""
+    root = Path(root).expanduser() if root is not None else default_dest()
+    if not root.is_dir():
+        raise FetchError(f"{root} is not a directory; fetch the data first (python -m companion data fetch)")
+    report = Report()
+    for entry in select(read_manifest(manifest), only):
+        path = root / entry.path
+        if not path.is_file():
+            report.missing.append(entry.path)
+        elif sha256_of(path) != entry.sha256:
+            report.corrupt.append(entry.path)
+        else:
+            report.present.append(entry.path)
+    return report
+
+
+def sources_table(upstreams: Iterable[Upstream] = UPSTREAMS, manifest: str | Path = MANIFEST) -> list[tuple]:
+    """``(data sets, files, step, origin, url)``, one row per upstream in use: where each data set comes from
+    (``python -m companion data sources``); ``…`` in a URL stands for the file's name."""
+    rows: dict[tuple, list] = {}
+    for entry in read_manifest(manifest):
+        up, _, _ = upstream_of(entry.path, upstreams)
+        row = rows.setdefault((up.step, up.origin, re.sub(r"\{[^}]+\}", "…", up.url)), [[], 0])
+        if entry.dataset not in row[0]:
+            row[0].append(entry.dataset)
+        row[1] += 1
+    order = list(DATASETS)
+    out = [(sorted(names, key=order.index), n, step, origin, url) for (step, origin, url), (names, n) in rows.items()]
+    return sorted(out, key=lambda row: order.index(row[0][0]))

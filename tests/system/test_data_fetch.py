@@ -1,0 +1,352 @@
+"""``python -m companion data fetch`` / ``data check`` for real, against a web server on 127.0.0.1.
+
+The server (a thread, an ephemeral port) serves the data mirror (found through ``COMPANION_DATA_DIR``) under
+``/mirror/`` and files built by a test under ``/up/``; it answers ``Range`` requests and can cut a transfer half way.
+Every connection the fetcher opens in this process is checked to go to 127.0.0.1.
+"""
+
+import io
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+import urllib.parse
+import zipfile
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from companion import fetch
+from companion.settings import DataNotFoundError, data_dir
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _mirror() -> Path:
+    try:
+        root = data_dir()
+    except DataNotFoundError:
+        pytest.skip("no data mirror found (set COMPANION_DATA_DIR to it): the fetch tests serve the mirror's files")
+    if not (root / "MANIFEST.sha256").is_file():
+        pytest.skip(f"{root} has no MANIFEST.sha256: not the data mirror")
+    return root
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, roots: dict[str, Path]):
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.roots = roots
+        self.requests: list[tuple[str, str | None]] = []
+        self.cuts: dict[str, tuple[int, str]] = {}  # url path -> (bytes sent before the cut, "stall" | "drop")
+        self.release = threading.Event()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """GET with ``Range: bytes=N-`` support (206 / 416), and one cut transfer per path listed in ``server.cuts``."""
+
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self):  # noqa: N802 - the http.server API
+        server: _Server = self.server
+        url_path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
+        server.requests.append((url_path, self.headers.get("Range")))
+        prefix, _, rel = url_path.lstrip("/").partition("/")
+        root = server.roots.get(prefix)
+        file = (root / rel).resolve() if root else None
+        if file is None or root.resolve() not in file.parents or not file.is_file():
+            self.send_error(404)
+            return
+        data = file.read_bytes()
+        start, status = 0, 200
+        wanted = self.headers.get("Range")
+        if wanted:
+            match = re.fullmatch(r"bytes=(\d+)-", wanted)
+            start = int(match.group(1)) if match else 0
+            if start >= len(data):
+                self.send_response(416)
+                self.send_header("Content-Range", f"bytes */{len(data)}")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            status = 206
+        body = data[start:]
+        self.send_response(status)
+        if status == 206:
+            self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        cut = server.cuts.pop(url_path, None)
+        if cut is None:
+            self.wfile.write(body)
+            return
+        sent, mode = cut
+        self.wfile.write(body[:sent])
+        self.wfile.flush()
+        if mode == "stall":  # hold the connection open, as a slow server would, until the test lets go
+            server.release.wait(timeout=60)
+        self.close_connection = True
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def server(tmp_path):
+    mirror = _mirror()
+    up = tmp_path / "upstream"
+    up.mkdir()
+    srv = _Server({"mirror": mirror, "up": up})
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    srv.url = f"http://127.0.0.1:{srv.server_address[1]}"
+    srv.mirror, srv.up = mirror, up
+    try:
+        yield srv
+    finally:
+        srv.release.set()
+        srv.shutdown()
+        srv.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.fixture(autouse=True)
+def loopback_only(monkeypatch):
+    """Fail any connection this process opens to an address other than 127.0.0.1."""
+    real = socket.create_connection
+
+    def guarded(address, *args, **kwargs):
+        assert address[0] == "127.0.0.1", f"the fetch tried to reach {address[0]}"
+        return real(address, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "create_connection", guarded)
+
+
+def _manifest() -> dict[str, str]:
+    return {e.path: e.sha256 for e in fetch.read_manifest()}
+
+
+def _cli(*args, **kwargs) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "companion", "data", *args], capture_output=True, text=True,
+                          env=env, timeout=120, **kwargs)
+
+
+# ------------------------------------------------------------------------------------------------- the manifest
+def test_the_package_ships_the_mirror_manifest_and_knows_every_upstream():
+    entries = fetch.read_manifest()
+    assert len(entries) == len({e.path for e in entries}) > 80
+    assert {e.dataset for e in entries} == set(fetch.DATASETS)
+    for entry in entries:
+        up, url, _ = fetch.upstream_of(entry.path)
+        assert url.startswith("https://") and up.step in fetch.STEPS and up.origin, entry.path
+    try:
+        mirror = data_dir()
+    except DataNotFoundError:
+        return
+    if (mirror / "MANIFEST.sha256").is_file():  # the checksums are the mirror's, line for line
+        assert fetch.MANIFEST.read_bytes() == (mirror / "MANIFEST.sha256").read_bytes()
+
+
+def test_unknown_data_set_is_one_clear_error():
+    with pytest.raises(ValueError, match=r"unknown data set 'stsx'; valid: sts12, sts13"):
+        fetch.select(fetch.read_manifest(), "sts12,stsx")
+
+
+# ------------------------------------------------------------------------------------------------- fetch
+def test_fetch_from_a_mirror_verifies_and_lays_files_out_for_the_loaders(server, tmp_path, monkeypatch):
+    dest = tmp_path / "data"
+    report = fetch.fetch(dest, only="goemotions,emolit,sts13", base_url=f"{server.url}/mirror", quiet=True,
+                         echo=lambda line: None)
+    assert report.ok and not report.present
+    expected = {p: s for p, s in _manifest().items() if p.startswith(("goemotions/", "emolit/", "senteval/downstream/STS/STS13"))}
+    assert sorted(report.fetched) == sorted(expected) and len(expected) == 14
+    for path, sha in expected.items():
+        assert fetch.sha256_of(dest / path) == sha
+    assert not list(dest.rglob("*.part")) and not (dest / fetch.DOWNLOADS).exists()
+    assert {p for p, _ in server.requests} == {f"/mirror/{p}" for p in expected}
+
+    # the loaders read the fetched copy
+    monkeypatch.setenv("COMPANION_DATA_DIR", str(dest))
+    from companion.data import load_emolit, load_goemotions, load_sts
+
+    assert len(load_emolit("test")) == 1200 and len(load_goemotions("dev")) == 5426 and len(load_sts("sts13")) == 1500
+
+    # a second run finds everything in place and downloads nothing
+    server.requests.clear()
+    again = fetch.fetch(dest, only="goemotions,emolit,sts13", base_url=f"{server.url}/mirror", quiet=True,
+                        echo=lambda line: None)
+    assert again.ok and sorted(again.present) == sorted(expected) and not again.fetched and not server.requests
+
+
+def test_a_killed_download_resumes_with_a_range_request(server, tmp_path):
+    dest = tmp_path / "data"
+    rel = "goemotions/train.tsv"
+    size = (server.mirror / rel).stat().st_size
+    half = size // 2
+    server.cuts[f"/mirror/{rel}"] = (half, "stall")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "companion", "data", "fetch", "--dest", str(dest), "--quiet",
+                             "--base-url", f"{server.url}/mirror", "--only", "goemotions"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    part = dest / (rel + fetch.PART)
+    try:
+        deadline = time.monotonic() + 60
+        while not (part.exists() and part.stat().st_size >= half):
+            assert proc.poll() is None, "the fetch ended before the cut"
+            assert time.monotonic() < deadline, "the first half never arrived"
+            time.sleep(0.05)
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    assert part.stat().st_size == half and not (dest / rel).exists()  # killed half way: only the part is left
+
+    server.release.set()
+    server.requests.clear()
+    report = fetch.fetch(dest, only="goemotions", base_url=f"{server.url}/mirror", quiet=True, echo=lambda line: None)
+    assert report.ok and report.fetched == [rel]
+    assert server.requests == [(f"/mirror/{rel}", f"bytes={half}-")]  # only the missing half was asked for
+    assert fetch.sha256_of(dest / rel) == _manifest()[rel] and not part.exists()
+
+
+def test_a_transfer_cut_off_half_way_is_resumed_in_the_same_run(server, tmp_path):
+    rel = "emobank/emobank.csv"
+    third = (server.mirror / rel).stat().st_size // 3
+    server.cuts[f"/mirror/{rel}"] = (third, "drop")
+    report = fetch.fetch(tmp_path, only="emobank", base_url=f"{server.url}/mirror", quiet=True,
+                         echo=lambda line: None)
+    assert report.ok
+    asked = [r for p, r in server.requests if p == f"/mirror/{rel}"]
+    assert asked == [None, f"bytes={third}-"]
+    assert fetch.sha256_of(tmp_path / rel) == _manifest()[rel]
+
+
+def test_check_lists_corrupt_and_missing_files(server, tmp_path):
+    dest = tmp_path / "data"
+    assert fetch.fetch(dest, only="emolit,goemotions", base_url=f"{server.url}/mirror", quiet=True,
+                       echo=lambda line: None).ok
+    ok = _cli("check", str(dest), "--only", "emolit,goemotions")
+    assert ok.returncode == 0 and "8 files ok, 0 missing, 0 corrupt" in ok.stdout
+
+    corrupt = dest / "goemotions" / "dev.tsv"
+    data = bytearray(corrupt.read_bytes())
+    data[100] ^= 0x20
+    corrupt.write_bytes(bytes(data))
+    (dest / "emolit" / "license.txt").unlink()
+    report = fetch.check(dest, only="emolit,goemotions")
+    assert report.corrupt == ["goemotions/dev.tsv"] and report.missing == ["emolit/license.txt"]
+    bad = _cli("check", str(dest), "--only", "emolit,goemotions")
+    assert bad.returncode == 1
+    assert "corrupt: goemotions/dev.tsv" in bad.stdout and "missing: emolit/license.txt" in bad.stdout
+    assert "6 files ok, 1 missing, 1 corrupt" in bad.stdout
+
+    # fetch repairs both
+    report = fetch.fetch(dest, only="emolit,goemotions", base_url=f"{server.url}/mirror", quiet=True,
+                         echo=lambda line: None)
+    assert report.ok and sorted(report.fetched) == ["emolit/license.txt", "goemotions/dev.tsv"]
+    assert fetch.check(dest, only="emolit,goemotions").ok
+
+
+def test_a_checksum_mismatch_names_the_file_and_keeps_nothing(server, tmp_path):
+    served = server.up / "emolit"
+    served.mkdir()
+    for name in ("emolit_12labels_train.csv", "emolit_12labels_test.csv", "license.txt"):
+        shutil.copyfile(server.mirror / "emolit" / name, served / name)
+    with open(served / "emolit_12labels_test.csv", "ab") as handle:
+        handle.write(b"one more line,joy\n")
+    lines = []
+    report = fetch.fetch(tmp_path, only="emolit", base_url=f"{server.url}/up", quiet=True, echo=lines.append)
+    assert not report.ok and len(report.errors) == 1
+    assert re.match(r"checksum mismatch for emolit/emolit_12labels_test\.csv: expected [0-9a-f]{16}…, got "
+                    r"[0-9a-f]{16}… \(from http://127\.0\.0\.1:\d+/up/emolit/emolit_12labels_test\.csv\)",
+                    report.errors[0])
+    assert "\n" not in report.errors[0] and f"error: {report.errors[0]}" in lines
+    assert not (tmp_path / "emolit" / "emolit_12labels_test.csv").exists()
+    assert not list(tmp_path.rglob("*.part"))
+    assert (tmp_path / "emolit" / "license.txt").is_file()  # the other files are fine
+    cli = _cli("fetch", "--dest", str(tmp_path), "--only", "emolit", "--base-url", f"{server.url}/up", "--quiet")
+    assert cli.returncode == 1 and "error: checksum mismatch for emolit/emolit_12labels_test.csv" in cli.stdout
+
+
+def test_an_unreachable_address_fails_fast_with_one_line(tmp_path):
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    start = time.monotonic()
+    lines = []
+    report = fetch.fetch(tmp_path, only="goemotions", base_url=f"http://127.0.0.1:{port}", quiet=True,
+                         echo=lines.append)
+    assert time.monotonic() - start < 5
+    assert len(report.errors) == 5 and not report.fetched
+    assert re.fullmatch(rf"error: cannot download goemotions/\S+: http://127\.0\.0\.1:{port} is unreachable \(.+\); "
+                        r"check the network, or pass --base-url to a mirror", lines[0])
+    assert "error: 4 file(s) of goemotions skipped" in lines[1]
+
+
+def test_a_destination_that_cannot_be_written_is_one_clear_error(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    with pytest.raises(fetch.FetchError, match=r"^cannot write to .*a-file/data: "):
+        fetch.fetch(blocker / "data", only="emolit", base_url="http://127.0.0.1:9", quiet=True)
+    cli = _cli("fetch", "--dest", str(blocker / "data"), "--only", "emolit")
+    assert cli.returncode == 1 and cli.stderr.startswith("error: cannot write to ") and cli.stderr.count("\n") == 1
+
+
+# ------------------------------------------------------------------------------------------------- upstream steps
+def test_upstream_steps_unpack_truncate_strip_and_derive(server, tmp_path):
+    """The steps of the real upstream table, on upstream-shaped files served locally: an STS13 tar and a SICK zip
+    with members under a top folder, wiki1m longer than the mirrored head, TREC with the quotes SentEval strips,
+    GoEmotions' ekman_mapping.json."""
+    mirror, up, base = server.mirror, server.up, f"{server.url}/up"
+    sts = "senteval/downstream/STS/STS13-en-test"
+    with tarfile.open(up / "senteval.tar", "w") as tar:
+        for file in sorted((mirror / sts).iterdir()):
+            tar.add(file, arcname=f"./STS/STS13-en-test/{file.name}")
+    with zipfile.ZipFile(up / "sick.zip", "w") as archive:
+        for file in sorted((mirror / "senteval/downstream/SICK").iterdir()):
+            archive.write(file, f"downstream/SICK/{file.name}")
+    head = (mirror / "wiki/wiki1m_for_simcse.head.txt").read_bytes()
+    (up / "wiki1m_for_simcse.txt").write_bytes(head + b" and the rest of that sentence.\n" + b"More text.\n" * 50_000)
+    for name in ("TREC_10.label", "train_5500.label"):
+        text = (mirror / "senteval/downstream/TREC" / name).read_bytes()
+        (up / name).write_bytes(text.replace(b" ?\n", b" '?\n", 40).replace(b"What ", b"Wh``at ", 25))
+        assert (up / name).read_bytes() != text
+    mapping = {"anger": ["anger", "annoyance"], "disgust": ["disgust"], "fear": ["fear"], "joy": ["joy"],
+               "sadness": ["sadness"], "surprise": ["surprise"]}
+    (up / "ekman_mapping.json").write_text(json.dumps(mapping, indent=1))
+    table = (
+        fetch.Upstream(r"senteval/downstream/(?P<rel>STS/.+)", "test tar", f"{base}/senteval.tar", "member", "{rel}"),
+        fetch.Upstream(r"senteval/downstream/(?P<rel>SICK/.+)", "test zip", f"{base}/sick.zip", "member", "{rel}"),
+        fetch.Upstream(r"senteval/downstream/TREC/(?P<name>.+)", "test", f"{base}/{{name}}", "strip-quotes"),
+        fetch.Upstream(r"wiki/.+", "test", f"{base}/wiki1m_for_simcse.txt", "head-bytes", 1_280_000),
+        fetch.Upstream(r"goemotions/ekman_labels\.txt", "test", f"{base}/ekman_mapping.json", "ekman-labels"),
+        fetch.Upstream(r"goemotions/(?P<name>.+)", "test", f"{server.url}/mirror/goemotions/{{name}}"),
+    )
+    only = "sts13,sick,trec,wiki,goemotions"
+    report = fetch.fetch(tmp_path, only=only, upstreams=table, quiet=True, echo=lambda line: None)
+    assert report.errors == [] and len(report.fetched) == 6 + 3 + 2 + 1 + 5
+    assert fetch.check(tmp_path, only=only).ok
+    # each archive was downloaded once, and removed once every member it holds was in place
+    tars = [p for p, _ in server.requests if p.endswith((".tar", ".zip"))]
+    assert sorted(tars) == ["/up/senteval.tar", "/up/sick.zip"]
+    assert not (tmp_path / fetch.DOWNLOADS).exists()
+
+
+def test_an_archive_without_the_member_says_which(server, tmp_path):
+    with tarfile.open(server.up / "senteval.tar", "w") as tar:
+        info = tarfile.TarInfo("STS/STS13-en-test/README")
+        info.size = 2
+        tar.addfile(info, io.BytesIO(b"hi"))
+    table = (fetch.Upstream(r"senteval/downstream/(?P<rel>.+)", "t", f"{server.url}/up/senteval.tar", "member",
+                            "{rel}"),)
+    report = fetch.fetch(tmp_path, only="sts13", upstreams=table, quiet=True, echo=lambda line: None)
+    assert len(report.errors) == 6
+    assert report.errors[0] == "the archive senteval.tar has no member 'STS/STS13-en-test/STS.gs.FNWN.txt'"
