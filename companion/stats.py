@@ -192,6 +192,20 @@ def paired_table(results: dict[str, Sequence[float]], pairs: Sequence[tuple[str,
     return frame
 
 
+def difference_se(sd_a: float, sd_b: float, n: int) -> float:
+    """Standard error of the difference of two independent means of ``n`` values each, from their standard
+    deviations: ``sqrt((sd_a² + sd_b²) / n)`` (e.g. the gap between two of a paper's n-seed means).
+
+    >>> round(difference_se(0.3, 0.4, 4), 6)
+    0.25
+    """
+    sd_a, sd_b = float(sd_a), float(sd_b)
+    if not (math.isfinite(sd_a) and math.isfinite(sd_b) and sd_a >= 0 and sd_b >= 0):
+        raise ValueError(f"difference_se() needs finite standard deviations >= 0, got {sd_a} and {sd_b}")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"difference_se() needs n >= 1 values per mean, got {n!r}")
+    return math.sqrt((sd_a ** 2 + sd_b ** 2) / n)
+
 # --------------------------------------------------------------------------------------------- verdict rules
 @dataclass(frozen=True)
 class Judgement:

@@ -55,21 +55,20 @@ import math
 import time
 
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
 
 import companion
-from companion.losses.angle import (AnglEObjective, angle_loss, complex_divide, cosent_loss, eq6_atan2, eq6_code,
-                                    eq6_literal, split_pairs, value_and_grad_norm)
-from companion.papers.angle.pairs import FeaturePairs, SaturatedEncoder, synthetic_sts, train_on_features
-from companion.sts import pair_spearman
+from companion.losses.angle import (AnglEObjective, angle_loss, cosent_loss, eq6_atan2, eq6_code, eq6_literal,
+                                    split_pairs, value_and_grad_norm)
+from companion.papers.angle.pairs import SaturatedEncoder, synthetic_sts
+from companion.papers.angle.saturation import (DELTA_FINAL, complex_division_checks, gradient_table, per_seed_summary,
+                                               plot_readings, reading_curves, rotate, seed_deltas, train_objectives)
 from companion.profiles import settings
 from companion import stats
 from companion.results import Ledger, at_most, holds, show_provenance
 from companion.similarities import complex_angle
-from companion.training import seed_everything
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -125,19 +124,8 @@ plt.show()
 # Python's `complex` on random components.
 
 # %%
-g = torch.Generator().manual_seed(0)
-x = torch.randn(200, 16, generator=g, dtype=torch.float64)
-y = torch.randn(200, 16, generator=g, dtype=torch.float64)
-re, im = complex_divide(x, y)
-a, b = x.chunk(2, dim=-1)
-c, d = y.chunk(2, dim=-1)
-py = np.array([[complex(float(a[i, k]), float(b[i, k])) / complex(float(c[i, k]), float(d[i, k]))
-                for k in range(8)] for i in range(200)])
-div_err = float(max(np.abs(re.numpy() - py.real).max(), np.abs(im.numpy() - py.imag).max()))
-literal_dev = float((eq6_literal(x, y) - 1).abs().max())
-jy = torch.cat([-d, c], dim=-1)  # J y: each complex component of y multiplied by i
-code_vs_cos = float((eq6_code(x, y) - (F.cosine_similarity(x, y, dim=-1)
-                                      + F.cosine_similarity(x, jy, dim=-1)).abs()).abs().max())
+checks = complex_division_checks(n=200, dim=16, seed=0)
+div_err, literal_dev, code_vs_cos = checks["div_err"], checks["literal_dev"], checks["code_vs_cos"]
 pd.DataFrame({"check": ["Eq. 4-5 vs Python complex (max abs error)", "Eq. 6 literal: max |value - 1|",
                         "code reading vs |cos(u,v) + cos(u,Jv)| (max abs diff)"],
               "value": [div_err, literal_dev, code_vs_cos]})
@@ -152,51 +140,20 @@ pd.DataFrame({"check": ["Eq. 4-5 vs Python complex (max abs error)", "Eq. 6 lite
 # rotates in a random plane of $\mathbb R^{384}$ (MiniLM's dimension).
 
 # %%
-def rotate(theta, dim, seed):
-    """u(θ) = cos θ v + sin θ w for a random unit v and a random unit w ⟂ v (one row per θ)."""
-    gg = torch.Generator().manual_seed(seed)
-    v = F.normalize(torch.randn(dim, generator=gg, dtype=torch.float64), dim=0)
-    w = torch.randn(dim, generator=gg, dtype=torch.float64)
-    w = F.normalize(w - (w @ v) * v, dim=0)
-    return torch.cos(theta)[:, None] * v + torch.sin(theta)[:, None] * w, v.expand(len(theta), dim)
-
-
 readings = {"cosine": lambda p, q: F.cosine_similarity(p, q, dim=-1), "Eq. 6 literal": eq6_literal,
             "Eq. 6 code = pairwise_angle_sim": eq6_code, "Eq. 6 atan2 (distance)": eq6_atan2}
 geometries = {"one complex plane (2-d)": (u2, v2), "random plane in 384-d": rotate(theta, 384, 0)}
-curves = {}
-fig, axes = plt.subplots(2, 2, figsize=(11, 6.5), sharex=True)
-for row, (gname, (uu, vv)) in enumerate(geometries.items()):
-    for name, fn in readings.items():
-        val, grad = value_and_grad_norm(fn, uu, vv)
-        curves[(gname, name)] = (val, grad)
-        axes[row, 0].plot(theta, val, label=name)
-        axes[row, 1].plot(theta, grad, label=name)
-    axes[row, 0].set(ylabel=f"value\n[{gname}]")
-    axes[row, 1].set(ylabel=r"$\|\nabla_u\|$", yscale="symlog", ylim=(0, 10))
-for axis in axes[1]:
-    axis.set_xlabel(r"angle $\theta$ between $u$ and $v$ (rad)")
-    axis.set_xticks([0, math.pi / 4, math.pi / 2, 3 * math.pi / 4, math.pi], ["0", "π/4", "π/2", "3π/4", "π"])
-axes[0, 0].set_title("similarity value")
-axes[0, 1].set_title("gradient norm w.r.t. u (autograd)")
-axes[0, 0].legend(fontsize=7)
-fig.suptitle("Fig. 2 analogue: three readings of AnglE Eq. 6 vs the cosine")
-fig.tight_layout()
+curves = reading_curves(readings, geometries)  # (geometry, reading) -> (values, gradient norms) along θ
+fig = plot_readings(theta, curves)
 ledger.savefig(fig, "fig2-eq6-readings")
 plt.show()
 
+# %% [markdown]
+# The gradient norm of each reading at θ = 0, π/4, π/2 and π (the grid point closest to each), and its minimum over θ:
 
 # %%
-def at(gname, name, t):
-    i = int(torch.argmin((theta - t).abs()))
-    return float(curves[(gname, name)][1][i])
-
-
-grad_table = pd.DataFrame([{"geometry": gname, "reading": name,
-                            **{f"|grad| at {lbl}": at(gname, name, t)
-                               for lbl, t in [("0", 0.0), ("π/4", math.pi / 4), ("π/2", math.pi / 2), ("π", math.pi)]},
-                            "min |grad| over θ": float(curves[(gname, name)][1].min())}
-                           for gname in geometries for name in readings])
+grad_table = gradient_table(theta, curves, [("0", 0.0), ("π/4", math.pi / 4), ("π/2", math.pi / 2), ("π", math.pi)])
+grad_at = grad_table.set_index(["geometry", "reading"])  # grad_at.loc[(geometry, reading), "|grad| at 0"]
 grad_table.round(4)
 
 # %% [markdown]
@@ -215,14 +172,21 @@ ledger.claim("eq6-literal-constant", "Eq. 6 read literally (|z/w| normalised by 
                   "rounding and far below any trainable signal")
 ledger.claim("complex-division", "Eq. 4-5 complex division equals Python's complex division", kind="check",
              source="Eq. 5", ours=div_err, criterion=at_most(1e-12), note="1e-12: float64 rounding")
-ledger.claim("code-reading-identity", "The code reading of Eq. 6 equals |cos(u,v) + cos(u,Jv)|", kind="check",
-             ours=code_vs_cos, criterion=at_most(1e-12), note="1e-12: float64 rounding")
+_ = ledger.claim("code-reading-identity", "The code reading of Eq. 6 equals |cos(u,v) + cos(u,Jv)|", kind="check",
+                 ours=code_vs_cos, criterion=at_most(1e-12), note="1e-12: float64 rounding")
+
+# %% [markdown]
+# Then the gradients: the cosine's vanishes at θ = 0 and π (Fig. 1), the code reading's does not (Fig. 2b).
+
+# %%
 ledger.claim("fig1-cos-gradient-vanishes", "The cosine's gradient vanishes at θ = 0 and π (autograd)", kind="check",
              source="Fig. 1 caption",
-             ours={f"cos |grad| at 0 and π < 1e-6 ({g})": at(g, "cosine", 0.0) < 1e-6
-                   and at(g, "cosine", math.pi) < 1e-6 for g in geometries},
+             ours={f"cos |grad| at 0 and π < 1e-6 ({g})": bool(grad_at.loc[(g, "cosine"), "|grad| at 0"] < 1e-6
+                                                                and grad_at.loc[(g, "cosine"), "|grad| at π"] < 1e-6)
+                   for g in geometries},
              criterion=holds(), note="a closed form (|∇cos| = sin θ / |u|) checked against autograd")
-readings_ok = {f"{r} |grad| at 0 and π > 0.5 ({g})": at(g, r, 0.0) > 0.5 and at(g, r, math.pi) > 0.5
+readings_ok = {f"{r} |grad| at 0 and π > 0.5 ({g})": bool(grad_at.loc[(g, r), "|grad| at 0"] > 0.5
+                                                          and grad_at.loc[(g, r), "|grad| at π"] > 0.5)
                for g in geometries for r in ("Eq. 6 code = pairwise_angle_sim",)}
 ledger.claim("fig2b-angle-gradient-in-saturation-zones", "Where the cosine's gradient vanishes (θ = 0, π), the "
              "angle objective still has a gradient", kind="paper", source="Fig. 2 caption",
@@ -313,27 +277,13 @@ objectives = {
     "angle only (τ=0.05)": AnglEObjective(0, 0, 1, tau_angle=0.05),
     "CoSENT + angle (τ=0.05)": AnglEObjective(1, 0, 1, tau_cos=cfg.tau_cos, tau_angle=0.05),
 }
-rows = []
+# binary labels: 1 = positive, so "all three" needs no positive threshold there
+binary_all_three = AnglEObjective(1, 1, 1, tau_cos=cfg.tau_cos, tau_angle=cfg.tau_angle)
 start = time.perf_counter()
-from tqdm.auto import tqdm
-
-runs = [(lab, name, seed) for lab in ("gold", "binary") for name in objectives for seed in cfg.seeds]
-for lab, name, seed in tqdm(runs, desc="synthetic runs"):
-    seed_everything(seed)
-    model = SaturatedEncoder(offset=cfg.offset, seed=seed)
-    data = FeaturePairs(train_set["x1"], train_set["x2"], train_set[lab])
-    objective = objectives[name]
-    if lab == "binary" and name == "all three":
-        objective = AnglEObjective(1, 1, 1, tau_cos=cfg.tau_cos, tau_angle=cfg.tau_angle)  # binary labels: 1 = positive
-    evaluate = lambda m=model: pair_spearman(m(test_set["x1"]), m(test_set["x2"]), test_set["gold"])
-    result = train_on_features(model, objective, data, steps=cfg.steps, batch_size=cfg.batch_size, lr=cfg.lr,
-                               seed=seed, eval_fn=evaluate, eval_every=cfg.eval_every, schedule="constant",
-                               progress=False)
-    for rec in result.history:
-        if "eval" in rec:
-            rows.append({"labels": lab, "objective": name, "seed": seed, "step": rec["step"], "spearman": rec["eval"]})
-curves_df = pd.DataFrame(rows)
-print(f"{len(runs)} runs in {time.perf_counter() - start:.0f} s")
+curves_df = train_objectives(objectives, train_set, test_set, cfg.seeds, offset=cfg.offset, steps=cfg.steps,
+                             batch_size=cfg.batch_size, lr=cfg.lr, eval_every=cfg.eval_every,
+                             labels=("gold", "binary"), overrides={("binary", "all three"): binary_all_three})
+print(f"{2 * len(objectives) * len(cfg.seeds)} runs in {time.perf_counter() - start:.0f} s")
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
@@ -357,19 +307,7 @@ plt.show()
 # paired per-seed difference against CoSENT only.
 
 # %%
-def summarise(df):
-    after0 = df[df["step"] > 0]
-    first_step = after0["step"].min()
-    return pd.Series({"AUC": after0["spearman"].mean(),
-                      "early": after0.loc[after0["step"] == first_step, "spearman"].mean(),
-                      "final": df.loc[df["step"] == df["step"].max(), "spearman"].mean()})
-
-
-per_seed = curves_df.groupby(["labels", "objective", "seed"]).apply(summarise, include_groups=False).reset_index()
-base = per_seed[per_seed["objective"] == "CoSENT only"].set_index(["labels", "seed"])
-per_seed["ΔAUC vs CoSENT"] = per_seed.apply(lambda r: r["AUC"] - base.loc[(r["labels"], r["seed"]), "AUC"], axis=1)
-per_seed["Δfinal vs CoSENT"] = per_seed.apply(lambda r: r["final"] - base.loc[(r["labels"], r["seed"]), "final"],
-                                              axis=1)
+per_seed = per_seed_summary(curves_df, baseline="CoSENT only")
 summary = per_seed.groupby(["labels", "objective"]).agg(["mean", "std"]).drop(columns="seed").round(2)
 summary
 
@@ -380,23 +318,19 @@ summary
 # only (same seed = same initialisation and batches) go through `companion.stats`.
 
 # %%
-def deltas(lab, name, col="ΔAUC vs CoSENT"):
-    return per_seed[(per_seed["labels"] == lab) & (per_seed["objective"] == name)].sort_values("seed")[col].to_numpy()
-
-
 for lab in ("gold", "binary"):
     kind_of = "graded" if lab == "gold" else "binary"
     ledger.claim(f"synthetic-{lab}-angle20-helps", f"Adding the angle term at scale 20 (τ = 0.05) to CoSENT speeds "
                  f"up learning from saturated cosines ({kind_of} labels; area under the held-out Spearman curve)",
-                 kind="beyond", ours=stats.sample(deltas(lab, "CoSENT + angle (τ=0.05)")),
+                 kind="beyond", ours=stats.sample(seed_deltas(per_seed, lab, "CoSENT + angle (τ=0.05)")),
                  criterion=stats.direction(sign=+1), note="ours = ΔAUC (Spearman × 100) against CoSENT only, per seed")
     ledger.claim(f"synthetic-{lab}-angle-helps", f"Adding the angle term at the paper's τ = 1 to CoSENT speeds up "
                  f"learning from saturated cosines ({kind_of} labels)", kind="beyond",
-                 ours=stats.sample(deltas(lab, "CoSENT + angle")), criterion=stats.direction(sign=+1),
+                 ours=stats.sample(seed_deltas(per_seed, lab, "CoSENT + angle")), criterion=stats.direction(sign=+1),
                  note="ours = ΔAUC (Spearman × 100) against CoSENT only, per seed")
     ledger.claim(f"synthetic-{lab}-angle-only-close", f"Angle only ends within 1 Spearman point of CoSENT only "
                  f"({kind_of} labels)", kind="beyond",
-                 ours=stats.sample(deltas(lab, "angle only", "Δfinal vs CoSENT")),
+                 ours=stats.sample(seed_deltas(per_seed, lab, "angle only", DELTA_FINAL)),
                  criterion=stats.level(0.0, tol=1.0, tol_reason="'close' read as within 1 point; Table 4's BERT gap "
                                        "between the same objectives is 0.13"),
                  note="ours = final Spearman (× 100) of angle only − CoSENT only, per seed; a toy model, so not "

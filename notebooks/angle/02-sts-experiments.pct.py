@@ -87,13 +87,12 @@ import numpy as np
 import pandas as pd
 import torch
 from datasets import concatenate_datasets
-from tqdm.auto import tqdm
 
 from companion.data import load_mrpc, load_sick, load_snli, load_sts, load_stsb
 from companion.encoders import load_encoder
-from companion.losses.angle import AnglEObjective
 from companion import stats
-from companion.papers.angle.pairs import PairData, upper_experiment
+from companion.papers.angle.experiments import mean_std, seed_scores, sts_task_runs
+from companion.papers.angle.pairs import PairData
 from companion.profiles import settings
 from companion.results import Ledger, at_most, not_testable, show_provenance
 from companion.settings import REPO_ROOT
@@ -164,35 +163,16 @@ pd.DataFrame({"pairs": {k: len(v) for k, v in all_sets.items()}})
 # this threshold is our choice. ISP (identical-sentence-pair detection) is on: SNLI premises repeat across pairs.
 
 # %%
-def objectives(positive_threshold):
-    taus = dict(tau_cos=cfg.tau_cos, tau_ibn=cfg.tau_ibn, tau_angle=cfg.tau_angle)
-    return {
-        "AnglE": AnglEObjective(1, 1, 1, **taus, positive_threshold=positive_threshold),
-        "CoSENT only (SBERT-like)": AnglEObjective(1, 0, 0, **taus),
-        "InfoNCE only (SimCSE-like)": AnglEObjective(0, 1, 0, **taus, positive_threshold=positive_threshold),
-    }
-
-
 tasks = {  # name: (train pairs, evaluation sets, steps, positive threshold)
     "STS-B": (stsb_train, {"STS-B": stsb_test}, cfg.steps_stsb, cfg.stsb_positive),
     "MRPC": (mrpc_train, {"MRPC": mrpc_test}, cfg.steps_mrpc, None),
     "SNLI→STS": (snli_pairs, sts_sets, cfg.steps_snli, None),
 }
-rows = []
-for task, (train_data, evals, steps, threshold) in tasks.items():
-    pre = upper_experiment(base, train_data, evals, None, seed=0, steps=0, batch_size=cfg.batch_size, lr=cfg.lr)
-    rows.append({"task": task, "objective": "pretrained MiniLM (no training)" if not cfg.model.startswith("tiny-") else
-                 "pretrained (no training)", "seed": -1, **pre["scores"]})
-    for (name, objective), seed in tqdm([(o, s) for o in objectives(threshold).items() for s in cfg.seeds],
-                                        desc=task):
-        t1 = time.perf_counter()
-        run = upper_experiment(base, train_data, evals, objective, seed=seed, steps=steps, batch_size=cfg.batch_size,
-                               lr=cfg.lr, warmup_steps=cfg.warmup, buckets=cfg.buckets)
-        rows.append({"task": task, "objective": name, "seed": seed, **run["scores"], "steps": steps,
-                     "train_s": run["train_s"], "run_s": time.perf_counter() - t1,
-                     "loss_first10": run["loss_first"], "loss_last10": run["loss_last"]})
-results = pd.DataFrame(rows)
-PRETRAINED = results.loc[results["seed"] == -1, "objective"].iloc[0]
+PRETRAINED = "pretrained MiniLM (no training)" if not cfg.model.startswith("tiny-") else "pretrained (no training)"
+results = sts_task_runs(base, tasks, cfg.seeds, taus=dict(tau_cos=cfg.tau_cos, tau_ibn=cfg.tau_ibn,
+                                                          tau_angle=cfg.tau_angle),
+                        batch_size=cfg.batch_size, lr=cfg.lr, warmup=cfg.warmup, buckets=cfg.buckets,
+                        pretrained_label=PRETRAINED)
 runs = results[results["seed"] >= 0]
 print(f"{len(runs)} fine-tuning runs in {runs['run_s'].sum():.0f} s")
 runs.groupby("task", sort=False).apply(
@@ -206,12 +186,6 @@ runs.groupby("task", sort=False).apply(
 # BERT-base numbers (full fine-tuning). The loss columns show that every objective did train.
 
 # %%
-def mean_std(frame, cols):
-    g = frame.groupby("objective", sort=False)[cols]
-    m, s = g.mean(), g.std().fillna(0)
-    return m.round(2).astype(str) + " ± " + s.round(2).astype(str), m
-
-
 nt_wide = pd.concat([results[results["task"] == t][["objective", "seed", t]].set_index(["objective", "seed"])
                      for t in ("STS-B", "MRPC")], axis=1).reset_index()
 table3, table3_mean = mean_std(nt_wide, ["MRPC", "STS-B"])
@@ -240,17 +214,12 @@ pd.concat([table2, paper2_rows.astype(str)])
 # low power). The untrained MiniLM is one deterministic score, repeated for every seed.
 
 # %%
-def per_seed(frame, col, objective):
-    """Scores of one objective in seed order (the untrained model: its single score, once per seed)."""
-    sub = frame[frame["objective"] == objective].set_index("seed")[col]
-    return np.full(len(cfg.seeds), float(sub.iloc[0])) if objective == PRETRAINED else sub.loc[cfg.seeds].to_numpy()
-
-
 pairs_to_test = [("AnglE", "CoSENT only (SBERT-like)"), ("AnglE", "InfoNCE only (SimCSE-like)"),
                  ("AnglE", PRETRAINED), ("CoSENT only (SBERT-like)", PRETRAINED),
                  ("InfoNCE only (SimCSE-like)", PRETRAINED)]
 metrics = {"STS-B": (nt_wide, "STS-B"), "MRPC": (nt_wide, "MRPC"), "SNLI→STS avg": (tr, "avg")}
-scores = {label: {o: per_seed(frame, col, o) for o in {x for pair in pairs_to_test for x in pair}}
+scores = {label: {o: seed_scores(frame, col, o, cfg.seeds, PRETRAINED)
+                   for o in {x for pair in pairs_to_test for x in pair}}
           for label, (frame, col) in metrics.items()}
 pd.concat({label: stats.paired_table(scores[label], pairs_to_test) for label in metrics},
           names=["task / metric"]).round(3)
@@ -296,13 +265,19 @@ sb, mr, tv = scores["STS-B"], scores["MRPC"], scores["SNLI→STS avg"]
 ANG, COS, NCE = "AnglE", "CoSENT only (SBERT-like)", "InfoNCE only (SimCSE-like)"
 
 gap = round(float(p4[("Objective", "all")] - p4[("Objective", "only cosine")]), 2)
-ledger.claim("t4-stsb-angle-vs-only-cosine", "STS-B (train on STS-B train, test on STS-B test): AnglE above the "
-             "CoSENT-only objective", kind="paper", source="Table 4: 86.26 - 85.28", paper_value=gap,
-             ours=stats.paired(sb[ANG], sb[COS]),
-             criterion=stats.direction(gap, tol=gap / 2, tol_reason="half the paper's gap; one run per model, no "
-                                       "seed spread in the paper"), regime=REGIME,
-             note="full STS-B test (1,379 pairs); the paper's Table 3 baseline on STS-B is SBERT, not CoSENT, so "
-                  "the matching paper gap is Table 4's all vs only cosine")
+_ = ledger.claim("t4-stsb-angle-vs-only-cosine", "STS-B (train on STS-B train, test on STS-B test): AnglE above the "
+                 "CoSENT-only objective", kind="paper", source="Table 4: 86.26 - 85.28", paper_value=gap,
+                 ours=stats.paired(sb[ANG], sb[COS]),
+                 criterion=stats.direction(gap, tol=gap / 2, tol_reason="half the paper's gap; one run per model, no "
+                                           "seed spread in the paper"), regime=REGIME,
+                 note="full STS-B test (1,379 pairs); the paper's Table 3 baseline on STS-B is SBERT, not CoSENT, so "
+                      "the matching paper gap is Table 4's all vs only cosine")
+
+# %% [markdown]
+# MRPC: the paper's gap is AnglE − SBERT, an objective we do not train; our own AnglE − CoSENT only is a question
+# beyond the paper.
+
+# %%
 ledger.claim("t3-mrpc-angle-vs-sbert", "MRPC: AnglE far above SBERT", kind="paper", source="Table 3: 62.20 - 46.19",
              paper_value=round(float(p3.loc["Angle-BERT", "MRPC"] - p3.loc["SBERT", "MRPC"]), 2),
              ours=stats.paired(mr[ANG], mr[COS]),
@@ -310,9 +285,14 @@ ledger.claim("t3-mrpc-angle-vs-sbert", "MRPC: AnglE far above SBERT", kind="pape
                                           "train CoSENT only, and the paper prints no CoSENT-only MRPC number"),
              note="ours = AnglE − CoSENT only on a 500-pair MRPC test subset, shown for information (see the "
                   "beyond-the-paper claim mrpc-angle-vs-only-cosine)")
-ledger.claim("mrpc-angle-vs-only-cosine", "MRPC: AnglE above the CoSENT-only objective (our question: the paper "
-             "isolates CoSENT only on STS-B)", kind="beyond", ours=stats.paired(mr[ANG], mr[COS]),
-             criterion=stats.direction(sign=+1), regime=REGIME)
+_ = ledger.claim("mrpc-angle-vs-only-cosine", "MRPC: AnglE above the CoSENT-only objective (our question: the paper "
+                 "isolates CoSENT only on STS-B)", kind="beyond", ours=stats.paired(mr[ANG], mr[COS]),
+                 criterion=stats.direction(sign=+1), regime=REGIME)
+
+# %% [markdown]
+# Transfer (Table 2): AnglE against CoSENT and against supervised SimCSE, on the seven-set average.
+
+# %%
 gap = round(float(p2["Angle-BERT"] - p2["CoSENT-BERT"]), 2)
 ledger.claim("t2-transfer-angle-vs-cosent", "Transfer (NLI → seven STS sets, average): AnglE above CoSENT",
              kind="paper", source="Table 2: 82.37 - 75.69", paper_value=gap, ours=stats.paired(tv[ANG], tv[COS]),
@@ -321,13 +301,18 @@ ledger.claim("t2-transfer-angle-vs-cosent", "Transfer (NLI → seven STS sets, a
              note="ours: SNLI entailment/contradiction pairs (2,048), average over 200-pair subsets of the seven "
                   "sets; the paper's average is over the full sets")
 gap = round(float(p2["Angle-BERT"] - p2["SimCSE-BERT"]), 2)
-ledger.claim("t2-transfer-angle-vs-simcse", "Transfer (NLI → seven STS sets, average): AnglE above supervised "
-             "SimCSE", kind="paper", source="Table 2: 82.37 - 81.57", paper_value=gap,
-             ours=stats.paired(tv[ANG], tv[NCE]),
-             criterion=stats.direction(gap, tol=gap / 2, tol_reason="half the paper's gap; one run per model, no "
-                                       "seed spread in the paper"),
-             regime=REGIME + "; our SimCSE-like baseline is in-batch InfoNCE on entailment pairs without SimCSE's "
-                             "contradiction hard negatives")
+_ = ledger.claim("t2-transfer-angle-vs-simcse", "Transfer (NLI → seven STS sets, average): AnglE above supervised "
+                 "SimCSE", kind="paper", source="Table 2: 82.37 - 81.57", paper_value=gap,
+                 ours=stats.paired(tv[ANG], tv[NCE]),
+                 criterion=stats.direction(gap, tol=gap / 2, tol_reason="half the paper's gap; one run per model, no "
+                                           "seed spread in the paper"),
+                 regime=REGIME + "; our SimCSE-like baseline is in-batch InfoNCE on entailment pairs without SimCSE's "
+                                 "contradiction hard negatives")
+
+# %% [markdown]
+# AnglE's STS-B level, and what fine-tuning does to MiniLM (beyond the paper).
+
+# %%
 level = float(p3.loc["Angle-BERT", "STS-B"])
 ledger.claim("t3-stsb-level", "AnglE's STS-B test Spearman", kind="paper", source="Table 3", paper_value=level,
              ours=stats.sample(sb[ANG]),
@@ -341,10 +326,15 @@ for label, data in (("STS-B", sb), ("MRPC", mr), ("SNLI→STS avg", tv)):
                  criterion=stats.direction(sign=+1),
                  note="a result about an already contrastively trained encoder, not about the paper's raw BERT")
 ibn_first = float(runs[(runs["task"] == "STS-B") & (runs["objective"] == NCE)]["loss_first10"].mean())
-ledger.claim("stsb-ibn-loss-starts-near-zero", "MiniLM's in-batch-negative loss is near zero from the first steps "
-             "(STS-B positives, τ = 0.05)", kind="beyond", ours=ibn_first, criterion=at_most(0.05),
-             note=f"mean loss over the first 10 steps of the InfoNCE-only runs; an encoder blind to the pairs would "
-                  f"give about log({cfg.batch_size}) = {np.log(cfg.batch_size):.2f}; 0.05 is under 2 % of that")
+_ = ledger.claim("stsb-ibn-loss-starts-near-zero", "MiniLM's in-batch-negative loss is near zero from the first steps "
+                 "(STS-B positives, τ = 0.05)", kind="beyond", ours=ibn_first, criterion=at_most(0.05),
+                 note=f"mean loss over the first 10 steps of the InfoNCE-only runs; an encoder blind to the pairs would "
+                      f"give about log({cfg.batch_size}) = {np.log(cfg.batch_size):.2f}; 0.05 is under 2 % of that")
+
+# %% [markdown]
+# What the offline data mirror or the CPU budget cannot test.
+
+# %%
 for dataset, col in (("QQP", "QQP"), ("QNLI", "QNLI"), ("GitHub Issues", "GitHub Issues.")):
     a, b = float(p3.loc["Angle-BERT", col]), float(p3.loc["SBERT", col])
     ledger.claim(f"t3-{dataset.lower().replace(' ', '-')}", f"Non-transfer {dataset}: AnglE above SBERT",

@@ -85,9 +85,11 @@ from tqdm.auto import tqdm
 
 from companion.data import load_stsb
 from companion.encoders import load_encoder
-from companion.losses.angle import TABLE4_VARIANTS, AnglEObjective
+from companion.losses.angle import TABLE4_VARIANTS
 from companion import stats
-from companion.papers.angle.pairs import TABLE4_POOLINGS, TABLE4_UPPER_POOLINGS, PairData, bucket_wasserstein, upper_experiment
+from companion.papers.angle.experiments import (AblationRuns, ablation_summary, plot_bucket_densities, seed_table,
+                                               table4_gap)
+from companion.papers.angle.pairs import TABLE4_POOLINGS, TABLE4_UPPER_POOLINGS, PairData, bucket_wasserstein
 from companion.profiles import settings
 from companion.results import Ledger, not_testable, show_provenance
 from companion.settings import REPO_ROOT
@@ -129,21 +131,10 @@ base.precompute([t for d in (stsb_train, stsb_test) for t in (*d.sentence1, *d.s
                 progress=cfg.profile != "smoke")
 t_pre = time.perf_counter() - t0
 print(f"{len(base.store)} distinct texts, lower layers in {t_pre:.0f} s")
-
-
-def objective(weights):
-    return AnglEObjective(*weights, tau_cos=cfg.tau_cos, tau_ibn=cfg.tau_ibn, tau_angle=cfg.tau_angle,
-                          positive_threshold=cfg.stsb_positive)
-
-
-def run(weights, seed, pooling):
-    t1 = time.perf_counter()
-    r = upper_experiment(base, stsb_train, evals, objective(weights), seed=seed, steps=cfg.steps,
-                         batch_size=cfg.batch_size, lr=cfg.lr, warmup_steps=cfg.warmup, buckets=cfg.buckets,
-                         return_cosines=True, pooling=pooling)
-    return {"ours": r["scores"]["STS-B"], "cos": r["cosines"]["STS-B"], "train_s": r["train_s"],
-            "run_s": time.perf_counter() - t1, "loss_first10": r["loss_first"], "loss_last10": r["loss_last"]}
-
+# every Table 4 run: one objective weighting and one pooling on these data, the rest of the settings fixed
+runner = AblationRuns(base, stsb_train, evals, steps=cfg.steps, batch_size=cfg.batch_size, lr=cfg.lr,
+                      warmup=cfg.warmup, buckets=cfg.buckets, positive_threshold=cfg.stsb_positive,
+                      taus=dict(tau_cos=cfg.tau_cos, tau_ibn=cfg.tau_ibn, tau_angle=cfg.tau_angle))
 
 # %% [markdown]
 # ## Table 4, objectives
@@ -152,41 +143,28 @@ def run(weights, seed, pooling):
 # %%
 rows = []
 for (variant, weights), seed in tqdm([(v, s) for v in TABLE4_VARIANTS.items() for s in cfg.seeds], desc="objectives"):
-    rows.append({"group": "objective", "variant": variant, "seed": seed, **run(weights, seed, cfg.pooling)})
+    rows.append({"group": "objective", "variant": variant, "seed": seed, **runner.run(weights, seed, cfg.pooling)})
 
 # %% [markdown]
 # ## Table 4, poolings (objective: all three terms)
 # `frozen` = the untrained MiniLM with that pooling (no fine-tuning).
 
 # %%
-frozen = {}
-for name, upper_name in TABLE4_UPPER_POOLINGS.items():
-    r = upper_experiment(base, stsb_train, evals, None, seed=0, steps=0, batch_size=cfg.batch_size, lr=cfg.lr,
-                         return_cosines=True, pooling=upper_name)
-    frozen[name] = (r["scores"]["STS-B"], r["cosines"]["STS-B"])
+frozen = {name: runner.frozen(upper_name) for name, upper_name in TABLE4_UPPER_POOLINGS.items()}
 for (name, seed) in tqdm([(p, s) for p in TABLE4_POOLINGS for s in cfg.seeds], desc="poolings"):
     if TABLE4_UPPER_POOLINGS[name] == cfg.pooling:  # the objective ablation's "all" runs are these runs
         same = next(r for r in rows if r["group"] == "objective" and r["variant"] == "all" and r["seed"] == seed)
         rows.append({**same, "group": "pooling", "variant": name, "reused": True})
         continue
     rows.append({"group": "pooling", "variant": name, "seed": seed,
-                 **run(TABLE4_VARIANTS["all"], seed, TABLE4_UPPER_POOLINGS[name])})
+                 **runner.run(TABLE4_VARIANTS["all"], seed, TABLE4_UPPER_POOLINGS[name])})
 ablation = pd.DataFrame(rows)
 trained = ablation[~ablation.get("reused", pd.Series(False, index=ablation.index)).fillna(False).astype(bool)]
 print(f"{len(trained)} fine-tuning runs in {trained['run_s'].sum():.0f} s "
       f"({(trained['train_s'] / cfg.steps).mean():.2f} s/step)")
 
 # %%
-summary = (ablation.groupby(["group", "variant"], sort=False)
-           .agg(mean=("ours", "mean"), std=("ours", "std"), loss_first10=("loss_first10", "mean"),
-                loss_last10=("loss_last10", "mean")).reset_index())
-summary["frozen"] = [frozen[v][0] if g == "pooling" else (frozen["last-avg"][0] if cfg.pooling == "mean" else np.nan)
-                     for g, v in zip(summary["group"], summary["variant"])]
-summary = summary.merge(paper4.rename(columns={"stsb_test": "paper (BERT-base)"})[["group", "variant",
-                                                                                    "paper (BERT-base)"]],
-                        on=["group", "variant"], how="left")
-summary["ours"] = summary["mean"].round(2).astype(str) + " ± " + summary["std"].fillna(0).round(2).astype(str)
-summary["seeds"] = ",".join(map(str, cfg.seeds))
+summary = ablation_summary(ablation, frozen, paper4, cfg.pooling, cfg.seeds)
 summary[["group", "variant", "ours", "seeds", "frozen", "paper (BERT-base)", "loss_first10", "loss_last10"]].round(3)
 
 # %% [markdown]
@@ -194,11 +172,7 @@ summary[["group", "variant", "ours", "seeds", "frozen", "paper (BERT-base)", "lo
 # mean of A − B over seeds, 95 % t interval, paired t and Wilcoxon p, Holm within each group.
 
 # %%
-def by_seed(group):
-    return ablation[ablation["group"] == group].pivot(index="seed", columns="variant", values="ours").loc[cfg.seeds]
-
-
-obj_seed, pool_seed = by_seed("objective"), by_seed("pooling")
+obj_seed, pool_seed = seed_table(ablation, "objective", cfg.seeds), seed_table(ablation, "pooling", cfg.seeds)
 pd.concat({g: stats.paired_table({v: tab[v].to_numpy() for v in tab.columns}, [(v, ref) for v in tab.columns
                                                                                  if v != ref])
            for g, tab, ref in [("objective", obj_seed, "all"), ("pooling", pool_seed, "cls")]},
@@ -235,18 +209,7 @@ obj_rows = ablation[ablation["group"] == "objective"].set_index(["variant", "see
 cosines = {"pretrained": frozen[[k for k, v in TABLE4_UPPER_POOLINGS.items() if v == cfg.pooling][0]][1],
            "CoSENT only": obj_rows.loc[("only cosine", cfg.seeds[0]), "cos"],
            "AnglE (all)": obj_rows.loc[("all", cfg.seeds[0]), "cos"]}
-buckets = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]
-fig, axes = plt.subplots(1, 3, figsize=(13, 3.6), sharey=True)
-for axis, (name, cos) in zip(axes, cosines.items()):
-    for lo, hi in buckets:
-        inside = (gold >= lo) & ((gold <= hi) if hi == 5 else (gold < hi))
-        axis.hist(cos[inside], bins=30, density=True, histtype="step", lw=1.5,
-                  label=f"gold [{lo}, {hi}{']' if hi == 5 else ')'}")
-    axis.set(title=f"{name}: W = {bucket_wasserstein(cos, gold):.4f}", xlabel="cosine similarity")
-axes[0].set_ylabel("density")
-axes[0].legend(fontsize=7, title="gold bucket", title_fontsize=7)
-fig.suptitle("Fig. 5 analogue: STS-B test cosine density per gold bucket (W: rank-normalised Wasserstein to gold)")
-fig.tight_layout()
+fig = plot_bucket_densities(cosines, gold, buckets=[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)])
 ledger.savefig(fig, "fig5-score-distributions")
 plt.show()
 w_pre = bucket_wasserstein(cosines["pretrained"], gold)
@@ -271,39 +234,24 @@ REGIME = ("all-MiniLM-L6-v2, already contrastively trained with mean pooling, to
 HALF = "half the paper's gap; one run per row, no seed spread in the paper"
 p4 = paper4.set_index(["group", "variant"])["stsb_test"]
 loss = ablation.groupby(["group", "variant"], sort=False)[["loss_first10", "loss_last10"]].mean()
-moved = {k: bool(r["loss_last10"] <= 0.98 * r["loss_first10"]) for k, r in loss.iterrows()}
+for claim_id, text, a, b in [
+        ("t4-all-vs-only-cosine", "All three objectives above the cosine (CoSENT) objective alone", "all",
+         "only cosine"),
+        ("t4-all-vs-wo-angle", "Dropping the angle objective lowers STS-B", "all", "w/o angle"),
+        ("t4-all-vs-wo-ibn", "Dropping the in-batch-negative objective lowers STS-B", "all", "w/o ibn"),
+        ("t4-angle-matters-more-than-ibn", "Removing the angle objective costs more than removing ibn "
+         "(w/o ibn above w/o angle)", "w/o ibn", "w/o angle"),
+        ("t4-only-angle-vs-only-cosine", "The angle objective alone is close to the cosine objective alone",
+         "only angle", "only cosine"),
+        ("t4-only-ibn-vs-only-cosine", "The in-batch-negative objective alone is far below the cosine objective "
+         "alone", "only ibn", "only cosine")]:
+    ledger.claim(claim_id, text, kind="paper", regime=REGIME,
+                 **table4_gap(p4, obj_seed, loss, a, b, group="objective", tol_reason=HALF))
 
+# %% [markdown]
+# Poolings: is CLS the best and last-max the worst? Per seed, the margin to the best (worst) other pooling.
 
-def untrained(*variants, group="objective"):
-    """Reason naming the variants whose loss did not fall (None when every one trained)."""
-    idle = [v for v in variants if not moved[(group, v)]]
-    return ("did not train: " + "; ".join(f"{v} loss {loss.loc[(group, v), 'loss_first10']:.3f} -> "
-                                          f"{loss.loc[(group, v), 'loss_last10']:.3f} (first -> last ten steps)"
-                                          for v in idle)) if idle else None
-
-
-def table4_gap(claim_id, text, a, b, group="objective", regime=REGIME, note=None):
-    """Ours A − B over seeds against the paper's Table 4 gap between the same rows."""
-    pa, pb = float(p4[(group, a)]), float(p4[(group, b)])
-    gap = round(pa - pb, 2)
-    tab = obj_seed if group == "objective" else pool_seed
-    why = untrained(a, b, group=group)
-    ledger.claim(claim_id, text, kind="paper", source=f"Table 4: {pa:.2f} - {pb:.2f}", paper_value=gap,
-                 ours=stats.paired(tab[a], tab[b]),
-                 criterion=stats.direction(gap, tol=abs(gap) / 2, tol_reason=HALF, trained=why is None,
-                                           untrained_reason=why), regime=regime, note=note)
-
-
-table4_gap("t4-all-vs-only-cosine", "All three objectives above the cosine (CoSENT) objective alone", "all",
-           "only cosine")
-table4_gap("t4-all-vs-wo-angle", "Dropping the angle objective lowers STS-B", "all", "w/o angle")
-table4_gap("t4-all-vs-wo-ibn", "Dropping the in-batch-negative objective lowers STS-B", "all", "w/o ibn")
-table4_gap("t4-angle-matters-more-than-ibn", "Removing the angle objective costs more than removing ibn "
-           "(w/o ibn above w/o angle)", "w/o ibn", "w/o angle")
-table4_gap("t4-only-angle-vs-only-cosine", "The angle objective alone is close to the cosine objective alone",
-           "only angle", "only cosine")
-table4_gap("t4-only-ibn-vs-only-cosine", "The in-batch-negative objective alone is far below the cosine objective "
-           "alone", "only ibn", "only cosine")
+# %%
 pool = pool_seed.mean()
 best_other = pool_seed.drop(columns="cls").max(axis=1)
 a, b = float(p4[("pooling", "cls")]), float(p4[("pooling", "cls-last-avg")])
@@ -315,12 +263,17 @@ ledger.claim("t4-cls-best-pooling", "CLS is the best of the five poolings (margi
                   + ", ".join(f"{k} {v:.2f}" for k, v in pool.sort_values(ascending=False).items()))
 worst_other = pool_seed.drop(columns="last-max").min(axis=1)
 a, b = float(p4[("pooling", "last-max")]), float(p4[("pooling", "first-last-avg")])
-ledger.claim("t4-last-max-worst-pooling", "last-max is the worst of the five poolings (margin under the next worst)",
-             kind="paper", source=f"Table 4: {a:.2f} - {b:.2f}", paper_value=round(a - b, 2),
-             ours=stats.sample(pool_seed["last-max"] - worst_other),
-             criterion=stats.direction(round(a - b, 2), tol=abs(round(a - b, 2)) / 2, tol_reason=HALF),
-             regime=REGIME, note=f"ours per seed: last-max minus the worst other pooling at that seed; worst mean: "
-                                 f"{pool.idxmin()} ({pool.min():.2f})")
+_ = ledger.claim("t4-last-max-worst-pooling", "last-max is the worst of the five poolings (margin under the next worst)",
+                 kind="paper", source=f"Table 4: {a:.2f} - {b:.2f}", paper_value=round(a - b, 2),
+                 ours=stats.sample(pool_seed["last-max"] - worst_other),
+                 criterion=stats.direction(round(a - b, 2), tol=abs(round(a - b, 2)) / 2, tol_reason=HALF),
+                 regime=REGIME, note=f"ours per seed: last-max minus the worst other pooling at that seed; worst mean: "
+                                     f"{pool.idxmin()} ({pool.min():.2f})")
+
+# %% [markdown]
+# The ISP ablation, and Fig. 5: AnglE's score distribution against CoSENT only's and the untrained MiniLM's.
+
+# %%
 ledger.claim("t4-isp-detection", "In-batch negatives with identical-sentence detection beat them without it",
              kind="paper", source="§4.4", paper_value=0.18, ours=None,
              criterion=not_testable("the ISP on/off ablation was not run in this round's CPU budget"))

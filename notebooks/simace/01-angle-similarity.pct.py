@@ -61,18 +61,20 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 import torch
-import torch.nn.functional as F
-from torch import nn
 
-from companion.losses.simace import closed_form_orthogonal, pair_forces, similarity_derivative, simace_loss
-from companion.papers.simace.runs import train_dropout_views, view_geometry
-from companion.metrics.geometry import alignment, uniformity
+from companion.losses.simace import closed_form_orthogonal, similarity_derivative, simace_loss
 from companion import stats
+from companion.papers.simace.claims import seed_paired
+from companion.papers.simace.synthetic import (cone_run, gradient_norms, make_data, plot_pair_forces, pull_grid,
+                                               push_grid)
 from companion.profiles import settings
 from companion.results import Ledger, at_most, holds, show_provenance
 from companion.similarities import cos_to_angle
-from companion.training import seed_everything
 
+# %% [markdown]
+# Settings of each profile (`smoke` exercises the code in seconds, `cpu` is the reproduction):
+
+# %%
 torch.set_num_threads(1)  # tiny models on a shared 2-core machine: one thread avoids oversubscription
 cfg = settings(profile,
                smoke=dict(seeds=[0], steps=4, n_points=256, log_every=2, grid=6),
@@ -117,21 +119,7 @@ _ = ledger.savefig(fig, "fig1b-derivatives")
 # $\|\partial\cos(z,w)/\partial z\| = \sin\phi/\|z\|$ and $\|\partial\theta(z,w)/\partial z\| = 1/\|z\|$.
 
 # %%
-gen = torch.Generator().manual_seed(0)
-rows = []
-for target in np.linspace(1, 179, 45):
-    z = 3.0 * torch.randn(384, generator=gen, dtype=torch.float64)
-    u = F.normalize(z, dim=0)
-    v = torch.randn(384, generator=gen, dtype=torch.float64)
-    v = F.normalize(v - (v @ u) * u, dim=0)  # unit vector orthogonal to z
-    w = math.cos(math.radians(target)) * u + math.sin(math.radians(target)) * v
-    zz = z.clone().requires_grad_(True)
-    cos = F.cosine_similarity(zz, w, dim=0)
-    (gc,) = torch.autograd.grad(cos, zz, retain_graph=True)
-    (gt,) = torch.autograd.grad(cos_to_angle(cos, eps=0.0), zz)
-    rows.append({"angle": target, "|dcos/dz|": float(gc.norm()), "sin(phi)/|z|": math.sin(math.radians(target)) / float(z.norm()),
-                 "|dtheta/dz|": float(gt.norm()), "1/|z|": 1 / float(z.norm())})
-grads = pd.DataFrame(rows)
+grads = gradient_norms(np.linspace(1, 179, 45), dim=384, scale=3.0, seed=0)
 err_cos = float(((grads["|dcos/dz|"] - grads["sin(phi)/|z|"]).abs() / grads["sin(phi)/|z|"]).max())
 err_theta = float(((grads["|dtheta/dz|"] - grads["1/|z|"]).abs() / grads["1/|z|"]).max())
 ratio = grads["|dtheta/dz|"] / grads["|dcos/dz|"]
@@ -194,41 +182,11 @@ closed
 # %%
 taus, margins = (0.05, 0.06, 0.07), (-10.0, 0.0, 10.0)
 pos_grid = np.radians(np.linspace(1, 60, cfg.grid))
-rows = []
-for neg_angle in (30.0, 80.0):
-    neg = torch.full((63,), math.radians(neg_angle), dtype=torch.float64)
-    for tau in taus:
-        for obj, ms in (("simcse", (0.0,)), ("arccon", margins), ("simace", margins)):
-            for m in ms:
-                for p in pos_grid:
-                    pull, _ = pair_forces(float(p), neg, obj, tau, m)
-                    rows.append({"negatives at": f"{neg_angle:.0f}°", "tau": tau, "objective": obj, "margin": m,
-                                 "positive angle": math.degrees(p), "pull": float(pull)})
-pulls = pd.DataFrame(rows)
-rows = []
-for tau in taus:
-    for obj, m in (("simcse", 0.0), ("simace", 10.0), ("simace", 0.0)):
-        for q in np.radians(np.linspace(1, 179, int(1.5 * cfg.grid))):
-            neg = torch.tensor([q] + [math.radians(80.0)] * 62, dtype=torch.float64)
-            _, push = pair_forces(math.radians(20.0), neg, obj, tau, m)
-            rows.append({"tau": tau, "objective": obj, "margin": m, "negative angle": math.degrees(q), "push": float(push[0])})
-pushes = pd.DataFrame(rows)
-
-fig, axes = plt.subplots(1, 3, figsize=(15, 4))
-for ax, neg_angle in zip(axes[:2], ("30°", "80°")):
-    sub = pulls[(pulls["negatives at"] == neg_angle) & (pulls.tau == 0.05)]
-    for (obj, m), g in sub.groupby(["objective", "margin"]):
-        ax.plot(g["positive angle"], g["pull"], label=f"{obj} m={m:+.0f}°", ls="-" if obj == "simace" else "--")
-    ax.set(yscale="log", xlabel="positive angle φ_ii' (degrees)", ylabel="pull |∂ℓ/∂φ_ii'|",
-           title=f"pull on the positive, negatives at {neg_angle}, τ = 0.05")
-axes[0].legend(fontsize=8, ncol=2)
-for (obj, m, tau), g in pushes.groupby(["objective", "margin", "tau"]):
-    if tau == 0.05:
-        axes[2].plot(g["negative angle"], g["push"], label=f"{obj} m={m:+.0f}°")
-axes[2].set(yscale="log", xlabel="angle of the probe negative (degrees)", ylabel="push |∂ℓ/∂φ_ij'|",
-            title="push on one negative (positive at 20°), τ = 0.05", xticks=range(0, 181, 30))
-axes[2].legend(fontsize=8)
-fig.tight_layout()
+# pull: negatives all at 30° (a narrow cone) or all at 80°; push: positive at 20°, 62 other negatives at 80°
+pulls = pull_grid(taus, margins, pos_grid, negatives_at=(30.0, 80.0), n_negatives=63)
+pushes = push_grid(taus, np.radians(np.linspace(1, 179, int(1.5 * cfg.grid))),
+                   specs=(("simcse", 0.0), ("simace", 10.0), ("simace", 0.0)), positive_deg=20.0, others_deg=80.0)
+fig = plot_pair_forces(pulls, pushes, tau=0.05)
 _ = ledger.savefig(fig, "sec3-pair-forces")
 
 # %% [markdown]
@@ -272,53 +230,12 @@ pd.concat([pull_table, pd.Series(push_checks, name="SimACE push < SimCSE push be
 # $\ell_{align}$ between the two views and $\ell_{uniform}$ of eval-mode outputs.
 
 # %%
-def make_data(n, seed=1234):
-    g = torch.Generator().manual_seed(seed)
-    centres = 3.0 * torch.randn(cfg.n_clusters, cfg.dim_in, generator=g)
-    labels = torch.randint(0, cfg.n_clusters, (n,), generator=g)
-    return centres[labels] + torch.randn(n, cfg.dim_in, generator=g), labels
-
-
-class ConeMLP(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.net = nn.Sequential(nn.Linear(cfg.dim_in, 128), nn.ReLU(), nn.Dropout(cfg.dropout),
-                                 nn.Linear(128, cfg.dim_out))
-        with torch.no_grad():
-            shared = torch.randn(cfg.dim_out)
-            self.net[-1].bias.copy_(cfg.bias * shared / shared.norm())
-
-    def forward(self, x):
-        return self.net(x)
-
-
-X, _ = make_data(cfg.n_points)
-probe_idx = [str(i) for i in range(256)]
-runs = []
-for seed in cfg.seeds:
-    for objective in ("simcse", "simace"):
-        seed_everything(seed)
-        model = ConeMLP()
-        embed = lambda keys, model=model: model(X[[int(k) for k in keys]])  # noqa: E731
-
-        def log(step, model=model, embed=embed):
-            out = view_geometry(embed, model, probe_idx)
-            model.train()
-            with torch.no_grad():
-                z1, z2 = embed(probe_idx), embed(probe_idx)
-            model.eval()
-            with torch.no_grad():
-                ze = embed(probe_idx)
-            return {**out, "align": alignment(z1, z2), "uniform": uniformity(ze)}
-
-        start = {"step": 0, **log(0)}
-        result = train_dropout_views(model, embed, [str(i) for i in range(len(X))], objective, cfg.tau,
-                                     cfg.margin_deg if objective == "simace" else 0.0, cfg.steps, cfg.batch_size,
-                                     cfg.lr, seed, log_fn=log, log_every=cfg.log_every, max_grad_norm=None,
-                                     schedule="constant")
-        hist = pd.DataFrame([start] + [h for h in result.history if "pos_angle" in h])
-        hist["seed"], hist["objective"] = seed, objective
-        runs.append(hist)
+X, _ = make_data(cfg.n_points, cfg.n_clusters, cfg.dim_in, seed=1234)
+model_args = dict(dim_in=cfg.dim_in, dim_out=cfg.dim_out, dropout=cfg.dropout, bias=cfg.bias)
+runs = [cone_run(X, objective, seed, model_args=model_args, tau=cfg.tau,
+                 margin_deg=cfg.margin_deg if objective == "simace" else 0.0, steps=cfg.steps,
+                 batch_size=cfg.batch_size, lr=cfg.lr, log_every=cfg.log_every, n_probe=256)
+        for seed in cfg.seeds for objective in ("simcse", "simace")]
 curves = pd.concat(runs, ignore_index=True)
 curves.groupby(["objective", "step"])[["pos_angle", "neg_angle", "align", "uniform"]].mean().iloc[::max(1, cfg.steps // cfg.log_every // 4)].round(3)
 
@@ -339,21 +256,16 @@ final = curves[curves.step == curves.step.max()].pivot(index="seed", columns="ob
 early_step = sorted(curves.step.unique())[max(1, len(curves.step.unique()) // 5)]
 early = curves[curves.step == early_step].pivot(index="seed", columns="objective", values="pos_angle")
 TOY = "synthetic narrow-cone MLP (no language model): a mechanism demonstration, not a setting the paper studies"
-
-
-def toy_claim(cid, text, frame, col, sign):
-    """A beyond-the-paper claim on the seed-paired difference SimACE - SimCSE of one logged quantity."""
-    data = frame if col is None else frame[col]
-    ledger.claim(cid, text, kind="beyond", ours=stats.paired(data["simace"], data["simcse"], labels=("simace", "simcse")),
+# beyond-the-paper claims on the seed-paired difference SimACE - SimCSE of one logged quantity
+for cid, text, frame, col, sign in [
+        ("synthetic-smaller-positive-angle", "Synthetic cone: SimACE ends with a smaller positive angle than SimCSE "
+         "(the mechanism of Fig. 4)", final, "pos_angle", -1),
+        ("synthetic-early-pull", f"Synthetic cone: positive angle at step {early_step} smaller for SimACE (early "
+         "pull, §3.2)", early, None, -1),
+        ("synthetic-lower-align", "Synthetic cone: SimACE has the lower l_align", final, "align", -1),
+        ("synthetic-higher-uniform", "Synthetic cone: SimACE has the higher (worse) l_uniform", final, "uniform", +1)]:
+    ledger.claim(cid, text, kind="beyond", ours=seed_paired(frame, "simace", "simcse", col),
                  criterion=stats.direction(sign=sign), note=TOY)
-
-
-toy_claim("synthetic-smaller-positive-angle", "Synthetic cone: SimACE ends with a smaller positive angle than SimCSE "
-          "(the mechanism of Fig. 4)", final, "pos_angle", -1)
-toy_claim("synthetic-early-pull", f"Synthetic cone: positive angle at step {early_step} smaller for SimACE (early "
-          "pull, §3.2)", early, None, -1)
-toy_claim("synthetic-lower-align", "Synthetic cone: SimACE has the lower l_align", final, "align", -1)
-toy_claim("synthetic-higher-uniform", "Synthetic cone: SimACE has the higher (worse) l_uniform", final, "uniform", +1)
 final.round(3)
 
 # %% [markdown]

@@ -77,7 +77,6 @@ seeds = None
 steps = None
 
 # %%
-import math
 import time
 
 import matplotlib.pyplot as plt
@@ -94,6 +93,7 @@ from companion.losses.simace import contrastive_loss
 from companion.papers.simace.runs import run_dropout_views
 from companion.metrics.geometry import anisotropy, mean_negative_angle, mean_positive_angle
 from companion.papers.simace import MAIN, run_cache, run_settings, sts_key
+from companion.papers.simace.claims import paper_gap, seed_paired
 from companion.profiles import settings
 from companion.results import Ledger, holds, show_provenance
 from companion.settings import REPO_ROOT
@@ -101,6 +101,10 @@ from companion.sts import COLUMNS
 from companion.encoders.upper import UpperEncoder
 from companion.sts import score_pairs, sts_pairs_subset
 
+# %% [markdown]
+# The run settings are shared with 03, which reloads these runs from the cache (`companion.papers.simace`):
+
+# %%
 cfg = settings(profile, **run_settings(), overrides=dict(seeds=seeds, steps=steps))
 if cfg.threads:
     torch.set_num_threads(cfg.threads)  # shared 2-core machine: one thread per process
@@ -321,29 +325,22 @@ REGIME = (f"MiniLM is already contrastively trained on ~1B sentence pairs and on
           f"{cfg.steps} steps of {cfg.batch_size} sentences, with STS-B dev still rising (the best checkpoint is the "
           f"last step in {still_rising} of {len(runs)} runs); the paper fine-tunes raw BERT-base for one epoch and "
           f"keeps its dev-selected best checkpoint; our STS uses {cfg.n_pairs or 'all'} pairs per set")
-
-
-def paper_gap(a, b, plm="BERT-base"):
-    """The paper's Table 2 gap a - b, its source string and 1.96 x the standard error of that 5-seed gap."""
-    r = table2.loc[plm]
-    se = math.sqrt((float(r[f"{a}_std"]) ** 2 + float(r[f"{b}_std"]) ** 2) / 5)
-    return (round(float(r[a]) - float(r[b]), 2), f"Table 2: {float(r[a]):.2f} - {float(r[b]):.2f}",
-            round(1.96 * se, 2), f"1.96 x the SE of the paper's 5-seed gap from Table 2's sds "
-            f"({float(r[f'{a}_std']):.2f}, {float(r[f'{b}_std']):.2f})")
-
-
 TAU_NOTE = {("SimACE", "SimCSE"): "SimACE at tau 0.06, SimCSE at 0.05, as in the paper (Table 7, App. B); "
                                   "the equal-tau control is in 03",
             ("SimACE", "ArcCon"): "SimACE at tau 0.06, ArcCon at 0.05 (margin 10 deg), as in the paper",
             ("ArcCon", "SimCSE"): "both at tau 0.05; ArcCon adds its 10 deg margin"}
 for a, b in PAIRS:
-    effect, source, tol, tol_reason = paper_gap(a, b)
-    cmp = stats.paired(wide[a], wide[b], labels=(a, b))
+    effect, source, tol, tol_reason = paper_gap(table2, a, b, plm="BERT-base")
+    cmp = seed_paired(wide, a, b)
     ledger.claim(f"t2-{a.lower()}-vs-{b.lower()}", f"{a} beats {b} on the 7-set STS average (seed-paired gap)",
                  kind="paper", source=source, paper_value=effect, ours=cmp,
                  criterion=stats.direction(paper_effect=effect, tol=tol, tol_reason=tol_reason), regime=REGIME,
                  note=f"{TAU_NOTE[(a, b)]}; {a} >= {b} in {sum(v >= 0 for v in cmp.values)} of {cmp.n} seeds")
 
+# %% [markdown]
+# SimACE's level and its seed spread (Table 2):
+
+# %%
 r2 = table2.loc["BERT-base"]
 ledger.claim("t2-simace-level", "SimACE's 7-set STS average (level, mean over seeds)", kind="paper",
              source="Table 2, BERT-base, SimACE", paper_value=float(r2["SimACE"]), ours=stats.sample(wide["SimACE"]),
@@ -351,15 +348,21 @@ ledger.claim("t2-simace-level", "SimACE's 7-set STS average (level, mean over se
                                    tol_reason="Table 2's seed sd of SimACE on BERT-base"),
              regime=REGIME + "; levels of different encoders are not comparable")
 sds = {m: float(wide[m].std(ddof=1)) if len(wide) > 1 else float("nan") for m in ("SimACE", "SimCSE")}
-ledger.claim("s4.4-seed-robustness", "SimACE varies less across seeds than SimCSE (seed sd of the STS average)",
-             kind="paper", source="Table 2", paper_value=f"SimACE sd {float(r2['SimACE_std']):.2f} < SimCSE sd "
-             f"{float(r2['SimCSE_std']):.2f} (BERT-base)",
-             ours={f"{m} sd": round(v, 4) for m, v in sds.items()},
-             criterion=stats.inconclusive(f"{len(wide)} seeds per objective cannot order two standard deviations (with 5 "
-                                          "seeds the 95 % interval of a ratio of two sds spans a factor of about 3 "
-                                          "either way); and the paper's own Table 2 has SimACE's sd above SimCSE's "
-                                          "on RoBERTa-base"),
-             note="ours: " + ", ".join(f"{m} {v:.3f}" for m, v in sds.items()))
+_ = ledger.claim("s4.4-seed-robustness", "SimACE varies less across seeds than SimCSE (seed sd of the STS average)",
+                 kind="paper", source="Table 2", paper_value=f"SimACE sd {float(r2['SimACE_std']):.2f} < SimCSE sd "
+                 f"{float(r2['SimCSE_std']):.2f} (BERT-base)",
+                 ours={f"{m} sd": round(v, 4) for m, v in sds.items()},
+                 criterion=stats.inconclusive(f"{len(wide)} seeds per objective cannot order two standard deviations (with 5 "
+                                              "seeds the 95 % interval of a ratio of two sds spans a factor of about 3 "
+                                              "either way); and the paper's own Table 2 has SimACE's sd above SimCSE's "
+                                              "on RoBERTa-base"),
+                 note="ours: " + ", ".join(f"{m} {v:.3f}" for m, v in sds.items()))
+
+# %% [markdown]
+# What fine-tuning does to MiniLM (beyond the paper), and two checks of the set-up (Table 7's model selection,
+# Table 5's set sizes):
+
+# %%
 ledger.claim("finetune-vs-no-training", "Fine-tuning with SimACE changes MiniLM's [CLS] STS average (best "
              "checkpoint minus the untrained encoder)", kind="beyond",
              ours=stats.sample(wide["SimACE"] - pre_avg), criterion=stats.direction(sign=+1),

@@ -69,20 +69,24 @@ import pandas as pd
 import seaborn as sns
 import torch
 from sklearn.decomposition import PCA
-from tqdm import tqdm
 
 from companion import stats
 from companion.data import load_wiki
 from companion.encoders import load_encoder
-from companion.papers.simace.runs import run_dropout_views
 from companion.metrics.geometry import anisotropy, effective_rank, pairwise_angles
 from companion.papers.simace import MAIN, run_cache, run_settings, sts_key
+from companion.papers.simace.analysis import analysis_runs
+from companion.papers.simace.claims import caption_gap, gap_fields, paper_gap, seed_paired
 from companion.profiles import settings
 from companion.results import Ledger, show_provenance
 from companion.settings import REPO_ROOT
 from companion.encoders.upper import UpperEncoder
 from companion.sts import score_pairs, sts_pairs_subset
 
+# %% [markdown]
+# The run settings are 02's, with this notebook's additions (ablation seeds, the PCA sample):
+
+# %%
 # the run settings are 02-sts-experiments' own (companion.papers.simace): its cached runs are keyed by them
 cfg = settings(profile, **run_settings(smoke=dict(ablation_seeds=[0], n_pca=40),
                                        cpu=dict(ablation_seeds=[0, 1, 2], n_pca=1000),
@@ -121,40 +125,14 @@ print(f"{base.extra_repr()}; setup {time.perf_counter() - t0:.0f} s")
 # ## Runs: 02's main runs (reloaded) and the ablation runs (trained here)
 
 # %%
-def run(name, spec, seed):
-    objective, tau, margin = spec
-    return run_dropout_views(base, train_texts, objective, tau, margin, cfg.steps, cfg.batch_size, cfg.lr, seed,
-                             dev=dev, eval_every=cfg.eval_every, probe=probe, cache=str(RUN_CACHE), reuse=True,
-                             score_fn=lambda model: score_pairs(model.encode, pairs, average=True), score_key=STS_KEY,
-                             desc=f"{name} seed {seed}", progress=False)  # progress bars do not enter the cache key
-
-
 jobs = [(name, spec, seed) for seed in cfg.seeds for name, spec in MAIN.items()]
 jobs += [(name, spec, seed) for seed in cfg.ablation_seeds for name, spec in ABLATION.items()]
-finals, curves, models, reloaded = [], [], {}, 0
 t1 = time.perf_counter()
-for name, spec, seed in tqdm(jobs, desc="runs"):
-    r = run(name, spec, seed)
-    reloaded += r["from_cache"]
-    mon = pd.DataFrame(r["monitor"]).assign(model=name, seed=seed)
-    curves.append(mon)
-    best = mon.set_index("step").loc[r["best_step"]]
-    last = mon.iloc[-1]
-    trained_steps = mon[mon.step > 0]  # step 0 is the shared start (identical for every objective)
-    held_angle = (float(pairwise_angles(r["model"].encode(pca_texts)).mean())
-                  if name in ("SimCSE", "SimACE") else float("nan"))
-    finals.append({"model": name, "seed": seed, "STS avg": r["scores"]["avg"], "best step": r["best_step"],
-                   "dev (best)": best["dev"], "align": best["align"], "uniform": best["uniform"],
-                   "pos_angle (last)": last["pos_angle"], "neg_angle (last)": last["neg_angle"],
-                   "pos_angle (mean)": trained_steps["pos_angle"].mean(),
-                   "neg_angle (mean)": trained_steps["neg_angle"].mean(),
-                   "neg_angle (sd over steps)": mon["neg_angle"].std(ddof=1),
-                   "held-out mean angle": held_angle, "from 02's cache": r["from_cache"],
-                   "train s": r["train_s"], "monitor s": r["monitor_s"], "sts s": r["score_s"]})
-    if seed == cfg.seeds[0]:
-        models[name] = r["model"]
-curves = pd.concat(curves, ignore_index=True)
-finals = pd.DataFrame(finals)
+# one row per run (finals), every run's logged curves, the models of the first seed, and how many were reloaded
+finals, curves, models, reloaded = analysis_runs(
+    base, train_texts, jobs, steps=cfg.steps, batch_size=cfg.batch_size, lr=cfg.lr, dev=dev,
+    eval_every=cfg.eval_every, probe=probe, cache=str(RUN_CACHE), pairs=pairs, score_key=STS_KEY,
+    held_out_texts=pca_texts, keep_seed=cfg.seeds[0])
 trained = ~finals["from 02's cache"]
 print(f"{reloaded} of {len(jobs)} runs reloaded from the cache, {int(trained.sum())} trained here in "
       f"{time.perf_counter() - t1:.0f} s ({finals.loc[trained, 'train s'].sum():.0f} s training, "
@@ -311,61 +289,60 @@ REGIME = (f"MiniLM is already contrastively trained on ~1B sentence pairs and on
           f"last step in {still_rising} of {len(finals)} runs); the paper fine-tunes raw BERT-base for one epoch")
 main_wide = finals[finals.model.isin(list(MAIN))].pivot(index="seed", columns="model")
 abl_all = finals[finals.seed.isin(cfg.ablation_seeds)].pivot(index="seed", columns="model")
+HALF = "half the paper's gap; the caption gives no spread"
 
+# %% [markdown]
+# Fig. 4: the positive angle (mean over training) and the spread of the negative angle, against the caption's gaps
+# (`companion.papers.simace.claims`: `caption_gap` reads the caption, `gap_fields` gives the claim's paper value,
+# seed-paired difference and criterion).
 
-def caption(figure, model, quantity, setting=None):
-    rows = captions[(captions.figure == figure) & (captions.model == model) & (captions.quantity == quantity)]
-    if setting is not None:
-        rows = rows[rows.setting == setting]
-    assert len(rows) == 1, (figure, model, quantity, setting)
-    return float(rows.value.iloc[0])
+# %%
+eff, src = caption_gap(captions, "Fig. 4", "mean positive angle (degrees)", ("SimACE",), ("SimCSE",))
+ledger.claim("fig4-positive-angle", "SimACE keeps a smaller angle between the two views of a sentence than SimCSE "
+             "(mean over training)", kind="paper", source=src, regime=REGIME,
+             **gap_fields(main_wide, "pos_angle (mean)", "SimACE", "SimCSE", eff, tol=abs(eff) / 2, tol_reason=HALF))
+eff, src = caption_gap(captions, "Fig. 4", "std of the negative angle (degrees)", ("SimACE",), ("SimCSE",))
+_ = ledger.claim("fig4-negative-angle-spread", "SimACE's negative angle changes more during training than SimCSE's "
+                 "(sd of the negative-angle curve)", kind="paper", source=src, regime=REGIME,
+                 **gap_fields(main_wide, "neg_angle (sd over steps)", "SimACE", "SimCSE", eff, tol=abs(eff) / 2,
+                              tol_reason=HALF))
 
+# %% [markdown]
+# §5.2 / Fig. 3 (alignment and uniformity at the selected checkpoint) and App. H / Fig. 5 (and §5.1, Fig. 2:
+# SimACE's space is narrower, its pairwise angles smaller): the paper states only the direction.
 
-def caption_gap(figure, quantity, a, b):
-    """The caption's a - b (each a (model, setting) pair), with the source naming both inputs."""
-    va, vb = caption(figure, *a[:1], quantity, *a[1:]), caption(figure, *b[:1], quantity, *b[1:])
-    return round(va - vb, 2), f"{figure} caption: {va:.2f} - {vb:.2f}"
+# %%
+ledger.claim("fig3-lower-align", "SimACE has the lower (better) l_align on STS-B dev (selected checkpoint)",
+             kind="paper", source="§5.2", regime=REGIME,
+             **gap_fields(main_wide, "align", "SimACE", "SimCSE", -1, paper_text="SimACE's alignment better than "
+                          "SimCSE's"))
+ledger.claim("fig3-higher-uniform", "SimACE has the higher (less uniform) l_uniform on STS-B dev (selected "
+             "checkpoint)", kind="paper", source="§5.2", regime=REGIME,
+             **gap_fields(main_wide, "uniform", "SimACE", "SimCSE", +1, paper_text="SimACE's uniformity loss higher "
+                          "than SimCSE's"))
+_ = ledger.claim("fig5-smaller-pairwise-angle", f"SimACE's mean pairwise angle between {len(pca_texts)} held-out "
+                 "sentences is smaller than SimCSE's (a narrower space)", kind="paper", source="App. H",
+                 regime=REGIME, **gap_fields(main_wide, "held-out mean angle", "SimACE", "SimCSE", -1,
+                                             paper_text="SimCSE's average angle higher than SimACE's"))
 
+# %% [markdown]
+# Fig. 7: temperature, SimACE at τ 0.07 against 0.05 (ablation seeds).
 
-def claim_gap(cid, text, col, a, b, effect, source, data=main_wide, tol=None, tol_reason=None, paper_text=None):
-    """A paper claim on the seed-paired difference a - b of column ``col``: ``effect`` is the paper's gap (a float)
-    or only its sign (+1 / -1, with ``paper_text`` saying what the paper states)."""
-    cmp = stats.paired(data[(col, a)], data[(col, b)], labels=(a, b))
-    if isinstance(effect, float):
-        crit, value = stats.direction(paper_effect=effect, tol=tol, tol_reason=tol_reason), effect
-    else:
-        crit, value = stats.direction(sign=effect), paper_text
-    ledger.claim(cid, text, kind="paper", source=source, paper_value=value, ours=cmp, criterion=crit, regime=REGIME)
+# %%
+for cid, text, quantity, col in [
+        ("fig7-tau-positive-angle", "A larger temperature (0.07 vs 0.05) gives SimACE a smaller positive angle",
+         "mean positive angle (degrees)", "pos_angle (mean)"),
+        ("fig7-tau-negative-angle", "A larger temperature (0.07 vs 0.05) gives SimACE a larger negative angle",
+         "mean negative angle (degrees)", "neg_angle (mean)")]:
+    eff, src = caption_gap(captions, "Fig. 7", quantity, ("SimACE", "tau = 0.07"), ("SimACE", "tau = 0.05"))
+    ledger.claim(cid, text, kind="paper", source=src, regime=REGIME,
+                 **gap_fields(abl_all, col, "SimACE τ=0.07", "SimACE τ=0.05", eff, tol=abs(eff) / 2, tol_reason=HALF))
 
+# %% [markdown]
+# Table 14 / Fig. 9: margins (ablation seeds; the m = 10° run is 02's SimACE of the same seed), and §4.2 / Table 7:
+# τ = 0.06 chosen over 0.07 on STS-B dev.
 
-# Fig. 4: positive angle (mean over training) and the spread of the negative angle
-eff, src = caption_gap("Fig. 4", "mean positive angle (degrees)", ("SimACE",), ("SimCSE",))
-claim_gap("fig4-positive-angle", "SimACE keeps a smaller angle between the two views of a sentence than SimCSE "
-          "(mean over training)", "pos_angle (mean)", "SimACE", "SimCSE", eff, src, tol=abs(eff) / 2,
-          tol_reason="half the paper's gap; the caption gives no spread")
-eff, src = caption_gap("Fig. 4", "std of the negative angle (degrees)", ("SimACE",), ("SimCSE",))
-claim_gap("fig4-negative-angle-spread", "SimACE's negative angle changes more during training than SimCSE's (sd of "
-          "the negative-angle curve)", "neg_angle (sd over steps)", "SimACE", "SimCSE", eff, src, tol=abs(eff) / 2,
-          tol_reason="half the paper's gap; the caption gives no spread")
-# §5.2 / Fig. 3: alignment and uniformity at the selected checkpoint
-claim_gap("fig3-lower-align", "SimACE has the lower (better) l_align on STS-B dev (selected checkpoint)", "align",
-          "SimACE", "SimCSE", -1, "§5.2", paper_text="SimACE's alignment better than SimCSE's")
-claim_gap("fig3-higher-uniform", "SimACE has the higher (less uniform) l_uniform on STS-B dev (selected checkpoint)",
-          "uniform", "SimACE", "SimCSE", +1, "§5.2", paper_text="SimACE's uniformity loss higher than SimCSE's")
-# App. H, Fig. 5 (and §5.1, Fig. 2): SimACE's space is narrower, its pairwise angles smaller
-claim_gap("fig5-smaller-pairwise-angle", f"SimACE's mean pairwise angle between {len(pca_texts)} held-out sentences "
-          "is smaller than SimCSE's (a narrower space)", "held-out mean angle", "SimACE", "SimCSE", -1, "App. H",
-          paper_text="SimCSE's average angle higher than SimACE's")
-# Fig. 7: temperature, SimACE at tau 0.07 vs 0.05 (ablation seeds)
-eff, src = caption_gap("Fig. 7", "mean positive angle (degrees)", ("SimACE", "tau = 0.07"), ("SimACE", "tau = 0.05"))
-claim_gap("fig7-tau-positive-angle", "A larger temperature (0.07 vs 0.05) gives SimACE a smaller positive angle",
-          "pos_angle (mean)", "SimACE τ=0.07", "SimACE τ=0.05", eff, src, data=abl_all, tol=abs(eff) / 2,
-          tol_reason="half the paper's gap; the caption gives no spread")
-eff, src = caption_gap("Fig. 7", "mean negative angle (degrees)", ("SimACE", "tau = 0.07"), ("SimACE", "tau = 0.05"))
-claim_gap("fig7-tau-negative-angle", "A larger temperature (0.07 vs 0.05) gives SimACE a larger negative angle",
-          "neg_angle (mean)", "SimACE τ=0.07", "SimACE τ=0.05", eff, src, data=abl_all, tol=abs(eff) / 2,
-          tol_reason="half the paper's gap; the caption gives no spread")
-# Table 14 / Fig. 9: margins (ablation seeds; the m = 10 deg run is 02's SimACE of the same seed)
+# %%
 t14 = paper_t14[paper_t14.PLMs == "BERT-base"].set_index("Method")["Avg."].astype(float)
 single_run_tol = round(1.96 * math.sqrt(2) * float(table2.loc["BERT-base", "SimACE_std"]), 2)
 tol_reason_14 = ("Table 14 reports one run per margin: 1.96 x sqrt(2) x Table 2's seed sd of SimACE on BERT-base "
@@ -376,25 +353,26 @@ for cid, text, a, b, pa, pb in [
         ("t14-margin-0-vs-minus10", "No margin beats the additive margin (m = -10 deg) on the STS average",
          "SimACE m=0°", "SimACE m=-10°", "+ m = 0", "+ m = -10")]:
     effect = round(float(t14[pa] - t14[pb]), 2)
-    claim_gap(cid, text, "STS avg", a, b, effect, f"Table 14: {t14[pa]:.2f} - {t14[pb]:.2f}", data=abl_all,
-              tol=single_run_tol, tol_reason=tol_reason_14)
-claim_gap("fig9-margin-align", "The 10 deg margin gives better alignment (lower l_align) than no margin",
-          "align", "SimACE", "SimACE m=0°", -1, "App. K", data=abl_all,
-          paper_text="the margin improves alignment")
-# §4.2 / Table 7: tau 0.06 chosen over 0.07 on STS-B dev
-claim_gap("t7-tau-006-over-007", "tau = 0.06 scores higher than 0.07 on STS-B dev (the selection of §4.2's grid)",
-          "dev (best)", "SimACE", "SimACE τ=0.07", +1, "§4.2", data=abl_all,
-          paper_text="tau 0.06 chosen from the grid 0.06, 0.07")
-# the equal-temperature control: the similarity function as the only difference
-r2 = table2.loc["RoBERTa-base"]
-se = math.sqrt((float(r2["SimACE_std"]) ** 2 + float(r2["SimCSE_std"]) ** 2) / 5)
-effect = round(float(r2["SimACE"]) - float(r2["SimCSE"]), 2)
-cmp = stats.paired(abl_all[("STS avg", "SimACE τ=0.05")], abl_all[("STS avg", "SimCSE")],
-                   labels=("SimACE τ=0.05", "SimCSE"))
+    ledger.claim(cid, text, kind="paper", source=f"Table 14: {t14[pa]:.2f} - {t14[pb]:.2f}", regime=REGIME,
+                 **gap_fields(abl_all, "STS avg", a, b, effect, tol=single_run_tol, tol_reason=tol_reason_14))
+ledger.claim("fig9-margin-align", "The 10 deg margin gives better alignment (lower l_align) than no margin",
+             kind="paper", source="App. K", regime=REGIME,
+             **gap_fields(abl_all, "align", "SimACE", "SimACE m=0°", -1, paper_text="the margin improves alignment"))
+_ = ledger.claim("t7-tau-006-over-007", "tau = 0.06 scores higher than 0.07 on STS-B dev (the selection of §4.2's "
+                 "grid)", kind="paper", source="§4.2", regime=REGIME,
+                 **gap_fields(abl_all, "dev (best)", "SimACE", "SimACE τ=0.07", +1,
+                              paper_text="tau 0.06 chosen from the grid 0.06, 0.07"))
+
+# %% [markdown]
+# The equal-temperature control: at τ = 0.05 for both, the similarity function is the only difference.
+
+# %%
+effect, source, tol, _ = paper_gap(table2, "SimACE", "SimCSE", plm="RoBERTa-base")
+cmp = seed_paired(abl_all, "SimACE τ=0.05", "SimCSE", "STS avg")
 ledger.claim("equal-tau-simace-vs-simcse", "At equal temperature (0.05 for both) SimACE still beats SimCSE on the "
              "STS average: the similarity function is the only difference", kind="paper",
-             source=f"Table 2: {float(r2['SimACE']):.2f} - {float(r2['SimCSE']):.2f}", paper_value=effect, ours=cmp,
-             criterion=stats.direction(paper_effect=effect, tol=round(1.96 * se, 2),
+             source=source, paper_value=effect, ours=cmp,
+             criterion=stats.direction(paper_effect=effect, tol=tol,
                                        tol_reason="1.96 x the SE of the paper's 5-seed gap from Table 2's sds"),
              regime=REGIME + "; the paper's equal-tau comparison is RoBERTa-base (Table 7: tau 0.05 for both)",
              note=f"{len(cfg.ablation_seeds)} seeds; SimACE keeps its 10 deg margin")

@@ -56,6 +56,7 @@ seeds = None
 
 # %%
 import math
+from functools import partial
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -64,7 +65,9 @@ import seaborn as sns
 import torch
 from IPython.display import display
 
-from companion.papers.synthesis.errata import ROW_MEAN_TOL, as_number, average_mismatches, simace_best_case_loss
+from companion.papers.synthesis import errata
+from companion.papers.synthesis.errata import (ROW_MEAN_TOL, as_number, average_mismatches, matches_elsewhere, off_rows,
+                                               plot_at_a_glance, simace_best_case_loss)
 from companion.free_embeddings import fit_free_embeddings
 from companion.losses.angle import eq6_code, eq6_literal
 from companion.losses.simace import check_margin
@@ -75,6 +78,11 @@ from companion.profiles import settings
 from companion.results import Ledger, holds, show_provenance
 from companion.settings import REPO_ROOT
 
+# %% [markdown]
+# Settings, the ledger, and the two readers of the papers' numbers: `stated(key)` (a prose number of
+# `errata_statements.csv`) and `table(paper, file)` (a transcribed table, cells as printed).
+
+# %%
 torch.set_num_threads(1)
 cfg = settings(profile,
                smoke=dict(seeds=[0], lbfgs_steps=60, n_pairs=64, per_class=3),
@@ -85,17 +93,8 @@ cfg = settings(profile,
 ledger = Ledger("synthesis", "00-errata", profile=cfg.profile, seeds=cfg.seeds)
 DATA = REPO_ROOT / "data"
 statements = pd.read_csv(DATA / "synthesis" / "errata_statements.csv", comment="#", dtype=str).set_index("id")
-
-
-def stated(key: str) -> float:
-    """A number of `errata_statements.csv`, as printed (30°, 3,063, 3k) -> float."""
-    return as_number(statements.loc[key, "value"])
-
-
-def table(paper: str, name: str) -> pd.DataFrame:
-    return pd.read_csv(DATA / paper / name, comment="#", dtype=str, keep_default_na=False)
-
-
+stated = partial(errata.stated, statements)  # stated(key): the statement's number as printed (30°, 3,063, 3k) -> float
+table = partial(errata.paper_table, DATA)  # table(paper, file): a transcribed table, every cell as printed
 sns.set_theme(style="whitegrid", context="notebook")
 cfg
 
@@ -141,21 +140,26 @@ tau_table
 
 # %%
 measured = tau_table["beta measured (free embeddings)"]
-ledger.claim("weighted-cl:soft-tau-star",
-             "Cor. 3.9's printed simplex temperature tau* = (C-1)/(-C log eps) does not give the regular simplex "
-             "its own beta = 1 + tau log eps requires; tau* = C/((C-1)(-log eps)) does",
-             kind="paper", source=statements.loc["weighted-cl-tau-star", "source"],
-             paper_value="tau* = (C-1)/(-C log eps), beta* = -1/(C-1)",
-             ours={"closed form: beta(printed tau*) != -1/(C-1)": bool(abs(soft_supcon_beta(tau_paper, eps) - simplex)
-                                                                       > 0.1),
-                   "free embeddings: beta(printed tau*) != -1/(C-1)":
-                       bool(abs(measured["balanced", "printed tau*"] - simplex) > 0.1),
-                   "free embeddings: beta(corrected tau*) = -1/(C-1) (to 1e-3)":
-                       bool(abs(measured["balanced", "corrected tau*"] - simplex) < 1e-3)},
-             criterion=holds("the printed tau* misses the simplex and the corrected one reaches it"),
-             note=f"C = {C}, eps = 1/e: printed tau* = {tau_paper:.4f} gives beta = "
-                  f"{measured['balanced', 'printed tau*']:+.4f} (= 1/C); corrected tau* = {tau_fixed:.4f} gives "
-                  f"{measured['balanced', 'corrected tau*']:+.4f}. Evidence: recomputed formula + optimisation.")
+_ = ledger.claim("weighted-cl:soft-tau-star",
+                 "Cor. 3.9's printed simplex temperature tau* = (C-1)/(-C log eps) does not give the regular simplex "
+                 "its own beta = 1 + tau log eps requires; tau* = C/((C-1)(-log eps)) does",
+                 kind="paper", source=statements.loc["weighted-cl-tau-star", "source"],
+                 paper_value="tau* = (C-1)/(-C log eps), beta* = -1/(C-1)",
+                 ours={"closed form: beta(printed tau*) != -1/(C-1)": bool(abs(soft_supcon_beta(tau_paper, eps) - simplex)
+                                                                           > 0.1),
+                       "free embeddings: beta(printed tau*) != -1/(C-1)":
+                           bool(abs(measured["balanced", "printed tau*"] - simplex) > 0.1),
+                       "free embeddings: beta(corrected tau*) = -1/(C-1) (to 1e-3)":
+                           bool(abs(measured["balanced", "corrected tau*"] - simplex) < 1e-3)},
+                 criterion=holds("the printed tau* misses the simplex and the corrected one reaches it"),
+                 note=f"C = {C}, eps = 1/e: printed tau* = {tau_paper:.4f} gives beta = "
+                      f"{measured['balanced', 'printed tau*']:+.4f} (= 1/C); corrected tau* = {tau_fixed:.4f} gives "
+                      f"{measured['balanced', 'corrected tau*']:+.4f}. Evidence: recomputed formula + optimisation.")
+
+# %% [markdown]
+# §4.2 uses the printed τ* = 0.9 with imbalanced classes:
+
+# %%
 ledger.claim("weighted-cl:sec4.2-tau-0.9",
              "§4.2's tau* = (10-1)/10 = 0.9 gives inter-class cosine +0.1 (Cor. 3.9's beta), not the regular simplex "
              "(-0.111, Fig. 4 caption) the section says it yields with imbalanced classes",
@@ -296,29 +300,29 @@ averages.loc[averages.off, ["table", "row", "printed avg", "row mean", "|printed
 # %%
 print(averages.groupby("table")["off"].agg(["sum", "count"]).rename(columns={"sum": "off", "count": "rows"}))
 
+# %% [markdown]
+# SimACE's Table 4: the RankCSE-listMLE averages against their rows, the other rows as the control.
 
-def off_rows(name: str) -> list[str]:
-    return averages[(averages.table == name) & averages.off]["row"].tolist()
-
-
-def matches_elsewhere(*names: str) -> bool:
-    """Control: every other recomputed average of the named tables matches its row to rounding."""
-    return bool(not averages[averages.table.isin(names) & averages.off].shape[0])
-
-
+# %%
 t4 = averages[averages.table == "simace Table 4"].set_index("row")
 rank = t4.loc["BERT-base · RankCSE-listMLE"]
-ledger.claim("simace:rankcse-avg",
-             "SimACE Table 4's printed RankCSE-listMLE averages (BERT-base 80.06, BERT-large 80.11) are not the "
-             "means of their rows", kind="paper", source="simace | Table 4, BERT-base, RankCSE-listMLE, Avg.",
-             paper_value=rank["printed avg"],
-             ours={"BERT-base: |printed - row mean| > 0.01": bool(rank["off"]),
-                   "only RankCSE-listMLE rows are off in Table 4": all("RankCSE-listMLE" in r
-                                                                       for r in off_rows("simace Table 4")),
-                   "control: Tables 1 and 14 match their rows": matches_elsewhere("simace Table 1", "simace Table 14")},
-             criterion=holds("the printed average is off beyond rounding, the other averages are not"),
-             note=f"BERT-base: printed {rank['printed avg']:.2f} vs row mean {rank['row mean']:.3f}; off rows: "
-                  f"{', '.join(off_rows('simace Table 4'))}. Evidence: recomputed averages.")
+_ = ledger.claim("simace:rankcse-avg",
+                 "SimACE Table 4's printed RankCSE-listMLE averages (BERT-base 80.06, BERT-large 80.11) are not the "
+                 "means of their rows", kind="paper", source="simace | Table 4, BERT-base, RankCSE-listMLE, Avg.",
+                 paper_value=rank["printed avg"],
+                 ours={"BERT-base: |printed - row mean| > 0.01": bool(rank["off"]),
+                       "only RankCSE-listMLE rows are off in Table 4": all("RankCSE-listMLE" in r
+                                                                           for r in off_rows(averages, "simace Table 4")),
+                       "control: Tables 1 and 14 match their rows": matches_elsewhere(averages, "simace Table 1",
+                                                                                      "simace Table 14")},
+                 criterion=holds("the printed average is off beyond rounding, the other averages are not"),
+                 note=f"BERT-base: printed {rank['printed avg']:.2f} vs row mean {rank['row mean']:.3f}; off rows: "
+                      f"{', '.join(off_rows(averages, 'simace Table 4'))}. Evidence: recomputed averages.")
+
+# %% [markdown]
+# SimACE's Table 13 (ArcCon's transfer averages) and AnglE's Table 2 (SBERT's average):
+
+# %%
 t13 = averages[averages.table == "simace Table 13"].set_index("row")
 arc = t13.loc["BERT-base · ArcCon"]
 ledger.claim("simace:table13-arccon-avgs",
@@ -327,7 +331,7 @@ ledger.claim("simace:table13-arccon-avgs",
              paper_value=arc["printed avg"],
              ours={"BERT-base ArcCon: |printed - row mean| > 0.01": bool(arc["off"]),
                    "BERT-large ArcCon off too": bool(t13.loc["BERT-large · ArcCon", "off"]),
-                   "control: the other Table 13 rows match": set(off_rows("simace Table 13"))
+                   "control: the other Table 13 rows match": set(off_rows(averages, "simace Table 13"))
                    == {"BERT-base · ArcCon", "BERT-large · ArcCon"}},
              criterion=holds("only the ArcCon averages are off"),
              note=f"BERT-base printed {arc['printed avg']:.2f} vs row mean {arc['row mean']:.3f}; BERT-large printed "
@@ -338,7 +342,8 @@ ledger.claim("angle:table2-sbert-avg", "AnglE Table 2: SBERT's printed average (
              kind="paper", source="angle | Table 2, SBERT, Avg.", paper_value=sbert["printed avg"],
              ours={"SBERT: |printed - row mean| > 0.01": bool(sbert["off"]),
                    "control: every other Table 2/3 average matches its row":
-                       off_rows("angle Table 2") == ["SBERT"] and matches_elsewhere("angle Table 3")},
+                       off_rows(averages, "angle Table 2") == ["SBERT"]
+                       and matches_elsewhere(averages, "angle Table 3")},
              criterion=holds("only the SBERT average is off"),
              note=f"row mean {sbert['row mean']:.3f}. Evidence: recomputed average.")
 
@@ -385,16 +390,21 @@ ledger.claim("simace:fig9-vs-table14",
              note=f"Fig. 9 {fig9.loc['m = 0', 'Fig. 9 caption']:.2f} vs Table 14 {fig9.loc['m = 0', 'Table 14']:.2f}. "
                   "Evidence: stated values compared.")
 simcse = sec43[sec43.method == "simcse"]
-ledger.claim("simace:text-simcse-avgs",
-             "§4.3's SimCSE STS averages (76.95 / 78.46 / 76.64 / 78.53) are not Table 1's SimCSE averages",
-             kind="paper", source="simace | §4.3", paper_value=simcse["§4.3"].tolist(),
-             ours={"every PLM: |§4.3 - Table 1| > 0.01": bool((simcse["|difference|"] > ROW_MEAN_TOL).all()),
-                   "control: §4.3's SimACE averages equal Table 1's":
-                       bool((sec43[sec43.method == "simace"]["|difference|"] == 0).all())},
-             criterion=holds("every SimCSE value differs while the SimACE values agree"),
-             note="Table 1 SimCSE: " + ", ".join(f"{r.PLM} {r['Table 1 avg']:.2f}" for _, r in simcse.iterrows())
-                  + " (RoBERTa-large: mean of its row; its Avg. cell is lost in the text's extraction). "
-                    "Evidence: stated values compared.")
+_ = ledger.claim("simace:text-simcse-avgs",
+                 "§4.3's SimCSE STS averages (76.95 / 78.46 / 76.64 / 78.53) are not Table 1's SimCSE averages",
+                 kind="paper", source="simace | §4.3", paper_value=simcse["§4.3"].tolist(),
+                 ours={"every PLM: |§4.3 - Table 1| > 0.01": bool((simcse["|difference|"] > ROW_MEAN_TOL).all()),
+                       "control: §4.3's SimACE averages equal Table 1's":
+                           bool((sec43[sec43.method == "simace"]["|difference|"] == 0).all())},
+                 criterion=holds("every SimCSE value differs while the SimACE values agree"),
+                 note="Table 1 SimCSE: " + ", ".join(f"{r.PLM} {r['Table 1 avg']:.2f}" for _, r in simcse.iterrows())
+                      + " (RoBERTa-large: mean of its row; its Avg. cell is lost in the text's extraction). "
+                        "Evidence: stated values compared.")
+
+# %% [markdown]
+# (c) Table 2's caption against Table 9's p-values:
+
+# %%
 ledger.claim("simace:table2-caption-p",
              "Table 2's caption calls every baseline comparison of Table 9 p < 0.001; Table 9 prints 0.05 and 0.01 "
              "for ArcCon (BERT-base, BERT-large)", kind="paper", source="simace | Table 2", paper_value=0.001,
@@ -464,18 +474,23 @@ geometry["P1 holds"] = geometry["anisotropy falls"] & (geometry["erank change"].
 display(dbpedia, geometry)
 
 # %%
-ledger.claim("concepts:dbpedia-queries", "The DBpedia test set is announced with 250 queries (§1) but has 245 "
-             "(§4.5, §5.6, Tables 6 and 13 captions)", kind="paper",
-             source=statements.loc["concepts-dbpedia-test-contrib", "source"],
-             paper_value=stated("concepts-dbpedia-test-contrib"),
-             ours={"the two test counts differ": bool(dbpedia.loc["test"].nunique() == 2),
-                   "not 245 rounded to two significant figures (half up: 250)":
-                       bool(math.floor(dbpedia.loc["test", "§4.5"] / 10 + 0.5) * 10
-                            != dbpedia.loc["test", "§1 (contributions)"])},
-             criterion=holds("the counts differ and rounding does not explain it"),
-             note="245 rounded half up to two significant figures is 250, and the same phrase rounds 3,063 to 3k, so §1 may "
-                  "give rounded sizes: the counts differ, but rounding can explain it. "
-                  "Evidence: stated values compared.")
+_ = ledger.claim("concepts:dbpedia-queries", "The DBpedia test set is announced with 250 queries (§1) but has 245 "
+                 "(§4.5, §5.6, Tables 6 and 13 captions)", kind="paper",
+                 source=statements.loc["concepts-dbpedia-test-contrib", "source"],
+                 paper_value=stated("concepts-dbpedia-test-contrib"),
+                 ours={"the two test counts differ": bool(dbpedia.loc["test"].nunique() == 2),
+                       "not 245 rounded to two significant figures (half up: 250)":
+                           bool(math.floor(dbpedia.loc["test", "§4.5"] / 10 + 0.5) * 10
+                                != dbpedia.loc["test", "§1 (contributions)"])},
+                 criterion=holds("the counts differ and rounding does not explain it"),
+                 note="245 rounded half up to two significant figures is 250, and the same phrase rounds 3,063 to 3k, so §1 may "
+                      "give rounded sizes: the counts differ, but rounding can explain it. "
+                      "Evidence: stated values compared.")
+
+# %% [markdown]
+# (b) P1 against App. H: which fine-tuned conditions keep P1?
+
+# %%
 trained = ["B1", "B3", "M1"]
 breaking = [c for c in trained if not geometry.loc[c, "P1 holds"]]
 ledger.claim("concepts:p1-vs-app-h",
@@ -533,15 +548,20 @@ ledger.claim("angle:s4.3-consistently",
              note="not above SimCSE on: " + "; ".join(f"AnglE-{k}: {', '.join(v)}" for k, v in below.items())
                   + f". Average gains in Table 2: BERT {per_col.loc['Avg.', 'BERT']:.2f}, LLaMA "
                     f"{per_col.loc['Avg.', 'LLaMA']:.2f}. Evidence: recomputed from Table 2.")
-ledger.claim("angle:s4.5-llm-vs-unsupervised",
-             "§4.5: LLM-supervised AnglE is said to beat the unsupervised contrastive baselines, but Table 5's "
-             "AnglE-BERT + LLaMA (79.29) is below DiffCSE-BERT (80.59)", kind="paper",
-             source="angle | Table 5, AngleE-BERT + LLaMA", paper_value=float(llm["AngleE-BERT + LLaMA"]),
-             ours={"an LLM-supervised row is below the best unsupervised row": bool((llm <= best_unsup).any()),
-                   "every LLM-supervised row is below it": bool((llm <= best_unsup).all())},
-             criterion=holds("one row contradicts the summary; the others support it (partly: an overstatement)"),
-             note=f"best unsupervised {best_unsup:.2f}; LLM-supervised rows not above it: "
-                  f"{', '.join(llm[llm <= best_unsup].index)}. Evidence: stated values compared.")
+_ = ledger.claim("angle:s4.5-llm-vs-unsupervised",
+                 "§4.5: LLM-supervised AnglE is said to beat the unsupervised contrastive baselines, but Table 5's "
+                 "AnglE-BERT + LLaMA (79.29) is below DiffCSE-BERT (80.59)", kind="paper",
+                 source="angle | Table 5, AngleE-BERT + LLaMA", paper_value=float(llm["AngleE-BERT + LLaMA"]),
+                 ours={"an LLM-supervised row is below the best unsupervised row": bool((llm <= best_unsup).any()),
+                       "every LLM-supervised row is below it": bool((llm <= best_unsup).all())},
+                 criterion=holds("one row contradicts the summary; the others support it (partly: an overstatement)"),
+                 note=f"best unsupervised {best_unsup:.2f}; LLM-supervised rows not above it: "
+                      f"{', '.join(llm[llm <= best_unsup].index)}. Evidence: stated values compared.")
+
+# %% [markdown]
+# (c) The concept paper's P3 range against §5.4's type-swap gain:
+
+# %%
 ledger.claim("concepts:p3-range",
              "P3 (§1) gives the hard-negative ROC-AUC gains as +0.19 to +0.46; §5.4 reports +0.504 for type swap",
              kind="paper", source=statements.loc["concepts-typeswap-gain", "source"],
@@ -573,39 +593,9 @@ ledger.claim("concepts:p3-range",
 # ## Figure: three of the errata at a glance
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(16, 4.3))
-taus = np.linspace(0.3, 1.6, 200)
-axes[0].plot(taus, 1 + taus * math.log(eps), "k-", label="β = 1 + τ log ε (Cor. 3.9)")
-axes[0].axhline(simplex, color="C0", ls="--", label="regular simplex −1/(C−1)")
-for layout, marker in [("balanced", "o"), ("imbalanced 1:2:...:10", "s")]:
-    axes[0].plot([tau_paper, tau_fixed], [measured[layout, "printed tau*"], measured[layout, "corrected tau*"]],
-                 marker, color="C3", ms=8, mfc="none" if marker == "s" else "C3",
-                 label=f"measured, {layout} (free embeddings)")
-for t, lab in [(tau_paper, "paper τ*"), (tau_fixed, "corrected τ*")]:
-    axes[0].axvline(t, color="grey", lw=0.8)
-    axes[0].annotate(lab, (t, 0.5), rotation=90, fontsize=8, ha="right")
-axes[0].set(xlabel="τ", ylabel="inter-class cosine β", title="Weighted CL Cor. 3.9: τ*")
-axes[0].legend(fontsize=7)
-theta = torch.linspace(0.05, math.pi - 0.05, 120, dtype=torch.float64)[:, None]
-a, b = torch.randn(2, 2 * cfg.half_dim, generator=gen, dtype=torch.float64)
-a = a / a.norm()
-b = b - (b @ a) * a
-b = b / b.norm()  # v(theta) = cos(theta) a + sin(theta) b is at angle theta from a
-base = a.expand(len(theta), -1)
-for fn, label in [(eq6_literal, "Eq. 6 as printed"), (eq6_code, "code reading")]:
-    r = (torch.cos(theta) * a + torch.sin(theta) * b).requires_grad_(True)
-    (g,) = torch.autograd.grad(fn(base, r).sum(), r)
-    axes[1].plot(np.degrees(theta.numpy()), g.norm(dim=1).numpy(), label=f"‖∇‖ {label}")
-axes[1].set(xlabel="angle between u and v (degrees)", ylabel="gradient norm", title="AnglE Eq. 6: gradient")
-axes[1].legend(fontsize=8)
-np.random.seed(cfg.seeds[0])  # noqa: NPY002 - seaborn's strip jitter uses the legacy global generator
-sns.stripplot(data=averages, x="|printed - mean|", y="table", hue="off", palette={False: "C2", True: "C3"},
-              ax=axes[2], size=5, jitter=0.25)
-axes[2].axvline(ROW_MEAN_TOL, color="k", ls=":", label="rounding bound 0.01")
-axes[2].set(xlabel="|printed average − mean of printed cells|", ylabel="",
-            title="Printed averages (SimACE, AnglE)")
-axes[2].legend(fontsize=8, title="beyond rounding", title_fontsize=8)
-fig.tight_layout()
+fig = plot_at_a_glance(eps=eps, simplex=simplex, tau_paper=tau_paper, tau_fixed=tau_fixed, measured=measured,
+                       averages=averages, gen=gen, half_dim=cfg.half_dim,  # gen: the Eq. 6 cell's generator
+                       jitter_seed=cfg.seeds[0])
 ledger.savefig(fig, "errata-at-a-glance")
 plt.show()
 

@@ -66,6 +66,7 @@ steps = None
 
 # %%
 import time
+from functools import partial
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -86,6 +87,10 @@ from companion.training import seed_everything, train
 from companion.encoders.upper import UpperEncoder
 from companion.sts import sts_pairs_subset
 
+# %% [markdown]
+# Settings of each profile, and the eight objectives with their data, source and hyper-parameters:
+
+# %%
 T0, C0 = time.perf_counter(), time.process_time()
 cfg = settings(profile,
                smoke=dict(seeds=[0], steps=2, batch_size=24, model="tiny-bert", n_top=1, n_pairs=8, n_dev=16,
@@ -178,13 +183,7 @@ print(f"lower-layer states of {len(set(train_texts))} training and {len(suite.te
 # encoded once.
 
 # %%
-def evaluate(model=None):
-    if model is not None:
-        evaluator.layers.load_state_dict(model.layers.state_dict())
-    evaluator.eval()
-    return zoo.evaluate(evaluator.encode, suite)
-
-
+evaluate = partial(zoo.evaluate_layers, evaluator, suite)  # evaluate(model=None): the suite on model's trained layers
 t0 = time.perf_counter()
 untrained = evaluate()
 t_eval = time.perf_counter() - t0
@@ -224,28 +223,14 @@ runs.groupby("model", sort=False)[["loss_first", "loss_last", "train_s", "train_
 # %%
 METRICS = ["avg", "align", "uniform", "anisotropy", "erank", "V", "CD-r", "between_cos"]
 STS_SETS = list(sts)
-
-
-def zoo_table(columns):
-    mean = runs.groupby("model", sort=False)[columns].mean()
-    std = runs.groupby("model", sort=False)[columns].std(ddof=1)
-    digits = {c: 3 if c in ("align", "uniform", "anisotropy", "V", "CD-r", "between_cos") else 2 for c in columns}
-    cell = lambda m, s, d: f"{m:.{d}f} ± {s:.{d}f}" if np.isfinite(s) else f"{m:.{d}f}"  # noqa: E731
-    table = pd.DataFrame({c: [cell(mean.loc[n, c], std.loc[n, c], digits[c]) for n in NAMES] for c in columns},
-                         index=NAMES)
-    table.loc["untrained MiniLM"] = [f"{untrained[c]:.{digits[c]}f}" for c in columns]
-    table.insert(0, "data", [zoo.OBJECTIVES[n].data for n in NAMES] + ["-"])
-    return table.loc[["untrained MiniLM"] + NAMES]
-
-
-table = zoo_table(METRICS)
+table = zoo.zoo_table(runs, untrained, METRICS, NAMES)
 table
 
 # %% [markdown]
 # STS per set (Spearman × 100 on the fixed subsets):
 
 # %%
-zoo_table(STS_SETS + ["avg"])
+zoo.zoo_table(runs, untrained, STS_SETS + ["avg"], NAMES)
 
 # %% [markdown]
 # ## 4 · Which differences survive a paired test?
@@ -352,6 +337,13 @@ CLAIMS = [  # id, what is claimed, metric, A, B, sign of A − B in the paper's 
      "avg", "CoSENT", "untrained", +1),
     ("angle-beats-untrained-sts", "AnglE training on STS-B raises the STS average over untrained MiniLM",
      "avg", "AnglE", "untrained", +1),
+]
+
+# %% [markdown]
+# The label-geometry claims (Emolit objectives) and SimCSE's uniformity:
+
+# %%
+CLAIMS += [
     ("circular-highest-cdr", f"CircularCSE has the highest CD-r of the zoo (the circumplex paper's CD-r ordering, "
      f"its Table 1); compared with the runner-up, {cdr_runner_up}", "CD-r", "CircularCSE", cdr_runner_up, +1),
     ("supcon-beats-untrained-V", "SupCon raises V-Measure over untrained MiniLM (circumplex Table 1: trained "
@@ -369,6 +361,11 @@ CLAIMS = [  # id, what is claimed, metric, A, B, sign of A − B in the paper's 
     ("simcse-more-uniform", "Unsupervised SimCSE lowers l_uniform below untrained MiniLM (the uniformity argument "
      "of SimCSE and Wang & Isola)", "uniform", "SimCSE", "untrained", -1),
 ]
+
+# %% [markdown]
+# Each claim's paired difference over seeds, Holm over the whole family, and its verdict:
+
+# %%
 family = {cid: zoo.compare(runs, metric, a, b, reference=untrained) for cid, _, metric, a, b, _ in CLAIMS}
 p_holm = dict(zip(family, stats.holm([c.p if c.p is not None else 1.0 for c in family.values()])))
 SETUP = (f"MiniLM top layer, {cfg.steps} steps x {cfg.batch_size}, lr {cfg.lr}, {len(cfg.seeds)} seed(s); "

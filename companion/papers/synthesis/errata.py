@@ -1,5 +1,6 @@
-"""Small helpers of the errata notebook (``notebooks/synthesis/00-errata``): printed averages against the mean of
-their printed cells, numbers as printed, and SimACE's loss at its best configuration.
+"""Helpers of the errata notebook (``notebooks/synthesis/00-errata``): printed averages against the mean of their
+printed cells, numbers as printed (and the notebook's readers of stated numbers and transcribed tables), SimACE's
+loss at its best configuration, and the summary figure.
 
 A table's average printed with two decimals, of cells printed with two decimals, can differ from the mean of the
 printed cells by up to 0.005 (each cell rounded) + 0.005 (the average rounded) = :data:`ROW_MEAN_TOL`; only a larger
@@ -11,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 import torch
 
@@ -56,3 +58,82 @@ def simace_best_case_loss(margin_rad: float, n: int, tau: float) -> float:
     logits = torch.full((n, n), -math.pi / 2 / tau, dtype=torch.float64)
     logits.fill_diagonal_(((math.pi / 2) - margin_rad) / tau)
     return float(contrastive_nll(logits, torch.eye(n, dtype=torch.bool)))
+
+
+# --------------------------------------------------------------------------------------------- the notebook's readers
+def stated(statements, key: str) -> float:
+    """The number that statement ``key`` of ``errata_statements.csv`` (``statements``, indexed by id, a ``value``
+    column as printed) gives, as a float (:func:`as_number`: 30° -> 30, 3,063 -> 3063, 3k -> 3000)."""
+    if key not in statements.index:
+        raise KeyError(f"no statement {key!r} in errata_statements.csv")
+    return as_number(statements.loc[key, "value"])
+
+
+def paper_table(data_dir, paper: str, name: str):
+    """A paper's transcribed table ``<data_dir>/<paper>/<name>`` with every cell as printed (strings, empty cells
+    kept as ``""``): the errata compare printed values, so nothing is parsed or filled in."""
+    import pandas as pd
+
+    return pd.read_csv(Path(data_dir) / paper / name, comment="#", dtype=str, keep_default_na=False)
+
+
+def off_rows(averages, name: str) -> list[str]:
+    """The rows of table ``name`` (e.g. ``"simace Table 4"``) whose printed average is off beyond rounding, in
+    :func:`average_mismatches`' rows collected with ``table`` and ``row`` columns."""
+    return averages[(averages.table == name) & averages.off]["row"].tolist()
+
+
+def matches_elsewhere(averages, *names: str) -> bool:
+    """Control: every recomputed average of the tables ``names`` matches its row to rounding (no row is off)."""
+    return bool(not averages[averages.table.isin(names) & averages.off].shape[0])
+
+
+def plot_at_a_glance(*, eps: float, simplex: float, tau_paper: float, tau_fixed: float, measured, averages,
+                     gen: torch.Generator, half_dim: int, jitter_seed: int = 0,
+                     layouts: Sequence[str] = ("balanced", "imbalanced 1:2:...:10")):
+    """Three errata in one figure: (1) Cor. 3.9's β = 1 + τ log ε against the regular simplex, with the measured β at
+    the printed and the corrected τ* (``measured``: indexed by (layout, "printed tau*" / "corrected tau*"));
+    (2) the gradient norm of AnglE's Eq. 6 as printed and in the code reading along a rotation in a random plane
+    of ``2 * half_dim`` dimensions (drawn from ``gen``, which this advances); (3) each printed average's distance to
+    the mean of its printed cells (``averages``), against the rounding bound :data:`ROW_MEAN_TOL`; seaborn's strip
+    jitter draws from numpy's legacy global generator, seeded here with ``jitter_seed``."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    import seaborn as sns
+
+    from companion.losses.angle import eq6_code, eq6_literal
+
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.3))
+    taus = np.linspace(0.3, 1.6, 200)
+    axes[0].plot(taus, 1 + taus * math.log(eps), "k-", label="β = 1 + τ log ε (Cor. 3.9)")
+    axes[0].axhline(simplex, color="C0", ls="--", label="regular simplex −1/(C−1)")
+    for layout, marker in zip(layouts, ("o", "s")):
+        axes[0].plot([tau_paper, tau_fixed], [measured[layout, "printed tau*"], measured[layout, "corrected tau*"]],
+                     marker, color="C3", ms=8, mfc="none" if marker == "s" else "C3",
+                     label=f"measured, {layout} (free embeddings)")
+    for t, lab in [(tau_paper, "paper τ*"), (tau_fixed, "corrected τ*")]:
+        axes[0].axvline(t, color="grey", lw=0.8)
+        axes[0].annotate(lab, (t, 0.5), rotation=90, fontsize=8, ha="right")
+    axes[0].set(xlabel="τ", ylabel="inter-class cosine β", title="Weighted CL Cor. 3.9: τ*")
+    axes[0].legend(fontsize=7)
+    theta = torch.linspace(0.05, math.pi - 0.05, 120, dtype=torch.float64)[:, None]
+    a, b = torch.randn(2, 2 * half_dim, generator=gen, dtype=torch.float64)
+    a = a / a.norm()
+    b = b - (b @ a) * a
+    b = b / b.norm()  # v(theta) = cos(theta) a + sin(theta) b is at angle theta from a
+    base = a.expand(len(theta), -1)
+    for fn, label in [(eq6_literal, "Eq. 6 as printed"), (eq6_code, "code reading")]:
+        r = (torch.cos(theta) * a + torch.sin(theta) * b).requires_grad_(True)
+        (g,) = torch.autograd.grad(fn(base, r).sum(), r)
+        axes[1].plot(np.degrees(theta.numpy()), g.norm(dim=1).numpy(), label=f"‖∇‖ {label}")
+    axes[1].set(xlabel="angle between u and v (degrees)", ylabel="gradient norm", title="AnglE Eq. 6: gradient")
+    axes[1].legend(fontsize=8)
+    np.random.seed(jitter_seed)  # noqa: NPY002 - seaborn's strip jitter uses the legacy global generator
+    sns.stripplot(data=averages, x="|printed - mean|", y="table", hue="off", palette={False: "C2", True: "C3"},
+                  ax=axes[2], size=5, jitter=0.25)
+    axes[2].axvline(ROW_MEAN_TOL, color="k", ls=":", label="rounding bound 0.01")
+    axes[2].set(xlabel="|printed average − mean of printed cells|", ylabel="",
+                title="Printed averages (SimACE, AnglE)")
+    axes[2].legend(fontsize=8, title="beyond rounding", title_fontsize=8)
+    fig.tight_layout()
+    return fig

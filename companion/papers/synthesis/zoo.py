@@ -277,6 +277,38 @@ def evaluate(encode: Callable[[list[str]], torch.Tensor], suite: EvalSuite, kmea
     return out
 
 
+
+def evaluate_layers(evaluator, suite: EvalSuite, model=None, kmeans_seed: int = 0) -> dict[str, float]:
+    """:func:`evaluate` through ``evaluator`` (an :class:`~companion.encoders.upper.UpperEncoder` at the evaluation
+    length), after copying ``model``'s trained top layers into it (``model=None``: as it is, e.g. untrained).
+    ``evaluator`` is left in eval mode holding ``model``'s layers."""
+    if model is not None:
+        evaluator.layers.load_state_dict(model.layers.state_dict())
+    evaluator.eval()
+    return evaluate(evaluator.encode, suite, kmeans_seed=kmeans_seed)
+
+
+#: the metrics the zoo table shows with three decimals (the others, Spearman x 100 and effective rank, with two)
+THREE_DECIMALS = ("align", "uniform", "anisotropy", "V", "CD-r", "between_cos")
+
+
+def zoo_table(runs, untrained: dict[str, float], columns: Sequence[str], names: Sequence[str]):
+    """The zoo table: one row per objective of ``names`` (``"mean ± std"`` over the seeds of ``runs``, the mean
+    alone with one seed) under an ``untrained MiniLM`` row (``untrained``'s values), a ``data`` column first
+    (each objective's training data kind, from :data:`OBJECTIVES`)."""
+    import pandas as pd
+
+    columns = list(columns)
+    mean = runs.groupby("model", sort=False)[columns].mean()
+    std = runs.groupby("model", sort=False)[columns].std(ddof=1)
+    digits = {c: 3 if c in THREE_DECIMALS else 2 for c in columns}
+    cell = lambda m, s, d: f"{m:.{d}f} ± {s:.{d}f}" if np.isfinite(s) else f"{m:.{d}f}"  # noqa: E731
+    table = pd.DataFrame({c: [cell(mean.loc[n, c], std.loc[n, c], digits[c]) for n in names] for c in columns},
+                         index=list(names))
+    table.loc["untrained MiniLM"] = [f"{untrained[c]:.{digits[c]}f}" for c in columns]
+    table.insert(0, "data", [OBJECTIVES[n].data for n in names] + ["-"])
+    return table.loc[["untrained MiniLM"] + list(names)]
+
 # --------------------------------------------------------------------------------------------- statistics
 # The zoo's comparisons are paired over seeds and go through companion.stats (one statistics module): this section
 # only shapes the runs table into per-seed values and applies stats.paired / stats.sample / stats.holm.

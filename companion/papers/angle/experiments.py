@@ -1,0 +1,222 @@
+"""AnglE §4: the fine-tuning runs of notebooks ``angle/02`` (Tables 2–3) and ``angle/03`` (Table 4, Fig. 5).
+
+* :func:`sts_objectives`, :func:`sts_task_runs` — the three objectives (AnglE, CoSENT only, InfoNCE only) on each
+  task (STS-B, MRPC, SNLI → seven STS sets), every seed, beside the untrained encoder (02);
+* :func:`mean_std`, :func:`seed_scores` — mean ± std tables and per-seed scores paired by seed (02);
+* :class:`AblationRuns` — Table 4's objective and pooling variants fine-tuned on STS-B (03);
+* :func:`ablation_summary`, :func:`seed_table`, :func:`untrained_reason`, :func:`table4_gap` — Table 4 beside the
+  paper and the fields of a Table 4 gap claim (ours A − B over seeds against the paper's A − B) (03).
+
+Every run goes through :func:`companion.papers.angle.pairs.upper_experiment` (same batches per seed for every
+objective); every comparison through :mod:`companion.stats`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from companion import stats
+from companion.losses.angle import AnglEObjective
+from companion.papers.angle.pairs import upper_experiment
+
+#: the names 02 gives its three objectives (AnglE's public code weights 1/1/1 for AnglE)
+ANGLE, COSENT, INFONCE = "AnglE", "CoSENT only (SBERT-like)", "InfoNCE only (SimCSE-like)"
+#: a variant "trained" when its mean loss over the last ten steps is at most this fraction of the first ten's
+TRAINED_LOSS_RATIO = 0.98
+
+
+# --------------------------------------------------------------------------------------------- 02: Tables 2-3
+def sts_objectives(positive_threshold: float | None, *, tau_cos: float, tau_ibn: float, tau_angle: float
+                   ) -> dict[str, AnglEObjective]:
+    """AnglE (CoSENT + in-batch negatives + angle, weights 1/1/1), CoSENT only and InfoNCE only at the given
+    temperatures; ``positive_threshold`` makes graded labels binary for the in-batch-negative term (STS-B: gold
+    >= 4; ``None`` for binary labels). AnglE §4.1–4.3."""
+    taus = dict(tau_cos=tau_cos, tau_ibn=tau_ibn, tau_angle=tau_angle)
+    return {
+        ANGLE: AnglEObjective(1, 1, 1, **taus, positive_threshold=positive_threshold),
+        COSENT: AnglEObjective(1, 0, 0, **taus),
+        INFONCE: AnglEObjective(0, 1, 0, **taus, positive_threshold=positive_threshold),
+    }
+
+
+def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, taus: Mapping[str, float],
+                  batch_size: int, lr: float, warmup: int, buckets: int, pretrained_label: str,
+                  progress: bool = True):
+    """Every task's untrained row and its fine-tuning runs (AnglE Tables 2–3 analogue).
+
+    ``tasks`` maps a task name to ``(train pairs, {eval name: pairs}, steps, positive threshold)``. Per task, in
+    order: the untrained copy of ``base`` (``seed = -1``, labelled ``pretrained_label``), then each of
+    :func:`sts_objectives` (``taus``: ``tau_cos``, ``tau_ibn``, ``tau_angle``) at each seed through
+    :func:`~companion.papers.angle.pairs.upper_experiment`. Returns one row per run: ``task, objective, seed``, a
+    column per evaluation set, and for trained runs ``steps, train_s, run_s, loss_first10, loss_last10``.
+    """
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    rows = []
+    for task, (train_data, evals, steps, threshold) in tasks.items():
+        pre = upper_experiment(base, train_data, evals, None, seed=0, steps=0, batch_size=batch_size, lr=lr)
+        rows.append({"task": task, "objective": pretrained_label, "seed": -1, **pre["scores"]})
+        jobs = [(o, s) for o in sts_objectives(threshold, **taus).items() for s in seeds]
+        for (name, objective), seed in tqdm(jobs, desc=task, disable=not progress):
+            t1 = time.perf_counter()
+            run = upper_experiment(base, train_data, evals, objective, seed=seed, steps=steps, batch_size=batch_size,
+                                   lr=lr, warmup_steps=warmup, buckets=buckets)
+            rows.append({"task": task, "objective": name, "seed": seed, **run["scores"], "steps": steps,
+                         "train_s": run["train_s"], "run_s": time.perf_counter() - t1,
+                         "loss_first10": run["loss_first"], "loss_last10": run["loss_last"]})
+    return pd.DataFrame(rows)
+
+
+def mean_std(frame, cols: Sequence[str]):
+    """Per objective (in order of appearance): ``"mean ± std"`` strings of ``cols`` (2 decimals; the std of one
+    value shown as 0) and the unrounded means, as ``(table, means)``."""
+    g = frame.groupby("objective", sort=False)[list(cols)]
+    m, s = g.mean(), g.std().fillna(0)
+    return m.round(2).astype(str) + " ± " + s.round(2).astype(str), m
+
+
+def seed_scores(frame, col: str, objective: str, seeds: Sequence[int], pretrained: str) -> np.ndarray:
+    """Scores ``col`` of one objective in the order of ``seeds``; the untrained model (``pretrained``: one
+    deterministic score, ``seed = -1``) repeated once per seed, so that it pairs with every seed."""
+    sub = frame[frame["objective"] == objective].set_index("seed")[col]
+    if sub.empty:
+        raise ValueError(f"no rows for objective {objective!r}.")
+    return np.full(len(seeds), float(sub.iloc[0])) if objective == pretrained else sub.loc[list(seeds)].to_numpy()
+
+
+# --------------------------------------------------------------------------------------------- 03: Table 4
+@dataclass
+class AblationRuns:
+    """Table 4's fine-tuning runs on STS-B: one objective weighting and pooling per run, the rest fixed.
+
+    ``base`` is the :class:`~companion.encoders.upper.UpperEncoder` with cached lower states (``keep_first=True``
+    for first-last pooling); ``train_data``/``evals`` the STS-B pairs; the keyword settings are those of
+    :func:`~companion.papers.angle.pairs.upper_experiment`; ``taus`` the three temperatures and
+    ``positive_threshold`` the in-batch-negative positives (STS-B gold >= 4, our choice).
+    """
+
+    base: Any
+    train_data: Any
+    evals: Mapping[str, Any]
+    steps: int
+    batch_size: int
+    lr: float
+    warmup: int
+    buckets: int
+    taus: Mapping[str, float] = field(default_factory=dict)
+    positive_threshold: float | None = None
+
+    def objective(self, weights: Sequence[float]) -> AnglEObjective:
+        """AnglE's objective with Table 4's ``(w_cos, w_ibn, w_angle)`` weights."""
+        return AnglEObjective(*weights, **self.taus, positive_threshold=self.positive_threshold)
+
+    def run(self, weights: Sequence[float], seed: int, pooling: str) -> dict:
+        """One fine-tuning run: STS-B score ``ours``, the test cosines ``cos``, times and mean first/last losses."""
+        t1 = time.perf_counter()
+        r = upper_experiment(self.base, self.train_data, self.evals, self.objective(weights), seed=seed,
+                             steps=self.steps, batch_size=self.batch_size, lr=self.lr, warmup_steps=self.warmup,
+                             buckets=self.buckets, return_cosines=True, pooling=pooling)
+        return {"ours": r["scores"]["STS-B"], "cos": r["cosines"]["STS-B"], "train_s": r["train_s"],
+                "run_s": time.perf_counter() - t1, "loss_first10": r["loss_first"], "loss_last10": r["loss_last"]}
+
+    def frozen(self, pooling: str) -> tuple[float, Any]:
+        """The untrained encoder with ``pooling``: its STS-B score and test cosines (no fine-tuning)."""
+        r = upper_experiment(self.base, self.train_data, self.evals, None, seed=0, steps=0,
+                             batch_size=self.batch_size, lr=self.lr, return_cosines=True, pooling=pooling)
+        return r["scores"]["STS-B"], r["cosines"]["STS-B"]
+
+
+def ablation_summary(ablation, frozen: Mapping[str, tuple], paper4, pooling: str, seeds: Sequence[int]):
+    """Table 4 beside the paper: per (group, variant) the mean and std over seeds, the mean first/last losses,
+    the untrained score (``frozen[variant][0]`` for poolings; the objective rows' pooling is ``last-avg`` when
+    ``pooling`` is ``mean``, else NaN), the paper's BERT-base value, an ``ours`` "mean ± std" string and the
+    seeds. ``paper4`` has columns ``group, variant, stsb_test``."""
+    summary = (ablation.groupby(["group", "variant"], sort=False)
+               .agg(mean=("ours", "mean"), std=("ours", "std"), loss_first10=("loss_first10", "mean"),
+                    loss_last10=("loss_last10", "mean")).reset_index())
+    summary["frozen"] = [frozen[v][0] if g == "pooling" else (frozen["last-avg"][0] if pooling == "mean" else np.nan)
+                         for g, v in zip(summary["group"], summary["variant"])]
+    paper = paper4.rename(columns={"stsb_test": "paper (BERT-base)"})[["group", "variant", "paper (BERT-base)"]]
+    summary = summary.merge(paper, on=["group", "variant"], how="left")
+    summary["ours"] = summary["mean"].round(2).astype(str) + " ± " + summary["std"].fillna(0).round(2).astype(str)
+    summary["seeds"] = ",".join(map(str, seeds))
+    return summary
+
+
+def seed_table(ablation, group: str, seeds: Sequence[int]):
+    """Scores of one Table 4 group: a seed × variant table in the order of ``seeds`` (paired by seed)."""
+    sub = ablation[ablation["group"] == group]
+    if sub.empty:
+        raise ValueError(f"no runs in group {group!r}.")
+    return sub.pivot(index="seed", columns="variant", values="ours").loc[list(seeds)]
+
+
+def untrained_reason(loss, *variants: str, group: str = "objective", ratio: float = TRAINED_LOSS_RATIO
+                     ) -> str | None:
+    """The reason naming the variants whose training loss did not fall, or ``None`` when every one trained.
+
+    ``loss`` is indexed by ``(group, variant)`` with the mean ``loss_first10`` and ``loss_last10`` over seeds; a
+    variant trained when ``loss_last10 <= ratio * loss_first10``.
+    """
+    idle = [v for v in variants
+            if not bool(loss.loc[(group, v), "loss_last10"] <= ratio * loss.loc[(group, v), "loss_first10"])]
+    return ("did not train: " + "; ".join(f"{v} loss {loss.loc[(group, v), 'loss_first10']:.3f} -> "
+                                          f"{loss.loc[(group, v), 'loss_last10']:.3f} (first -> last ten steps)"
+                                          for v in idle)) if idle else None
+
+
+def table4_gap(paper4, by_seed, loss, a: str, b: str, *, group: str = "objective", tol_reason: str) -> dict:
+    """The fields of a Table 4 gap claim: ours A − B paired over seeds against the paper's A − B.
+
+    ``paper4`` maps ``(group, variant)`` to the paper's STS-B score, ``by_seed`` is :func:`seed_table`'s table of
+    ``group``, ``loss`` as in :func:`untrained_reason`. Returns ``source``, ``paper_value`` (the gap rounded to 2
+    decimals), ``ours`` (:func:`companion.stats.paired`) and ``criterion`` (:func:`companion.stats.direction` with
+    half the paper's gap as tolerance, inconclusive when a variant did not train), for ``Ledger.claim(**...)``.
+    """
+    pa, pb = float(paper4[(group, a)]), float(paper4[(group, b)])
+    gap = round(pa - pb, 2)
+    why = untrained_reason(loss, a, b, group=group)
+    return {"source": f"Table 4: {pa:.2f} - {pb:.2f}", "paper_value": gap,
+            "ours": stats.paired(by_seed[a], by_seed[b]),
+            "criterion": stats.direction(gap, tol=abs(gap) / 2, tol_reason=tol_reason, trained=why is None,
+                                         untrained_reason=why)}
+
+
+#: the gold-score buckets of Fig. 5 (the last one closed: [4, 5])
+FIG5_BUCKETS = ((0, 1), (1, 2), (2, 3), (3, 4), (4, 5))
+
+
+def bucket_masks(gold, buckets: Sequence[tuple[float, float]] = FIG5_BUCKETS) -> dict[str, np.ndarray]:
+    """One boolean mask per gold bucket ``[lo, hi)``, the last bucket closed ``[lo, hi]``; keys are the labels
+    ``"gold [lo, hi)"`` / ``"gold [lo, hi]"`` of Fig. 5's legend."""
+    gold = np.asarray(gold, dtype=float)
+    last = len(buckets) - 1
+    return {f"gold [{lo}, {hi}{']' if i == last else ')'}": (gold >= lo) & ((gold <= hi) if i == last else (gold < hi))
+            for i, (lo, hi) in enumerate(buckets)}
+
+
+def plot_bucket_densities(cosines: Mapping[str, Any], gold, buckets: Sequence[tuple[float, float]] = FIG5_BUCKETS):
+    """AnglE Fig. 5 analogue: per model (one panel each), the density of its test cosines in each gold bucket
+    (:func:`bucket_masks`), titled with the rank-normalised bucket Wasserstein distance to gold
+    (:func:`~companion.papers.angle.pairs.bucket_wasserstein`)."""
+    import matplotlib.pyplot as plt
+
+    from companion.papers.angle.pairs import bucket_wasserstein
+
+    masks = bucket_masks(gold, buckets)
+    fig, axes = plt.subplots(1, len(cosines), figsize=(13 * len(cosines) / 3, 3.6), sharey=True, squeeze=False)
+    for axis, (name, cos) in zip(axes[0], cosines.items()):
+        for label, inside in masks.items():
+            axis.hist(cos[inside], bins=30, density=True, histtype="step", lw=1.5, label=label)
+        axis.set(title=f"{name}: W = {bucket_wasserstein(cos, gold):.4f}", xlabel="cosine similarity")
+    axes[0, 0].set_ylabel("density")
+    axes[0, 0].legend(fontsize=7, title="gold bucket", title_fontsize=7)
+    fig.suptitle("Fig. 5 analogue: STS-B test cosine density per gold bucket (W: rank-normalised Wasserstein to gold)")
+    fig.tight_layout()
+    return fig

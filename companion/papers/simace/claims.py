@@ -1,0 +1,74 @@
+"""SimACE's claims against the paper's numbers (notebooks ``simace/01``–``03``): the paper's gaps (Table 2), values
+from its figure captions, and the fields of a seed-paired gap claim.
+
+The statistics are :mod:`companion.stats`' (paired differences, the standard error of a gap, the verdict rules);
+this module only reads the paper's tables and captions and assembles the arguments of
+:meth:`companion.results.Ledger.claim`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion import stats
+
+#: seeds behind each mean of the paper's Table 2 (mean ± sd over 5 seeds, §4.1)
+TABLE2_SEEDS = 5
+
+
+def seed_paired(frame, a: str, b: str, col: Any = None) -> stats.Comparison:
+    """Per-seed difference ``a − b`` (:func:`companion.stats.paired`, labelled ``(a, b)``) of two columns of a
+    seed-indexed table; with ``col``, of ``frame[col][a]`` and ``frame[col][b]`` (a table with (quantity, model)
+    columns, e.g. a pivot of several quantities)."""
+    data = frame if col is None else frame[col]
+    missing = [m for m in (a, b) if m not in data]
+    if missing:
+        raise KeyError(f"seed_paired(): no column {missing} (have {list(data.columns)})")
+    return stats.paired(data[a], data[b], labels=(a, b))
+
+
+def paper_gap(table2, a: str, b: str, plm: str = "BERT-base") -> tuple[float, str, float, str]:
+    """The paper's Table 2 gap ``a − b`` on ``plm`` (rounded to 2 decimals), its source string, 1.96 × the standard
+    error of that gap between two 5-seed means (:func:`companion.stats.difference_se` of Table 2's sds, rounded to
+    2 decimals) and the reason for that tolerance. ``table2`` is indexed by PLM with columns ``<method>`` and
+    ``<method>_std``."""
+    r = table2.loc[plm]
+    se = stats.difference_se(float(r[f"{a}_std"]), float(r[f"{b}_std"]), TABLE2_SEEDS)
+    return (round(float(r[a]) - float(r[b]), 2), f"Table 2: {float(r[a]):.2f} - {float(r[b]):.2f}",
+            round(1.96 * se, 2), f"1.96 x the SE of the paper's 5-seed gap from Table 2's sds "
+            f"({float(r[f'{a}_std']):.2f}, {float(r[f'{b}_std']):.2f})")
+
+
+def caption(captions, figure: str, model: str, quantity: str, setting: str | None = None) -> float:
+    """The value a figure caption states for ``model`` and ``quantity`` (and ``setting``, where the caption
+    compares settings), from the transcription ``captions`` (columns ``figure, model, quantity, setting, value``);
+    exactly one row must match."""
+    rows = captions[(captions.figure == figure) & (captions.model == model) & (captions.quantity == quantity)]
+    if setting is not None:
+        rows = rows[rows.setting == setting]
+    if len(rows) != 1:
+        raise ValueError(f"{len(rows)} caption rows for {figure}, {model}, {quantity!r}, setting {setting!r}; "
+                         "expected exactly one")
+    return float(rows.value.iloc[0])
+
+
+def caption_gap(captions, figure: str, quantity: str, a: tuple, b: tuple) -> tuple[float, str]:
+    """The caption's ``a − b`` (each a ``(model,)`` or ``(model, setting)`` tuple) rounded to 2 decimals, with a
+    source naming both inputs (``"<figure> caption: va - vb"``)."""
+    va, vb = caption(captions, figure, *a[:1], quantity, *a[1:]), caption(captions, figure, *b[:1], quantity, *b[1:])
+    return round(va - vb, 2), f"{figure} caption: {va:.2f} - {vb:.2f}"
+
+
+def gap_fields(data, col: str, a: str, b: str, effect: float | int, *, tol: float | None = None,
+               tol_reason: str | None = None, paper_text: str | None = None) -> dict:
+    """``paper_value``, ``ours`` and ``criterion`` of a paper claim on the seed-paired difference ``a − b`` of column
+    ``col`` of ``data`` (columns ``(col, model)``). ``effect`` is the paper's gap (a float: judged by
+    :func:`companion.stats.direction` with ``tol``) or only its sign (+1 / −1, an int, with ``paper_text`` saying
+    what the paper states)."""
+    cmp = seed_paired(data, a, b, col)
+    if isinstance(effect, float):
+        return {"paper_value": effect, "ours": cmp,
+                "criterion": stats.direction(paper_effect=effect, tol=tol, tol_reason=tol_reason)}
+    if effect not in (1, -1) or isinstance(effect, bool):
+        raise ValueError(f"gap_fields(): effect must be a float gap or a sign +1/-1, got {effect!r}")
+    return {"paper_value": paper_text, "ours": cmp, "criterion": stats.direction(sign=effect)}

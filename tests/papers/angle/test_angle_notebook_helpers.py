@@ -1,0 +1,264 @@
+"""The helpers of the AnglE notebooks: the saturation checks and synthetic runs of 01
+(companion.papers.angle.saturation) and the fine-tuning runs, tables and Table 4 gap claims of 02/03
+(companion.papers.angle.experiments)."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+import torch.nn.functional as F
+
+from companion.losses.angle import AnglEObjective, eq6_code
+from companion.papers.angle import experiments as ex
+from companion.papers.angle import saturation as sat
+from companion.papers.angle.pairs import synthetic_sts
+
+matplotlib.use("Agg")
+
+
+# --------------------------------------------------------------------------------------------- saturation (01)
+def test_complex_division_checks_are_rounding_small_and_reject_odd_dims():
+    checks = sat.complex_division_checks(n=20, dim=8, seed=3)
+    assert set(checks) == {"div_err", "literal_dev", "code_vs_cos"}
+    assert all(0 <= v < 1e-12 for v in checks.values())
+    assert checks == sat.complex_division_checks(n=20, dim=8, seed=3)  # seeded: the same draws
+    with pytest.raises(ValueError, match="even dim"):
+        sat.complex_division_checks(n=5, dim=7)
+
+
+def test_rotate_puts_row_i_at_angle_theta_i():
+    theta = torch.linspace(0, math.pi, 13, dtype=torch.float64)
+    u, v = sat.rotate(theta, 16, seed=0)
+    assert u.shape == v.shape == (13, 16)
+    assert torch.allclose(u.norm(dim=1), torch.ones(13, dtype=torch.float64))
+    assert torch.allclose(v, v[:1].expand_as(v))  # one fixed reference vector
+    angles = torch.arccos(F.cosine_similarity(u, v, dim=-1).clamp(-1, 1))
+    assert torch.allclose(angles, theta, atol=1e-6)
+    assert torch.equal(sat.rotate(theta, 16, seed=0)[0], u)
+    with pytest.raises(ValueError):
+        sat.rotate(theta, 1, seed=0)
+
+
+def _plane_curves():
+    theta = torch.linspace(0, math.pi, 181, dtype=torch.float64)
+    v2 = torch.tensor([[1.0, 0.0]], dtype=torch.float64).expand(len(theta), 2)
+    u2 = torch.stack([torch.cos(theta), torch.sin(theta)], dim=1)
+    readings = {"cosine": lambda p, q: F.cosine_similarity(p, q, dim=-1), "code": eq6_code}
+    geometries = {"plane": (u2, v2), "384-d": sat.rotate(theta, 384, 0)}
+    return theta, sat.reading_curves(readings, geometries)
+
+
+def test_reading_curves_geometry_major_and_cosine_gradient_is_sin():
+    theta, curves = _plane_curves()
+    assert list(curves) == [("plane", "cosine"), ("plane", "code"), ("384-d", "cosine"), ("384-d", "code")]
+    values, grads = curves[("plane", "cosine")]
+    assert torch.allclose(values, torch.cos(theta), atol=1e-12)
+    assert torch.allclose(grads, torch.sin(theta), atol=1e-9)  # |d cos / du| = sin θ / |u|, |u| = 1
+    fig = sat.plot_readings(theta, curves)
+    assert len(fig.axes) == 4
+
+
+def test_gradient_at_takes_the_nearest_grid_point_first_on_ties():
+    theta = torch.tensor([0.0, 1.0, 2.0])
+    grad = torch.tensor([10.0, 20.0, 30.0])
+    assert sat.gradient_at(theta, grad, 0.9) == 20.0
+    assert sat.gradient_at(theta, grad, 0.5) == 10.0  # equidistant: the first
+    assert sat.gradient_at(theta, grad, 99.0) == 30.0
+    with pytest.raises(ValueError):
+        sat.gradient_at(theta, grad[:2], 0.0)
+
+
+def test_gradient_table_reads_the_curves():
+    theta, curves = _plane_curves()
+    table = sat.gradient_table(theta, curves, [("0", 0.0), ("π/2", math.pi / 2), ("π", math.pi)])
+    assert list(table.columns) == ["geometry", "reading", "|grad| at 0", "|grad| at π/2", "|grad| at π",
+                                   "min |grad| over θ"]
+    row = table.set_index(["geometry", "reading"]).loc[("plane", "cosine")]
+    assert row["|grad| at 0"] == pytest.approx(0.0, abs=1e-12)
+    assert row["|grad| at π/2"] == pytest.approx(1.0)
+    assert row["min |grad| over θ"] == pytest.approx(0.0, abs=1e-12)
+    # the code reading keeps a gradient where the cosine's vanishes (AnglE Fig. 2b)
+    assert table.set_index(["geometry", "reading"]).loc[("384-d", "code"), "|grad| at 0"] > 0.5
+
+
+def _curve(steps, values, **keys):
+    return pd.DataFrame([{**keys, "step": s, "spearman": v} for s, v in zip(steps, values)])
+
+
+def test_summarise_curve_auc_early_final_by_hand():
+    out = sat.summarise_curve(_curve([0, 2, 4], [5.0, 20.0, 40.0]))
+    assert out.to_dict() == {"AUC": 30.0, "early": 20.0, "final": 40.0}  # step 0 is left out of AUC and early
+    with pytest.raises(ValueError):
+        sat.summarise_curve(_curve([0], [5.0]))
+
+
+def test_per_seed_summary_pairs_each_seed_with_the_baseline():
+    curves = pd.concat([_curve([0, 1, 2], vals, labels="gold", objective=obj, seed=seed)
+                        for obj, seed, vals in [("CoSENT only", 0, [0, 10, 20]), ("CoSENT only", 1, [0, 30, 30]),
+                                                ("angle", 0, [0, 11, 25]), ("angle", 1, [0, 20, 40])]])
+    per_seed = sat.per_seed_summary(curves, baseline="CoSENT only")
+    angle = per_seed[per_seed.objective == "angle"].set_index("seed")
+    assert angle.loc[0, sat.DELTA_AUC] == pytest.approx(18.0 - 15.0)
+    assert angle.loc[1, sat.DELTA_AUC] == pytest.approx(30.0 - 30.0)
+    assert angle.loc[1, sat.DELTA_FINAL] == pytest.approx(40.0 - 30.0)
+    assert (per_seed[per_seed.objective == "CoSENT only"][sat.DELTA_AUC] == 0).all()
+    assert sat.seed_deltas(per_seed, "gold", "angle", sat.DELTA_FINAL).tolist() == [5.0, 10.0]
+    with pytest.raises(ValueError, match="baseline"):
+        sat.per_seed_summary(curves, baseline="SimCSE")
+    with pytest.raises(ValueError, match="no per-seed rows"):
+        sat.seed_deltas(per_seed, "binary", "angle")
+
+
+def test_train_objectives_is_seeded_and_covers_every_run():
+    train = synthetic_sts(64, seed=1)
+    test = synthetic_sts(32, seed=2)
+    objectives = {"CoSENT only": AnglEObjective(1, 0, 0), "all three": AnglEObjective(1, 1, 1, positive_threshold=4.0)}
+    kwargs = dict(offset=3.0, steps=2, batch_size=8, lr=1e-3, eval_every=1, progress=False,
+                  overrides={("binary", "all three"): AnglEObjective(1, 1, 1)})
+    a = sat.train_objectives(objectives, train, test, [0, 1], **kwargs)
+    b = sat.train_objectives(objectives, train, test, [0, 1], **kwargs)
+    pd.testing.assert_frame_equal(a, b)
+    assert list(a.columns) == ["labels", "objective", "seed", "step", "spearman"]
+    runs = a.groupby(["labels", "objective", "seed"]).size()
+    assert len(runs) == 2 * 2 * 2 and (runs == runs.iloc[0]).all()
+    assert a.labels.iloc[0] == "gold"  # graded labels first
+    with pytest.raises(ValueError, match="overrides"):
+        sat.train_objectives(objectives, train, test, [0], **{**kwargs, "overrides": {("binary", "nope"): None}})
+
+
+# --------------------------------------------------------------------------------------------- experiments (02)
+def test_sts_objectives_weights_and_thresholds():
+    obj = ex.sts_objectives(4.0, tau_cos=0.05, tau_ibn=0.07, tau_angle=1.0)
+    assert list(obj) == [ex.ANGLE, ex.COSENT, ex.INFONCE]
+    assert (obj[ex.ANGLE].w_cos, obj[ex.ANGLE].w_ibn, obj[ex.ANGLE].w_angle) == (1, 1, 1)
+    assert (obj[ex.COSENT].w_cos, obj[ex.COSENT].w_ibn, obj[ex.COSENT].w_angle) == (1, 0, 0)
+    assert (obj[ex.INFONCE].w_cos, obj[ex.INFONCE].w_ibn, obj[ex.INFONCE].w_angle) == (0, 1, 0)
+    assert obj[ex.ANGLE].positive_threshold == 4.0 and obj[ex.COSENT].positive_threshold is None
+    assert all(o.tau_ibn == 0.07 for o in obj.values())
+
+
+def _fake_upper(calls):
+    def fake(base, train_data, evals, objective, *, seed, steps, batch_size, lr, warmup_steps=0, buckets=1,
+             return_cosines=False, **kw):
+        calls.append(dict(objective=objective, seed=seed, steps=steps, warmup=warmup_steps, **kw))
+        scores = {name: 10.0 * seed + steps for name in evals}
+        out = {"scores": scores, "loss_first": 2.0, "loss_last": 1.0, "train_s": 0.5}
+        if return_cosines:
+            out["cosines"] = {name: np.full(3, float(seed)) for name in evals}
+        return out
+    return fake
+
+
+def test_sts_task_runs_rows_in_order(monkeypatch):
+    calls = []
+    monkeypatch.setattr(ex, "upper_experiment", _fake_upper(calls))
+    tasks = {"STS-B": ("train", {"STS-B": "test"}, 3, 4.0), "MRPC": ("train", {"MRPC": "test"}, 2, None)}
+    out = ex.sts_task_runs(None, tasks, [0, 1], taus=dict(tau_cos=0.05, tau_ibn=0.05, tau_angle=1.0),
+                           batch_size=4, lr=1e-4, warmup=1, buckets=1, pretrained_label="untrained", progress=False)
+    assert len(out) == 2 * (1 + 3 * 2)
+    first = out.iloc[0]
+    assert (first["task"], first["objective"], first["seed"]) == ("STS-B", "untrained", -1)
+    assert calls[0]["objective"] is None and calls[0]["steps"] == 0
+    sts = out[(out.task == "STS-B") & (out.seed >= 0)]
+    assert sts["objective"].tolist() == [ex.ANGLE, ex.ANGLE, ex.COSENT, ex.COSENT, ex.INFONCE, ex.INFONCE]
+    assert sts["STS-B"].tolist() == [3.0, 13.0] * 3 and (sts["loss_first10"] == 2.0).all()
+    assert calls[1]["objective"].positive_threshold == 4.0 and calls[1]["warmup"] == 1
+
+
+def test_mean_std_formats_by_objective_in_order():
+    frame = pd.DataFrame({"objective": ["b", "b", "a"], "x": [1.0, 3.0, 5.0]})
+    table, means = ex.mean_std(frame, ["x"])
+    assert list(table.index) == ["b", "a"]
+    assert table.loc["b", "x"] == "2.0 ± 1.41" and table.loc["a", "x"] == "5.0 ± 0.0"
+    assert means.loc["b", "x"] == 2.0
+
+
+def test_seed_scores_orders_by_seed_and_repeats_the_untrained_score():
+    frame = pd.DataFrame({"objective": ["u", "A", "A", "A"], "seed": [-1, 2, 0, 1], "s": [7.0, 3.0, 1.0, 2.0]})
+    assert ex.seed_scores(frame, "s", "A", [0, 1, 2], "u").tolist() == [1.0, 2.0, 3.0]
+    assert ex.seed_scores(frame, "s", "u", [0, 1, 2], "u").tolist() == [7.0, 7.0, 7.0]
+    with pytest.raises(ValueError):
+        ex.seed_scores(frame, "s", "missing", [0], "u")
+
+
+# --------------------------------------------------------------------------------------------- experiments (03)
+def test_ablation_runs_build_the_objective_and_map_the_result(monkeypatch):
+    calls = []
+    monkeypatch.setattr(ex, "upper_experiment", _fake_upper(calls))
+    runner = ex.AblationRuns("base", "train", {"STS-B": "test"}, steps=5, batch_size=4, lr=1e-4, warmup=1,
+                             buckets=2, taus=dict(tau_cos=0.05, tau_ibn=0.05, tau_angle=1.0), positive_threshold=4.0)
+    out = runner.run((1, 0, 1), seed=2, pooling="cls")
+    assert out["ours"] == 25.0 and out["loss_first10"] == 2.0 and out["loss_last10"] == 1.0
+    assert np.array_equal(out["cos"], np.full(3, 2.0)) and out["run_s"] >= 0
+    objective = calls[-1]["objective"]
+    assert (objective.w_cos, objective.w_ibn, objective.w_angle, objective.positive_threshold) == (1, 0, 1, 4.0)
+    assert calls[-1]["pooling"] == "cls"
+    score, cos = runner.frozen("mean")
+    assert score == 0.0 and calls[-1]["objective"] is None and calls[-1]["steps"] == 0
+    assert calls[-1]["pooling"] == "mean"
+
+
+def _ablation():
+    rows = []
+    for group, variant, vals in [("objective", "all", [80.0, 82.0]), ("objective", "only cosine", [79.0, 80.0]),
+                                 ("pooling", "cls", [70.0, 71.0]), ("pooling", "last-avg", [80.0, 82.0])]:
+        for seed, v in zip([0, 1], vals):
+            rows.append({"group": group, "variant": variant, "seed": seed, "ours": v,
+                         "loss_first10": 1.0, "loss_last10": 0.5 if variant != "only cosine" else 0.99})
+    return pd.DataFrame(rows)
+
+
+def test_ablation_summary_and_seed_table():
+    paper4 = pd.DataFrame({"group": ["objective", "pooling"], "variant": ["all", "cls"], "stsb_test": [86.3, 86.7]})
+    frozen = {"cls": (60.0, None), "last-avg": (75.0, None)}
+    summary = ex.ablation_summary(_ablation(), frozen, paper4, "mean", [0, 1]).set_index(["group", "variant"])
+    assert summary.loc[("objective", "all"), "mean"] == 81.0
+    assert summary.loc[("objective", "all"), "ours"] == "81.0 ± 1.41"
+    assert summary.loc[("objective", "all"), "frozen"] == 75.0  # mean pooling = last-avg
+    assert summary.loc[("pooling", "cls"), "frozen"] == 60.0
+    assert summary.loc[("pooling", "cls"), "paper (BERT-base)"] == 86.7
+    assert np.isnan(summary.loc[("objective", "only cosine"), "paper (BERT-base)"])
+    assert summary["seeds"].iloc[0] == "0,1"
+    cls_rows = ex.ablation_summary(_ablation(), frozen, paper4, "cls", [0, 1]).set_index(["group", "variant"])
+    assert np.isnan(cls_rows.loc[("objective", "all"), "frozen"])
+    table = ex.seed_table(_ablation(), "objective", [1, 0])
+    assert list(table.index) == [1, 0] and table.loc[1, "all"] == 82.0
+    with pytest.raises(ValueError):
+        ex.seed_table(_ablation(), "nope", [0])
+
+
+def test_untrained_reason_and_table4_gap():
+    ablation = _ablation()
+    loss = ablation.groupby(["group", "variant"], sort=False)[["loss_first10", "loss_last10"]].mean()
+    assert ex.untrained_reason(loss, "all") is None
+    reason = ex.untrained_reason(loss, "all", "only cosine")
+    assert reason == "did not train: only cosine loss 1.000 -> 0.990 (first -> last ten steps)"
+    p4 = pd.Series({("objective", "all"): 86.26, ("objective", "only cosine"): 85.28,
+                    ("pooling", "cls"): 86.0, ("pooling", "last-avg"): 85.0})
+    by_seed = ex.seed_table(ablation, "pooling", [0, 1])
+    fields = ex.table4_gap(p4, by_seed, loss, "last-avg", "cls", group="pooling", tol_reason="half")
+    assert fields["source"] == "Table 4: 85.00 - 86.00" and fields["paper_value"] == -1.0
+    assert fields["ours"].values == (10.0, 11.0)
+    assert fields["criterion"].verdict(fields["ours"]) == "not reproduced"  # ours +10.5, the paper's −1
+    obj = ex.table4_gap(p4, ex.seed_table(ablation, "objective", [0, 1]), loss, "all", "only cosine", tol_reason="h")
+    assert obj["paper_value"] == 0.98
+    judgement = obj["criterion"].judge(obj["ours"])
+    assert judgement.verdict == "inconclusive" and "only cosine" in judgement.reason
+
+
+def test_bucket_masks_and_fig5_plot():
+    gold = np.array([0.0, 0.5, 1.0, 2.5, 3.9, 4.0, 5.0])
+    masks = ex.bucket_masks(gold)
+    assert list(masks) == ["gold [0, 1)", "gold [1, 2)", "gold [2, 3)", "gold [3, 4)", "gold [4, 5]"]
+    assert masks["gold [0, 1)"].tolist() == [True, True, False, False, False, False, False]
+    assert masks["gold [4, 5]"].tolist() == [False] * 5 + [True, True]  # the last bucket is closed
+    assert sum(m.sum() for m in masks.values()) == len(gold)
+    rng = np.random.default_rng(0)
+    cos = {"a": rng.random(7), "b": rng.random(7), "c": gold / 5}
+    fig = ex.plot_bucket_densities(cos, gold)
+    assert len(fig.axes) == 3 and fig.axes[2].get_title().startswith("c: W = 0.0000")
