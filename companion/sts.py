@@ -151,6 +151,35 @@ def score_pairs(encode: Callable[[list[str]], torch.Tensor], pairs: Pairs, *, av
     return (scores, cosines) if return_cosines else scores
 
 
+def flatten_pairs(pairs: Pairs) -> list[str]:
+    """Every sentence of every pair, duplicates kept, set by set: a set's first sentences, then its second
+    sentences. Embeddings of this list feed :func:`pairs_from_flat` and :func:`score_flat` (a side-by-side encoder
+    benchmark encodes exactly this input)."""
+    return [t for s1, s2, _ in pairs.values() for t in (*s1, *s2)]
+
+
+def pairs_from_flat(emb: torch.Tensor, pairs: Pairs) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
+    """``{name: (first-sentence embeddings, second-sentence embeddings)}`` from embeddings in the order of
+    :func:`flatten_pairs` (``emb`` must have one row per sentence)."""
+    sizes = {name: len(gold) for name, (_, _, gold) in pairs.items()}
+    if len(emb) != 2 * sum(sizes.values()):
+        raise ValueError(f"{len(emb)} embeddings for {2 * sum(sizes.values())} sentences (flatten_pairs order).")
+    out, start = {}, 0
+    for name, n in sizes.items():
+        out[name] = (emb[start:start + n], emb[start + n:start + 2 * n])
+        start += 2 * n
+    return out
+
+
+def score_flat(emb: torch.Tensor, pairs: Pairs, average: bool = True) -> dict[str, float]:
+    """Spearman x 100 of cosine similarity per set (:func:`pair_spearman`) from embeddings in the order of
+    :func:`flatten_pairs`; ``average`` adds ``avg``, the mean over the sets."""
+    scores = {name: pair_spearman(a, b, pairs[name][2]) for name, (a, b) in pairs_from_flat(emb, pairs).items()}
+    if average:
+        scores["avg"] = float(np.mean(list(scores.values())))
+    return scores
+
+
 def sts_pairs_subset(n_per_set: int | None, seed: int = 0, sets: Sequence[str] | None = None, split: str = "test"
                      ) -> dict[str, tuple[list[str], list[str], np.ndarray]]:
     """STS pairs for a CPU-budget evaluation: up to ``n_per_set`` pairs per set drawn without replacement with

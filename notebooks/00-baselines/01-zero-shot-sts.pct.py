@@ -78,22 +78,8 @@ cfg
 pairs = {name: sts.load_pairs(name) for name in cfg.sets}
 if cfg.max_pairs:
     pairs = {k: (s1[:cfg.max_pairs], s2[:cfg.max_pairs], g[:cfg.max_pairs]) for k, (s1, s2, g) in pairs.items()}
-all_sentences = [t for s1, s2, _ in pairs.values() for t in (*s1, *s2)]
+all_sentences = sts.flatten_pairs(pairs)  # set by set: first sentences, then second sentences (sts.score_flat)
 unique = list(dict.fromkeys(all_sentences))
-
-
-def scores_from(emb):
-    """Spearman x 100 per set from embeddings aligned with `all_sentences` (pairs in order, s1 then s2)."""
-    out, start = {}, 0
-    for name, (_, _, gold) in pairs.items():
-        n = len(gold)
-        a, b = emb[start:start + n], emb[start + n:start + 2 * n]
-        start += 2 * n
-        out[name] = sts.spearman100(sts.cosine_scores(a, b), gold)
-    out["avg"] = float(np.mean(list(out.values())))
-    return out
-
-
 sizes = pd.DataFrame({"pairs": {k: len(v[2]) for k, v in pairs.items()}})
 sizes["sentences"] = 2 * sizes["pairs"]
 sizes.loc["all"] = sizes.sum()
@@ -119,19 +105,23 @@ with tempfile.TemporaryDirectory() as scratch_cache:
     cached = bench.encode(all_sentences, normalize=True, cache=True)
     t_cached = time.perf_counter() - t0
     # the public evaluator, reading the cache just filled (the smoke shortcut scores the truncated pairs directly)
-    evaluated = sts.evaluate_sts(bench, sets=cfg.sets) if not cfg.max_pairs else scores_from(cached)
+    evaluated = sts.evaluate_sts(bench, sets=cfg.sets) if not cfg.max_pairs else sts.score_flat(cached, pairs)
 if previous_cache is None:
     os.environ.pop("COMPANION_CACHE_DIR")
 else:
     os.environ["COMPANION_CACHE_DIR"] = previous_cache
+assert torch.equal(ours, cached)
 
+# %% [markdown]
+# `SentenceTransformer.encode` on the same sentences, and the three timings side by side.
+
+# %%
 reference = SentenceTransformer(resolve_model(cfg.model)[0], device="cpu")
 reference.max_seq_length = cfg.max_length
 t0 = time.perf_counter()
 theirs = torch.as_tensor(reference.encode(all_sentences, batch_size=cfg.batch_size, normalize_embeddings=True,
                                           convert_to_tensor=True, show_progress_bar=False))
 t_st = time.perf_counter() - t0
-assert torch.equal(ours, cached)
 speed = pd.DataFrame({"seconds": [t_ours, t_st, t_cached],
                       "sentences / s": [len(all_sentences) / t for t in (t_ours, t_st, t_cached)]},
                      index=["companion encode (cold)", "SentenceTransformer.encode", "companion encode (cached)"])
@@ -142,7 +132,7 @@ speed.round(2)
 
 # %%
 table = sts.sts_table({"all-MiniLM-L6-v2 (companion evaluate_sts)": evaluated,
-                       "all-MiniLM-L6-v2 (SentenceTransformer.encode)": scores_from(theirs)}, digits=None)
+                       "all-MiniLM-L6-v2 (SentenceTransformer.encode)": sts.score_flat(theirs, pairs)}, digits=None)
 table = table.dropna(axis=1, how="all")
 max_diff = float((table.iloc[0] - table.iloc[1]).abs().max())
 emb_diff = float((ours - theirs).abs().max())
@@ -160,8 +150,7 @@ axes[0].set(ylim=(0, 100), ylabel="Spearman × 100", title="all-MiniLM-L6-v2, ze
 axes[0].legend(loc="lower right")
 name = "STS-B" if "STS-B" in pairs else next(iter(pairs))
 s1, s2, gold = pairs[name]
-start = sum(2 * len(g) for k, (_, _, g) in pairs.items() if list(pairs).index(k) < list(pairs).index(name))
-cos = sts.cosine_scores(ours[start:start + len(gold)], ours[start + len(gold):start + 2 * len(gold)])
+cos = sts.cosine_scores(*sts.pairs_from_flat(ours, pairs)[name])
 sns.histplot(x=gold, y=cos, bins=30, ax=axes[1], cmap="mako", cbar=True)
 axes[1].set(xlabel="gold similarity (0–5)", ylabel="cosine", title=f"{name}: cosine vs gold")
 fig.tight_layout()

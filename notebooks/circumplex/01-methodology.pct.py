@@ -62,7 +62,7 @@ import torch
 from companion.papers.circumplex.heads import GPTHead, NGPTHead
 from companion.losses.circumplex import ECM_LABELS, LOSSES, circumplex_target, ecm_angles, ecm_table, population_bound
 from companion.papers.circumplex.experiments import optimise_free_vectors
-from companion.papers.circumplex.geometry import geometry_summary
+from companion.papers.circumplex.geometry import centroid_angles, geometry_summary, regular_simplex
 from companion.profiles import settings
 from companion.results import Ledger, at_most, holds, show_provenance, within
 
@@ -145,9 +145,7 @@ labels2 = [n for n in ECM_LABELS for _ in range(2)]
 theta = torch.deg2rad(ecm_angles(labels2))
 ring = torch.zeros(len(labels2), 16, dtype=torch.float64)
 ring[:, 0], ring[:, 1] = torch.cos(theta), torch.sin(theta)
-eye = torch.eye(E, dtype=torch.float64)
-simplex = torch.nn.functional.normalize(eye - eye.mean(0), dim=1)
-simplex = torch.cat([simplex, torch.zeros(E, 4, dtype=torch.float64)], 1)[torch.arange(E).repeat_interleave(2)]
+simplex = regular_simplex(E, 16, per_label=2)
 ortho = torch.eye(16, dtype=torch.float64)[:E][torch.arange(E).repeat_interleave(2)]
 ideal = pd.DataFrame({name: {geo: float(fn(X, labels2)) for geo, X in
                              [("ring", ring), ("simplex", simplex), ("orthogonal", ortho)]}
@@ -263,10 +261,7 @@ circ = last.loc["CircularCSE (fp64)"]
 soft = last.loc["SoftCSE (fp64)"]
 seed0 = cfg.seeds[0]
 sincere = LOSSES["SINCERE"]
-simplex_n = torch.nn.functional.normalize(eye - eye.mean(0), dim=1)
-simplex_n = torch.cat([simplex_n, torch.zeros(E, cfg.dim - E, dtype=torch.float64)], 1)[
-    torch.arange(E).repeat_interleave(cfg.n_per_label)]
-at_simplex = float(sincere(simplex_n, labels))
+at_simplex = float(sincere(regular_simplex(E, cfg.dim, per_label=cfg.n_per_label), labels))
 others = {key: float(sincere(emb.double(), labels)) for key, emb in free.items()}
 ledger.claim("sincere-bound", "SINCERE evaluated on a regular simplex equals the closed form of the App. I bound "
              "(2 examples per label, E = 12, tau = 0.05)", kind="check",
@@ -274,16 +269,23 @@ ledger.claim("sincere-bound", "SINCERE evaluated on a regular simplex equals the
              criterion=within(simplex_formula, tol=1e-9),
              note="float64; the tolerance is far below the gap to the orthogonal value "
                   f"({ortho_formula - simplex_formula:.1e})")
-ledger.claim("thm-sincere-lower-bound", "App. I theorem: no configuration has a lower SINCERE loss than the regular "
-             "simplex (checked against the orthogonal and ring configurations and every free-vector optimum)",
-             kind="paper", source="App. I, Theorem", paper_value="minimum at the regular simplex, similarity -1/(E-1)",
-             ours={"simplex <= orthogonal (2 per label)":
-                   bool(ideal.loc["SINCERE", "simplex"] <= ideal.loc["SINCERE", "orthogonal"]),
-                   "simplex <= ring (2 per label)": bool(ideal.loc["SINCERE", "simplex"] <= ideal.loc["SINCERE", "ring"]),
-                   **{f"simplex <= {key} optimum": bool(at_simplex <= value + 1e-12) for key, value in others.items()}},
-             criterion=holds("the simplex value is the lowest of all configurations tried"),
-             note=f"SINCERE at the simplex ({cfg.n_per_label} per label) {at_simplex:.3e}; at the free-vector optima: "
-                  + ", ".join(f"{k} {v:.3e}" for k, v in others.items()))
+_ = ledger.claim("thm-sincere-lower-bound", "App. I theorem: no configuration has a lower SINCERE loss than the "
+                 "regular simplex (checked against the orthogonal and ring configurations and every free-vector "
+                 "optimum)", kind="paper", source="App. I, Theorem",
+                 paper_value="minimum at the regular simplex, similarity -1/(E-1)",
+                 ours={"simplex <= orthogonal (2 per label)":
+                       bool(ideal.loc["SINCERE", "simplex"] <= ideal.loc["SINCERE", "orthogonal"]),
+                       "simplex <= ring (2 per label)": bool(ideal.loc["SINCERE", "simplex"] <= ideal.loc["SINCERE", "ring"]),
+                       **{f"simplex <= {key} optimum": bool(at_simplex <= value + 1e-12) for key, value in others.items()}},
+                 criterion=holds("the simplex value is the lowest of all configurations tried"),
+                 note=f"SINCERE at the simplex ({cfg.n_per_label} per label) {at_simplex:.3e}; at the free-vector "
+                      "optima: " + ", ".join(f"{k} {v:.3e}" for k, v in others.items()))
+
+# %% [markdown]
+# What the optimiser reaches: the simplex under SINCERE (beyond the paper), the ring under CircularCSE (§5.1), and
+# the CircularCSE target itself.
+
+# %%
 ledger.claim("sincere-simplex", "Beyond the paper: Adam on free vectors reaches the simplex under SINCERE at tau = "
              "0.05 (mean inter-label cosine -> -1/(E-1))", kind="beyond", paper_value=-1 / (E - 1),
              ours=sin["mean_offdiag_cos"], criterion=within(-1 / (E - 1), tol=0.01, partly_tol=0.05),
@@ -298,20 +300,29 @@ ledger.claim("circular-ring-rank", "§5.1: the optimum of CircularCSE is a 2-dim
              ours={"Gram rank == 2": bool(circ["gram_rank"] == 2), "top-2 variance >= 0.99": bool(circ["top2_var"] >= 0.99)},
              criterion=holds(), note=f"rank {circ['gram_rank']}, top-2 variance {circ['top2_var']:.4f}, "
                                      f"d = {cfg.dim}, seed {seed0}")
-ledger.claim("circular-target-psd-rank2", "The CircularCSE target matrix cos(Δθ) is PSD with rank 2 (closed form)",
-             kind="check", paper_value="PSD, rank 2",
-             ours={"psd": bool(eig.min() > -1e-10), "rank2": int((eig > 1e-8).sum()) == 2}, criterion=holds())
-ledger.claim("softcse-between", "§3.4: SoftCSE is the soft constraint between SINCERE and CircularCSE (free vectors: "
-             "top-2 variance and ring r ordered SINCERE < SoftCSE < CircularCSE)", kind="paper", source="§3.4",
-             paper_value="SINCERE < SoftCSE < CircularCSE",
-             ours={"top2": bool(sin["top2_var"] < soft["top2_var"] < circ["top2_var"]),
-                   "ring_r": bool(sin["ring_r"] < soft["ring_r"] < circ["ring_r"])},
-             criterion=holds(), regime=f"free unit vectors (no model), one initialisation (seed {seed0})",
-             note="top-2 variance " + " / ".join(f"{x['top2_var']:.3f}" for x in (sin, soft, circ))
-                  + "; ring r " + " / ".join(f"{x['ring_r']:.3f}" for x in (sin, soft, circ)))
-cent = {key: torch.nn.functional.normalize(torch.stack([free[key][torch.tensor([lab == c for lab in labels])].mean(0)
-                                                         for c in ECM_LABELS]).double(), dim=1) for key in free}
-ang = {key: torch.rad2deg(torch.arccos(torch.clamp(c @ c.T, -1, 1))) for key, c in cent.items()}
+_ = ledger.claim("circular-target-psd-rank2", "The CircularCSE target matrix cos(Δθ) is PSD with rank 2 (closed "
+                 "form)", kind="check", paper_value="PSD, rank 2",
+                 ours={"psd": bool(eig.min() > -1e-10), "rank2": int((eig > 1e-8).sum()) == 2}, criterion=holds())
+
+# %% [markdown]
+# SoftCSE between the two (§3.4).
+
+# %%
+_ = ledger.claim("softcse-between", "§3.4: SoftCSE is the soft constraint between SINCERE and CircularCSE (free vectors: "
+                 "top-2 variance and ring r ordered SINCERE < SoftCSE < CircularCSE)", kind="paper", source="§3.4",
+                 paper_value="SINCERE < SoftCSE < CircularCSE",
+                 ours={"top2": bool(sin["top2_var"] < soft["top2_var"] < circ["top2_var"]),
+                       "ring_r": bool(sin["ring_r"] < soft["ring_r"] < circ["ring_r"])},
+                 criterion=holds(), regime=f"free unit vectors (no model), one initialisation (seed {seed0})",
+                 note="top-2 variance " + " / ".join(f"{x['top2_var']:.3f}" for x in (sin, soft, circ))
+                      + "; ring r " + " / ".join(f"{x['ring_r']:.3f}" for x in (sin, soft, circ)))
+
+# %% [markdown]
+# The margin argument of §5.1, on the angles between the label directions of the free-vector optima, and its
+# arithmetic.
+
+# %%
+ang = {key: centroid_angles(emb, labels, ECM_LABELS) for key, emb in free.items()}
 adjacent = torch.tensor([[abs(i - j) in (1, E - 1) for j in range(E)] for i in range(E)])
 off = ~torch.eye(E, dtype=torch.bool)
 ring_adjacent = ang["CircularCSE (fp64)"][adjacent]

@@ -71,15 +71,20 @@ import pandas as pd
 import torch
 from tqdm.auto import tqdm
 
-from companion.papers.circumplex.heads import embed_with_head, evaluate_embeddings, frozen_features, train_head
+from companion.papers.circumplex.heads import evaluate_embeddings, frozen_features
 from companion.losses.circumplex import ECM_LABELS, GOEMOTIONS_ECM_LABELS, LOSSES
-from companion.papers.circumplex.experiments import emolit_frames, goemotions_standin
-from companion import stats
-from companion.papers.circumplex.geometry import avg_cos_sim, geometry_summary
+from companion.papers.circumplex.claims import table4_claims
+from companion.papers.circumplex.experiments import emolit_frames, goemotions_standin, head_run
+from companion.papers.circumplex.geometry import avg_cos_sim
 from companion.profiles import settings
 from companion.results import Ledger, not_testable, show_provenance
 from companion.settings import REPO_ROOT, cache_dir
 
+# %% [markdown]
+# Settings per profile (smoke: a random tiny BERT, 4 examples per label, 2 steps; cpu: frozen MiniLM, the 64-wide
+# head, 2 epochs per data set, seeds 42-44; gpu: full width at the paper's 5e-5), then the claims ledger.
+
+# %%
 cfg = settings(profile,
                smoke=dict(seeds=[42], steps_emolit=2, steps_go=2, batch_size=24, n_train=4, n_test=2,
                           model="tiny-bert", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2),
@@ -138,17 +143,9 @@ jobs = [(ds, seed, kind, loss) for ds in DATASETS for seed in cfg.seeds for kind
         for loss in LOSSES]
 for ds, seed, kind, loss in tqdm(jobs, desc="head runs"):
     ktr, kte, dtr, dte, n_steps = DATASETS[ds]
-    t = time.perf_counter()
-    head, res = train_head(kind, LOSSES[loss], feats[ktr], list(dtr.label), steps=n_steps,
-                           batch_size=min(cfg.batch_size, len(dtr)), lr=cfg.lr, seed=seed, n_heads=cfg.n_heads,
-                           progress=False)
-    train_s = time.perf_counter() - t
-    emb = embed_with_head(head, feats[kte])
-    losses = [h["loss"] for h in res.history if "loss" in h]
-    geo = geometry_summary(emb, list(dte.label), [c for c in ECM_LABELS if c in set(dte.label)])
-    rows.append({"dataset": ds, "head": kind, "loss": loss, "seed": seed, **evaluate_embeddings(emb, dte.label),
-                 "mean_offdiag_cos": geo["mean_offdiag_cos"], "train_s": train_s, "first_loss": losses[0],
-                 "final_loss": float(np.mean(losses[-5:]))})
+    scores, head, emb = head_run(kind, loss, feats[ktr], dtr.label, feats[kte], dte.label, steps=n_steps,
+                                 batch_size=cfg.batch_size, lr=cfg.lr, seed=seed, n_heads=cfg.n_heads)
+    rows.append({"dataset": ds, "head": kind, "loss": loss, "seed": seed, **scores})
     keep[(ds, kind, loss, "state", seed)] = {k: v.clone() for k, v in head.state_dict().items()}
     if seed == cfg.seeds[0]:
         keep[(ds, kind, loss)] = emb
@@ -275,65 +272,17 @@ moved = (trained_runs.final_loss < 0.9 * trained_runs.first_loss).groupby(
     [trained_runs.dataset, trained_runs["head"], trained_runs.loss]).all()
 per_seed = trained_runs.pivot_table(index=["dataset", "seed"], columns=["head", "loss"],
                                     values=["V", "CD-r", "mean_offdiag_cos"])
-ORDERINGS = [("circular-lowest-V", "V", "V-Measure", "CircularCSE", "lowest"),
-             ("circular-highest-CDr", "CD-r", "CD-r", "CircularCSE", "highest"),
-             ("sincere-lowest-CDr", "CD-r", "CD-r", "SINCERE", "lowest")]
-for ds, pds in PAPER_SET.items():
-    ours_ds = per_seed.loc[ds]
-    for name, col, pcol, target, where in ORDERINGS:
-        for kind in ("GPT", "nGPT"):
-            others = [loss for loss in LOSSES if loss != target]
-            pv = {loss: qwen.loc[(loss, kind), f"{pds} {pcol}"] for loss in LOSSES}
-            if where == "lowest":
-                gaps = ours_ds[[(col, kind, o) for o in others]].min(axis=1) - ours_ds[(col, kind, target)]
-                bind = min(others, key=lambda o: float(pv[o]))
-                a, b = pv[bind], pv[target]
-            else:
-                gaps = ours_ds[(col, kind, target)] - ours_ds[[(col, kind, o) for o in others]].max(axis=1)
-                bind = max(others, key=lambda o: float(pv[o]))
-                a, b = pv[target], pv[bind]
-            paper_gap = round(float(a) - float(b), 3)
-            ok = all(bool(moved[(ds, kind, loss)]) for loss in LOSSES)
-            ledger.claim(
-                f"{ds}:{name}:{kind}",
-                f"{ds}, {kind} head: {target} has the {where} {col} of the three losses "
-                f"({'min of the others minus ' + target if where == 'lowest' else target + ' minus max of the others'})",
-                kind="paper", source=f"Table 4, {PAPER_BACKBONE}, {pds}, {pcol}, {kind} heads: {a} - {b}",
-                paper_value=paper_gap, ours=stats.sample(gaps.to_numpy()),
-                criterion=stats.direction(paper_effect=paper_gap, trained=ok,
-                                          untrained_reason="a loss fell by less than 10 % over training"),
-                regime=REGIME[ds],
-                note=f"paper cells ({PAPER_BACKBONE}, {pds}, {kind}): "
-                     + ", ".join(f"{loss} {pv[loss]}" for loss in LOSSES)
-                     + "; ours (mean over seeds): "
-                     + ", ".join(f"{loss} {ours_ds[(col, kind, loss)].mean():.3f}" for loss in LOSSES))
+for ds, pds in PAPER_SET.items():  # per data set: the three orderings, trained vs pretrained, SINCERE's geometry
     pre = float(runs[(runs.dataset == ds) & (runs.loss == "pretrained")]["V"].iloc[0])
-    gaps = ours_ds["V"].min(axis=1) - pre
-    pv = {(loss, kind): qwen.loc[(loss, kind), f"{pds} V-Measure"] for kind in ("GPT", "nGPT") for loss in LOSSES}
-    low = min(pv, key=lambda k: float(pv[k]))
-    p_pre = qwen.loc[("Pretrained", ""), f"{pds} V-Measure"]
-    paper_gap = round(float(pv[low]) - float(p_pre), 3)
-    ledger.claim(f"{ds}:trained-beat-pretrained-V",
-                 f"{ds}: every trained variant beats the pretrained embedding on V (min over the 6 variants − pretrained)",
-                 kind="paper", source=f"Table 4, {PAPER_BACKBONE}, {pds}, V-Measure: {pv[low]} - {p_pre}",
-                 paper_value=paper_gap, ours=stats.sample(gaps.to_numpy()),
-                 criterion=stats.direction(paper_effect=paper_gap, trained=bool(moved.loc[ds].all()),
-                                           untrained_reason="a loss fell by less than 10 % over training"),
-                 regime=REGIME[ds],
-                 note=f"pretrained V: ours {pre:.3f} (MiniLM mean pooling), paper {p_pre}; lowest trained paper cell "
-                      f"{low[1]}/{low[0]} {pv[low]}")
-    E = E_LABELS[ds]
-    for kind in ("GPT", "nGPT"):
-        cos = ours_ds[("mean_offdiag_cos", kind, "SINCERE")].to_numpy()
-        ledger.claim(f"{ds}:sincere-orthogonal:{kind}",
-                     f"{ds}, {kind} head: under SINCERE the mean cosine between different labels settles near 0 "
-                     f"(orthogonal labels), not at the simplex value -1/(E-1) = {-1 / (E - 1):.3f}",
-                     kind="paper", source="§5.1", paper_value=0, ours=stats.sample(cos),
-                     criterion=stats.level(0.0, tol=round(0.5 / (E - 1), 4),
-                                           tol_reason="half the distance from 0 to the simplex value -1/(E-1)"),
-                     regime=f"a head of width {info['head_dim']} ({REGIME[ds]}); §5.1 ties the orthogonal optimum "
-                            "to the high dimension of the paper's heads",
-                     note="mean AvgCosSim over pairs of different labels, test set, per seed")
+    for claim in table4_claims(ds, pds, per_seed.loc[ds], pre, qwen, moved, regime=REGIME[ds],
+                               n_labels=E_LABELS[ds], head_dim=info["head_dim"], backbone=PAPER_BACKBONE,
+                               losses=list(LOSSES)):
+        ledger.claim(**claim)
+
+# %% [markdown]
+# What a frozen 22M MiniLM cannot tell: the absolute levels of the paper's backbones, and its other data sets.
+
+# %%
 ledger.claim("paper-absolute-values", "Absolute V-Measure of the paper's backbones (here: Qwen3-Embedding-4B, "
              "SINCERE, nGPT head, Emolit)", kind="paper",
              source=f"Table 4, {PAPER_BACKBONE}, Emolit, SINCERE nGPT, V-Measure",

@@ -78,10 +78,9 @@ import torch
 from companion import stats
 from companion.encoders import load_encoder
 from companion.encoders.states import cached_token_states
-from companion.papers.circumplex.heads import (embed_with_head, evaluate_embeddings, featurize, frozen_features,
-                                               make_head, train_head)
+from companion.papers.circumplex.heads import embed_with_head, evaluate_embeddings, featurize, frozen_features, train_head
 from companion.losses.circumplex import ECM_LABELS, LOSSES
-from companion.papers.circumplex.experiments import emobank_sample, emolit_frames, goemotions_other_labels
+from companion.papers.circumplex.experiments import emobank_sample, emolit_frames, emolit_heads, goemotions_other_labels
 from companion.papers.circumplex.geometry import (avg_cos_sim, cd_r, label_centroids, mds2, pca_project, ring_alignment,
                                           ring_angles)
 from companion.metrics.clustering import v_measure
@@ -89,6 +88,11 @@ from companion.profiles import settings
 from companion.results import Ledger, show_provenance
 from companion.settings import cache_dir
 
+# %% [markdown]
+# Settings per profile (those of notebook 02, so its cached heads fit; smoke: a random tiny BERT and a few texts;
+# cpu: 20 texts per other emotion, 500 EmoBank sentences), then the claims ledger.
+
+# %%
 cfg = settings(profile,
                smoke=dict(seeds=[42], steps_emolit=2, batch_size=24, n_train=4, n_test=2, n_other=3, n_emobank=20,
                           model="tiny-bert", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2, pca_dims=[2, 4, 8]),
@@ -123,23 +127,14 @@ feats["emobank"] = featurize(encoder, emobank.text, info)
 pretrained["other"] = cached_token_states(encoder, list(other.text)).mean_pooled()
 pretrained["emobank"] = cached_token_states(encoder, list(emobank.text)).mean_pooled()
 
+# %% [markdown]
+# The Emolit heads of every kind, loss and seed: notebook 02's, or retrained with its settings.
+
+# %%
 saved_path = cache_dir() / "circumplex" / f"02-{cfg.profile}.pt"
 saved = torch.load(saved_path, weights_only=False)["keep"] if saved_path.exists() else {}
-heads, source = {}, {}
-for seed in cfg.seeds:
-    for kind in ("GPT", "nGPT"):
-        for loss in LOSSES:
-            state = saved.get(("Emolit", kind, loss, "state", seed))
-            head = make_head(kind, feats["train"].dim, n_heads=cfg.n_heads)
-            if state is not None and all(state[k].shape == v.shape for k, v in head.state_dict().items()):
-                head.load_state_dict(state)
-                source[(kind, loss, seed)] = "02 cache"
-            else:
-                head, _ = train_head(kind, LOSSES[loss], feats["train"], list(emolit_train.label),
-                                     steps=cfg.steps_emolit, batch_size=min(cfg.batch_size, len(emolit_train)),
-                                     lr=cfg.lr, seed=seed, n_heads=cfg.n_heads, progress=False)
-                source[(kind, loss, seed)] = "retrained here"
-            heads[(kind, loss, seed)] = head.eval()
+heads, source = emolit_heads(saved, feats["train"], emolit_train.label, seeds=cfg.seeds, steps=cfg.steps_emolit,
+                             batch_size=cfg.batch_size, lr=cfg.lr, n_heads=cfg.n_heads)
 test_emb = {key: embed_with_head(h, feats["test"]) for key, h in heads.items()}
 labels_te = np.array(emolit_test.label)
 classes = [c for c in ECM_LABELS if c in set(labels_te)]
@@ -237,6 +232,11 @@ for n_labels, subset in SUBSETS.items():
     rows.append({"labels": n_labels, "loss": "pretrained", "seed": S0,
                  **evaluate_embeddings(pretrained["test"][te_rows], labels_te[te_rows])})
 fig5b = pd.DataFrame(rows)
+
+# %% [markdown]
+# V-Measure and CD-r against the number of labels (mean ± std over seeds).
+
+# %%
 fig, axes = plt.subplots(1, 2, figsize=(11, 4))
 for ax, metric in zip(axes, ["V", "CD-r"]):
     for loss, g in fig5b.groupby("loss", sort=False):
@@ -303,35 +303,39 @@ gpt_norms.groupby("loss").mean(numeric_only=True).drop(columns="seed").round(3)
 # %%
 other_labels = np.array(other.label)
 other_classes = sorted(set(other_labels))
-fig7_rows = []
-fig, axes = plt.subplots(1, 3, figsize=(18, 6))
+fig7_rows, maps = [], {}
+k = len(classes)
 for seed in cfg.seeds:
     panels = [("pretrained", pretrained["test"], pretrained["other"])] + [
         (f"nGPT/{loss}", test_emb[("nGPT", loss, seed)], embed_with_head(heads[("nGPT", loss, seed)], feats["other"]))
         for loss in ("SINCERE", "CircularCSE")]
-    for ax, (name, emb_ecm, emb_other) in zip(axes, panels):
+    for name, emb_ecm, emb_other in panels:
         pts = np.concatenate([label_centroids(emb_ecm, labels_te, classes),
                               label_centroids(emb_other, other_labels, other_classes)])
-        xy = mds2(pts)
-        k = len(classes)
-        align_with = ring_alignment(xy[:k], classes)
-        fig7_rows.append({"seed": seed, "embedding": name, "ring alignment": align_with})
-        if seed != S0:
-            continue
-        ax.scatter(xy[:k, 0], xy[:k, 1], c=[colors[x] for x in classes], s=90, edgecolor="k", zorder=3)
-        ax.plot(*np.vstack([xy[:k], xy[:1]]).T, color="0.6", lw=0.8, zorder=1)
-        for (px, py), lab in zip(xy[:k], classes):
-            ax.annotate(lab, (px, py), fontsize=9, weight="bold")
-        ax.scatter(xy[k:, 0], xy[k:, 1], marker="x", color="tab:red", s=40)
-        for (px, py), lab in zip(xy[k:], other_classes):
-            ax.annotate(lab, (px, py), fontsize=7, color="tab:red")
-        ax.set_title(f"{name}: ring alignment of the ECM centroids {align_with:.2f}\n"
-                     "circles: ECM labels (linked in ECM order); x: other GoEmotions labels", fontsize=9)
-        ax.set_xticks([])
-        ax.set_yticks([])
+        maps[(seed, name)] = xy = mds2(pts)
+        fig7_rows.append({"seed": seed, "embedding": name, "ring alignment": ring_alignment(xy[:k], classes)})
+fig7 = pd.DataFrame(fig7_rows).pivot(index="seed", columns="embedding", values="ring alignment")
+
+# %% [markdown]
+# The maps of the first seed.
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=(18, 6))
+for ax, name in zip(axes, ["pretrained", "nGPT/SINCERE", "nGPT/CircularCSE"]):
+    xy, align_with = maps[(S0, name)], fig7.loc[S0, name]
+    ax.scatter(xy[:k, 0], xy[:k, 1], c=[colors[x] for x in classes], s=90, edgecolor="k", zorder=3)
+    ax.plot(*np.vstack([xy[:k], xy[:1]]).T, color="0.6", lw=0.8, zorder=1)
+    for (px, py), lab in zip(xy[:k], classes):
+        ax.annotate(lab, (px, py), fontsize=9, weight="bold")
+    ax.scatter(xy[k:, 0], xy[k:, 1], marker="x", color="tab:red", s=40)
+    for (px, py), lab in zip(xy[k:], other_classes):
+        ax.annotate(lab, (px, py), fontsize=7, color="tab:red")
+    ax.set_title(f"{name}: ring alignment of the ECM centroids {align_with:.2f}\n"
+                 "circles: ECM labels (linked in ECM order); x: other GoEmotions labels", fontsize=9)
+    ax.set_xticks([])
+    ax.set_yticks([])
 ledger.savefig(fig, "fig7-other-emotions-mds")
 plt.show()
-fig7 = pd.DataFrame(fig7_rows).pivot(index="seed", columns="embedding", values="ring alignment")
 fig7.round(3)
 
 # %% [markdown]
@@ -398,15 +402,20 @@ ledger.claim("fig5a-sincere-needs-dims",
              note="V at k=2 / full width, mean over seeds: "
                   + ", ".join(f"{loss} {v5a[(loss, 2)].mean():.3f} / {v5a[(loss, kmax)].mean():.3f}"
                               for loss in LOSSES))
-ledger.claim("fig1-circular-explained-variance",
-             "Fig 1: the first two principal components hold more of the variance for CircularCSE than for SINCERE "
-             "and SoftCSE (nGPT heads; CircularCSE minus the larger of the other two)", kind="paper", source="§5.1",
-             paper_value="significantly higher explained variance ratio for CircularCSE-nGPT",
-             ours=stats.sample((explained["CircularCSE"] - explained[["SINCERE", "SoftCSE"]].max(axis=1)).to_numpy()),
-             criterion=stats.direction(sign=+1),
-             regime=REGIME.replace("averages four data sets", "shows Emolit"),
-             note="top-2 explained variance, mean over seeds: "
-                  + ", ".join(f"{loss} {explained[loss].mean():.3f}" for loss in LOSSES))
+_ = ledger.claim("fig1-circular-explained-variance",
+                 "Fig 1: the first two principal components hold more of the variance for CircularCSE than for SINCERE "
+                 "and SoftCSE (nGPT heads; CircularCSE minus the larger of the other two)", kind="paper", source="§5.1",
+                 paper_value="significantly higher explained variance ratio for CircularCSE-nGPT",
+                 ours=stats.sample((explained["CircularCSE"] - explained[["SINCERE", "SoftCSE"]].max(axis=1)).to_numpy()),
+                 criterion=stats.direction(sign=+1),
+                 regime=REGIME.replace("averages four data sets", "shows Emolit"),
+                 note="top-2 explained variance, mean over seeds: "
+                      + ", ".join(f"{loss} {explained[loss].mean():.3f}" for loss in LOSSES))
+
+# %% [markdown]
+# Fig 5b: the gap between SINCERE and CircularCSE as labels are added; Fig 6: the GPT head's MLP output.
+
+# %%
 v5b = fig5b[fig5b.loss != "pretrained"].pivot_table(index="seed", columns=["loss", "labels"], values="V")
 gap = {n: v5b[("SINCERE", n)] - v5b[("CircularCSE", n)] for n in SUBSETS}
 ledger.claim("fig5b-gap-grows",
@@ -418,17 +427,22 @@ ledger.claim("fig5b-gap-grows",
              note="gap per label count, mean over seeds: "
                   + ", ".join(f"{n}: {g.mean():+.3f}" for n, g in gap.items()))
 lr = gpt_norms.groupby("seed")["mean log(‖MLP out‖ / ‖first residual‖)"].mean()
-ledger.claim("fig6-gpt-mlp-dominates",
-             "§5.2 / Fig 6: in the GPT head the MLP output has the larger norm and dominates the output "
-             "(mean log of ‖MLP out‖ / ‖first residual‖ over test sentences and the three losses > 0)",
-             kind="paper", source="§5.2", paper_value="MLP output dominates the GPT head's output",
-             ours=stats.sample(lr.to_numpy()), criterion=stats.direction(sign=+1),
-             regime=REGIME.replace("nGPT heads", "GPT heads").replace(
-                 "the paper's figure uses mE5 heads (fine-tuned, width 1024, 15 epochs) and averages four data sets",
-                 "the paper's Fig 6 is a frozen Qwen3-Embedding-4B with a full-width head"),
-             note="cos(output, MLP out) vs cos(output, first residual), mean: "
-                  f"{gpt_norms['cos(output, MLP out)'].mean():.3f} vs "
-                  f"{gpt_norms['cos(output, first residual)'].mean():.3f}")
+_ = ledger.claim("fig6-gpt-mlp-dominates",
+                 "§5.2 / Fig 6: in the GPT head the MLP output has the larger norm and dominates the output "
+                 "(mean log of ‖MLP out‖ / ‖first residual‖ over test sentences and the three losses > 0)",
+                 kind="paper", source="§5.2", paper_value="MLP output dominates the GPT head's output",
+                 ours=stats.sample(lr.to_numpy()), criterion=stats.direction(sign=+1),
+                 regime=REGIME.replace("nGPT heads", "GPT heads").replace(
+                     "the paper's figure uses mE5 heads (fine-tuned, width 1024, 15 epochs) and averages four data sets",
+                     "the paper's Fig 6 is a frozen Qwen3-Embedding-4B with a full-width head"),
+                 note="cos(output, MLP out) vs cos(output, first residual), mean: "
+                      f"{gpt_norms['cos(output, MLP out)'].mean():.3f} vs "
+                      f"{gpt_norms['cos(output, first residual)'].mean():.3f}")
+
+# %% [markdown]
+# Fig 7: the ring with other emotions placed beside it; beyond the paper, EmoBank's ratings on the ring.
+
+# %%
 ledger.claim("fig7-ring-keeps-order",
              "Fig 7: with other emotions placed beside them, the ECM centroids keep their ring order under "
              "CircularCSE but not under SINCERE (ring alignment CircularCSE − SINCERE, nGPT heads)",

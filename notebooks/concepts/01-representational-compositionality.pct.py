@@ -56,14 +56,18 @@ from tqdm.auto import tqdm
 
 from companion.papers.concepts import data as C
 from companion.encoders import load_encoder
-from companion.losses.concepts import infonce_term
 from companion import stats
-from companion.metrics.geometry import anisotropy, effective_rank, participation_ratio
 from companion.metrics.retrieval import epsilon_tau, recall_at_k
 from companion.profiles import settings
 from companion.papers.concepts.readouts import readout_invariance_gap
+from companion.papers.concepts.toy import capacity_toy_trace, toy_endpoints
 from companion.results import Ledger, holds, show_provenance
 
+# %% [markdown]
+# Settings per profile (smoke: 50 random draws, 16 texts, a 20-step toy; cpu: 2,000 draws, 300 definitions, a
+# 400-step toy on 2,048 concepts, seeds 0-2), then the claims ledger.
+
+# %%
 torch.set_num_threads(2)
 cfg = settings(profile,
                smoke=dict(seeds=[0], n_draws=50, n_texts=16, toy_steps=20, toy_n=256),
@@ -192,44 +196,10 @@ d7.round(3)
 # all four on the unit embeddings (leading share on the uncentred embedding matrix).
 
 # %%
-def toy_run(seed: int):
-    gen = torch.Generator().manual_seed(seed)
-    torch.manual_seed(seed)
-    n, m, d = cfg.toy_n, cfg.toy_m, cfg.toy_d
-    x = torch.randn(n, m, generator=gen)
-    enc_toy = torch.nn.Linear(m, d)
-    with torch.no_grad():
-        enc_toy.bias.copy_(3.0 * torch.randn(d, generator=gen))
-    opt = torch.optim.Adam(enc_toy.parameters(), lr=1e-2)
-
-    def geometry(step):
-        with torch.no_grad():
-            z = torch.nn.functional.normalize(enc_toy(x), dim=-1)
-        sv = torch.linalg.svdvals(z.double())
-        return dict(seed=seed, step=step, anisotropy=anisotropy(z, n_pairs=10_000, seed=seed),
-                    effective_rank=effective_rank(z), leading_share=float(sv[0] ** 2 / (sv ** 2).sum()),
-                    participation_ratio=participation_ratio(z))
-
-    trace = [geometry(0)]
-    for step in range(1, cfg.toy_steps + 1):
-        idx = torch.randperm(n, generator=gen)[: cfg.toy_batch]
-        v1 = x[idx] + 0.3 * torch.randn(len(idx), m, generator=gen)
-        v2 = x[idx] + 0.3 * torch.randn(len(idx), m, generator=gen)
-        loss = infonce_term(enc_toy(v1), enc_toy(v2), temperature=0.05)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        if step % max(1, cfg.toy_steps // 20) == 0 or step == cfg.toy_steps:
-            trace.append(geometry(step))
-    return trace
-
-
-toy = pd.DataFrame([row for s in tqdm(cfg.seeds, desc="toy seeds") for row in toy_run(s)])
-ends = toy.groupby("seed").agg(aniso_start=("anisotropy", "first"), aniso_end=("anisotropy", "last"),
-                               erank_start=("effective_rank", "first"), erank_end=("effective_rank", "last"),
-                               erank_max=("effective_rank", "max"), lead_start=("leading_share", "first"),
-                               lead_end=("leading_share", "last"), pr_start=("participation_ratio", "first"),
-                               pr_end=("participation_ratio", "last"))
+toy = pd.DataFrame([row for s in tqdm(cfg.seeds, desc="toy seeds")
+                    for row in capacity_toy_trace(s, n=cfg.toy_n, m=cfg.toy_m, d=cfg.toy_d, steps=cfg.toy_steps,
+                                                  batch=cfg.toy_batch, temperature=0.05)])
+ends = toy_endpoints(toy)
 ends.round(3)
 
 # %%

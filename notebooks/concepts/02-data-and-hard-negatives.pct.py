@@ -72,6 +72,11 @@ from companion.profiles import settings
 from companion import stats
 from companion.results import Ledger, at_most, holds, not_testable, same_sign, show_provenance, within
 
+# %% [markdown]
+# Settings per profile (smoke: 30 evaluation rows and the cached WordNet tables; cpu: 800 rows and a fresh, timed
+# build), the claims ledger and the numbers the paper states.
+
+# %%
 torch.set_num_threads(2)
 cfg = settings(profile,
                smoke=dict(seeds=[0], n_rows=30, rebuild=False, leak_sample=3000),

@@ -69,20 +69,23 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 import torch
-import torch.nn.functional as F
 from IPython.display import display
 
 from companion.papers.concepts import data as C
 from companion.encoders import load_encoder
-from companion.metrics.geometry import anisotropy, effective_rank
-from companion.metrics.retrieval import mrr, pair_roc_auc, recall_at_k
 from companion.profiles import settings
 from companion.encoders.states import LowerStates
-from companion.papers.concepts.readouts import CONDITIONS, TopLayerConceptModel, save_trained, train_concept_model
+from companion.papers.concepts.evaluation import ConceptRetrieval, PairedConditionClaims, direction_unless_ceiling
+from companion.papers.concepts.finetune import top_layer_recipe, train_condition
+from companion.papers.concepts.readouts import CONDITIONS, TopLayerConceptModel, save_trained
 from companion import stats
 from companion.results import Ledger, at_most, holds, not_testable, same_sign, show_provenance
-from companion.training import seed_everything
 
+# %% [markdown]
+# Settings per profile (smoke: 24 test concepts, 48 training synsets, 2 steps; cpu: the scale described above; gpu:
+# the paper's 8k steps on all six layers), the claims ledger and the numbers the paper states.
+
+# %%
 ALL = ["B1", "B3", "M1", "B1-unified", "M2", "M3"]
 cfg = settings(profile,
                smoke=dict(seeds=[0], n_rows=24, n_train=48, steps=2, n_top=1, conditions=ALL[:4],
@@ -121,7 +124,8 @@ ev = pool.iloc[np.sort(np.random.default_rng(0).choice(len(pool), cfg.n_rows, re
 hn = C.make_hard_negatives(data, ev, seed=0)
 rng = np.random.default_rng(1)
 rand_def = ev["masked"].to_numpy()[(np.arange(len(ev)) + rng.integers(1, len(ev), len(ev))) % len(ev)]
-texts = list(dict.fromkeys(list(ev["term"]) + list(ev["masked"]) + list(hn["negative"]) + list(rand_def)))
+evaluate = ConceptRetrieval(ev, hn, rand_def)  # every §5 metric on this pool: evaluate(embeddings of texts)
+texts = evaluate.texts
 rows = C.training_rows(data, split.train, n=cfg.n_train, seed=0)
 assert not set(rows.sid) & set(ev["sid"]), "train and test synsets overlap"
 print(f"eval: {len(ev)} concepts, {len(hn)} hard negatives, {len(texts)} texts; train: {len(rows)} synsets "
@@ -142,31 +146,6 @@ print(f"lower {lower.start} layers for {len(lower)} texts in {precompute_s:.1f} 
 # ## 2. Metrics
 
 # %%
-row = {t: i for i, t in enumerate(texts)}
-terms, defs = ev["term"].tolist(), ev["masked"].tolist()
-same_term = ev["term"].to_numpy()[:, None] == ev["term"].to_numpy()[None, :]
-
-
-def evaluate(Z):
-    """All §5 metrics for embeddings ``Z`` of ``texts`` (rows in ``row`` order)."""
-    Z = F.normalize(Z.double(), dim=-1)
-    q, d = Z[[row[t] for t in terms]], Z[[row[t] for t in defs]]
-    S = (q @ d.T).numpy()
-    out = {"t2d R@10": recall_at_k(S, same_term, 10), "t2d MRR": mrr(S, same_term),
-           "d2t R@10": recall_at_k(S.T, same_term, 10), "d2t MRR": mrr(S.T, same_term)}
-    neg = (q * Z[[row[t] for t in rand_def]]).sum(1).numpy()
-    out["pair AUC"] = pair_roc_auc(np.diag(S), neg)
-    qh = Z[[row[t] for t in hn["term"]]]
-    cp = (qh * Z[[row[t] for t in hn["positive"]]]).sum(1).numpy()
-    cn = (qh * Z[[row[t] for t in hn["negative"]]]).sum(1).numpy()
-    for r in C.RULES:
-        m = (hn["rule"] == r).to_numpy()
-        out[f"AUC {r}"] = pair_roc_auc(cp[m], cn[m]) if m.sum() >= 2 else np.nan
-    out["anisotropy"] = anisotropy(d, n_pairs=10_000, seed=0)
-    out["effective rank"] = effective_rank(d)
-    return out
-
-
 frozen = TopLayerConceptModel(enc, "mean", n_top=cfg.n_top, k=cfg.k, lower=lower)
 L = frozen.encode_layers(texts)  # N x 7 x 384, hidden state 0 = embeddings; the untrained top layer = MiniLM's own
 readouts = {f"layer {i}": L[:, i] for i in range(L.shape[1])}
@@ -190,40 +169,34 @@ pd.DataFrame(paper_rows).T
 # first seed only.
 
 # %%
-recipe_common = dict(model=cfg.model, max_length=cfg.max_length, n_top=cfg.n_top, k=cfg.k, batch=cfg.batch,
-                     lr=cfg.lr, pooling_lr_mult=cfg.pooling_lr_mult, layer_decay=cfg.layer_decay, tau=cfg.tau,
-                     warmup_frac=cfg.warmup_frac, steps=cfg.steps, n_train=cfg.n_train, split_seed=0, rows_seed=0,
-                     rules=list(rows.rules), max_negatives=cfg.max_negatives, version=1)
-warmup = max(1, round(cfg.warmup_frac * cfg.steps))
+recipe_common = top_layer_recipe(cfg, rows.rules)  # B1's weights are saved under it for notebook 04
 results, times, weights = [], {}, {}
 for seed in cfg.seeds:
     for name in cfg.conditions + (cfg.extra_conditions if seed == cfg.seeds[0] else []):
-        readout, use_hn = CONDITIONS[name]
-        seed_everything(seed)
-        model = TopLayerConceptModel(enc, readout, n_top=cfg.n_top, k=cfg.k, lower=lower)
+        model, res, train_s = train_condition(enc, lower, rows, name, seed, recipe_common)
         t0 = time.perf_counter()
-        res = train_concept_model(model, rows, use_hn, steps=cfg.steps, batch=cfg.batch, lr=cfg.lr,
-                                  pooling_lr_mult=cfg.pooling_lr_mult, layer_decay=cfg.layer_decay,
-                                  warmup_steps=warmup, temperature=cfg.tau, seed=seed,
-                                  max_negatives=cfg.max_negatives, desc=f"{name} s{seed}")
-        train_s = time.perf_counter() - t0
         metrics = evaluate(model.encode(texts))
         results.append(dict(condition=name, seed=seed, **metrics, first_loss=res.history[0]["loss"],
                             last_loss=float(np.mean([h["loss"] for h in res.history[-5:]]))))
-        times[(name, seed)] = (train_s, time.perf_counter() - t0 - train_s)
-        if readout in ("weighted",):
+        times[(name, seed)] = (train_s, time.perf_counter() - t0)
+        if CONDITIONS[name][0] == "weighted":
             weights[(name, seed)] = model.readout.weights().detach().numpy().round(3)
         if name == "B1":
             save_trained(model, dict(recipe_common, condition=name, seed=seed))  # reused by notebook 04
         print(f"{name} seed {seed}: train {train_s:.0f} s ({train_s / max(cfg.steps, 1):.2f} s/step), "
               f"loss {results[-1]['first_loss']:.3f} -> {results[-1]['last_loss']:.3f}")
+print(f"mean over seeds {cfg.seeds}; learned layer weights (hidden states {n_layers - cfg.k + 1}..{n_layers}):",
+      {f"{k[0]} s{k[1]}": v.tolist() for k, v in weights.items()})
+
+# %% [markdown]
+# The frozen readouts beside the fine-tuned conditions (mean over seeds).
+
+# %%
 ft = pd.DataFrame(results)
 mean_ft = ft.groupby("condition", sort=False).mean(numeric_only=True).drop(columns="seed")
 show_cols = ["t2d R@10", "t2d MRR", "d2t R@10", "d2t MRR", "pair AUC"] + [f"AUC {r}" for r in C.RULES] + \
     ["anisotropy", "effective rank"]
 summary = pd.concat([table.loc[["B0", "B0-WM"], show_cols], mean_ft[show_cols]])
-print(f"mean over seeds {cfg.seeds}; learned layer weights (hidden states {n_layers - cfg.k + 1}..{n_layers}):",
-      {f"{k[0]} s{k[1]}": v.tolist() for k, v in weights.items()})
 summary.round(3)
 
 # %% [markdown]
@@ -305,35 +278,14 @@ ledger.claim("objective_trained", "every fine-tuned condition's loss fell below 
              "every seed", ours=moved, criterion=holds("each condition's loss moved"), kind="check",
              note="first -> last-5-step mean loss: " + "; ".join(
                  f"{n} {g['first_loss'].mean():.2f} -> {g['last_loss'].mean():.2f}" for n, g in ft.groupby("condition")))
+# a - b of one metric, paired over seeds (frozen readouts repeat their single value), under the fine-tuning regime
+paired = PairedConditionClaims(ledger, table, ft, cfg.seeds, moved, REGIME_FT, probe)
+seeds_of, ft_claim = paired.seeds_of, paired.claim
 
+# %% [markdown]
+# **The frozen encoder** (P2 and Table 11): single values, each judged with a stated minimum size.
 
-def seeds_of(name, col, seeds=cfg.seeds):
-    """Per-seed values of metric ``col`` for a condition (frozen readouts repeat their single value)."""
-    if name in table.index:
-        return np.full(len(seeds), float(table.loc[name, col]))
-    return np.array([float(ft[(ft["condition"] == name) & (ft["seed"] == s)][col].item()) for s in seeds])
-
-
-def ft_claim(cid, text, a, b, col, source, paper_effect, criterion=None, seeds=cfg.seeds, note=""):
-    """A paper difference ``a - b`` against ours, paired over ``seeds``, under the fine-tuning regime."""
-    cmp = stats.paired(seeds_of(a, col, seeds), seeds_of(b, col, seeds), labels=(a, b))
-    trained = all(moved.get(x, True) for x in (a, b))
-    crit = criterion or stats.direction(paper_effect, trained=trained,
-                                        untrained_reason=f"the loss of {a} or {b} did not fall")
-    ledger.claim(cid, text, paper_effect, cmp, crit, kind="paper", source=source, regime=REGIME_FT,
-                 note=f"{a} {seeds_of(a, col, seeds).mean():.3f}, {b} {seeds_of(b, col, seeds).mean():.3f}; {probe}"
-                      + (f"; {note}" if note else ""))
-    return cmp
-
-
-def ceiling_or(paper_effect, base, what):
-    """stats.direction unless the base level leaves less room than the paper's gain (a ceiling)."""
-    if 1.0 - base < paper_effect:
-        return stats.inconclusive(f"ceiling: {what} is already {base:.3f}, leaving at most {1 - base:.3f} of the "
-                                  f"paper's {paper_effect:+.3f}")
-    return stats.direction(paper_effect)
-
-
+# %%
 b0, wm = table.loc["B0"], table.loc["B0-WM"]
 best_layer = int(layer_rows["t2d MRR"].to_numpy().argmax())
 ledger.claim("P2_last_layer_peaks", "P2: layer-wise t2d MRR peaks at the last layer (frozen)", "final layer",
@@ -342,11 +294,13 @@ ledger.claim("P2_last_layer_peaks", "P2: layer-wise t2d MRR peaks at the last la
              note=f"argmax hidden state = {best_layer} of {L.shape[1] - 1}; t2d MRR by hidden state "
                   f"{layer_rows['t2d MRR'].round(3).tolist()}")
 p = pv[(2, "B0-WM", "t2d R@10")] - pv[(2, "B0", "t2d R@10")]
-ledger.claim("P2_wm_not_better", "P2: cross-layer pooling of the frozen encoder lowers t2d R@10 (B0-WM - B0)", p,
-             float(wm["t2d R@10"] - b0["t2d R@10"]), same_sign(p, min_magnitude=0.05), kind="paper",
-             source="App. H: 0.392 - 0.552", regime=REGIME_FROZEN,
-             note=f"B0 {b0['t2d R@10']:.3f}, B0-WM {wm['t2d R@10']:.3f}; 0.05 is about two standard errors of a "
-                  f"paired R@10 difference over {cfg.n_rows} concepts")
+_ = ledger.claim("P2_wm_not_better", "P2: cross-layer pooling of the frozen encoder lowers t2d R@10 (B0-WM - B0)", p,
+                 float(wm["t2d R@10"] - b0["t2d R@10"]), same_sign(p, min_magnitude=0.05), kind="paper",
+                 source="App. H: 0.392 - 0.552", regime=REGIME_FROZEN,
+                 note=f"B0 {b0['t2d R@10']:.3f}, B0-WM {wm['t2d R@10']:.3f}; 0.05 is about two standard errors of "
+                      f"a paired R@10 difference over {cfg.n_rows} concepts")
+
+# %%
 p = pv[(11, "B0-WM", "anisotropy")] - pv[(11, "B0", "anisotropy")]
 ledger.claim("T11_wm_aniso_up", "Table 11: B0-WM is more anisotropic than B0", p,
              float(wm["anisotropy"] - b0["anisotropy"]), same_sign(p, min_magnitude=0.02), kind="paper",
@@ -359,11 +313,15 @@ ledger.claim("T11_wm_erank_down", "Table 11: B0-WM has a lower effective rank th
              source="App. H: 177.0 - 247.0", regime=REGIME_FROZEN,
              note=f"B0 {b0['effective rank']:.1f}, B0-WM {wm['effective rank']:.1f} (ours: d = 384, {cfg.n_rows} "
                   "definitions; the paper: d = 768); 5 is about 1 % of our d")
-ledger.claim("B0_negate_below_chance", "the frozen encoder fails the negation stress test (AUC below chance)",
-             pv[(2, "B0", "Negate ROC-AUC")], float(b0["AUC negation"]), at_most(0.5), kind="paper", source="§5.2",
-             regime=REGIME_FROZEN + "; our negation rule puts 'not' in front of glosses without a finite verb",
-             note=f"ours {b0['AUC negation']:.3f} over {int((hn['rule'] == 'negation').sum())} negatives")
+_ = ledger.claim("B0_negate_below_chance", "the frozen encoder fails the negation stress test (AUC below chance)",
+                 pv[(2, "B0", "Negate ROC-AUC")], float(b0["AUC negation"]), at_most(0.5), kind="paper", source="§5.2",
+                 regime=REGIME_FROZEN + "; our negation rule puts 'not' in front of glosses without a finite verb",
+                 note=f"ours {b0['AUC negation']:.3f} over {int((hn['rule'] == 'negation').sum())} negatives")
 
+# %% [markdown]
+# **Fine-tuning** (P1, H1: B1 against frozen B0).
+
+# %%
 have = set(cfg.conditions)
 if "B1" in have:
     ft_claim("P1_aniso_falls", "P1: fine-tuning (B1) lowers anisotropy vs B0", "B1", "B0", "anisotropy",
@@ -379,6 +337,12 @@ if "B1" in have:
              "§5.2: 0.654 - 0.552", pv[(2, "B1", "t2d R@10")] - pv[(2, "B0", "t2d R@10")])
     ft_claim("B1_negate_up", "H1: fine-tuning (B1) raises the negation AUC over B0", "B1", "B0", "AUC negation",
              "§5.2: 0.980 - 0.470", pv[(2, "B1", "Negate ROC-AUC")] - pv[(2, "B0", "Negate ROC-AUC")])
+
+# %% [markdown]
+# **Hard negatives** (P3, H3, Table 11: M1 against B3, the same readout without them). Where B3 already sits closer to
+# 1 than the paper's gain, the claim is inconclusive (a ceiling).
+
+# %%
 if {"M1", "B3"} <= have:
     ft_claim("P3_hn_negation_auc", "P3: hard negatives raise the negation AUC (M1 - B3)", "M1", "B3",
              "AUC negation", "§5.4: 0.984 - 0.528", pv[(4, "M1", "Negate ROC-AUC")] - pv[(4, "B3", "Negate ROC-AUC")])
@@ -388,15 +352,22 @@ if {"M1", "B3"} <= have:
              criterion=stats.level(p, tol=0.01, tol_reason="§5.3 treats margins below 1 % absolute as marginal"))
     p = pv[(4, "M1", "type-swap ROC-AUC")] - pv[(4, "B3", "type-swap ROC-AUC")]
     ft_claim("T4_type_swap", "H3: hard negatives raise the type-swap AUC (M1 - B3)", "M1", "B3", "AUC type_swap",
-             "§5.4: 0.976 - 0.472", p, criterion=ceiling_or(p, seeds_of("B3", "AUC type_swap").mean(),
-                                                            "B3's type-swap AUC"))
+             "§5.4: 0.976 - 0.472", p, criterion=direction_unless_ceiling(p, seeds_of("B3", "AUC type_swap").mean(),
+                                                                          "B3's type-swap AUC"))
     p = pv[(2, "M1", "pair ROC-AUC")] - pv[(2, "B3", "pair ROC-AUC")]
     ft_claim("T2_pair_auc", "hard negatives raise the pair ROC-AUC (M1 - B3)", "M1", "B3", "pair AUC",
-             "§5.2: 0.961 - 0.769", p, criterion=ceiling_or(p, seeds_of("B3", "pair AUC").mean(), "B3's pair AUC"))
+             "§5.2: 0.961 - 0.769", p, criterion=direction_unless_ceiling(p, seeds_of("B3", "pair AUC").mean(),
+                                                                          "B3's pair AUC"))
     ft_claim("T11_m1_vs_b3_aniso", "Table 11: M1 is less anisotropic than B3", "M1", "B3", "anisotropy",
              "App. H: 0.015 - 0.166", pv[(11, "M1", "anisotropy")] - pv[(11, "B3", "anisotropy")])
     ft_claim("T11_m1_vs_b3_erank", "Table 11: M1 has a higher effective rank than B3", "M1", "B3", "effective rank",
              "App. H: 239.4 - 193.9", pv[(11, "M1", "effective rank")] - pv[(11, "B3", "effective rank")])
+
+# %% [markdown]
+# **The BCE term and its alternative** (App. H: B1 against B3; App. F: B1-unified, hard negatives in the InfoNCE
+# denominator, against B1).
+
+# %%
 if {"B1", "B3"} <= have:
     ft_claim("T11_b1_vs_b3_aniso", "App. H: hard negatives dominate the geometry: B1 less anisotropic than B3",
              "B1", "B3", "anisotropy", "App. H: 0.012 - 0.166",
@@ -410,6 +381,11 @@ if {"B1-unified", "B1"} <= have:
         p = pv[(10, "B1-unified - B1", pcol)]
         ft_claim(cid, f"App. F: B1-unified - B1 {col} (hard negatives in the InfoNCE denominator instead of BCE)",
                  "B1-unified", "B1", col, "App. F", p)
+
+# %% [markdown]
+# **Readouts** (H2, §5.3): the gate (M2) and deep supervision (M3) on the first seed; what was not run.
+
+# %%
 ran = [c for c in ["M2", "M3"] if c in mean_ft.index]
 if "M2" in ran and "B1" in have:
     ft_claim("T3_m2_vs_b1", "H2: the input-dependent gate (M2) matches or marginally exceeds B1 on t2d R@10", "M2", "B1",

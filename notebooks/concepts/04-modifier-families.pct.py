@@ -61,23 +61,25 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 import torch
-import torch.nn.functional as F
 from IPython.display import display
 
 from companion.papers.concepts import data as C
 from companion.encoders import ModelNotAvailableError, load_encoder
-from companion.metrics.geometry import anisotropy, effective_rank
-from companion.metrics.retrieval import gold_ranks, mrr, pair_roc_auc, recall_at_k
 from companion.profiles import settings
 from companion.encoders.mpnet import mpnet_folder
 from companion.encoders.states import LowerStates
-from companion.papers.concepts.readouts import (TopLayerConceptModel, load_trained, recipe_path, save_trained,
-                                train_concept_model)
+from companion.papers.concepts.evaluation import recall_by_family, t2d_probe_metrics, table12_beside
+from companion.papers.concepts.finetune import load_or_train, top_layer_recipe
+from companion.papers.concepts.readouts import TopLayerConceptModel
 from companion import stats
 from companion.results import Ledger, at_most, holds, not_testable, same_sign, show_provenance
 from companion.settings import REPO_ROOT
-from companion.training import seed_everything
 
+# %% [markdown]
+# Settings per profile (smoke: 6 phrases per family, no mpnet; cpu: the whole probe, B1 as in notebook 03, frozen
+# mpnet on 300 WordNet concepts), then the claims ledger.
+
+# %%
 # the B1 recipe of notebook 03 (keep in step with it: the cached weights are looked up by this dict)
 cfg = settings(profile,
                smoke=dict(seeds=[0], per_family=6, n_train=48, steps=2, threads=2, backbone="",
@@ -92,6 +94,11 @@ cfg = settings(profile,
                overrides=dict(seeds=seeds, backbone=backbone))
 torch.set_num_threads(cfg.threads)
 ledger = Ledger("concepts", "04-modifier-families", profile=cfg.profile, seeds=cfg.seeds)
+
+# %% [markdown]
+# The paper's numbers, its Table 12 and our noun-phrase probe (items per family).
+
+# %%
 paper = C.paper_numbers()  # the numbers the paper text states for its tables, with their location
 pv = paper.dropna(subset=["number"]).set_index(["table", "row", "column"])["number"]
 table12 = pd.read_csv(REPO_ROOT / "data" / "concepts" / "table12.csv", comment="#")
@@ -111,60 +118,24 @@ probe.groupby("family").size().reindex(FAMILIES).to_frame("items")
 
 # %%
 texts = list(dict.fromkeys(list(probe["phrase"]) + list(probe["paraphrase"])))
-gold = np.arange(len(probe))
-
-
-def by_family(Z, name, seed=-1):
-    """R@1/R@10 per family for embeddings ``Z`` of ``texts``; also returns the gold ranks."""
-    Z = F.normalize(Z.double(), dim=-1)
-    row = {t: i for i, t in enumerate(texts)}
-    S = (Z[[row[t] for t in probe["phrase"]]] @ Z[[row[t] for t in probe["paraphrase"]]].T).numpy()
-    out = []
-    for fam in FAMILIES + ["all"]:
-        m = (probe["family"] == fam).to_numpy() if fam != "all" else np.ones(len(probe), bool)
-        out.append(dict(readout=name, seed=seed, family=fam, R1=recall_at_k(S[m], gold[m], 1),
-                        R10=recall_at_k(S[m], gold[m], 10)))
-    return out, gold_ranks(S, gold)
-
-
 enc = load_encoder(cfg.model, pooling="mean", max_length=cfg.max_length)
 lower = LowerStates(enc, start=enc._num_hidden_states() - 1 - cfg.n_top, means="all")
 frozen = TopLayerConceptModel(enc, "mean", n_top=cfg.n_top, k=cfg.k, lower=lower)
 L = frozen.encode_layers(texts)
 rows, ranks = [], {}
 for name, Z in {"B0": L[:, -1], "B0-WM": L[:, -cfg.k:].mean(dim=1)}.items():
-    r, ranks[name] = by_family(Z, name)
+    r, ranks[name] = recall_by_family(Z, texts, probe, FAMILIES, name)
     rows += r
 
 # %% [markdown]
 # ## 2. Fine-tuned B1 (notebook 03's recipe) on the probe
 
 # %%
-recipe_common = dict(model=cfg.model, max_length=cfg.max_length, n_top=cfg.n_top, k=cfg.k, batch=cfg.batch,
-                     lr=cfg.lr, pooling_lr_mult=cfg.pooling_lr_mult, layer_decay=cfg.layer_decay, tau=cfg.tau,
-                     warmup_frac=cfg.warmup_frac, steps=cfg.steps, n_train=cfg.n_train, split_seed=0, rows_seed=0,
-                     rules=list(C.RULES), max_negatives=cfg.max_negatives, version=1)
+recipe_common = top_layer_recipe(cfg, C.RULES)
 source = {}
-train_rows = None
 for seed in cfg.seeds:
-    recipe = dict(recipe_common, condition="B1", seed=seed)
-    model = TopLayerConceptModel(enc, "mean", n_top=cfg.n_top, k=cfg.k, lower=lower)
-    if load_trained(model, recipe):
-        source[seed] = f"reloaded from {recipe_path(recipe).name} (trained by notebook 03)"
-    else:
-        t0 = time.perf_counter()
-        if train_rows is None:
-            data = C.load_concepts()
-            train_rows = C.training_rows(data, C.in_domain_split(data, 0.1, seed=0).train, n=cfg.n_train, seed=0)
-        seed_everything(seed)
-        model = TopLayerConceptModel(enc, "mean", n_top=cfg.n_top, k=cfg.k, lower=lower)
-        train_concept_model(model, train_rows, "bce", steps=cfg.steps, batch=cfg.batch, lr=cfg.lr,
-                            pooling_lr_mult=cfg.pooling_lr_mult, layer_decay=cfg.layer_decay,
-                            warmup_steps=max(1, round(cfg.warmup_frac * cfg.steps)), temperature=cfg.tau,
-                            seed=seed, max_negatives=cfg.max_negatives, desc=f"B1 s{seed}")
-        save_trained(model, recipe)
-        source[seed] = f"trained here ({time.perf_counter() - t0:.0f} s; no cached weights from notebook 03)"
-    r, ranks[f"B1 s{seed}"] = by_family(model.encode(texts), "B1", seed)
+    model, source[seed] = load_or_train(enc, lower, recipe_common, "B1", seed)
+    r, ranks[f"B1 s{seed}"] = recall_by_family(model.encode(texts), texts, probe, FAMILIES, "B1", seed)
     rows += r
 print(source)
 res = pd.DataFrame(rows)
@@ -202,7 +173,7 @@ probe.sort_values("B0 rank", ascending=False).head(10)
 # check against sentence-transformers' own pipeline guards the loading of the assembled folder.
 
 # %%
-mp = None
+mp, mp_enc = None, None
 mp_reason = "not requested in this profile (backbone='')"
 if cfg.backbone:
     try:
@@ -218,55 +189,48 @@ if cfg.backbone:
                                                                      normalize_embeddings=True)
         parity = float((mp_enc.encode(check, cache=False) - ref.cpu()).abs().max())
         print(f"{folder.name}: parity with sentence-transformers {parity:.1e}")
-        t12_texts = list(dict.fromkeys([t.rstrip("†‡") for col in ("Query", "Correct paraphrase", "Retrieved rank-1")
-                                        for t in table12[col]]))
-        E12 = dict(zip(t12_texts, mp_enc.encode(t12_texts, cache=False)))
-        t12 = table12[["Family", "Query", "Correct paraphrase", "Cor. sim", "Retrieved rank-1", "Ret. sim"]].copy()
-        t12["mpnet B0 cor. sim"] = [float(E12[q] @ E12[c]) for q, c in zip(t12["Query"], t12["Correct paraphrase"])]
-        t12["mpnet B0 ret. sim"] = [float(E12[q] @ E12[r.rstrip("†‡")])
-                                    for q, r in zip(t12["Query"], t12["Retrieved rank-1"])]
         print("Table 12 (paper: fine-tuned B1 cosines) beside frozen mpnet (B0) cosines of the same phrases:")
-        display(t12.round(3))
-        data = C.load_concepts()
-        pool = C.t2d_subset(data, C.in_domain_split(data, 0.1, seed=0).test).drop_duplicates("sid")
-        wn = pool.iloc[np.sort(np.random.default_rng(0).choice(len(pool), cfg.n_backbone_rows, replace=False))]
-        wn = wn.reset_index(drop=True)
-        neg = C.make_hard_negatives(data, wn, rules=("negation",), seed=0)
-        t0 = time.perf_counter()
-        wn_texts = list(dict.fromkeys(list(wn["term"]) + list(wn["masked"]) + list(neg["negative"])))
-        LW = mp_enc.encode_layers(wn_texts, cache=False)
-        LP = mp_enc.encode_layers(texts, cache=False)
-        mp_s = time.perf_counter() - t0
-        wrow = {t: i for i, t in enumerate(wn_texts)}
-        same = wn["term"].to_numpy()[:, None] == wn["term"].to_numpy()[None, :]
+        display(table12_beside(table12, mp_enc, "mpnet B0").round(3))
 
-        def wn_metrics(Z):
-            Z = F.normalize(Z.double(), dim=-1)
-            q, d = Z[[wrow[t] for t in wn["term"]]], Z[[wrow[t] for t in wn["masked"]]]
-            S = (q @ d.T).numpy()
-            qh = Z[[wrow[t] for t in neg["term"]]]
-            auc = pair_roc_auc((qh * Z[[wrow[t] for t in neg["positive"]]]).sum(1).numpy(),
-                               (qh * Z[[wrow[t] for t in neg["negative"]]]).sum(1).numpy())
-            return {"t2d R@10": recall_at_k(S, same, 10), "t2d MRR": mrr(S, same), "AUC negation": auc,
-                    "anisotropy": anisotropy(d, n_pairs=10_000, seed=0), "effective rank": effective_rank(d)}
+# %% [markdown]
+# The WordNet concepts (with their negation negatives) and the noun-phrase probe through mpnet's 12 layers.
 
-        mp_readouts = {f"layer {i}": LW[:, i] for i in range(LW.shape[1])}
-        mp_readouts.update({"B0": LW[:, -1], "B0-WM": LW[:, -cfg.k:].mean(1)})
-        mp = pd.DataFrame({k: wn_metrics(v) for k, v in mp_readouts.items()}).T
-        for name, Z in {"mpnet B0": LP[:, -1], "mpnet B0-WM": LP[:, -cfg.k:].mean(1)}.items():
-            rows += by_family(Z, name)[0]
-        res = pd.DataFrame(rows)
-        print(f"mpnet: {len(wn_texts) + len(texts)} texts through 12 layers in {mp_s:.0f} s")
-        display(mp.loc[["B0", "B0-WM"]].round(3))
-        fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
-        axes[0].plot(range(LW.shape[1]), mp.iloc[: LW.shape[1]]["t2d MRR"], "o-")
-        axes[0].axhline(mp.loc["B0-WM", "t2d MRR"], color="tab:red", ls="--", label="B0-WM")
-        axes[0].set(xlabel="hidden state (0 = embeddings)", ylabel="t2d MRR", title="mpnet layer-wise t2d MRR")
-        axes[0].legend()
-        axes[1].plot(range(LW.shape[1]), mp.iloc[: LW.shape[1]]["anisotropy"], "o-", color="tab:green")
-        axes[1].set(xlabel="hidden state", ylabel="anisotropy", title="mpnet layer-wise anisotropy")
-        fig.tight_layout()
-        ledger.savefig(fig, "fig3-mpnet-layerwise")
+# %%
+if mp_enc is not None:
+    data = C.load_concepts()
+    pool = C.t2d_subset(data, C.in_domain_split(data, 0.1, seed=0).test).drop_duplicates("sid")
+    wn = pool.iloc[np.sort(np.random.default_rng(0).choice(len(pool), cfg.n_backbone_rows, replace=False))]
+    wn = wn.reset_index(drop=True)
+    neg = C.make_hard_negatives(data, wn, rules=("negation",), seed=0)
+    t0 = time.perf_counter()
+    wn_texts = list(dict.fromkeys(list(wn["term"]) + list(wn["masked"]) + list(neg["negative"])))
+    LW = mp_enc.encode_layers(wn_texts, cache=False)
+    LP = mp_enc.encode_layers(texts, cache=False)
+    mp_s = time.perf_counter() - t0
+    wrow = {t: i for i, t in enumerate(wn_texts)}
+    mp_readouts = {f"layer {i}": LW[:, i] for i in range(LW.shape[1])}
+    mp_readouts.update({"B0": LW[:, -1], "B0-WM": LW[:, -cfg.k:].mean(1)})
+    mp = pd.DataFrame({k: t2d_probe_metrics(v, wrow, wn, neg) for k, v in mp_readouts.items()}).T
+    for name, Z in {"mpnet B0": LP[:, -1], "mpnet B0-WM": LP[:, -cfg.k:].mean(1)}.items():
+        rows += recall_by_family(Z, texts, probe, FAMILIES, name)[0]
+    res = pd.DataFrame(rows)
+    print(f"mpnet: {len(wn_texts) + len(texts)} texts through 12 layers in {mp_s:.0f} s")
+    display(mp.loc[["B0", "B0-WM"]].round(3))
+
+# %% [markdown]
+# Layer by layer on mpnet (Fig 3), and R@1 / R@10 by family for every readout.
+
+# %%
+if mp is not None:
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
+    axes[0].plot(range(LW.shape[1]), mp.iloc[: LW.shape[1]]["t2d MRR"], "o-")
+    axes[0].axhline(mp.loc["B0-WM", "t2d MRR"], color="tab:red", ls="--", label="B0-WM")
+    axes[0].set(xlabel="hidden state (0 = embeddings)", ylabel="t2d MRR", title="mpnet layer-wise t2d MRR")
+    axes[0].legend()
+    axes[1].plot(range(LW.shape[1]), mp.iloc[: LW.shape[1]]["anisotropy"], "o-", color="tab:green")
+    axes[1].set(xlabel="hidden state", ylabel="anisotropy", title="mpnet layer-wise anisotropy")
+    fig.tight_layout()
+    ledger.savefig(fig, "fig3-mpnet-layerwise")
 res.groupby(["readout", "family"], sort=False)[["R1", "R10"]].mean().unstack("readout").reindex(
     FAMILIES + ["all"]).round(3)
 
@@ -296,10 +260,15 @@ ledger.claim("np_b0_r10", "frozen B0 NP R@10", pv[(2, "B0", "NP R@10")], float(b
                           "easier set; shown for scale only"), kind="paper", source="§5.2")
 p = pv[(2, "B1", "NP R@10")] - pv[(2, "B0", "NP R@10")]
 cmp = stats.paired(b1_seeds["all"]["R10"].to_numpy(), np.full(len(cfg.seeds), b0.loc["all", "R10"]), labels=("B1", "B0"))
-ledger.claim("np_b1_below_b0", "H1: concept fine-tuning lowers NP paraphrase R@10 (B1 - B0)", p, cmp,
-             stats.direction(p), kind="paper", source="§5.2: 0.656 - 0.704", regime=REGIME_B1,
-             note=f"B0 R@10 {b0.loc['all', 'R10']:.3f} (near the ceiling), B1 per seed "
-                  f"{b1_seeds['all']['R10'].round(3).tolist()}")
+_ = ledger.claim("np_b1_below_b0", "H1: concept fine-tuning lowers NP paraphrase R@10 (B1 - B0)", p, cmp,
+                 stats.direction(p), kind="paper", source="§5.2: 0.656 - 0.704", regime=REGIME_B1,
+                 note=f"B0 R@10 {b0.loc['all', 'R10']:.3f} (near the ceiling), B1 per seed "
+                      f"{b1_seeds['all']['R10'].round(3).tolist()}")
+
+# %% [markdown]
+# **P4 by modifier family** (§5.5): B1 − B0 R@1, paired over B1's seeds.
+
+# %%
 for fam, (row, col, src) in {"intersective": ("B1 - B0", "intersective R@1", "§5.5"),
                              "subsective": ("aggregate (extensional supervision)", "subsective R@1", "§5.5"),
                              "relational": ("B1 - B0", "relational R@1", "§5.5")}.items():
@@ -322,6 +291,11 @@ for fam in ["modal", "privative"]:
                                     "(+0.041, §5.5)"),
                  kind="paper", source="§5.5", regime=REGIME_B1,
                  note=f"B0 R@1 {b0.loc[fam, 'R1']:.3f}; B1 - B0 per seed {np.round(cmp.values, 3).tolist()}")
+
+# %% [markdown]
+# **The paper's backbone, frozen** (mpnet: the parity check, P2 and Table 11).
+
+# %%
 if mp is not None:
     ledger.claim("mpnet_parity", "the assembled all-mpnet-base-v2 folder encodes as sentence-transformers does",
                  ours=parity, criterion=at_most(1e-5), kind="check", note="max |difference| over three phrases")
@@ -338,6 +312,9 @@ if mp is not None:
                  note=f"ours B0 {mp.loc['B0', 't2d R@10']:.3f}, B0-WM {mp.loc['B0-WM', 't2d R@10']:.3f}; K = 4 of 12 "
                       f"layers as in the paper; our pool is {cfg.n_backbone_rows} WordNet concepts, so absolute R@10 "
                       "differs; 0.05 is about two standard errors of a paired R@10 difference over that pool")
+
+# %%
+if mp is not None:
     for col, src, m in [("anisotropy", "App. H: 0.303 - 0.126", 0.02), ("effective rank", "App. H: 177.0 - 247.0", 5.0)]:
         p = pv[(11, "B0-WM", col)] - pv[(11, "B0", col)]
         ledger.claim(f"mpnet_T11_wm_{col.replace(' ', '_')}", f"Table 11 on mpnet: B0-WM minus B0 {col}", p,
@@ -355,6 +332,11 @@ if mp is not None:
 else:
     ledger.claim("mpnet_frozen", "frozen analyses on all-mpnet-base-v2 (the paper's backbone)", "final layer", None,
                  not_testable(mp_reason), kind="paper", source="§1")
+
+# %% [markdown]
+# What this notebook cannot test: the paper's NP suite (Table 12) and the DBpedia benchmark.
+
+# %%
 ledger.claim("table12_failures", "Table 12: B1's hardest failures per family on the 4,000-item NP suite",
              "adj. synonym", None,
              not_testable("the NP suite and the fine-tuned mpnet B1 are not available; the rows are transcribed in "

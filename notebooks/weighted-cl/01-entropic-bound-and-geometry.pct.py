@@ -71,6 +71,11 @@ from companion.metrics.distance_geometry import (classical_mds, delta_w, edm, em
 from companion.profiles import settings
 from companion.results import Ledger, at_least, at_most, holds, show_provenance, within
 
+# %% [markdown]
+# Settings per profile (smoke: a few L-BFGS iterations on tiny problems; cpu: three seeds, 3000 iterations and the
+# full grid of radii and temperatures), then the claims ledger.
+
+# %%
 torch.set_num_threads(1)  # tiny float64 problems: one thread is fastest on a shared CPU
 cfg = settings(profile,
                smoke=dict(seeds=[0], lbfgs_steps=15, n_random=20, n_points=10, ratios=[0.6, 1.3], n_euclid=1, taus=[0.5]),

@@ -69,6 +69,11 @@ from companion.metrics.distance_geometry import block_cosines, class_prototypes,
 from companion.profiles import settings
 from companion.results import Ledger, at_least, at_most, holds, show_provenance, within
 
+# %% [markdown]
+# Settings per profile (smoke: one seed, a few steps, two class ratios; cpu: three seeds, 3000 L-BFGS iterations or
+# Adam steps, C in {3, 4, 10}), then the claims ledger.
+
+# %%
 torch.set_num_threads(1)  # small full-batch problems: one thread is fastest on a shared CPU
 EPS = math.exp(-1)
 cfg = settings(profile,

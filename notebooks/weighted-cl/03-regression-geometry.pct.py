@@ -50,6 +50,7 @@ steps = None
 # %%
 import math
 import warnings
+from functools import partial
 
 warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without ipywidgets
 
@@ -59,18 +60,21 @@ import pandas as pd
 import seaborn as sns
 import torch
 from scipy.stats import spearmanr
-from torch import nn
 
 from companion.data import load_digits
 from companion.free_embeddings import fit_free_embeddings
-from companion.losses.weighted import (cosine_similarities, euclidean_similarities, euclidean_weights,
-                                       soft_supcon_weights, weighted_infonce, xclr_weights, y_aware_weights)
-from companion.metrics.distance_geometry import delta_w, edm, r2_procrustes, r2_sim, spherical_realisation
+from companion.losses.weighted import euclidean_similarities, euclidean_weights, soft_supcon_weights
+from companion.metrics.distance_geometry import delta_w, edm, r2_procrustes, r2_sim
 from companion.metrics.morphometrics import morphometrics
+from companion.papers.weighted_cl.experiments import end_of_rise, fit_digit_encoder, xclr_sweep, yaware_sweep
 from companion.profiles import settings
 from companion.results import Ledger, at_least, at_most, holds, not_testable, show_provenance, within
-from companion.training import index_batches, seed_everything, train
 
+# %% [markdown]
+# Settings per profile (smoke: a 400-image subset, 3 training steps; cpu: every digit, 400 Adam steps, q = 5..12,
+# one seed), then the claims ledger.
+
+# %%
 torch.set_num_threads(1)  # small MLP and 512x512 similarity matrices: one thread is fastest on a shared CPU
 EPS = math.exp(-1)
 cfg = settings(profile,
@@ -84,7 +88,6 @@ cfg = settings(profile,
                overrides=dict(seeds=seeds, steps=steps))
 ledger = Ledger("weighted-cl", "03-regression-geometry", profile=cfg.profile, seeds=cfg.seeds)
 sns.set_theme(style="whitegrid", context="notebook")
-offdiag = lambda M: M[~np.eye(len(M), dtype=bool)]  # noqa: E731
 cfg
 
 # %% [markdown]
@@ -103,30 +106,22 @@ ee = fit_free_embeddings(euclidean_weights(y2), dim=2, similarity="euclidean", s
                          steps=cfg.lbfgs_steps)
 ee_row = {"Delta_W": ee.delta_w, "r2_Proc vs (y, 0)": r2_procrustes(ee.Z, y2)}
 
-tau = 0.5
-rows = []
-for scale in cfg.sweep:
-    # (a) 1-D labels on a segment of half-length scale/sqrt(2 tau); (b) labels on a circle of radius scale/sqrt(2 tau)
-    R = scale / math.sqrt(2 * tau)
-    line = np.linspace(-R, R, n)[:, None]
-    theta = rng.uniform(0, 2 * np.pi, n)
-    circle = R * np.c_[np.cos(theta), np.sin(theta)]
-    f_line = fit_free_embeddings(y_aware_weights(line), dim=3, tau=tau, seed=cfg.seeds[0], steps=cfg.lbfgs_steps)
-    f_circ = fit_free_embeddings(y_aware_weights(circle), dim=3, tau=tau, seed=cfg.seeds[0], steps=cfg.lbfgs_steps)
-    rows.append({"scale R sqrt(2 tau)": scale, "line: Delta_W": f_line.delta_w, "circle: Delta_W": f_circ.delta_w})
-yaware = pd.DataFrame(rows).set_index("scale R sqrt(2 tau)")
+# %% [markdown]
+# y-Aware at τ = 0.5 over the sweep of scales: 1-D labels on a segment of half-length $\mathrm{scale}/\sqrt{2\tau}$,
+# and 2-D labels on a circle of that radius (the angles drawn from the same generator, scale by scale).
 
+# %%
+tau = 0.5
+yaware = yaware_sweep(rng, n, cfg.sweep, tau=tau, seed=cfg.seeds[0], steps=cfg.lbfgs_steps)
+
+# %% [markdown]
+# X-CLR with τ′ = 0.5 on random 4-D labels in $q = 6$, for τ/τ′ over the same sweep; the deviation is measured
+# against Thm. 3.12's cosines.
+
+# %%
 tau_p = 0.5
 yx = rng.normal(size=(n, 4))
-yn = yx / np.linalg.norm(yx, axis=1, keepdims=True)
-rows = []
-for ratio in cfg.sweep:
-    t = ratio * tau_p
-    f = fit_free_embeddings(xclr_weights(yx, tau_p), dim=6, tau=t, seed=cfg.seeds[0], steps=cfg.lbfgs_steps)
-    target = ratio * yn @ yn.T + 1 - ratio
-    rows.append({"tau / tau'": ratio, "Delta_W": f.delta_w,
-                 "max |cos − formula|": np.abs(offdiag(f.Z @ f.Z.T - target)).max()})
-xclr = pd.DataFrame(rows).set_index("tau / tau'")
+xclr = xclr_sweep(yx, tau_p, cfg.sweep, seed=cfg.seeds[0], steps=cfg.lbfgs_steps)
 display_tables = pd.concat({"y-Aware (tau = 0.5)": yaware, "X-CLR (tau' = 0.5)": xclr}, axis=1)
 pd.Series(ee_row, name="Euclidean–Euclidean"), display_tables
 
@@ -151,11 +146,16 @@ ledger.claim("thm3.10-ee-attained", "Euclidean-Euclidean w-InfoNCE attains its e
              kind="paper", source="Thm 3.10",
              note="Attained means Delta_W at the float64 optimiser's floor (1e-8); the y-Aware runs below show the "
                   "same optimiser stalling at 1e-6..1e-1 where the bound is not attainable, so the test can fail.")
-ledger.claim("thm3.10-ee-optimum", "...at Z* = (y, 0, ...), essentially unique: r2_Proc of the optimum against "
-             "the labels", "Z* = (y, 0, ..., 0) up to isometry", float(ee_row["r2_Proc vs (y, 0)"]),
-             at_least(0.999), kind="paper", source="Thm 3.10",
-             note="r2_Proc = 1 iff the two configurations differ by an isometry (Def. 3.16); 0.999 allows the "
-                  "optimiser's residual.")
+_ = ledger.claim("thm3.10-ee-optimum", "...at Z* = (y, 0, ...), essentially unique: r2_Proc of the optimum against "
+                 "the labels", "Z* = (y, 0, ..., 0) up to isometry", float(ee_row["r2_Proc vs (y, 0)"]),
+                 at_least(0.999), kind="paper", source="Thm 3.10",
+                 note="r2_Proc = 1 iff the two configurations differ by an isometry (Def. 3.16); 0.999 allows the "
+                      "optimiser's residual.")
+
+# %% [markdown]
+# y-Aware: the segment never attains the bound, the circle does within the radius $1/\sqrt{2\tau}$ and not beyond.
+
+# %%
 line_all = yaware["line: Delta_W"]
 ledger.claim("thm3.11-yaware-line", "y-Aware cannot attain its bound for labels that do not lie on a sphere (1-D "
              "labels on a segment, every scale tried): min Delta_W over the sweep", "bound not attained",
@@ -173,11 +173,16 @@ ledger.claim("thm3.11-yaware-circle", "labels on a circle of radius <= 1/sqrt(2 
              "the radius, so the bound is attained (the 'unless' of Thm 3.11, via Thm 3.8): max Delta_W over "
              "those radii", "bound attained", float(yaware.loc[yaware.index <= 1, "circle: Delta_W"].max()),
              at_most(FLOAT_FLOOR), kind="paper", source="Thm 3.8")
-ledger.claim("thm3.11-yaware-circle-too-wide", "labels on a circle of radius > 1/sqrt(2 tau): the radius condition "
-             "of Thm 3.8 fails and the bound is not attained: min Delta_W over those radii", "bound not attained",
-             float(yaware.loc[yaware.index > 1, "circle: Delta_W"].min()), at_least(1e-6), kind="paper",
-             source="Thm 3.8",
-             note="1e-6 is 100x the attained floor; at radius 1.1/sqrt(2 tau) the gap is a few 1e-3.")
+_ = ledger.claim("thm3.11-yaware-circle-too-wide", "labels on a circle of radius > 1/sqrt(2 tau): the radius condition "
+                 "of Thm 3.8 fails and the bound is not attained: min Delta_W over those radii", "bound not attained",
+                 float(yaware.loc[yaware.index > 1, "circle: Delta_W"].min()), at_least(1e-6), kind="paper",
+                 source="Thm 3.8",
+                 note="1e-6 is 100x the attained floor; at radius 1.1/sqrt(2 tau) the gap is a few 1e-3.")
+
+# %% [markdown]
+# X-CLR: attained at the stated cosines for τ ≤ τ′, not above.
+
+# %%
 xclr_ok = xclr.loc[xclr.index <= 1]
 ledger.claim("thm3.12-xclr-attained", "X-CLR attains its bound for tau <= tau' (free embeddings, 4-D labels, "
              "q = 6): max Delta_W over tau/tau' <= 1", "bound attained", float(xclr_ok["Delta_W"].max()),
@@ -233,33 +238,9 @@ morph.describe().T
 
 
 # %%
-def mlp(q: int) -> nn.Module:
-    return nn.Sequential(nn.Linear(64, cfg.hidden), nn.ReLU(), nn.Linear(cfg.hidden, cfg.hidden), nn.ReLU(),
-                         nn.Linear(cfg.hidden, q))
-
-
-def fit_encoder(q, W_full, similarity, tau=1.0, seed=0, desc="train"):
-    """Train an MLP on the training digits with weighted InfoNCE over minibatches of W_full (n x n)."""
-    seed_everything(seed)
-    model = mlp(q)
-    sim = euclidean_similarities if similarity == "euclidean" else cosine_similarities
-    idx_train = torch.as_tensor(train_idx)
-
-    def loss_fn(b):
-        rows = idx_train[b]
-        return weighted_infonce(W_full[rows][:, rows], sim(model(X[rows]), tau))
-
-    batches = index_batches(len(train_idx), cfg.batch, seed=seed, epochs=None)
-    result = train(model, loss_fn, batches, steps=cfg.steps, lr=cfg.lr, weight_decay=cfg.weight_decay,
-                   schedule="constant", max_grad_norm=None, desc=desc, progress=False)
-    with torch.no_grad():
-        Z_test = model(X[torch.as_tensor(test_idx)]).double()
-    return model, Z_test, result
-
-
+fit_encoder = partial(fit_digit_encoder, X, train_idx, test_idx, steps=cfg.steps, batch=cfg.batch, lr=cfg.lr,
+                      weight_decay=cfg.weight_decay, hidden=cfg.hidden)  # fit_encoder(q, W_full, similarity, ...)
 train_probe = train_idx[: len(test_idx)]  # a fixed training subset of the test set's size, for Delta_W on seen data
-
-
 W_soft = soft_supcon_weights(Y, EPS).float()
 Z_star = np.eye(10)[labels[test_idx]] / math.sqrt(2)
 W_soft_test = soft_supcon_weights(Y[torch.as_tensor(test_idx)], EPS)
@@ -300,15 +281,6 @@ FIG_TOL = 0.05
 FIG_TOL_REASON = ("the paper prints these r2 to two digits or as approximations, and its own two agreement scores for "
                   "one embedding differ by 0.05 (0.91 vs 0.96, §4.1); a level within 0.05 counts as the same, "
                   "within 0.15 as partly")
-def end_of_rise(curve: pd.Series) -> int:
-    """The q where a curve rising in q stops rising: the largest drop from the increase into q to the increase out
-    of q (the kink of 'rises up to a transition at q')."""
-    inc = np.diff(curve.values)
-    if len(inc) < 2:
-        return -1
-    return int(curve.index[1:-1][np.argmax(inc[:-1] - inc[1:])])
-
-
 r2p = agg["test r2_Proc"]
 ledger.claim("fig2-transition-q", "Held-out r2_Proc against the regular 9-simplex rises with q up to a transition at "
              "q = 9: the q where the rise stops (largest drop in the increase per unit q)", 9, end_of_rise(r2p),
@@ -322,9 +294,14 @@ ledger.claim("fig2-transition-q-r2sim", "...the same for the coefficient of simi
              note=f"held-out r2_sim per q: {', '.join(f'{q}: {v:.3f}' for q, v in r2s.items())}")
 below = agg.loc[agg.index <= 8, "test r2_Proc"]
 above = agg.loc[agg.index >= 9, "test r2_Proc"]
-ledger.claim("fig2-r2-higher-above-9", "Held-out r2_Proc vs the simplex is higher for every q >= 9 than for every "
-             "q <= 8", "transition at q = 9", bool(len(below) and len(above) and above.min() > below.max()),
-             holds(), kind="paper", source="§4.1", regime=DIGITS)
+_ = ledger.claim("fig2-r2-higher-above-9", "Held-out r2_Proc vs the simplex is higher for every q >= 9 than for every "
+                 "q <= 8", "transition at q = 9", bool(len(below) and len(above) and above.min() > below.max()),
+                 holds(), kind="paper", source="§4.1", regime=DIGITS)
+
+# %% [markdown]
+# The level at the transition, the same question asked of Δ_W, and the paper-scale run we cannot do.
+
+# %%
 q9 = 9 if 9 in r2p.index else int(r2p.index[np.argmin(np.abs(r2p.index - 9))])
 ledger.claim("fig2-r2proc-level-q9", f"At the transition the representation is nearly isometric to the simplex: "
              f"held-out r2_Proc at q = {q9}", 0.9, float(r2p.loc[q9]), within(0.9, FIG_TOL, 0.15),
@@ -428,6 +405,12 @@ line_fraction = float(pc[1][0] ** 2 / (pc[1] ** 2).sum())
 angles = np.unwrap(np.arctan2(Zy[:, 1], Zy[:, 0])[np.argsort(t_test)])
 rho_angle = spearmanr(t_test[np.argsort(t_test)], angles).statistic
 arc = float(angles.max() - angles.min())
+r2_line = r2_procrustes(Ze, np.c_[t_test, np.zeros_like(t_test)])
+
+# %% [markdown]
+# The two held-out embeddings side by side, coloured by thickness.
+
+# %%
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.6))
 for ax, (name, Z) in zip(axes, [("Euclidean (s = −‖·‖²)", Ze), ("y-Aware (s = cos/τ, τ = 0.1)", Zy)]):
     sc = ax.scatter(Z[:, 0], Z[:, 1], c=t_test, cmap="viridis", s=8)
@@ -439,7 +422,6 @@ fig.suptitle(f"Fig. 5 analogue: a line (1st PC carries {line_fraction:.1%}) vs a
              "the circle)")
 fig.tight_layout()
 _ = ledger.savefig(fig, "fig-03-fig5-arc-vs-line")
-r2_line = r2_procrustes(Ze, np.c_[t_test, np.zeros_like(t_test)])
 pd.Series({"Euclidean: r2_Proc vs (thickness, 0)": r2_line, "Euclidean: variance on 1st PC": line_fraction,
            "y-Aware: arc span (deg)": np.degrees(arc),
            "y-Aware: Spearman(angle, thickness)": abs(rho_angle)})

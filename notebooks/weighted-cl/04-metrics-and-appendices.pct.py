@@ -72,9 +72,15 @@ from companion.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import distance_weights, euclidean_similarities, xclr_weights
 from companion.metrics.distance_geometry import delta_w, edm, r2_procrustes, r2_sim, random_isometry
 from companion.profiles import settings
+from companion.papers.weighted_cl.experiments import xclr_target_embedding
 from companion.results import Ledger, at_least, at_most, holds, not_testable, show_provenance, within
 from companion.settings import REPO_ROOT
 
+# %% [markdown]
+# Settings per profile (smoke: 20 classes, 120 digits, a few L-BFGS iterations; cpu: the 100 CIFAR-100 classes,
+# 300 digits, 3000 iterations, one seed), then the claims ledger.
+
+# %%
 torch.set_num_threads(1)  # float64 free-embedding problems: one thread is fastest on a shared CPU
 cfg = settings(profile,
                smoke=dict(seeds=[0], lbfgs_steps=15, per_class=2, n_classes=20, xclr_dim=32, n_digits=120,
@@ -161,15 +167,7 @@ geometries = {"Simplex": np.eye(len(classes)),
               "MiniLM (bare name)": encoder.encode(pretty).double().numpy()}
 y_cls = np.repeat(np.arange(len(classes)), cfg.per_class)
 ratio = cfg.tau / cfg.tau_prime
-
-
-def target_embedding(Y):
-    """Thm 3.12's X-CLR optimum for labels Y (one row per sample)."""
-    Yn = Y / np.linalg.norm(Y, axis=1, keepdims=True)
-    return np.hstack([math.sqrt(ratio) * Yn, math.sqrt(1 - ratio) * np.ones((len(Y), 1))])
-
-
-targets = {name: target_embedding(G[y_cls]) for name, G in geometries.items()}
+targets = {name: xclr_target_embedding(G[y_cls], ratio) for name, G in geometries.items()}
 trained, fits = {}, {}
 for name, G in geometries.items():
     fit = fit_free_embeddings(xclr_weights(G[y_cls], cfg.tau_prime), dim=cfg.xclr_dim, tau=cfg.tau,
@@ -269,6 +267,11 @@ kpca = KernelPCA(n_components=5, kernel="precomputed").fit_transform(K)
 fit_poly = fit_free_embeddings(distance_weights(D_poly), dim=5, similarity="euclidean", seed=cfg.seeds[0],
                                steps=cfg.lbfgs_steps)
 
+# %% [markdown]
+# (b) The linear kernel on `n_digits` digits, $\gamma = 2/\mathrm{median}$ squared distance: the optimum at $q$ = rank,
+# at $q = 2$, and at the $q$ where PCA explains 90 % of the variance.
+
+# %%
 images, labels = load_digits()
 pick = np.random.default_rng(cfg.seeds[0]).permutation(len(images))[: cfg.n_digits]
 Xd, yd = images[pick].reshape(len(pick), -1) / 16.0, labels[pick]
@@ -286,6 +289,12 @@ q90 = int(np.searchsorted(explained, 0.9) + 1)
 fit_q90 = fit_free_embeddings(distance_weights(gamma * D_lin), dim=q90, similarity="euclidean", seed=cfg.seeds[0],
                               steps=cfg.lbfgs_steps)
 r2sim_q90 = r2_sim(-edm(fit_q90.Z), -edm(pca_full[:, :q90]))
+
+# %% [markdown]
+# Both settings in one table: the entropic gap, the distance to (kernel) PCA, and how well a 5-NN classifier
+# separates the digits in each 2-D map.
+
+# %%
 knn = lambda Z: cross_val_score(KNeighborsClassifier(5), Z, yd, cv=5).mean()  # noqa: E731
 appF = pd.DataFrame({
     "Delta_W": [fit_poly.delta_w, fit_full.delta_w, fit_2d.delta_w,

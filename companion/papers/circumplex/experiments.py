@@ -132,3 +132,63 @@ def emobank_sample(n: int = 500, seed: int = 42, split: str = "test"):
     df = load_emobank(split)
     idx = np.sort(np.random.default_rng(seed).permutation(len(df))[: min(n, len(df))])
     return df.iloc[idx].reset_index(drop=True)
+
+
+HEAD_KINDS = ("GPT", "nGPT")
+
+
+def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], test_states,
+             test_labels: Sequence[str], *, steps: int, batch_size: int, lr: float, seed: int, n_heads: int):
+    """One cell of Table 4 (§4): train a ``kind`` head with the loss named ``loss`` (a key of
+    :data:`companion.losses.circumplex.LOSSES`) on the training states, embed the test states and score them.
+
+    The batch is at most the training set. Returns ``(scores, head, test embeddings)``, where ``scores`` holds
+    V-Measure and CD-r (:func:`companion.papers.circumplex.heads.evaluate_embeddings`), the mean cosine between
+    different labels (``mean_offdiag_cos``), the training time ``train_s``, the first loss and the mean of the last
+    five (``first_loss``, ``final_loss``)."""
+    import time
+
+    from companion.losses.circumplex import LOSSES
+    from companion.papers.circumplex.geometry import geometry_summary
+    from companion.papers.circumplex.heads import embed_with_head, evaluate_embeddings, train_head
+
+    if loss not in LOSSES:
+        raise ValueError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}.")
+    t = time.perf_counter()
+    head, res = train_head(kind, LOSSES[loss], train_states, list(train_labels), steps=steps,
+                           batch_size=min(batch_size, len(train_labels)), lr=lr, seed=seed, n_heads=n_heads,
+                           progress=False)
+    train_s = time.perf_counter() - t
+    emb = embed_with_head(head, test_states)
+    losses = [h["loss"] for h in res.history if "loss" in h]
+    geo = geometry_summary(emb, list(test_labels), [c for c in ECM_LABELS if c in set(test_labels)])
+    scores = {**evaluate_embeddings(emb, test_labels), "mean_offdiag_cos": geo["mean_offdiag_cos"],
+              "train_s": train_s, "first_loss": losses[0], "final_loss": float(np.mean(losses[-5:]))}
+    return scores, head, emb
+
+
+def emolit_heads(saved: dict, train_states, train_labels: Sequence[str], *, seeds: Sequence[int], steps: int,
+                 batch_size: int, lr: float, n_heads: int):
+    """Every Emolit head of notebook 02 (both kinds, every loss and seed) for the analyses of §5–6: the weights saved
+    by notebook 02 (``saved[("Emolit", kind, loss, "state", seed)]``) when their shapes fit a fresh head, otherwise
+    retrained here with the same settings. Returns ``({(kind, loss, seed): head in eval mode}, {same key: where it
+    came from})``."""
+    from companion.losses.circumplex import LOSSES
+    from companion.papers.circumplex.heads import make_head, train_head
+
+    heads, source = {}, {}
+    for seed in seeds:
+        for kind in HEAD_KINDS:
+            for loss in LOSSES:
+                state = saved.get(("Emolit", kind, loss, "state", seed))
+                head = make_head(kind, train_states.dim, n_heads=n_heads)
+                if state is not None and all(state[k].shape == v.shape for k, v in head.state_dict().items()):
+                    head.load_state_dict(state)
+                    source[(kind, loss, seed)] = "02 cache"
+                else:
+                    head, _ = train_head(kind, LOSSES[loss], train_states, list(train_labels), steps=steps,
+                                         batch_size=min(batch_size, len(train_labels)), lr=lr, seed=seed,
+                                         n_heads=n_heads, progress=False)
+                    source[(kind, loss, seed)] = "retrained here"
+                heads[(kind, loss, seed)] = head.eval()
+    return heads, source

@@ -185,3 +185,31 @@ def ring_angles(emb_ecm, labels_ecm, classes: Sequence[str], emb_new) -> np.ndar
     new = torch.nn.functional.normalize(torch.as_tensor(emb_new).double(), dim=1).numpy()
     zn = (new - centre) @ plane.T
     return s * (np.arctan2(zn[:, 1], zn[:, 0]) - offset)
+
+
+def regular_simplex(n_labels: int, dim: int, per_label: int = 1) -> torch.Tensor:
+    """The regular simplex of App. I's theorem: ``n_labels`` unit vectors with pairwise cosine −1/(n_labels − 1)
+    (the centred standard basis, normalised), padded with zeros to ``dim`` ≥ ``n_labels`` coordinates, each label's
+    vector repeated ``per_label`` times in label order (float64, ``n_labels · per_label x dim``)."""
+    if n_labels < 2 or dim < n_labels or per_label < 1:
+        raise ValueError(f"need n_labels >= 2, dim >= n_labels and per_label >= 1, got {n_labels}, {dim}, "
+                         f"{per_label}.")
+    eye = torch.eye(n_labels, dtype=torch.float64)
+    simplex = torch.nn.functional.normalize(eye - eye.mean(0), dim=1)
+    simplex = torch.cat([simplex, torch.zeros(n_labels, dim - n_labels, dtype=torch.float64)], 1)
+    return simplex[torch.arange(n_labels).repeat_interleave(per_label)]
+
+
+def centroid_angles(emb: torch.Tensor, labels: Sequence[str], classes: Sequence[str]) -> torch.Tensor:
+    """Angles in degrees between the label directions of ``emb``: the mean row of each class in ``classes`` (in the
+    embeddings' own dtype), normalised in float64; ``classes x classes`` (the §5.1 margin argument: 30° between
+    adjacent labels on a ring, about 90° between any two labels under SINCERE)."""
+    labels = list(labels)
+    if len(labels) != len(emb):
+        raise ValueError(f"{len(labels)} labels for {len(emb)} embeddings.")
+    missing = [c for c in classes if c not in labels]
+    if missing:
+        raise ValueError(f"no embedding has the label(s) {missing}.")
+    cent = torch.stack([emb[torch.tensor([lab == c for lab in labels])].mean(0) for c in classes]).double()
+    cent = torch.nn.functional.normalize(cent, dim=1)
+    return torch.rad2deg(torch.arccos(torch.clamp(cent @ cent.T, -1, 1)))

@@ -1,0 +1,191 @@
+r"""Evaluation and claim helpers of the concept-representation notebooks (Mohr, Dujany, Souquet & Freitas,
+arXiv 2606.06994): the §5 metrics of an encoder on a held-out WordNet pool (notebook 03), the reduced set of the
+frozen-mpnet analysis and the noun-phrase probe's recall by modifier family (notebook 04), and the paired
+fine-tuned-vs-reference claims with their ceiling rule (notebook 03).
+
+Embeddings are passed as an ``N x d`` tensor whose rows follow a list of texts; every metric works on the unit
+vectors. The retrieval metrics live in :mod:`companion.metrics.retrieval`, the geometry in
+:mod:`companion.metrics.geometry`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+import torch.nn.functional as F
+
+from companion import stats
+from companion.metrics.geometry import anisotropy, effective_rank
+from companion.metrics.retrieval import gold_ranks, mrr, pair_roc_auc, recall_at_k
+from companion.papers.concepts.data import RULES
+
+__all__ = ["ConceptRetrieval", "t2d_probe_metrics", "recall_by_family", "table12_beside",
+           "direction_unless_ceiling", "PairedConditionClaims"]
+
+#: Table 12 marks some phrases with these footnote signs; they are not part of the phrase.
+_FOOTNOTES = "†‡"
+
+
+def _unit_rows(Z: torch.Tensor, index: Mapping[str, int], texts: Sequence[str]) -> torch.Tensor:
+    missing = [t for t in texts if t not in index]
+    if missing:
+        raise ValueError(f"{len(missing)} text(s) have no embedding row, e.g. {missing[0]!r}.")
+    return Z[[index[t] for t in texts]]
+
+
+class ConceptRetrieval:
+    r"""Every §5 metric of the paper on one held-out pool (notebook 03, Tables 2, 4, 10, 11).
+
+    ``pairs``: one row per concept with ``term`` and ``masked`` (its masked definition); ``hard_negatives``: the
+    frame of :func:`companion.papers.concepts.data.make_hard_negatives` (``term``, ``positive``, ``negative``,
+    ``rule``); ``random_definitions``: one unrelated definition per concept (the negatives of the pair ROC-AUC).
+    :attr:`texts` lists every text to embed once (terms, definitions, negatives, random definitions, first
+    occurrence kept). Calling the object with the embeddings ``Z`` of :attr:`texts` returns t2d and d2t R@10 and MRR
+    (gold: every definition of the same term, i.e. polysemy counts), the pair ROC-AUC, one stress ROC-AUC per rule
+    (NaN with fewer than two negatives of that rule), anisotropy (mean cosine of 10,000 random definition pairs,
+    App. H) and effective rank of the definitions.
+    """
+
+    def __init__(self, pairs: pd.DataFrame, hard_negatives: pd.DataFrame, random_definitions: Sequence[str],
+                 rules: Sequence[str] = RULES):
+        if len(random_definitions) != len(pairs):
+            raise ValueError(f"need one random definition per concept: {len(random_definitions)} for "
+                             f"{len(pairs)} concepts.")
+        self.hn, self.rand_def, self.rules = hard_negatives, list(random_definitions), tuple(rules)
+        self.terms, self.defs = pairs["term"].tolist(), pairs["masked"].tolist()
+        self.texts = list(dict.fromkeys(self.terms + self.defs + list(hard_negatives["negative"]) + self.rand_def))
+        self.row = {t: i for i, t in enumerate(self.texts)}
+        term = pairs["term"].to_numpy()
+        self.same_term = term[:, None] == term[None, :]
+
+    def __call__(self, Z: torch.Tensor) -> dict[str, float]:
+        if len(Z) != len(self.texts):
+            raise ValueError(f"Z has {len(Z)} rows for {len(self.texts)} texts.")
+        Z = F.normalize(Z.double(), dim=-1)
+        q, d = _unit_rows(Z, self.row, self.terms), _unit_rows(Z, self.row, self.defs)
+        S = (q @ d.T).numpy()
+        out = {"t2d R@10": recall_at_k(S, self.same_term, 10), "t2d MRR": mrr(S, self.same_term),
+               "d2t R@10": recall_at_k(S.T, self.same_term, 10), "d2t MRR": mrr(S.T, self.same_term)}
+        neg = (q * _unit_rows(Z, self.row, self.rand_def)).sum(1).numpy()
+        out["pair AUC"] = pair_roc_auc(np.diag(S), neg)
+        hn = self.hn
+        qh = _unit_rows(Z, self.row, hn["term"])
+        cp = (qh * _unit_rows(Z, self.row, hn["positive"])).sum(1).numpy()
+        cn = (qh * _unit_rows(Z, self.row, hn["negative"])).sum(1).numpy()
+        for r in self.rules:
+            m = (hn["rule"] == r).to_numpy()
+            out[f"AUC {r}"] = pair_roc_auc(cp[m], cn[m]) if m.sum() >= 2 else np.nan
+        out["anisotropy"] = anisotropy(d, n_pairs=10_000, seed=0)
+        out["effective rank"] = effective_rank(d)
+        return out
+
+
+def t2d_probe_metrics(Z: torch.Tensor, index: Mapping[str, int], pairs: pd.DataFrame,
+                      negatives: pd.DataFrame) -> dict[str, float]:
+    """The reduced §5 set used on frozen all-mpnet-base-v2 (notebook 04, section 4): t2d R@10 and MRR of the terms
+    of ``pairs`` against their masked definitions (gold: same term), the ROC-AUC of ``negatives`` (e.g. the
+    negation rule's: its positives against its negatives, per term), anisotropy and effective rank of the
+    definitions. ``index`` maps each text to its row of ``Z``."""
+    Z = F.normalize(Z.double(), dim=-1)
+    q, d = _unit_rows(Z, index, pairs["term"]), _unit_rows(Z, index, pairs["masked"])
+    same = pairs["term"].to_numpy()[:, None] == pairs["term"].to_numpy()[None, :]
+    S = (q @ d.T).numpy()
+    qh = _unit_rows(Z, index, negatives["term"])
+    auc = pair_roc_auc((qh * _unit_rows(Z, index, negatives["positive"])).sum(1).numpy(),
+                       (qh * _unit_rows(Z, index, negatives["negative"])).sum(1).numpy())
+    return {"t2d R@10": recall_at_k(S, same, 10), "t2d MRR": mrr(S, same), "AUC negation": auc,
+            "anisotropy": anisotropy(d, n_pairs=10_000, seed=0), "effective rank": effective_rank(d)}
+
+
+def recall_by_family(Z: torch.Tensor, texts: Sequence[str], probe: pd.DataFrame, families: Sequence[str],
+                     readout: str, seed: int = -1) -> tuple[list[dict], np.ndarray]:
+    """The noun-phrase probe (notebook 04, §5.5 / Table 5 analogue): each ``phrase`` of ``probe`` retrieves among
+    all its ``paraphrase`` column (gold: its own). Returns one row per family of ``families`` and one for ``all``
+    (``readout``, ``seed``, ``family``, ``R1``, ``R10``) and the 1-based gold rank of every phrase. ``Z`` holds the
+    embeddings of ``texts``."""
+    unknown = sorted(set(probe["family"]) - set(families))
+    if unknown:
+        raise ValueError(f"probe families {unknown} are not in families={list(families)}.")
+    Z = F.normalize(Z.double(), dim=-1)
+    row = {t: i for i, t in enumerate(texts)}
+    S = (_unit_rows(Z, row, probe["phrase"]) @ _unit_rows(Z, row, probe["paraphrase"]).T).numpy()
+    gold = np.arange(len(probe))
+    out = []
+    for fam in [*families, "all"]:
+        m = (probe["family"] == fam).to_numpy() if fam != "all" else np.ones(len(probe), bool)
+        out.append(dict(readout=readout, seed=seed, family=fam, R1=recall_at_k(S[m], gold[m], 1),
+                        R10=recall_at_k(S[m], gold[m], 10)))
+    return out, gold_ranks(S, gold)
+
+
+def table12_beside(table12: pd.DataFrame, encoder, label: str) -> pd.DataFrame:
+    """The paper's Table 12 (App. I: B1's hardest NP failures, with its fine-tuned cosines ``Cor. sim`` and
+    ``Ret. sim``) beside ``encoder``'s cosines of the same query-correct and query-retrieved pairs, in the columns
+    ``<label> cor. sim`` and ``<label> ret. sim`` (notebook 04, section 4). Footnote signs are stripped from the
+    retrieved phrases; ``encoder.encode(texts, cache=False)`` must return unit vectors."""
+    cols = ["Family", "Query", "Correct paraphrase", "Cor. sim", "Retrieved rank-1", "Ret. sim"]
+    missing = [c for c in cols if c not in table12.columns]
+    if missing:
+        raise ValueError(f"table12 lacks the column(s) {missing}.")
+    texts = list(dict.fromkeys([t.rstrip(_FOOTNOTES) for col in ("Query", "Correct paraphrase", "Retrieved rank-1")
+                                for t in table12[col]]))
+    E = dict(zip(texts, encoder.encode(texts, cache=False)))
+    out = table12[cols].copy()
+    out[f"{label} cor. sim"] = [float(E[q] @ E[c]) for q, c in zip(out["Query"], out["Correct paraphrase"])]
+    out[f"{label} ret. sim"] = [float(E[q] @ E[r.rstrip(_FOOTNOTES)])
+                                for q, r in zip(out["Query"], out["Retrieved rank-1"])]
+    return out
+
+
+def direction_unless_ceiling(paper_effect: float, base: float, what: str):
+    """:func:`companion.stats.direction` for the paper's gain ``paper_effect`` on a metric bounded by 1, unless the
+    reference level ``base`` leaves less room than that gain (``1 - base < paper_effect``): then the claim cannot be
+    tested here and the criterion is :func:`companion.stats.inconclusive` naming the ceiling (notebook 03, the
+    type-swap and pair AUCs of §5.2 / §5.4)."""
+    if 1.0 - base < paper_effect:
+        return stats.inconclusive(f"ceiling: {what} is already {base:.3f}, leaving at most {1 - base:.3f} of the "
+                                  f"paper's {paper_effect:+.3f}")
+    return stats.direction(paper_effect)
+
+
+class PairedConditionClaims:
+    """Claims on the difference of a metric between two conditions, paired over seeds (notebook 03, §5 and App. F,
+    H).
+
+    ``frozen``: one row per frozen readout (B0, B0-WM, ...; deterministic, so its value repeats for every seed);
+    ``runs``: one row per fine-tuned condition and seed (columns ``condition``, ``seed`` and the metrics);
+    ``moved``: whether each condition's loss fell (an untrained comparison is inconclusive); ``regime`` and
+    ``probe`` describe the run for every claim.
+    """
+
+    def __init__(self, ledger, frozen: pd.DataFrame, runs: pd.DataFrame, seeds: Sequence[int],
+                 moved: Mapping[str, bool], regime: str, probe: str):
+        self.ledger, self.frozen, self.runs, self.seeds = ledger, frozen, runs, list(seeds)
+        self.moved, self.regime, self.probe = moved, regime, probe
+
+    def seeds_of(self, name: str, col: str, seeds: Sequence[int] | None = None) -> np.ndarray:
+        """Per-seed values of metric ``col`` for condition ``name`` (a frozen readout repeats its single value)."""
+        seeds = self.seeds if seeds is None else seeds
+        if name in self.frozen.index:
+            return np.full(len(seeds), float(self.frozen.loc[name, col]))
+        runs = self.runs
+        return np.array([float(runs[(runs["condition"] == name) & (runs["seed"] == s)][col].item()) for s in seeds])
+
+    def claim(self, cid: str, text: str, a: str, b: str, col: str, source: str, paper_effect, criterion=None,
+              seeds: Sequence[int] | None = None, note: str = "") -> stats.Comparison:
+        """Record the paper's difference ``a - b`` of ``col`` against ours, paired over ``seeds`` (default: all),
+        judged by ``criterion`` (default: :func:`companion.stats.direction` of ``paper_effect``, inconclusive if
+        either condition did not train). Returns the comparison."""
+        seeds = self.seeds if seeds is None else seeds
+        cmp = stats.paired(self.seeds_of(a, col, seeds), self.seeds_of(b, col, seeds), labels=(a, b))
+        trained = all(self.moved.get(x, True) for x in (a, b))
+        crit = criterion or stats.direction(paper_effect, trained=trained,
+                                            untrained_reason=f"the loss of {a} or {b} did not fall")
+        self.ledger.claim(cid, text, paper_effect, cmp, crit, kind="paper", source=source, regime=self.regime,
+                          note=f"{a} {self.seeds_of(a, col, seeds).mean():.3f}, {b} "
+                               f"{self.seeds_of(b, col, seeds).mean():.3f}; {self.probe}"
+                               + (f"; {note}" if note else ""))
+        return cmp

@@ -1,0 +1,98 @@
+r"""Top-layer fine-tuning of the concept paper's conditions, shared by notebooks 03 and 04 (Mohr, Dujany, Souquet &
+Freitas, arXiv 2606.06994, §4.3 recipe, §5 conditions B1, B3, M1, M2, M3, B1-unified).
+
+A *recipe* is the JSON-able dict of every setting that determines a trained model; notebook 03 saves its B1 weights
+under it (:func:`companion.papers.concepts.readouts.save_trained`) and notebook 04 reloads them with the same recipe,
+or trains them again with :func:`load_or_train` when the cache is empty.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+
+from companion.papers.concepts.data import TrainingRows, in_domain_split, load_concepts, training_rows
+from companion.papers.concepts.readouts import (
+    CONDITIONS,
+    TopLayerConceptModel,
+    load_trained,
+    recipe_path,
+    save_trained,
+    train_concept_model,
+)
+from companion.training import TrainResult, seed_everything
+
+__all__ = ["RECIPE_SETTINGS", "TEST_FRAC", "top_layer_recipe", "recipe_training_rows", "train_condition",
+           "load_or_train"]
+
+#: The share of WordNet synsets the in-domain split holds out (the training rows come from the rest).
+TEST_FRAC = 0.1
+
+#: The notebook settings a recipe copies, in the order they are stored.
+RECIPE_SETTINGS = ("model", "max_length", "n_top", "k", "batch", "lr", "pooling_lr_mult", "layer_decay", "tau",
+                   "warmup_frac", "steps", "n_train")
+
+
+def top_layer_recipe(cfg: Mapping, rules: Sequence[str]) -> dict:
+    """The recipe of a top-layer run from the notebook settings ``cfg`` (every key of :data:`RECIPE_SETTINGS` and
+    ``max_negatives``) and the hard-negative ``rules`` of its training rows; the training rows come from the
+    in-domain split and row draw with seed 0 (``split_seed``, ``rows_seed``). Add ``condition`` and ``seed`` to name
+    one model."""
+    missing = [key for key in (*RECIPE_SETTINGS, "max_negatives") if key not in cfg]
+    if missing:
+        raise ValueError(f"settings lack {', '.join(missing)} (needed for a top-layer recipe).")
+    recipe = {key: cfg[key] for key in RECIPE_SETTINGS}
+    recipe.update(split_seed=0, rows_seed=0, rules=list(rules), max_negatives=cfg["max_negatives"], version=1)
+    return recipe
+
+
+@lru_cache(maxsize=4)
+def _training_rows(n_train: int, split_seed: int, rows_seed: int, rules: tuple[str, ...]) -> TrainingRows:
+    data = load_concepts()
+    return training_rows(data, in_domain_split(data, TEST_FRAC, seed=split_seed).train, n=n_train, rules=rules,
+                         seed=rows_seed)
+
+
+def recipe_training_rows(recipe: Mapping) -> TrainingRows:
+    """The training rows a recipe names: ``n_train`` synsets of the in-domain split's training part
+    (:data:`TEST_FRAC` held out, ``split_seed``), drawn with ``rows_seed``, with the hard negatives of ``rules``
+    (computed once per process)."""
+    return _training_rows(recipe["n_train"], recipe["split_seed"], recipe["rows_seed"], tuple(recipe["rules"]))
+
+
+def train_condition(encoder, lower, rows, name: str, seed: int, recipe: Mapping
+                    ) -> tuple[TopLayerConceptModel, TrainResult, float]:
+    """Train condition ``name`` (a key of :data:`~companion.papers.concepts.readouts.CONDITIONS`) with ``seed``:
+    every RNG is seeded with ``seed`` before the model is built, so conditions of one seed start alike and see the
+    same batches; warm-up is ``warmup_frac`` of the steps (at least one). ``rows`` are the
+    :class:`~companion.papers.concepts.data.TrainingRows`, ``lower`` the frozen lower-layer store. Returns the
+    model, the training record and the training time in seconds."""
+    if name not in CONDITIONS:
+        raise ValueError(f"unknown condition {name!r}; choose one of {', '.join(CONDITIONS)}.")
+    readout, use_hn = CONDITIONS[name]
+    seed_everything(seed)
+    model = TopLayerConceptModel(encoder, readout, n_top=recipe["n_top"], k=recipe["k"], lower=lower)
+    t0 = time.perf_counter()
+    res = train_concept_model(model, rows, use_hn, steps=recipe["steps"], batch=recipe["batch"], lr=recipe["lr"],
+                              pooling_lr_mult=recipe["pooling_lr_mult"], layer_decay=recipe["layer_decay"],
+                              warmup_steps=max(1, round(recipe["warmup_frac"] * recipe["steps"])),
+                              temperature=recipe["tau"], seed=seed, max_negatives=recipe["max_negatives"],
+                              desc=f"{name} s{seed}")
+    return model, res, time.perf_counter() - t0
+
+
+def load_or_train(encoder, lower, recipe: Mapping, name: str, seed: int) -> tuple[TopLayerConceptModel, str]:
+    """The model of condition ``name`` and ``seed`` under ``recipe``: its weights cached by notebook 03 when present,
+    otherwise trained here with :func:`train_condition` on the recipe's rows (:func:`recipe_training_rows`, built
+    only then) and saved for the next run. Returns the model and where it came from, in words."""
+    full = dict(recipe, condition=name, seed=seed)
+    readout, _ = CONDITIONS[name]
+    model = TopLayerConceptModel(encoder, readout, n_top=recipe["n_top"], k=recipe["k"], lower=lower)
+    if load_trained(model, full):
+        return model, f"reloaded from {recipe_path(full).name} (trained by notebook 03)"
+    t0 = time.perf_counter()
+    rows = recipe_training_rows(recipe)
+    model, _, _ = train_condition(encoder, lower, rows, name, seed, recipe)
+    save_trained(model, full)
+    return model, f"trained here ({time.perf_counter() - t0:.0f} s; no cached weights from notebook 03)"

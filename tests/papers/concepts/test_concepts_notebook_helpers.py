@@ -1,0 +1,241 @@
+"""The helpers the concept-paper notebooks call: the §5 metrics on a pool (evaluation.ConceptRetrieval), the reduced
+frozen-mpnet set, recall by modifier family, Table 12 beside an encoder, the paired claims with their ceiling rule
+(companion.papers.concepts.evaluation), top-layer recipes and training (finetune) and the Theorem D.5 toy (toy)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from companion import stats
+from companion.papers.concepts import finetune
+from companion.papers.concepts.evaluation import (
+    ConceptRetrieval,
+    PairedConditionClaims,
+    direction_unless_ceiling,
+    recall_by_family,
+    t2d_probe_metrics,
+    table12_beside,
+)
+from companion.papers.concepts.toy import capacity_toy_trace, toy_endpoints
+
+
+def _unit(*angles_deg):
+    a = np.deg2rad(angles_deg)
+    return np.c_[np.cos(a), np.sin(a)]
+
+
+# ------------------------------------------------------------------------------------------ ConceptRetrieval
+@pytest.fixture
+def pool():
+    ev = pd.DataFrame({"term": ["bank", "bank", "dog"], "masked": ["d river", "d money", "d animal"]})
+    hn = pd.DataFrame({"term": ["bank", "dog", "dog"], "positive": ["d river", "d animal", "d animal"],
+                       "negative": ["n1", "n2", "n3"], "rule": ["negation", "negation", "antonym"]})
+    return ev, hn, ["d animal", "r2", "r3"]
+
+
+def test_concept_retrieval_texts_and_metrics(pool):
+    ev, hn, rand_def = pool
+    evaluate = ConceptRetrieval(ev, hn, rand_def, rules=("negation", "antonym"))
+    # terms, definitions, negatives, random definitions; the first occurrence of a repeated text is kept
+    assert evaluate.texts == ["bank", "dog", "d river", "d money", "d animal", "n1", "n2", "n3", "r2", "r3"]
+    vec = dict(zip(evaluate.texts, _unit(0, 90, 10, 20, 95, 180, 270, 0, 200, 250)))
+    Z = torch.as_tensor(np.stack([vec[t] for t in evaluate.texts])) * 3.0  # the scale does not matter
+    out = evaluate(Z)
+    # polysemy: both bank definitions are gold for 'bank', and each definition's best term is its own
+    assert out["t2d R@10"] == 1.0 and out["t2d MRR"] == 1.0 and out["d2t MRR"] == 1.0
+    # positives cos(bank, river) = cos 10, cos(dog, animal) = cos 5 against negatives cos 180, cos 180: separated
+    assert out["AUC negation"] == 1.0
+    assert math.isnan(out["AUC antonym"])  # a single antonym negative: no AUC
+    assert set(out) == {"t2d R@10", "t2d MRR", "d2t R@10", "d2t MRR", "pair AUC", "AUC negation", "AUC antonym",
+                        "anisotropy", "effective rank"}
+
+
+def test_concept_retrieval_rejects_mismatched_inputs(pool):
+    ev, hn, rand_def = pool
+    with pytest.raises(ValueError, match="one random definition per concept"):
+        ConceptRetrieval(ev, hn, rand_def[:2])
+    evaluate = ConceptRetrieval(ev, hn, rand_def)
+    with pytest.raises(ValueError, match="rows for 10 texts"):
+        evaluate(torch.zeros(3, 2))
+
+
+def test_t2d_probe_metrics_on_a_hand_made_pool():
+    wn = pd.DataFrame({"term": ["a", "b"], "masked": ["da", "db"]})
+    neg = pd.DataFrame({"term": ["a", "b"], "positive": ["da", "db"], "negative": ["na", "nb"]})
+    texts = ["a", "b", "da", "db", "na", "nb"]
+    Z = torch.as_tensor(_unit(0, 90, 80, 10, 0, 90))  # each term is closer to the other's definition
+    out = t2d_probe_metrics(Z, {t: i for i, t in enumerate(texts)}, wn, neg)
+    assert out["t2d MRR"] == pytest.approx(0.5) and out["t2d R@10"] == 1.0  # gold ranked second, inside the top 10
+    assert out["AUC negation"] == 0.0  # every negative is the term itself: fully inverted
+    assert list(out) == ["t2d R@10", "t2d MRR", "AUC negation", "anisotropy", "effective rank"]
+    with pytest.raises(ValueError, match="no embedding row"):
+        t2d_probe_metrics(Z, {"a": 0}, wn, neg)
+
+
+def test_recall_by_family_counts_each_family():
+    probe = pd.DataFrame({"family": ["x", "x", "y"], "phrase": ["p1", "p2", "p3"], "paraphrase": ["q1", "q2", "q3"]})
+    texts = ["p1", "p2", "p3", "q1", "q2", "q3"]
+    Z = torch.as_tensor(_unit(0, 100, 200, 5, 160, 100))  # p1 -> q1; p2 -> q3 (wrong); p3 -> q2 (wrong)
+    rows, ranks = recall_by_family(Z, texts, probe, ["x", "y"], "B0")
+    r1 = {r["family"]: r["R1"] for r in rows}
+    assert r1 == {"x": 0.5, "y": 0.0, "all": pytest.approx(1 / 3)}
+    assert all(r["R10"] == 1.0 and r["readout"] == "B0" and r["seed"] == -1 for r in rows)
+    assert list(ranks) == [1, 2, 2]
+    with pytest.raises(ValueError, match="not in families"):
+        recall_by_family(Z, texts, probe, ["x"], "B0")
+
+
+class _FakeEncoder:
+    def __init__(self, vectors):
+        self.vectors, self.calls = vectors, []
+
+    def encode(self, texts, cache=True):
+        self.calls.append((list(texts), cache))
+        return torch.as_tensor(np.stack([self.vectors[t] for t in texts]))
+
+
+def test_table12_beside_adds_the_encoder_cosines():
+    t12 = pd.DataFrame({"Family": ["modal"], "Query": ["q"], "Correct paraphrase": ["c"], "Cor. sim": [0.5],
+                        "Retrieved rank-1": ["r†"], "Ret. sim": [0.7], "Extra": [1]})
+    enc = _FakeEncoder(dict(zip(["q", "c", "r"], _unit(0, 60, 30))))
+    out = table12_beside(t12, enc, "frozen")
+    assert enc.calls == [(["q", "c", "r"], False)]  # footnote signs stripped, each text once, no cache
+    assert out.loc[0, "frozen cor. sim"] == pytest.approx(0.5) and out.loc[0, "frozen ret. sim"] == pytest.approx(
+        math.cos(math.radians(30)))
+    assert "Extra" not in out.columns
+    with pytest.raises(ValueError, match="lacks"):
+        table12_beside(t12.drop(columns="Ret. sim"), enc, "frozen")
+
+
+# ------------------------------------------------------------------------------------------ claims
+def test_direction_unless_ceiling():
+    gain = stats.paired([0.99, 0.98, 0.99], [0.95, 0.95, 0.96])
+    assert direction_unless_ceiling(0.2, 0.95, "B3's AUC").judge(gain).verdict == "inconclusive"
+    assert "ceiling: B3's AUC is already 0.950" in direction_unless_ceiling(0.2, 0.95, "B3's AUC").description
+    assert direction_unless_ceiling(0.2, 0.5, "B3's AUC").judge(gain).verdict == "reproduced"
+
+
+class _Ledger:
+    def __init__(self):
+        self.claims = []
+
+    def claim(self, *args, **kwargs):
+        self.claims.append((args, kwargs))
+        return "recorded"
+
+
+@pytest.fixture
+def paired():
+    frozen = pd.DataFrame({"AUC": [0.5]}, index=["B0"])
+    runs = pd.DataFrame({"condition": ["B1"] * 3 + ["B3"] * 3, "seed": [0, 1, 2] * 2,
+                         "AUC": [0.8, 0.9, 0.85, 0.6, 0.7, 0.65]})
+    return PairedConditionClaims(_Ledger(), frozen, runs, [0, 1, 2], {"B1": True, "B3": False}, "regime R",
+                                 "probe P")
+
+
+def test_paired_claims_seeds_of(paired):
+    assert paired.seeds_of("B0", "AUC").tolist() == [0.5, 0.5, 0.5]  # frozen: one value, repeated per seed
+    assert paired.seeds_of("B1", "AUC").tolist() == [0.8, 0.9, 0.85]
+    assert paired.seeds_of("B1", "AUC", seeds=[1]).tolist() == [0.9]
+
+
+def test_paired_claims_record_the_difference(paired):
+    cmp = paired.claim("c1", "B1 beats B0", "B1", "B0", "AUC", "§5.2", 0.3)
+    assert list(cmp.values) == pytest.approx([0.3, 0.4, 0.35])
+    (args, kwargs), = paired.ledger.claims
+    assert args[:3] == ("c1", "B1 beats B0", 0.3) and args[3] is cmp
+    assert kwargs == {"kind": "paper", "source": "§5.2", "regime": "regime R", "note": "B1 0.850, B0 0.500; probe P"}
+    assert args[4].judge(cmp).verdict == "reproduced"
+    # B3's loss did not fall: the default criterion is inconclusive; a note is appended
+    paired.claim("c2", "B1 beats B3", "B1", "B3", "AUC", "App. H", 0.1, note="extra")
+    (args, kwargs) = paired.ledger.claims[1]
+    assert args[4].judge(args[3]).verdict == "inconclusive" and kwargs["note"].endswith("; probe P; extra")
+
+
+# ------------------------------------------------------------------------------------------ fine-tuning
+SETTINGS = dict(model="m", max_length=64, n_top=1, k=4, batch=4, lr=1e-2, pooling_lr_mult=5.0, layer_decay=0.9,
+                tau=0.05, warmup_frac=0.25, steps=3, n_train=8, max_negatives=1, seeds=[0])
+
+
+def test_top_layer_recipe():
+    recipe = finetune.top_layer_recipe(SETTINGS, ("negation", "antonym"))
+    assert list(recipe) == [*finetune.RECIPE_SETTINGS, "split_seed", "rows_seed", "rules", "max_negatives",
+                            "version"]
+    assert recipe["rules"] == ["negation", "antonym"] and recipe["steps"] == 3 and "seeds" not in recipe
+    with pytest.raises(ValueError, match="lack lr"):
+        finetune.top_layer_recipe({k: v for k, v in SETTINGS.items() if k != "lr"}, ())
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    from companion.encoders import tiny_encoder
+
+    return tiny_encoder("bert", pooling="mean", hidden=32, layers=4, heads=4, seed=0)
+
+
+def _rows(n=8):
+    from companion.papers.concepts.data import TrainingRows
+
+    words = ["dog", "cat", "tree", "car", "house", "river", "stone", "bird"][:n]
+    term = np.array(words, dtype=object)
+    masked = np.array([f"a kind of [MASK] that is {w}" for w in words[::-1]], dtype=object)
+    neg = np.array([[f"a kind of [MASK] that is not {w}", ""] for w in words], dtype=object)
+    return TrainingRows(sid=np.arange(n), term=term, masked=masked, syn_a=term,
+                        syn_b=np.array([t + "s" for t in term], dtype=object), has_syn=np.ones(n, bool),
+                        negatives=neg, neg_mask=neg != "", rules=("negation",))
+
+
+def test_train_condition_is_seeded_and_uses_the_condition_readout(tiny):
+    recipe = finetune.top_layer_recipe(SETTINGS, ("negation",))
+    m1, res, seconds = finetune.train_condition(tiny, None, _rows(), "B3", 0, recipe)
+    m2, _, _ = finetune.train_condition(tiny, None, _rows(), "B3", 0, recipe)
+    assert m1.readout_name == "weighted" and len(res.history) == 3 and seconds >= 0
+    assert all(torch.equal(v, m2.state_dict()[k]) for k, v in m1.state_dict().items())
+    with pytest.raises(ValueError, match="unknown condition"):
+        finetune.train_condition(tiny, None, _rows(), "B9", 0, recipe)
+
+
+def test_load_or_train_reloads_what_it_saved(tiny, tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path))
+    built = []
+    monkeypatch.setattr(finetune, "recipe_training_rows", lambda recipe: built.append(recipe["n_train"]) or _rows())
+    recipe = finetune.top_layer_recipe(SETTINGS, ("negation",))
+    trained, where = finetune.load_or_train(tiny, None, recipe, "B1", 0)
+    assert where.startswith("trained here") and built == [8]
+    again, where = finetune.load_or_train(tiny, None, recipe, "B1", 0)
+    assert where.startswith("reloaded from") and built == [8]  # no rows built for a cached model
+    assert all(torch.equal(v, again.state_dict()[k]) for k, v in trained.state_dict().items())
+
+
+# ------------------------------------------------------------------------------------------ Theorem D.5 toy
+def test_capacity_toy_trace_records_and_is_seeded():
+    kw = dict(n=64, m=8, d=4, steps=10, batch=16, n_records=5)
+    trace = capacity_toy_trace(1, **kw)
+    assert [r["step"] for r in trace] == [0, 2, 4, 6, 8, 10] and {r["seed"] for r in trace} == {1}
+    assert trace == capacity_toy_trace(1, **kw)
+    assert trace != capacity_toy_trace(2, **kw)
+    first = trace[0]
+    assert first["anisotropy"] > 0.8 and first["leading_share"] > 0.8  # the shared bias dominates at the start
+    assert all(r["effective_rank"] <= 4 + 1e-6 for r in trace)
+    with pytest.raises(ValueError, match="batch <= n"):
+        capacity_toy_trace(0, n=8, m=4, d=2, steps=1, batch=16)
+
+
+def test_contrastive_training_lowers_the_toy_anisotropy():
+    trace = capacity_toy_trace(0, n=256, m=16, d=8, steps=150, batch=64)
+    assert trace[-1]["anisotropy"] < trace[0]["anisotropy"] - 0.3
+    assert trace[-1]["effective_rank"] > trace[0]["effective_rank"]
+
+
+def test_toy_endpoints():
+    trace = pd.DataFrame({"seed": [0, 0, 0, 1, 1], "step": [0, 1, 2, 0, 1], "anisotropy": [0.9, 0.5, 0.2, 0.8, 0.3],
+                          "effective_rank": [2.0, 5.0, 4.0, 1.0, 3.0], "leading_share": [0.9, 0.6, 0.3, 0.7, 0.2],
+                          "participation_ratio": [1.1, 1.5, 2.0, 1.2, 1.9]})
+    ends = toy_endpoints(trace)
+    assert ends.loc[0, ["aniso_start", "aniso_end", "erank_end", "erank_max"]].tolist() == [0.9, 0.2, 4.0, 5.0]
+    assert ends.loc[1, ["lead_start", "lead_end", "pr_start", "pr_end"]].tolist() == [0.7, 0.2, 1.2, 1.9]
