@@ -155,10 +155,18 @@ def _ledgers(root: Path) -> list[dict]:
 _CLAIM_CALL = re.compile(r"\.claim\(\s*(f?)(['\"])(.*?)\2", re.S)
 
 
+# A cell whose claims come from a helper (``for c in table4_claims(...): ledger.claim(**c)``) names their ids in a
+# comment: ``# claims: {ds}:circular-lowest-V:{head}, {ds}:trained-beat-pretrained-V`` ({...} = any text).
+_CLAIMS_COMMENT = re.compile(r"^\s*#\s*claims:\s*(.+)$", re.M)
+
+
 def _claim_patterns(source: str) -> list[re.Pattern]:
-    """Regexes for the ids that ``ledger.claim(...)`` calls in ``source`` can produce (f-strings become wildcards)."""
+    """Regexes for the ids that ``ledger.claim(...)`` calls in ``source`` can produce (f-strings become wildcards),
+    and for the id templates a ``# claims: ...`` comment lists."""
+    found = [(bool(is_f), text) for is_f, _, text in _CLAIM_CALL.findall(source)]
+    found += [(True, t.strip()) for line in _CLAIMS_COMMENT.findall(source) for t in line.split(",") if t.strip()]
     out = []
-    for is_f, _, text in _CLAIM_CALL.findall(source):
+    for is_f, text in found:
         if is_f:
             parts = re.split(r"\{[^{}]*\}", text)
             out.append(re.compile(".+?".join(re.escape(p) for p in parts) + r"\Z"))

@@ -277,6 +277,8 @@ for ds, pds in PAPER_SET.items():  # per data set: the three orderings, trained 
     for claim in table4_claims(ds, pds, per_seed.loc[ds], pre, qwen, moved, regime=REGIME[ds],
                                n_labels=E_LABELS[ds], head_dim=info["head_dim"], backbone=PAPER_BACKBONE,
                                losses=list(LOSSES)):
+        # claims: {ds}:circular-lowest-V:{head}, {ds}:circular-highest-CDr:{head}, {ds}:sincere-lowest-CDr:{head}
+        # claims: {ds}:trained-beat-pretrained-V, {ds}:sincere-orthogonal:{head}
         ledger.claim(**claim)
 
 # %% [markdown]

@@ -263,3 +263,16 @@ def test_settings_shared_through_a_paper_module_are_read(tmp_path):
                   "cfg = settings(profile, **run_settings(gpu=dict(n_pca=7)), overrides=dict(seeds=None))\n")
     gpu = site.profile_settings(py, "gpu")
     assert gpu["model"] == "bert-base-uncased" and gpu["n_pca"] == 7 and gpu["pooling"] == "cls"
+
+
+def test_claims_comment_names_ids_a_helper_records(tmp_path):
+    """Claims recorded through a helper (``ledger.claim(**c)``) resolve through a ``# claims:`` comment."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("for c in helper():\n    # claims: {ds}:lowest-V:{head}, {ds}:beat\n"
+                                          "    ledger.claim(**c)")]
+    path = tmp_path / "01-x.ipynb"
+    nbformat.write(nb, path)
+    found = site.claim_cells(path, ["Emolit:lowest-V:GPT", "Emolit:beat", "Emolit:other"])
+    assert found == {"Emolit:lowest-V:GPT": 0, "Emolit:beat": 0}
