@@ -153,8 +153,11 @@ def _run_cell(source: str, monkeypatch, on_colab: bool) -> dict:
         monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
     else:
         monkeypatch.delitem(sys.modules, "google.colab", raising=False)
-    monkeypatch.delenv("COMPANION_REPO_ROOT", raising=False)
-    monkeypatch.delenv("COMPANION_DATA_DIR", raising=False)
+    for name in ("COMPANION_REPO_ROOT", "COMPANION_DATA_DIR"):
+        # setenv first, so that teardown restores the variable's state before the test even when it was unset
+        # (delenv alone records nothing for an unset variable, and the cell sets both)
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
     exec(compile(source, "colab-setup", "exec"), {})  # noqa: S102 - the cell under test
     return calls
 
@@ -181,3 +184,14 @@ def test_on_colab_the_cell_installs_fetches_and_points_the_notebook_at_both(monk
 def test_on_colab_without_a_repository_the_cell_says_why(monkeypatch):
     with pytest.raises(RuntimeError, match=r"names no repository to install the companion from"):
         _run_cell(colab.setup_source(None), monkeypatch, on_colab=True)
+
+
+def test_the_cell_leaves_no_setting_behind(monkeypatch):
+    """A test that runs the set-up cell must not leak its settings into later tests (they would point the whole
+    session at a Colab path)."""
+    before = {k: os.environ.get(k) for k in ("COMPANION_REPO_ROOT", "COMPANION_DATA_DIR")}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(os.path, "isdir", lambda path: False)
+        _run_cell(colab.setup_source("octo/companion", wordnet=True), mp, on_colab=True)
+        assert os.environ["COMPANION_REPO_ROOT"] == colab.CLONE_DIR
+    assert {k: os.environ.get(k) for k in before} == before
