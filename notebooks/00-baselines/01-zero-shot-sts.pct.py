@@ -177,7 +177,7 @@ ledger.claim("cache-speedup", "a cached rerun of encode is at least 100x faster 
              ours=t_ours / t_cached, criterion=at_least(100.0),
              note=f"{t_cached:.2f} s cached vs {t_ours:.1f} s cold")
 display(ledger.table())
-ledger.save()
+_ = ledger.save()
 
 # %%
 show_provenance(ledger)

@@ -48,11 +48,6 @@ profile = "cpu"
 seeds = None
 n_rows = None
 
-# %% tags=["injected-parameters"]
-# Parameters
-profile = "cpu"
-
-
 # %%
 import time
 import warnings
