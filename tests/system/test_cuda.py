@@ -48,7 +48,7 @@ def test_default_device_is_cuda_for_a_hub_model_loaded_with_device_map(tmp_path)
 
 
 @needs_cuda
-@pytest.mark.parametrize("kind", ["gpt", "ngpt"])
+@pytest.mark.parametrize("kind", ["GPT", "nGPT"])
 def test_circumplex_heads_and_loss_run_on_the_gpu(kind):
     head = make_head(kind, 32, n_heads=4).cuda()
     states = torch.randn(8, 5, 32, device="cuda")

@@ -94,4 +94,8 @@ def test_notebook_gpu_dry_run(nb, tmp_path_factory):
     assert ledger["profile"] == "gpu" and ledger["claims"]
     for claim in ledger["claims"]:
         validate_claim(claim, nb.key)
+    used = json.loads((scratch / "results" / nb.paper / f"{nb.stem}.provenance.json").read_text())["settings"]
+    model = used.get("model")
+    assert model is None or model.startswith("tiny-") or model == "sentence-transformers/all-MiniLM-L6-v2", \
+        f"{nb.key}: the dry run used backbone {model!r}, not a stand-in"
     assert wall < DRY_RUN_BUDGET_S, f"{nb.key}: dry run took {wall:.0f} s"
