@@ -639,8 +639,8 @@ def load_encoder(model: str, pooling: str = "mean", max_length: int = 128, devic
         arch, layers = parse_stand_in(model[len(TINY_PREFIX):])
         encoder = tiny_encoder(arch, pooling=pooling, max_length=max_length, prefix=prefix,
                                **({"layers": layers, "name": f"{model}-0"} if layers else {}))
-        if device is not None:
-            encoder.model.to(device)
+        if device is not None or device_map is not None:  # a stand-in is small: device_map just picks the device
+            encoder.model.to(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         return encoder
     from transformers import AutoModel, AutoTokenizer
 
