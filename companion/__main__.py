@@ -1,6 +1,7 @@
 """Command line: ``python -m companion {run,list,data,sts,site,colab,scoreboard,notebooks}``.
 
-* ``run [--profile smoke|cpu|gpu] [--only PATTERN] [--output-dir DIR] [--timeout S]`` — execute notebooks.
+* ``run [--profile smoke|cpu|gpu] [--only PATTERN] [--output-dir DIR] [--timeout S] [--dry-run]`` — execute
+  notebooks (``--dry-run``: the gpu profile's code path on a CPU with tiny stand-in backbones, scratch output).
 * ``list`` — notebooks and the section each reproduces.
 * ``data fetch [--dest DIR] [--base-url URL] [--only NAME]`` / ``data check [DIR]`` / ``data sources`` — get the
   data sets from their publishers (or a mirror), verify a local copy, show where each comes from.
@@ -25,10 +26,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from companion import runner
 
     results = runner.run(args.profile, only=args.only, output_dir=args.output_dir, timeout=args.timeout,
-                         jobs=args.jobs)
+                         jobs=args.jobs, dry_run=args.dry_run)
     print()
     print(runner.summary_table(results))
-    for line in runner.output_locations(results, args.profile, args.output_dir):
+    for line in runner.output_locations(results, args.profile, args.output_dir, args.dry_run):
         print(line)
     return 0 if all(r.status == "ok" for r in results) else 1
 
@@ -136,6 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=int, help="per-cell timeout in seconds")
     run.add_argument("--jobs", type=int, default=1,
                      help="notebooks run at once, each in its own process (default 1; e.g. 2 for smoke on 2 cores)")
+    run.add_argument("--dry-run", action="store_true",
+                     help="gpu profile only: its code path on a CPU in seconds (tiny stand-in backbones, smoke sizes, "
+                          "scratch output)")
     run.set_defaults(func=_cmd_run)
 
     lst = sub.add_parser("list", help="list notebooks and their sections")

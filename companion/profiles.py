@@ -20,15 +20,82 @@ A notebook declares its settings per profile and picks one::
                    overrides=dict(steps=steps_override))   # None values are ignored
 
 ``cfg`` is a read-only attribute namespace; ``cfg.profile`` names the profile.
+
+**Dry run of the gpu profile.** With ``COMPANION_DRY_RUN=1`` in the environment (``python -m companion run
+--profile gpu --dry-run`` sets it for every notebook's kernel), ``settings("gpu", ...)`` runs the gpu code path on
+a CPU in seconds: it starts from the ``gpu`` values, takes the ``smoke`` value of every setting the smoke profile
+defines (steps, data sizes, seeds, epochs), except the settings that choose a code path rather than a size
+(:data:`DRY_RUN_KEEP`: pooling, the number of fine-tuned top layers, the head's width and heads, the lr), and replaces
+each paper backbone (the ``model`` setting) by a randomly initialised stand-in of its architecture family and
+depth, ``tiny-<arch>-L<layers>`` (:func:`stand_in`, :data:`STAND_INS`), so that ``n_top=12`` of BERT-base still
+names twelve layers. A backbone the smoke profile already uses (all-MiniLM-L6-v2, shipped by pip) is kept.
 """
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
 PROFILES = ("smoke", "cpu", "gpu")
+DRY_RUN_ENV = "COMPANION_DRY_RUN"  # "1": settings("gpu", ...) gives the dry-run settings (module docstring)
+#: settings a dry run keeps from the gpu profile although the smoke profile defines them: they choose a code path
+DRY_RUN_KEEP = frozenset({"pooling", "n_top", "head_dim", "n_heads", "lr"})
+#: hub id of a gpu profile backbone -> (tiny architecture of :func:`companion.encoders.tiny_encoder`, its layers)
+STAND_INS: dict[str, tuple[str, int]] = {
+    "bert-base-uncased": ("bert", 12),                              # AnglE §4.1, SimACE Table 7
+    "bert-large-uncased": ("bert", 24),
+    "roberta-base": ("roberta", 12),                                # SimACE Table 2
+    "roberta-large": ("roberta", 24),
+    "sentence-transformers/all-MiniLM-L6-v2": ("bert", 6),
+    "sentence-transformers/all-mpnet-base-v2": ("roberta", 12),     # concepts; MPNet: a RoBERTa-style encoder
+    "intfloat/multilingual-e5-large": ("xlm-roberta", 24),          # circumplex mE5 (App. D Table 3)
+    "mixedbread-ai/mxbai-embed-large-v1": ("bert", 24),             # circumplex mxbai
+    "Qwen/Qwen3-Embedding-4B": ("llama", 36),                       # circumplex: decoder LLMs, last-token pooling
+    "nvidia/llama-embed-nemotron-8b": ("llama", 32),
+    "meta-llama/Llama-3.2-3B": ("llama", 28),
+    "allenai/Olmo-3-1025-7B": ("llama", 32),
+    "gpt2": ("gpt2", 12),
+}
+
+
+def dry_run() -> bool:
+    """True when ``COMPANION_DRY_RUN`` asks for the dry run of the gpu profile (``1``, ``true``, ``yes``, ``on``)."""
+    return os.environ.get(DRY_RUN_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def stand_in(model: str) -> str:
+    """The tiny stand-in of a backbone for a dry run: ``tiny-<arch>-L<layers>`` (``load_encoder`` builds it).
+
+    A name that already is a stand-in (``tiny-...``) is returned as it is; an unknown hub id is a one-line error."""
+    if not isinstance(model, str):
+        raise TypeError(f"model must be a string, got {type(model).__name__}")
+    if model.startswith("tiny-"):
+        return model
+    if model not in STAND_INS:
+        raise ValueError(f"No dry-run stand-in for backbone {model!r}; add its family and layer count to "
+                         f"companion.profiles.STAND_INS (known: {', '.join(sorted(STAND_INS))}).")
+    arch, layers = STAND_INS[model]
+    return f"tiny-{arch}-L{layers}"
+
+
+def parse_stand_in(name: str) -> tuple[str, int | None]:
+    """``"xlm-roberta-L24"`` -> ``("xlm-roberta", 24)``; ``"bert"`` -> ``("bert", None)`` (the part after ``tiny-``)."""
+    match = re.fullmatch(r"(?P<arch>.+?)(?:-L(?P<layers>[1-9][0-9]*))?", name)
+    return match["arch"], int(match["layers"]) if match["layers"] else None
+
+
+def dry_run_values(gpu: dict[str, Any], smoke: dict[str, Any]) -> dict[str, Any]:
+    """The gpu values cut to the smoke profile's sizes, with stand-ins for the backbones (module docstring)."""
+    out = dict(gpu)
+    for key, value in smoke.items():
+        if key not in DRY_RUN_KEEP:
+            out[key] = value
+    if isinstance(gpu.get("model"), str) and gpu.get("model") != smoke.get("model"):
+        out["model"] = stand_in(gpu["model"])
+    return out
 _LAST: Settings | None = None  # the most recent settings() result (recorded in the ledger's provenance)
 
 
@@ -82,6 +149,7 @@ def settings(
 ) -> Settings:
     """Settings for ``profile``: ``common`` updated by the profile's dict, then by non-None ``overrides``.
 
+    ``COMPANION_DRY_RUN=1`` turns the gpu settings into their dry run (module docstring).
     Overrides (typically papermill parameters) must name settings that exist, and keep the type of the value
     they replace (an int may replace a float), so a typo or a wrongly typed papermill parameter fails loudly.
     """
@@ -89,6 +157,8 @@ def settings(
     per_profile = {"smoke": smoke, "cpu": cpu, "gpu": gpu}[profile]
     values = dict(common or {})
     values.update(per_profile)
+    if profile == "gpu" and dry_run():
+        values = dry_run_values(values, {**(common or {}), **smoke})
     for key, value in (overrides or {}).items():
         if value is None:
             continue

@@ -5,6 +5,9 @@
 * ``cpu`` and ``gpu`` execute into a temporary file and, on success, replace the notebook in place, so the stored
   outputs are what GitHub, Colab and the site show. A failed run leaves the source notebook untouched and keeps the
   partial copy next to the scratch outputs for inspection.
+* ``gpu`` with ``dry_run=True`` (``--dry-run``) runs the gpu code path on a CPU in seconds, tiny stand-ins for the
+  backbones and the smoke profile's sizes (:mod:`companion.profiles`, ``COMPANION_DRY_RUN``); it writes like
+  ``smoke``, to a scratch folder (``<cache>/gpu-dry-run``), never into the repository.
 
 Each executed notebook records its profile, hardware, library versions and wall time in its metadata
 (``metadata.companion``); the notebooks' own last cell shows the same provenance.
@@ -144,8 +147,13 @@ def select(notebooks: list[Notebook], only: str | None) -> list[Notebook]:
     return chosen
 
 
-def _scratch(profile: str, output_dir: Path | None) -> Path:
-    return Path(output_dir) if output_dir else _settings.cache_dir() / profile
+def _scratch(profile: str, output_dir: Path | None, dry_run: bool = False) -> Path:
+    return Path(output_dir) if output_dir else _settings.cache_dir() / (f"{profile}-dry-run" if dry_run else profile)
+
+
+def _check_dry_run(profile: str, dry_run: bool) -> None:
+    if dry_run and profile != "gpu":
+        raise ValueError(f"--dry-run is the gpu profile's dry run; got profile {profile!r} (use --profile gpu).")
 
 
 def _describe_failure(exc: Exception) -> str:
@@ -210,14 +218,23 @@ def _kernel_config(sockets: Path | None):
 
 
 def execute(nb: Notebook, profile: str, output_dir: Path | None = None, timeout: int | None = None,
-            progress: bool = False) -> RunResult:
-    """Execute one notebook with papermill in ``profile``; never raises for a failing cell (see ``status``)."""
+            progress: bool = False, dry_run: bool = False) -> RunResult:
+    """Execute one notebook with papermill in ``profile``; never raises for a failing cell (see ``status``).
+
+    ``dry_run=True`` (gpu only) sets ``COMPANION_DRY_RUN=1`` for the kernel and writes to scratch like smoke."""
     import papermill
 
+    from companion.profiles import DRY_RUN_ENV
+
     check_profile(profile)
-    scratch = _scratch(profile, output_dir)
-    env_backup = {k: os.environ.get(k) for k in ("COMPANION_RESULTS_DIR", "COMPANION_FIGURES_DIR")}
-    if profile == "smoke":
+    _check_dry_run(profile, dry_run)
+    scratch = _scratch(profile, output_dir, dry_run)
+    env_backup = {k: os.environ.get(k) for k in ("COMPANION_RESULTS_DIR", "COMPANION_FIGURES_DIR", DRY_RUN_ENV)}
+    if dry_run:
+        os.environ[DRY_RUN_ENV] = "1"
+    else:
+        os.environ.pop(DRY_RUN_ENV, None)
+    if profile == "smoke" or dry_run:
         os.environ["COMPANION_RESULTS_DIR"] = str(scratch / "results")
         os.environ["COMPANION_FIGURES_DIR"] = str(scratch / "figures")
         final = scratch / "notebooks" / nb.paper / nb.path.name
@@ -260,17 +277,44 @@ def execute(nb: Notebook, profile: str, output_dir: Path | None = None, timeout:
                      _claim_counts(nb, results_root, start_wall) if error is None else {})
 
 
+def visible_gpus() -> list[str]:
+    """The GPUs this process may use, as ``CUDA_VISIBLE_DEVICES`` entries (its own list when set); empty without
+    CUDA. Reads the count from torch only when the variable is unset."""
+    listed = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if listed is not None:
+        return [g.strip() for g in listed.split(",") if g.strip() and g.strip() != "-1"]
+    import torch
+
+    return [str(i) for i in range(torch.cuda.device_count())] if torch.cuda.is_available() else []
+
+
+def gpu_assignments(jobs: int, gpus: list[str]) -> list[str]:
+    """``CUDA_VISIBLE_DEVICES`` of each of ``jobs`` workers: the GPUs in turn (more workers than GPUs share them);
+    empty without GPUs."""
+    return [gpus[i % len(gpus)] for i in range(jobs)] if gpus else []
+
+
+def _claim_gpu(queue) -> None:
+    """Worker initialiser: take one GPU from ``queue`` and make it the only one this worker (and the notebook
+    kernels it starts) can see."""
+    os.environ["CUDA_VISIBLE_DEVICES"] = queue.get()
+
+
 def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None = None,
-        timeout: int | None = None, jobs: int = 1) -> list[RunResult]:
+        timeout: int | None = None, jobs: int = 1, dry_run: bool = False) -> list[RunResult]:
     """Execute the selected notebooks, with a progress display; returns one result per notebook, in order.
 
     ``jobs > 1`` runs that many notebooks at once, each in its own worker process (a notebook's kernel inherits its
     worker's environment, so the smoke profile's scratch settings never leak between notebooks). Use it for the
     smoke profile on a multi-core machine; for ``cpu`` timings keep ``jobs=1`` so that notebooks do not share cores.
+    In the ``gpu`` profile each worker gets its own GPU (``CUDA_VISIBLE_DEVICES``, :func:`gpu_assignments`), so
+    ``--jobs N`` on an N-GPU machine runs N notebooks at once, one per GPU.
+    ``dry_run`` (gpu only): see :func:`execute`.
     """
     from tqdm.auto import tqdm
 
     check_profile(profile)
+    _check_dry_run(profile, dry_run)
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise ValueError(f"jobs must be a whole number >= 1, got {jobs!r}")
     chosen = select(list_notebooks(), only)
@@ -286,26 +330,37 @@ def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None
     if jobs == 1 or len(chosen) < 2:
         for nb in chosen:
             bar.set_postfix_str(nb.key)
-            report(execute(nb, profile, output_dir=output_dir, timeout=timeout, progress=profile != "smoke"))
+            report(execute(nb, profile, output_dir=output_dir, timeout=timeout,
+                           progress=profile != "smoke" and not dry_run, dry_run=dry_run))
     else:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
-        with ProcessPoolExecutor(max_workers=min(jobs, len(chosen)),
-                                 mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = [pool.submit(execute, nb, profile, output_dir, timeout, False) for nb in chosen]
+        workers = min(jobs, len(chosen))
+        context = multiprocessing.get_context("spawn")
+        gpus = gpu_assignments(workers, visible_gpus()) if profile == "gpu" else []
+        init: dict = {}
+        if gpus:
+            queue = context.Queue()
+            for gpu in gpus:
+                queue.put(gpu)
+            init = {"initializer": _claim_gpu, "initargs": (queue,)}
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context, **init) as pool:
+            futures = [pool.submit(execute, nb, profile, output_dir, timeout, False, dry_run) for nb in chosen]
             for future in as_completed(futures):
                 report(future.result())
     bar.close()
     return [results[nb.key] for nb in chosen]
 
 
-def output_locations(results: list[RunResult], profile: str, output_dir: Path | None = None) -> list[str]:
+def output_locations(results: list[RunResult], profile: str, output_dir: Path | None = None,
+                     dry_run: bool = False) -> list[str]:
     """Where a run's outputs went: the smoke profile's scratch folder, or the notebooks written back in place, and
     the partial copy of every failed notebook (one line each)."""
     lines = []
-    if profile == "smoke":
-        lines.append(f"smoke outputs (executed copies, results, figures): {_scratch(profile, output_dir)}")
+    if profile == "smoke" or dry_run:
+        what = "gpu dry-run" if dry_run else "smoke"
+        lines.append(f"{what} outputs (executed copies, results, figures): {_scratch(profile, output_dir, dry_run)}")
     elif any(r.status == "ok" for r in results):
         lines.append(f"executed notebooks written back in place; claims in {_settings.results_dir()}, "
                      f"figures in {_settings.figures_dir()}")
@@ -332,5 +387,5 @@ def summary_table(results: list[RunResult]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["PROFILES", "Notebook", "RunResult", "execute", "list_notebooks", "output_locations", "run", "select",
-           "summary_table"]
+__all__ = ["PROFILES", "Notebook", "RunResult", "execute", "gpu_assignments", "list_notebooks", "output_locations", "run",
+           "select", "summary_table", "visible_gpus"]

@@ -9,6 +9,14 @@ its weights there). A notebook supplies a ``loss_fn(batch) -> scalar`` closure o
     result = train(model, lambda idx: loss(model, data[idx]), batches, steps=cfg.steps, lr=3e-5,
                    warmup_steps=0, eval_fn=lambda: sts_dev(model), eval_every=125)
     result.history  # list of {"step", "loss", "lr", "eval"?}
+
+On GPUs the same loop runs under Hugging Face Accelerate: pass ``accelerator=Accelerator(mixed_precision="bf16")``,
+or launch the script with ``accelerate launch`` (or set ``COMPANION_ACCELERATE=1``) and :func:`train` makes one
+itself (:func:`launched_accelerator`). It then runs the loss under the accelerator's autocast (bf16), back-propagates
+and clips through it, and shows the progress bar on the main process only. Every process sees the whole batch:
+contrastive losses take their in-batch negatives from it, so the batch is never split across GPUs (spread notebooks
+or seeds over GPUs instead: ``python -m companion run --jobs N``). Without an accelerator (the default on a CPU)
+the loop is exactly the plain PyTorch one, so CPU results do not change.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ import os
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,6 +86,20 @@ def lr_lambda(warmup_steps: int, total_steps: int, schedule: str = "linear") -> 
     return factor
 
 
+_LAUNCH_VARIABLES = ("ACCELERATE_MIXED_PRECISION", "ACCELERATE_DYNAMO_BACKEND", "ACCELERATE_USE_CPU")
+
+
+def launched_accelerator() -> Any | None:
+    """An ``accelerate.Accelerator`` when the process was started by ``accelerate launch`` (its ``ACCELERATE_*``
+    variables) or ``COMPANION_ACCELERATE=1`` asks for one; ``None`` otherwise (the plain loop)."""
+    asked = os.environ.get("COMPANION_ACCELERATE", "").strip().lower() in {"1", "true", "yes", "on"}
+    if not asked and not any(name in os.environ for name in _LAUNCH_VARIABLES):
+        return None
+    from accelerate import Accelerator
+
+    return Accelerator()
+
+
 @dataclass
 class TrainResult:
     history: list[dict[str, Any]] = field(default_factory=list)
@@ -112,6 +135,7 @@ def train(
     log_every: int = 0,
     progress: bool | None = None,
     desc: str = "train",
+    accelerator: Any | None = None,
 ) -> TrainResult:
     """Optimise ``model`` for ``steps`` steps of ``loss_fn(batch)``.
 
@@ -122,6 +146,8 @@ def train(
             With ``restore_best`` the best-scoring weights are loaded back at the end.
         after_step: called after every optimiser step (nGPT weight re-normalisation).
         log_fn: extra scalars to record every ``log_every`` steps (e.g. positive/negative angles).
+        accelerator: an ``accelerate.Accelerator`` (autocast, backward, clipping, main-process bar); default the one
+            :func:`launched_accelerator` gives under ``accelerate launch``, else none (module docstring).
     """
     if not isinstance(steps, int) or steps < 0:
         raise ValueError(f"steps must be a non-negative int, got {steps!r}")
@@ -134,7 +160,10 @@ def train(
     clipped = [p for g in groups for p in g["params"]]
     if not clipped:
         raise ValueError("model has no trainable parameters")
+    if accelerator is None:
+        accelerator = launched_accelerator()
     optimizer = torch.optim.AdamW(groups, lr=lr, weight_decay=weight_decay)
+    autocast = accelerator.autocast if accelerator is not None else nullcontext
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda(warmup_steps, steps, schedule))
     result = TrainResult()
     best_state = None
@@ -155,6 +184,8 @@ def train(
                 best_state = copy.deepcopy(model.state_dict())
 
     show = progress if progress is not None else steps >= 20
+    if accelerator is not None and not accelerator.is_local_main_process:
+        show = False
     bar = tqdm(total=steps, desc=desc, disable=not show, leave=False)
     model.train()
     iterator = iter(batches)
@@ -165,13 +196,19 @@ def train(
             batch = next(iterator)
         except StopIteration:
             raise ValueError(f"batches ran out after {step - 1} of {steps} steps") from None
-        loss = loss_fn(batch)
+        with autocast():
+            loss = loss_fn(batch)
         if not torch.isfinite(loss):
             raise FloatingPointError(f"loss is {float(loss.detach())} at step {step}")
         optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        if max_grad_norm:
-            torch.nn.utils.clip_grad_norm_(clipped, max_grad_norm)
+        if accelerator is None:
+            loss.backward()
+            if max_grad_norm:
+                torch.nn.utils.clip_grad_norm_(clipped, max_grad_norm)
+        else:
+            accelerator.backward(loss)
+            if max_grad_norm:
+                accelerator.clip_grad_norm_(clipped, max_grad_norm)
         optimizer.step()
         scheduler.step()
         if after_step is not None:

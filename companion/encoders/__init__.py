@@ -615,30 +615,42 @@ def _dtype(dtype: str | torch.dtype | None) -> torch.dtype | None:
 
 
 def load_encoder(model: str, pooling: str = "mean", max_length: int = 128, device: str | torch.device | None = None,
-                 dtype: str | torch.dtype | None = None, prefix: str = "", append_eos: bool | None = None) -> Encoder:
+                 dtype: str | torch.dtype | None = None, prefix: str = "", append_eos: bool | None = None,
+                 device_map: str | dict | None = None) -> Encoder:
     """Load a Hugging Face encoder (hub id or local folder) with a pooling.
 
     ``prefix`` is prepended to every text (E5: ``"query: "``). ``append_eos`` (default: automatic) appends the
     EOS token for last-token pooling when the tokenizer does not end sequences with a special token (LLMs).
     ``device`` defaults to CUDA when available; ``dtype`` to the checkpoint's float32 (``"bfloat16"`` for LLMs).
+    ``device_map`` (e.g. ``"auto"``, needs accelerate) spreads a large frozen backbone over the visible GPUs (and
+    the CPU) instead of moving it to ``device``; its ``dtype`` then defaults to ``bfloat16``.
 
     ``model="tiny-<arch>"`` (``tiny-bert``, ``tiny-roberta``, ``tiny-xlm-roberta``, ``tiny-llama``, ``tiny-gpt2``)
     gives the randomly initialised stand-in of :func:`tiny_encoder` with the same pooling, length and prefix: the
-    smoke profile's model, so a notebook needs no switch of its own.
+    smoke profile's model, so a notebook needs no switch of its own; ``tiny-<arch>-L<n>`` has ``n`` layers (the
+    gpu profile's dry run, :func:`companion.profiles.stand_in`).
     """
     _check_pooling(pooling)
     if not isinstance(max_length, int) or max_length <= 0:
         raise ValueError(f"max_length must be a positive integer, got {max_length!r}.")
     if isinstance(model, str) and model.startswith(TINY_PREFIX):
-        encoder = tiny_encoder(model[len(TINY_PREFIX):], pooling=pooling, max_length=max_length, prefix=prefix)
-        if device is not None:
-            encoder.model.to(device)
+        from companion.profiles import parse_stand_in
+
+        arch, layers = parse_stand_in(model[len(TINY_PREFIX):])
+        encoder = tiny_encoder(arch, pooling=pooling, max_length=max_length, prefix=prefix,
+                               **({"layers": layers, "name": f"{model}-0"} if layers else {}))
+        if device is not None or device_map is not None:  # a stand-in is small: device_map just picks the device
+            encoder.model.to(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         return encoder
     from transformers import AutoModel, AutoTokenizer
 
+    if device_map is not None and device is not None:
+        raise ValueError("Pass either device or device_map, not both.")
     path, name = resolve_model(model)
-    torch_dtype = _dtype(dtype)
+    torch_dtype = _dtype(dtype if dtype is not None or device_map is None else "bfloat16")
     kwargs: dict[str, Any] = {"attn_implementation": "sdpa"}
+    if device_map is not None:
+        kwargs["device_map"] = device_map
     if torch_dtype is not None:
         kwargs["dtype"] = torch_dtype
     try:
@@ -653,9 +665,9 @@ def load_encoder(model: str, pooling: str = "mean", max_length: int = 128, devic
     except OSError as exc:
         raise ModelNotAvailableError(_not_available(model) + f" ({type(exc).__name__}: {str(exc).splitlines()[0]})") \
             from exc
-    if device is None:
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    hf_model.to(device).eval()
+    if device_map is None:
+        hf_model.to(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    hf_model.eval()
     return Encoder(hf_model, tokenizer, pooling=pooling, max_length=max_length, name=name, prefix=prefix,
                    append_eos=append_eos)
 

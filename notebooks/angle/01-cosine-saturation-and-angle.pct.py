@@ -80,6 +80,7 @@ cfg = settings(
     profile,
     smoke=dict(seeds=[0], steps=4, eval_every=2, n_train=256, n_test=128),
     cpu=dict(seeds=[0, 1, 2, 3, 4], steps=150, eval_every=15, n_train=4000, n_test=1000),
+    # gpu: free embeddings and a small MLP on synthetic pairs (no backbone), so only more seeds and steps
     gpu=dict(seeds=[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], steps=300, eval_every=15, n_train=4000, n_test=1000),
     common=dict(lr=1e-3, batch_size=32, offset=3.0, nuisance_scale=1.0, tau_cos=0.05, tau_angle=1.0,
                 positive_threshold=4.0, binary_threshold=3.0, threads=1),

@@ -111,6 +111,9 @@ cfg = settings(
     cpu=dict(model="sentence-transformers/all-MiniLM-L6-v2", seeds=[0, 1, 2], n_top=1, pooling="mean", max_length=64,
              batch_size=32, stsb_train=2048, stsb_test=None, mrpc_train=1536, mrpc_test=500, snli_pairs=2048,
              sts_subset=200, steps_stsb=64, steps_mrpc=48, steps_snli=64, lr=2e-4, warmup=6, buckets=4),
+    # gpu: BERT-base uncased, all 12 layers, tau_cos = tau_ibn = 0.05 and tau_angle = 1.0 (paper §4.1 'Implementation
+    # Details'); max length 128 and batch sizes 8-50 tried (App. A.5); [CLS] pooling (Table 4's pooling ablation);
+    # full training sets. lr, steps (one epoch at batch 32) and seeds are not stated (A.5 uses seed 42 only)
     gpu=dict(model="bert-base-uncased", seeds=[0, 1, 2], n_top=12, pooling="cls", max_length=128, batch_size=32,
              stsb_train=None, stsb_test=None, mrpc_train=None, mrpc_test=None, snli_pairs=None, sts_subset=None,
              steps_stsb=180, steps_mrpc=128, steps_snli=400, lr=2e-5, warmup=20, buckets=1),

@@ -106,6 +106,8 @@ cfg = settings(
                stsb_test=48, steps=2, lr=1e-4, warmup=0, buckets=2),
     cpu=dict(model="sentence-transformers/all-MiniLM-L6-v2", seeds=[0, 1, 2], n_top=1, pooling="mean", max_length=64,
              batch_size=32, stsb_train=2048, stsb_test=800, steps=64, lr=2e-4, warmup=6, buckets=4),
+    # gpu: BERT-base uncased, all 12 layers, [CLS] pooling, max length 128 (paper §4.1, App. A.5, Table 4); full
+    # STS-B; lr and steps (three epochs at batch 32) are not stated in the paper
     gpu=dict(model="bert-base-uncased", seeds=[0, 1, 2], n_top=12, pooling="cls", max_length=128, batch_size=32,
              stsb_train=None, stsb_test=None, steps=540, lr=2e-5, warmup=50, buckets=1),
     common=dict(tau_cos=0.05, tau_ibn=0.05, tau_angle=1.0, stsb_positive=4.0, threads=1),

@@ -69,6 +69,7 @@ from companion.results import Ledger, at_most, holds, show_provenance, within
 cfg = settings(profile,
                smoke=dict(steps=5, n_per_label=2, dim=16, seeds=[0]),
                cpu=dict(steps=2000, n_per_label=6, dim=16, seeds=[0]),
+               # gpu: free vectors on the circle (no backbone): only more points, dimensions and seeds
                gpu=dict(steps=4000, n_per_label=16, dim=64, seeds=[0, 1, 2]),
                common=dict(tau=0.05, lr=0.05),
                overrides=dict(steps=steps, seeds=seeds))

@@ -79,6 +79,7 @@ torch.set_num_threads(1)  # tiny models on a shared 2-core machine: one thread a
 cfg = settings(profile,
                smoke=dict(seeds=[0], steps=4, n_points=256, log_every=2, grid=6),
                cpu=dict(seeds=[0, 1, 2, 3, 4], steps=400, n_points=4096, log_every=10, grid=60),
+               # gpu = cpu: a toy encoder on synthetic points (no backbone) already runs at full scale on a CPU
                gpu=dict(seeds=[0, 1, 2, 3, 4], steps=400, n_points=4096, log_every=10, grid=60),
                common=dict(batch_size=64, lr=1e-3, tau=0.05, margin_deg=10.0, dim_in=32, dim_out=64, bias=8.0,
                            dropout=0.1, n_clusters=16),

@@ -90,6 +90,7 @@ from companion.sts import score_pairs, sts_pairs_subset
 # the run settings are 02-sts-experiments' own (companion.papers.simace): its cached runs are keyed by them
 cfg = settings(profile, **run_settings(smoke=dict(ablation_seeds=[0], n_pca=40),
                                        cpu=dict(ablation_seeds=[0, 1, 2], n_pca=1000),
+                                       # gpu: five seeds (Table 2 caption), 1000 PCA samples (Fig. 2 caption)
                                        gpu=dict(ablation_seeds=[0, 1, 2, 3, 4], n_pca=1000)),
                overrides=dict(seeds=seeds, steps=steps))
 if cfg.threads:

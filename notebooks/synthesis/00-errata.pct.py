@@ -87,6 +87,7 @@ torch.set_num_threads(1)
 cfg = settings(profile,
                smoke=dict(seeds=[0], lbfgs_steps=60, n_pairs=64, per_class=3),
                cpu=dict(seeds=[0, 1, 2], lbfgs_steps=3000, n_pairs=2000, per_class=3),
+               # gpu = cpu: closed forms and free-vector optimisations (no backbone), already at full scale
                gpu=dict(seeds=[0, 1, 2], lbfgs_steps=3000, n_pairs=2000, per_class=3),
                common=dict(n_classes=10, eps=math.exp(-1), half_dim=16),
                overrides=dict(seeds=seeds))

@@ -98,6 +98,8 @@ cfg = settings(profile,
                cpu=dict(seeds=[0, 1, 2], steps=30, batch_size=48, model="sentence-transformers/all-MiniLM-L6-v2",
                         n_top=1, n_pairs=150, n_dev=None, n_sample=1000, emolit_per_label=None, max_length=32,
                         eval_max_length=128),
+               # gpu: one shared encoder for every objective (the zoo compares objectives, not backbones; no paper
+               # trains them all), so all-MiniLM-L6-v2 stays, with all 6 layers, more steps and five seeds
                gpu=dict(seeds=[0, 1, 2, 3, 4], steps=1000, batch_size=48,
                         model="sentence-transformers/all-MiniLM-L6-v2", n_top=6, n_pairs=None, n_dev=None,
                         n_sample=3000, emolit_per_label=None, max_length=32, eval_max_length=128),

@@ -81,6 +81,7 @@ cfg = settings(profile,
                smoke=dict(seeds=[0], lbfgs_steps=15, n_random=20, n_points=10, ratios=[0.6, 1.3], n_euclid=1, taus=[0.5]),
                cpu=dict(seeds=[0, 1, 2], lbfgs_steps=3000, n_random=2000, n_points=15,
                         ratios=[0.5, 0.7, 0.85, 0.95, 1.0, 1.05, 1.15, 1.3, 1.5], n_euclid=5, taus=[0.2, 0.5, 1.0]),
+               # gpu = cpu: free embeddings optimised by L-BFGS (the theorems of §3; no network), already at full scale
                gpu=dict(seeds=[0, 1, 2], lbfgs_steps=3000, n_random=2000, n_points=15,
                         ratios=[0.5, 0.7, 0.85, 0.95, 1.0, 1.05, 1.15, 1.3, 1.5], n_euclid=5, taus=[0.2, 0.5, 1.0]),
                overrides=dict(seeds=seeds))

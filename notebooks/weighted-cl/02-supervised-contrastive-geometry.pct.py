@@ -81,6 +81,8 @@ cfg = settings(profile,
                           soft_taus=[0.9, 10 / 9]),
                cpu=dict(seeds=[0, 1, 2], lbfgs_steps=3000, annotate=True, Cs=[3, 4, 10], taus=[0.1, 0.5], per_class=5, adam_steps=3000, base=5,
                         ratios=[1, 2, 3, 5, 7, 10], soft_taus=[0.5, 0.9, 10 / 9]),
+               # gpu = cpu: free embeddings as in §4.2 (App. F Table 2: no network, Adam lr 5e-2, full batch, hard tau 0.1,
+               # d = C = 10), already at the paper's scale
                gpu=dict(seeds=[0, 1, 2], lbfgs_steps=3000, annotate=True, Cs=[3, 4, 10], taus=[0.1, 0.5], per_class=5, adam_steps=3000, base=5,
                         ratios=[1, 2, 3, 5, 7, 10], soft_taus=[0.5, 0.9, 10 / 9]),
                common=dict(adam_lr=5e-2, hard_tau=0.1, dim=10),

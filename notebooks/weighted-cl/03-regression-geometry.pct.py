@@ -82,6 +82,8 @@ cfg = settings(profile,
                           sweep=[0.5, 1.5]),
                cpu=dict(seeds=[0], lbfgs_steps=3000, n_images=None, n_free=30, steps=400, qs=list(range(5, 13)), batch=512,
                         n_test=597, sweep=[0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.5, 2.0, 3.0]),
+               # gpu: §4.1/§4.3 (App. F Table 2): 3-layer ConvNet on MNIST, Adam lr 1e-3, wd 2e-6, batch 512, d in 5..12;
+               # here a small net on all scikit-learn digits (no MNIST in the mirror), 3000 steps, three seeds
                gpu=dict(seeds=[0, 1, 2], lbfgs_steps=3000, n_images=None, n_free=30, steps=3000, qs=list(range(5, 13)), batch=512,
                         n_test=597, sweep=[0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.5, 2.0, 3.0]),
                common=dict(lr=1e-3, weight_decay=2e-6, hidden=256),

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 #: Per-profile settings of the dropout-view runs (paper Table 7 for the gpu profile: BERT-base, batch 64, lr 3e-5,
-#: one epoch of the 1M wiki sentences = 15,625 steps, dev check every 125 steps, [CLS] pooling, length 32).
+#: one epoch of the 1M wiki sentences = 15,625 steps, dev check every 125 steps (§5 'Training Setups'), [CLS] pooling,
+#: length 32; five seeds as in Table 2's mean and standard deviation over 5 runs).
 RUN_SETTINGS: dict[str, dict[str, Any]] = {
     "smoke": dict(seeds=[0], steps=2, batch_size=8, model="tiny-bert", n_top=1, n_pairs=8, n_dev=40, lr=1e-4,
                   eval_every=1, threads=1, n_probe=8),
