@@ -136,7 +136,12 @@ def updated(nb: dict, rel: str, repo: str | None, wordnet: bool = False) -> dict
     old = next((c for c in cells[1:] if _is_setup(c)), None)
     rest = [c for c in cells[1:] if not _is_setup(c)]
     setup = dict(old) if old else {"cell_type": "code", "metadata": {}}
-    setup.update(cell_type="code", source=_lines(setup_source(repo, wordnet)), outputs=[], execution_count=None)
+    source = _lines(setup_source(repo, wordnet))
+    if "".join(setup.get("source", "")) != "".join(source):  # a changed cell has not run: no outputs, no count
+        setup.update(outputs=[], execution_count=None)
+    setup.update(cell_type="code", source=source)
+    setup.setdefault("outputs", [])
+    setup.setdefault("execution_count", None)
     setup["metadata"] = {**setup.get("metadata", {}), "tags": [SETUP_TAG]}
     if nb.get("nbformat", 4) >= 4 and nb.get("nbformat_minor", 0) >= 5:
         setup.setdefault("id", SETUP_TAG)

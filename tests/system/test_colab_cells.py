@@ -195,3 +195,15 @@ def test_the_cell_leaves_no_setting_behind(monkeypatch):
         _run_cell(colab.setup_source("octo/companion", wordnet=True), mp, on_colab=True)
         assert os.environ["COMPANION_REPO_ROOT"] == colab.CLONE_DIR
     assert {k: os.environ.get(k) for k in before} == before
+
+
+def test_an_executed_set_up_cell_is_up_to_date():
+    """Executing a notebook numbers its set-up cell; that is not a change the colab command should undo."""
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+          "cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# T\n", "§1"], "id": "a"}]}
+    once = colab.updated(nb, "notebooks/x/01-x.ipynb", None)
+    once["cells"][1]["execution_count"] = 1
+    again = colab.updated(once, "notebooks/x/01-x.ipynb", None)
+    assert again["cells"][1]["execution_count"] == 1
+    changed = colab.updated(once, "notebooks/x/01-x.ipynb", "octo/companion")  # a new source has not run
+    assert changed["cells"][1]["execution_count"] is None and changed["cells"][1]["outputs"] == []
