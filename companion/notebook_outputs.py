@@ -180,10 +180,11 @@ def _places(extra: Mapping[str | os.PathLike, str] | None = None) -> list[tuple[
 
     for path, label in (extra or {}).items():
         add(path, label)
-    add(_settings.REPO_ROOT, "")
+    root = _settings.repo_root()
+    add(root, "")
     add(os.environ.get("COMPANION_CACHE_DIR") or Path.home() / ".cache" / "companion", "<cache>")
     add(os.environ.get("COMPANION_DATA_DIR"), "<data>")
-    add(_settings.REPO_ROOT.parent / "shared" / "data", "<data>")
+    add(root.parent / "shared" / "data", "<data>")
     add(Path.home(), "~")
     return sorted(found.items(), key=lambda kv: -len(kv[0]))
 
@@ -204,9 +205,11 @@ def replace_paths(text: str, places: list[tuple[str, str]] | None = None) -> str
     text = _IPYKERNEL_CELL.sub("<cell>", text)
     text = _SITE_PACKAGES.sub("<site-packages>/", text)
 
+    root = _settings.repo_root()  # once per text, not once per match (each lookup reads pyproject.toml)
+
     def repo_relative(match: re.Match) -> str:
         tail = match.group("tail").replace("\\", "/")
-        return tail if (_settings.REPO_ROOT / tail).exists() else match.group()
+        return tail if (root / tail).exists() else match.group()
 
     return _REPO_TAIL.sub(repo_relative, text)
 

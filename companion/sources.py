@@ -53,6 +53,7 @@ from functools import cache
 from pathlib import Path
 
 from companion import papers as _papers
+from companion import settings as _settings
 
 PAPERS = _papers.REPRODUCED
 #: arXiv-HTML extractions: escaped punctuation, run-together table cells, markdown links.
@@ -60,7 +61,6 @@ HTML_PAPERS = frozenset({"weighted-cl", "concepts"})
 #: Tables as tab-separated rows (the others: markdown tables in simace, run-together cells in the HTML texts).
 TAB_PAPERS = frozenset({"circumplex", "angle"})
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 COVERAGE_COLUMNS = ("item", "states", "notebook", "claims", "scale_or_reason")
 #: CSV columns that are never checked against the paper (our own material or free text).
 UNCHECKED_COLUMNS = frozenset({"source", "note"})
@@ -82,7 +82,10 @@ def papers_dir() -> Path | None:
     explicit = os.environ.get("COMPANION_PAPERS_DIR")
     if explicit:
         candidates.append(Path(explicit).expanduser())
-    candidates.append(REPO_ROOT.parent / "shared" / "papers")
+    try:
+        candidates.append(_settings.repo_root().parent / "shared" / "papers")
+    except _settings.RepositoryNotFoundError:
+        pass  # an installed package outside a checkout: only the settings above can say where the texts are
     data = os.environ.get("COMPANION_DATA_DIR")
     if data:
         candidates.append(Path(data).expanduser().resolve().parent / "papers")
@@ -1022,7 +1025,7 @@ def read_coverage(paper: str, root: str | Path | None = None):
     """``data/<paper>/coverage.csv`` as a DataFrame (comment lines skipped, empty cells as ``""``)."""
     import pandas as pd
 
-    root = Path(root) if root is not None else REPO_ROOT
+    root = Path(root) if root is not None else _settings.repo_root()
     path = root / "data" / paper / "coverage.csv"
     if not path.is_file():
         raise FileNotFoundError(f"data/{paper}/coverage.csv missing")
@@ -1049,7 +1052,7 @@ def split_claims(cell: str) -> list[str]:
 
 def load_ledger(notebook: str, root: str | Path | None = None) -> dict | None:
     """The committed ledger ``results/<paper>/<notebook>.json`` for ``notebook`` = ``"<paper>/<name>"``."""
-    root = Path(root) if root is not None else REPO_ROOT
+    root = Path(root) if root is not None else _settings.repo_root()
     path = root / "results" / f"{notebook.strip().removesuffix('.json')}.json"
     if not path.is_file():
         return None
@@ -1106,7 +1109,7 @@ def coverage_missing_items(paper: str, frame) -> list[str]:
 
 def coverage_row_problems(paper: str, frame, root: str | Path | None = None) -> list[str]:
     """Rows whose claim ids are not in the named notebook's ledger, or that have neither claims nor a reason."""
-    root = Path(root) if root is not None else REPO_ROOT
+    root = Path(root) if root is not None else _settings.repo_root()
     problems: list[str] = []
     ledgers: dict[str, dict | None] = {}
     where = f"data/{paper}/coverage.csv"
@@ -1204,13 +1207,13 @@ def check_ledger(path: str | Path) -> list[str]:
 
 def ledger_paths(root: str | Path | None = None) -> list[Path]:
     """Every committed ledger ``results/*/*.json`` (not the ``.provenance.json`` siblings)."""
-    root = Path(root) if root is not None else REPO_ROOT
+    root = Path(root) if root is not None else _settings.repo_root()
     return sorted(p for p in (root / "results").glob("*/*.json") if not p.name.endswith(".provenance.json"))
 
 
 def csv_paths(root: str | Path | None = None) -> list[Path]:
     """Every transcription CSV ``data/<paper>/*.csv`` of the five papers (coverage maps excluded)."""
-    root = Path(root) if root is not None else REPO_ROOT
+    root = Path(root) if root is not None else _settings.repo_root()
     return sorted(p for paper in PAPERS for p in (root / "data" / paper).glob("*.csv") if p.name != "coverage.csv")
 
 
