@@ -21,7 +21,8 @@ import re
 import tomllib
 from pathlib import Path
 
-from . import settings as _settings
+from companion import notebook_outputs
+from companion import settings as _settings
 
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 COLAB_PREFIX = "https://colab.research.google.com/github/"
@@ -148,11 +149,6 @@ def updated(nb: dict, rel: str, repo: str | None, wordnet: bool = False) -> dict
     return {**nb, "cells": [first, setup, *rest]}
 
 
-def _dumps(nb: dict) -> str:
-    """``.ipynb`` text exactly as nbformat writes it."""
-    return json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
-
-
 def needs_wordnet(twin: Path) -> bool:
     """Whether a notebook uses WordNet (its twin mentions it): its set-up cell also downloads NLTK's copy."""
     return twin.is_file() and "wordnet" in twin.read_text(encoding="utf-8").lower()
@@ -195,7 +191,7 @@ def updated_twin(text: str, rel: str, repo: str | None, wordnet: bool = False) -
 def apply(root: str | Path | None = None, check_only: bool = False) -> list[str]:
     """Bring every notebook's badge and set-up cell up to date, in its ``.ipynb`` and in its ``.pct.py`` twin.
     Returns the files (paths relative to the checkout) that changed, or with ``check_only`` would change."""
-    from .runner import list_notebooks
+    from companion.runner import list_notebooks
 
     root = Path(root) if root is not None else _settings.repo_root()
     repo = repository(root)
@@ -204,7 +200,7 @@ def apply(root: str | Path | None = None, check_only: bool = False) -> list[str]
         rel = nb.path.relative_to(root).as_posix()
         wordnet = needs_wordnet(nb.twin)
         text = nb.path.read_text(encoding="utf-8")
-        new = _dumps(updated(json.loads(text), rel, repo, wordnet))
+        new = notebook_outputs.dumps(updated(json.loads(text), rel, repo, wordnet))
         twin_text = nb.twin.read_text(encoding="utf-8") if nb.twin.is_file() else None
         new_twin = updated_twin(twin_text, rel, repo, wordnet) if twin_text is not None else None
         for path, old_text, new_text in ((nb.path, text, new), (nb.twin, twin_text, new_twin)):

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import settings as _settings
+from companion import settings as _settings
 
 MANIFEST = Path(__file__).with_name("data_manifest.sha256")
 DOWNLOADS = ".downloads"

@@ -348,7 +348,8 @@ def _load(notebook: dict | str | os.PathLike) -> tuple[dict, Path | None]:
         raise ValueError(f"{path} is not valid notebook JSON: {exc}") from None
 
 
-def _dumps(nb: dict) -> str:
+def dumps(nb: dict) -> str:
+    """``.ipynb`` text exactly as nbformat writes it (the one serialiser of the commands that rewrite notebooks)."""
     import nbformat
 
     text = nbformat.writes(nbformat.from_dict(nb))
@@ -394,7 +395,7 @@ def clean(notebook: dict | str | os.PathLike, *, places: Mapping[str | os.PathLi
                 if report is not None:
                     report.append(f"cell {index}: embedded saved figure {line}")
     if path is not None:
-        text = _dumps(nb)
+        text = dumps(nb)
         if text != path.read_text(encoding="utf-8"):
             path.write_text(text, encoding="utf-8")
     return nb

@@ -298,7 +298,7 @@ def test_clean_is_idempotent_and_rewrites_files(tmp_path):
     path.write_text(json.dumps(nb), encoding="utf-8")
     N.clean(path)
     stored = path.read_bytes()
-    assert json.loads(stored) == json.loads(N._dumps(once)) and N.problems(path) == []
+    assert json.loads(stored) == json.loads(N.dumps(once)) and N.problems(path) == []
     N.clean(path)
     assert path.read_bytes() == stored
     nbformat.validate(nbformat.reads(stored.decode(), as_version=4))
