@@ -40,6 +40,7 @@ from types import MappingProxyType
 from typing import Any
 
 PROFILES = ("smoke", "cpu", "gpu")
+TINY_PREFIX = "tiny-"  # load_encoder("tiny-bert") -> companion.encoders.tiny_encoder("bert")
 DRY_RUN_ENV = "COMPANION_DRY_RUN"  # "1": settings("gpu", ...) gives the dry-run settings (module docstring)
 #: settings a dry run keeps from the gpu profile although the smoke profile defines them: they choose a code path
 DRY_RUN_KEEP = frozenset({"pooling", "n_top", "head_dim", "n_heads", "lr"})
@@ -72,13 +73,13 @@ def stand_in(model: str) -> str:
     A name that already is a stand-in (``tiny-...``) is returned as it is; an unknown hub id is a one-line error."""
     if not isinstance(model, str):
         raise TypeError(f"model must be a string, got {type(model).__name__}")
-    if model.startswith("tiny-"):
+    if model.startswith(TINY_PREFIX):
         return model
     if model not in STAND_INS:
         raise ValueError(f"No dry-run stand-in for backbone {model!r}; add its family and layer count to "
                          f"companion.profiles.STAND_INS (known: {', '.join(sorted(STAND_INS))}).")
     arch, layers = STAND_INS[model]
-    return f"tiny-{arch}-L{layers}"
+    return f"{TINY_PREFIX}{arch}-L{layers}"
 
 
 def parse_stand_in(name: str) -> tuple[str, int | None]:

@@ -60,6 +60,7 @@ import torch
 import torch.nn.functional as F
 
 from companion._io import cache_key, write_atomic
+from companion.profiles import TINY_PREFIX, parse_stand_in
 from companion.settings import cache_dir, offline
 
 POOLINGS = ("cls", "mean", "last", "max", "cls-mean", "first-last")
@@ -634,7 +635,6 @@ def load_encoder(model: str, pooling: str = "mean", max_length: int = 128, devic
     if not isinstance(max_length, int) or max_length <= 0:
         raise ValueError(f"max_length must be a positive integer, got {max_length!r}.")
     if isinstance(model, str) and model.startswith(TINY_PREFIX):
-        from companion.profiles import parse_stand_in
 
         arch, layers = parse_stand_in(model[len(TINY_PREFIX):])
         encoder = tiny_encoder(arch, pooling=pooling, max_length=max_length, prefix=prefix,
@@ -681,7 +681,6 @@ def _minilm_tokenizer(auto_tokenizer):
 
 
 TINY_ARCHS = ("bert", "roberta", "xlm-roberta", "llama", "gpt2")
-TINY_PREFIX = "tiny-"  # load_encoder("tiny-bert") -> tiny_encoder("bert")
 _TINY_DEFAULT_POOLING = {"bert": "cls", "roberta": "mean", "xlm-roberta": "mean", "llama": "last", "gpt2": "last"}
 
 
