@@ -59,6 +59,8 @@ def pickle_save_atomic(obj: Any, path: Path) -> Path:
 def read_cache(path: Path, kind: str = "torch", weights_only: bool = True) -> Any | None:
     """The object cached at ``path`` (``kind`` ``"torch"`` or ``"pickle"``), or ``None`` when the file is missing
     or unreadable (truncated, from another version, corrupt): every cache treats that as a miss and recomputes."""
+    if kind not in ("torch", "pickle"):
+        raise ValueError(f"Unknown cache kind {kind!r}; use 'torch' or 'pickle'.")
     path = Path(path)
     if not path.is_file():
         return None
@@ -67,14 +69,12 @@ def read_cache(path: Path, kind: str = "torch", weights_only: bool = True) -> An
             import torch
 
             return torch.load(path, map_location="cpu", weights_only=weights_only)
-        if kind == "pickle":
-            import pickle
+        import pickle
 
-            with open(path, "rb") as handle:
-                return pickle.load(handle)
+        with open(path, "rb") as handle:
+            return pickle.load(handle)
     except Exception:  # noqa: BLE001 - any unreadable cache file is a miss
         return None
-    raise ValueError(f"Unknown cache kind {kind!r}; use 'torch' or 'pickle'.")
 
 
 def cache_key(recipe: Any, digest_size: int = 10) -> str:
