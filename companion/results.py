@@ -438,19 +438,6 @@ def scoreboard(root: Path | None = None, kind: str = "paper"):
     return counts.reset_index()
 
 
-def kind_counts(root: Path | None = None):
-    """Claims per kind (columns paper / check / beyond), indexed by paper id."""
-    import pandas as pd
-
-    frame = claims_frame(root)
-    if frame.empty:
-        return pd.DataFrame(columns=list(KINDS))
-    counts = frame.pivot_table(index="paper", columns="kind", values="id", aggfunc="count", fill_value=0)
-    counts = counts.reindex(columns=list(KINDS), fill_value=0)
-    counts.columns.name = None
-    return counts
-
-
 def show_provenance(ledger: Ledger) -> None:
     """Display the provenance of this run as a small table — the last cell of every notebook.
 

@@ -15,23 +15,6 @@ import torch.nn.functional as F
 from companion.losses.circumplex import ECM_LABELS, GOEMOTIONS_ECM_LABELS
 
 
-def balanced_split(labels: Sequence[str], keep: Sequence[str], n_train: int, n_test: int, seed: int = 0
-                   ) -> tuple[np.ndarray, np.ndarray]:
-    """Row indices of a label-balanced train/test sample: ``n_train`` + ``n_test`` rows of every label in
-    ``keep``, drawn without replacement with ``seed``. Raises if a label has too few rows (naming it)."""
-    labels = np.asarray(labels, dtype=object)
-    rng = np.random.default_rng(seed)
-    train, test = [], []
-    for name in keep:
-        rows = np.flatnonzero(labels == name)
-        if len(rows) < n_train + n_test:
-            raise ValueError(f"label {name!r} has {len(rows)} rows, fewer than {n_train} + {n_test} requested.")
-        rows = rng.permutation(rows)
-        train.append(rows[:n_train])
-        test.append(rows[n_train:n_train + n_test])
-    return np.concatenate(train), np.concatenate(test)
-
-
 # ------------------------------------------------------------------------------------------ experiment data
 def goemotions_single_label(labels: Sequence[str] | None = None):
     """GoEmotions comments (train + dev + test pooled) that carry exactly ONE label, as a DataFrame with
