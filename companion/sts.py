@@ -147,8 +147,14 @@ def score_pairs(encode: Callable[[list[str]], torch.Tensor], pairs: Pairs, *, av
         if return_cosines:
             cosines[name] = cosine_scores(a, b)
     if average:
-        scores["avg"] = float(np.mean([scores[k] for k in pairs]))
+        _add_avg(scores)
     return (scores, cosines) if return_cosines else scores
+
+
+def _add_avg(scores: dict[str, float]) -> dict[str, float]:
+    """Add ``avg``, the mean over the sets already in ``scores`` (the one place the STS average is taken)."""
+    scores["avg"] = float(np.mean([v for k, v in scores.items() if k != "avg"]))
+    return scores
 
 
 def flatten_pairs(pairs: Pairs) -> list[str]:
@@ -175,9 +181,7 @@ def score_flat(emb: torch.Tensor, pairs: Pairs, average: bool = True) -> dict[st
     """Spearman x 100 of cosine similarity per set (:func:`pair_spearman`) from embeddings in the order of
     :func:`flatten_pairs`; ``average`` adds ``avg``, the mean over the sets."""
     scores = {name: pair_spearman(a, b, pairs[name][2]) for name, (a, b) in pairs_from_flat(emb, pairs).items()}
-    if average:
-        scores["avg"] = float(np.mean(list(scores.values())))
-    return scores
+    return _add_avg(scores) if average else scores
 
 
 def sts_pairs_subset(n_per_set: int | None, seed: int = 0, sets: Sequence[str] | None = None, split: str = "test"
@@ -210,9 +214,7 @@ def evaluate_sts(model: EncoderLike, sets: Sequence[str] = STS_SETS, batch_size:
         raise ValueError(f"sets is empty; valid: {', '.join(STS_SETS)}.")
     pairs = {k: load_pairs(k) for k in keys}
     scores = score_pairs(_encode_fn(model, batch_size, cache), pairs)
-    result = {DISPLAY_NAMES[k]: scores[k] for k in keys}
-    result["avg"] = float(np.mean(list(result.values())))
-    return result
+    return _add_avg({DISPLAY_NAMES[k]: scores[k] for k in keys})
 
 
 def sts_dev(model: EncoderLike, batch_size: int | None = None, cache: bool = True) -> float:
