@@ -225,9 +225,17 @@ pd.DataFrame({"Hard L-BFGS": [spread(B_lbfgs), np.abs(offdiag(B_lbfgs - proto10.
 
 # %% [markdown]
 # At τ = 0.1 an inter-class pair enters an anchor's denominator with weight $\approx e^{(\cos - 1)/\tau} \approx
-# e^{-11}$ relative to a positive, so the loss is almost flat in the inter-class cosines: constant-LR Adam gets the
-# loss to within ~1e-4 of $L^*$ and collapses the classes, but leaves the inter-class cosines far from the optimum
-# (see the table). Float64 L-BFGS resolves them and agrees with the prototype problem.
+# e^{-11}$ relative to a positive, so the loss is almost flat in the inter-class cosines and a first-order run
+# resolves them late. The run above uses App. G's budget (full batch, the "<20k" of Table 2); the same Adam stopped at
+# a tenth of it shows what a short budget leaves.
+
+# %%
+adam_short = fit_free_embeddings(supcon_weights(y10), dim=cfg.dim, tau=cfg.hard_tau, method="adam", lr=cfg.adam_lr,
+                                 steps=max(1, cfg.adam_steps // 10), seed=cfg.seeds[0], progress=False)
+short_dev = float(np.abs(offdiag(block_cosines(adam_short.Z, y10)[0] - proto10.gram)).max())
+pd.Series({f"Adam {max(1, cfg.adam_steps // 10)} steps": short_dev,
+           f"Adam {cfg.adam_steps} steps": float(np.abs(offdiag(B_hard - proto10.gram)).max())},
+          name="max |cos − prototype optimum|")
 
 # %%
 ledger.claim("fig4-hard-lbfgs-matches-prototype", "Hard SupCon 1:…:10, tau = 0.1: full free-embedding L-BFGS "
@@ -237,9 +245,9 @@ ledger.claim("fig4-hard-lbfgs-matches-prototype", "Hard SupCon 1:…:10, tau = 0
 ledger.claim("fig4-hard-adam-matches-prototype", "The paper's optimiser (Adam 5e-2, full batch) resolves Hard "
              "SupCon's inter-class cosines at tau = 0.1: max |cos difference| against the prototype problem", 0.0,
              float(np.abs(offdiag(B_hard - proto10.gram)).max()), at_most(1e-2, partly=3e-2), kind="beyond",
-             note=f"{cfg.adam_steps} Adam steps; loss within {adam_hard.loss - proto10.loss:.1e} of L*: the loss is "
-                  "nearly flat in the inter-class cosines at tau = 0.1, so the heatmap of a first-order run need not "
-                  "show the optimum's cosines.")
+             note=f"{cfg.adam_steps} Adam steps (App. G: full batch, <20k); loss within "
+                  f"{adam_hard.loss - proto10.loss:.1e} of L*. At a tenth of the budget the largest deviation is "
+                  f"{short_dev:.2f}: the loss is nearly flat in the inter-class cosines at tau = 0.1.")
 ledger.claim("fig4-hard-imbalance-breaks-simplex", "Hard SupCon, class sizes 1:…:10: the inter-class cosines are not "
              "uniform (spread over pairs, full free-embedding L-BFGS optimum)", "imbalance breaks the regularity",
              spread(B_lbfgs), at_least(1e-2), kind="paper", source="§4.2",
@@ -454,8 +462,8 @@ hard_gaps.to_frame().T, chain
 ledger.claim("thmD1-strict-cosine", "A zero weight makes the bound strict (part 2); with cosine similarity the "
              "closure condition of part 4 fails, so the bound is not even approached: smallest L-BFGS gap of Hard "
              "SupCon over tau in {1, 0.5, 0.2, 0.1}", "strict, not optimal", float(hard_gaps.min()),
-             at_least(1e-6), kind="paper", source="Thm D.1",
-             note="gaps per tau: " + ", ".join(f"{t:g}: {v:.2e}" for t, v in hard_gaps.items())
+             at_least(1e-8), kind="paper", source="Thm D.1",
+             note="1e-8: the float64 L-BFGS floor where a bound is attainable (notebook 01); gaps per tau: " + ", ".join(f"{t:g}: {v:.2e}" for t, v in hard_gaps.items())
                   + "; they shrink with tau as exp(S) = exp(G/tau) reaches closer to 0.")
 ledger.claim("thmD1-only-if-chain", "Part 4, 'only if': an optimal bound needs cW in the closure of exp(S). Chain "
              "weights with Euclidean s: the line z_i = m i reaches the bound (Delta_W at m = 6) although no cW, "
