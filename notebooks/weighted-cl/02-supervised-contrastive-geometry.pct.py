@@ -66,7 +66,7 @@ from companion.losses.weighted import (euclidean_similarities, hard_supcon_optim
                                        soft_supcon_simplex_tau, soft_supcon_simplex_tau_paper, soft_supcon_weights,
                                        supcon_weights)
 from companion.metrics.distance_geometry import block_cosines, class_prototypes, delta_w, solve_supcon_prototypes
-from companion.papers.weighted_cl.experiments import chain_sequence, chain_weights, shape_spread
+from companion.papers.weighted_cl.experiments import chain_sequence, chain_weights, paper_number, shape_spread
 from companion.profiles import settings
 from companion.results import Ledger, at_least, at_most, holds, show_provenance, within
 
@@ -253,35 +253,47 @@ ledger.claim("fig4-hard-imbalance-breaks-simplex", "Hard SupCon, class sizes 1:�
              spread(B_lbfgs), at_least(1e-2), kind="paper", source="§4.2",
              note=f"spread {spread(B_lbfgs):.3f} (prototype problem {spread(proto10.gram):.3f}, Adam "
                   f"{spread(B_hard):.3f}); 1e-2 is ten times the solvers' agreement.")
-soft_cos = offdiag(B_soft)
-worst_soft = float(soft_cos[np.argmax(np.abs(soft_cos + 1 / 9))])
-ledger.claim("fig4-soft-keeps-simplex", "Soft SupCon at the simplex temperature, class sizes 1:…:10 (Adam 5e-2, the "
-             "paper's protocol): the inter-class cosine farthest from the regular simplex's", -0.111, worst_soft,
-             within(-1 / 9, 1e-2, 3e-2), kind="paper", source="Fig. 4 caption",
-             note="Run at the corrected tau* = 10/9 (the printed 0.9 does not give the simplex: soft-tau-star-paper); "
-                  "1e-2: float32 Adam on a loss that is flat near the optimum.")
 
 
 # %% [markdown]
-# §4.2 also reads the third part of Thm. 3.13 off the Adam heatmaps: a block's inter-class cosine depends only on
-# its shape. With sizes 1:…:10 every shape is unique, so we rerun the paper's optimiser (Adam 5e-2, full batch, the
-# step budget of App. G) on sizes that repeat, `base × (1, 1, 2, 2, 3, 3, 4, 4, 5, 5)`.
+# Every seed of the paper's protocol (Adam 5e-2, full batch, App. G's step budget): Soft SupCon at sizes 1:…:10,
+# and Hard SupCon on sizes that repeat, `base × (1, 1, 2, 2, 3, 3, 4, 4, 5, 5)` — §4.2 reads the third part of
+# Thm. 3.13 (a block's cosine depends only on its shape) off the Adam heatmaps, and with sizes 1:…:10 every shape is
+# unique.
 
 # %%
 sizes_rep = cfg.base * np.repeat(np.arange(1, 6), 2)
 y_rep = np.repeat(np.arange(C), sizes_rep)
-adam_rep = fit_free_embeddings(supcon_weights(y_rep), dim=cfg.dim, tau=cfg.hard_tau, method="adam",
-                               lr=cfg.adam_lr, steps=cfg.adam_steps, seed=cfg.seeds[0], progress=False)
-rep = shape_spread(block_cosines(adam_rep.Z, y_rep)[0], sizes_rep)
+adam = dict(dim=cfg.dim, method="adam", lr=cfg.adam_lr, steps=cfg.adam_steps, progress=False)
+soft_worst, rep_rows = [], []
+for seed in cfg.seeds:
+    soft_fit = adam_soft if seed == cfg.seeds[0] else fit_free_embeddings(soft_supcon_weights(y10, EPS), tau=tau_soft,
+                                                                         seed=seed, **adam)
+    cs = offdiag(block_cosines(soft_fit.Z, y10)[0])
+    soft_worst.append(float(cs[np.argmax(np.abs(cs + 1 / 9))]))
+    rep_fit = fit_free_embeddings(supcon_weights(y_rep), tau=cfg.hard_tau, seed=seed, **adam)
+    rep_rows.append(shape_spread(block_cosines(rep_fit.Z, y_rep)[0], sizes_rep))
+rep_seeds = pd.DataFrame(rep_rows, index=pd.Index(cfg.seeds, name="seed")).assign(**{"Soft: worst cos": soft_worst})
+rep = rep_seeds.max()  # worst seed
 rep_proto = shape_spread(solve_supcon_prototypes(sizes_rep, tau=cfg.hard_tau).gram, sizes_rep)
-pd.DataFrame({"Adam (paper protocol)": rep, "prototype problem": rep_proto})
+rep_seeds
 
 # %%
+P_SIMPLEX, P_SIMPLEX_SRC = paper_number("Fig. 4: regular-simplex")
+worst_soft = soft_worst[int(np.argmax(np.abs(np.array(soft_worst) + 1 / 9)))]
+ledger.claim("fig4-soft-keeps-simplex", "Soft SupCon at the simplex temperature, class sizes 1:…:10 (Adam 5e-2, the "
+             "paper's protocol): the inter-class cosine farthest from the regular simplex's, worst over seeds",
+             P_SIMPLEX, worst_soft, within(-1 / 9, 1e-2, 3e-2), kind="paper", source=P_SIMPLEX_SRC,
+             note="Run at the corrected tau* = 10/9 (the printed 0.9 does not give the simplex: soft-tau-star-paper); "
+                  "1e-2: float32 Adam on a loss that is flat near the optimum; per seed: "
+                  + ", ".join(f"{v:+.4f}" for v in soft_worst))
 ledger.claim("fig4-adam-shape-only", "Hard SupCon with repeated class sizes, the paper's optimiser (Adam 5e-2, full "
              "batch): blocks of the same shape share one inter-class cosine: largest within-shape spread, against "
-             "the overall spread", "depends only on that block's shape", rep["within-shape spread"],
-             at_most(0.1 * rep["overall spread"], partly=0.3 * rep["overall spread"]), kind="paper", source="§4.2",
-             note=f"{cfg.adam_steps} Adam steps; overall spread {rep['overall spread']:.3f} (prototype problem: "
+             "the overall spread (worst over seeds)", "depends only on that block's shape", rep["within-shape spread"],
+             at_most(0.1 * rep_seeds["overall spread"].min(), partly=0.3 * rep_seeds["overall spread"].min()),
+             kind="paper", source="§4.2",
+             note=f"{cfg.adam_steps} Adam steps; overall spread {rep_seeds['overall spread'].min():.3f} or more "
+                  f"(prototype problem: "
                   f"within {rep_proto['within-shape spread']:.1e}, overall {rep_proto['overall spread']:.3f}); "
                   "reproduced when equal shapes agree to a tenth of the spread between shapes.")
 

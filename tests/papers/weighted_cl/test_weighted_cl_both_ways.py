@@ -13,10 +13,19 @@ import torch
 
 from companion.losses.weighted import distance_weights
 from companion.metrics.distance_geometry import edm, is_edm
-from companion.papers.weighted_cl.experiments import (chain_sequence, chain_weights, fit_exp_similarity,
-                                                      hyperboloid_dissimilarities, local_global_r2, paper_number,
-                                                      pca_sweep, shape_spread, sne_distance_slope, thm37_cases,
-                                                      topk_ridge)
+from companion.papers.weighted_cl.experiments import (
+    chain_sequence,
+    chain_weights,
+    fit_exp_similarity,
+    hyperboloid_dissimilarities,
+    local_global_r2,
+    paper_number,
+    pca_sweep,
+    shape_spread,
+    sne_distance_slope,
+    thm37_cases,
+    topk_ridge,
+)
 
 
 @pytest.fixture(scope="module")
