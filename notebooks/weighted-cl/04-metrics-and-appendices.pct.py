@@ -78,10 +78,9 @@ from companion.encoders import load_encoder
 from companion.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import distance_weights, entropic_bound, euclidean_similarities, xclr_weights
 from companion.metrics.distance_geometry import delta_w, edm, r2_procrustes, r2_sim, random_isometry
-from companion.profiles import settings
+import companion.papers.weighted_cl.experiments as wx
 from companion import stats
-from companion.papers.weighted_cl.experiments import (paper_number, pca_sweep, sne_distance_slope, xclr_digit_table,
-                                                      xclr_target_embedding)
+from companion.profiles import settings
 from companion.results import Ledger, at_least, at_most, holds, not_testable, show_provenance, within
 from companion.settings import REPO_ROOT
 
@@ -182,7 +181,7 @@ geometries = {"Simplex": np.eye(len(classes)),
               "MiniLM (bare name)": encoder.encode(pretty).double().numpy()}
 y_cls = np.repeat(np.arange(len(classes)), cfg.per_class)
 ratio = cfg.tau / cfg.tau_prime
-targets = {name: xclr_target_embedding(G[y_cls], ratio) for name, G in geometries.items()}
+targets = {name: wx.xclr_target_embedding(G[y_cls], ratio) for name, G in geometries.items()}
 trained, fits = {}, {}
 for name, G in geometries.items():
     fit = fit_free_embeddings(xclr_weights(G[y_cls], cfg.tau_prime), dim=cfg.xclr_dim, tau=cfg.tau,
@@ -318,7 +317,7 @@ X_dig = torch.as_tensor(d_images.reshape(len(d_images), -1) / 16.0, dtype=torch.
 words = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
 digit_geometries = {"Simplex": np.eye(10),
                     "MiniLM": encoder.encode([f"a photo of the digit {w}" for w in words]).double().numpy()}
-t1 = xclr_digit_table(X_dig, d_labels, d_train, d_test, digit_geometries, q=cfg.t1_q, tau=0.1, tau_prime=0.1,
+t1 = wx.xclr_digit_table(X_dig, d_labels, d_train, d_test, digit_geometries, q=cfg.t1_q, tau=0.1, tau_prime=0.1,
                       seeds=cfg.t1_seeds, steps=cfg.t1_steps, batch=cfg.batch, lr=cfg.lr,
                       weight_decay=cfg.weight_decay, hidden=cfg.hidden)
 t1_mean = t1.groupby("Target").agg(["mean", "std"]).drop(columns="seed")
@@ -424,7 +423,7 @@ ledger.claim("thmF1-kernel-pca-optimum", "...at the kernel principal components,
 ledger.claim("thmF1-pca-digits", "Linear kernel on digits (d = gamma * squared distance), q = rank of the data: the "
              "optimum is PCA: r2_Proc against PCA", "PCA up to isometry", float(appF.iloc[1, 1]),
              at_least(0.999, partly=0.99), kind="paper", source="Thm F.1")
-P_F7, P_F7_SRC = paper_number("Fig. 7: coefficient of similarity")
+P_F7, P_F7_SRC = wx.paper_number("Fig. 7: coefficient of similarity")
 ledger.claim("fig7-r2sim-at-90pct", f"Where PCA explains 90 % of the variance (q = {q90} here) the w-InfoNCE "
              "optimum is nearly isometric to PCA with the same q: r2_sim (s = -squared distance)", P_F7, r2sim_q90,
              within(P_F7, 0.05, partly_tol=0.15), kind="paper", source=P_F7_SRC,
@@ -450,7 +449,7 @@ for seed in cfg.fig7_seeds:
     sub = np.random.default_rng(100 + seed).permutation(len(images))[: cfg.n_digits]
     Xs = images[sub].reshape(len(sub), -1) / 16.0
     g = 2.0 / np.median(edm(Xs)[np.triu_indices(len(Xs), 1)])
-    sweeps.append(pca_sweep(Xs, cfg.fig7_qs, g, seed, cfg.lbfgs_steps).assign(seed=seed))
+    sweeps.append(wx.pca_sweep(Xs, cfg.fig7_qs, g, seed, cfg.lbfgs_steps).assign(seed=seed))
 fig7 = pd.concat(sweeps).reset_index()
 fig7_mean = fig7.groupby("q").mean(numeric_only=True).drop(columns="seed")
 fig, ax = plt.subplots(figsize=(6.4, 4))
@@ -484,9 +483,9 @@ ledger.claim("fig7-r2sim-q48", "r2_sim between the w-InfoNCE representation and 
 X_low = np.random.default_rng(cfg.seeds[0]).normal(size=(40, 3)) @ np.random.default_rng(1).normal(size=(3, 10))
 sigma_low = float(np.sqrt(np.median(edm(X_low)[np.triu_indices(40, 1)]) / 2))
 sigma_dig = float(np.sqrt(np.median(D_lin[np.triu_indices(len(Xd), 1)]) / 2))
-sne = pd.DataFrame({"rank-3 data, q = 3": sne_distance_slope(X_low, sigma_low, 3, cfg.seeds[0], cfg.lbfgs_steps),
-                    "digits, q = 2": sne_distance_slope(Xd, sigma_dig, 2, cfg.seeds[0], cfg.lbfgs_steps),
-                    "digits, q = 16": sne_distance_slope(Xd, sigma_dig, 16, cfg.seeds[0], cfg.lbfgs_steps)}).T
+sne = pd.DataFrame({"rank-3 data, q = 3": wx.sne_distance_slope(X_low, sigma_low, 3, cfg.seeds[0], cfg.lbfgs_steps),
+                    "digits, q = 2": wx.sne_distance_slope(Xd, sigma_dig, 2, cfg.seeds[0], cfg.lbfgs_steps),
+                    "digits, q = 16": wx.sne_distance_slope(Xd, sigma_dig, 16, cfg.seeds[0], cfg.lbfgs_steps)}).T
 sne.assign(**{"1/sqrt(2)": 1 / math.sqrt(2)})
 
 # %%
