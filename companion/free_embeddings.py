@@ -143,8 +143,9 @@ def fit_free_embeddings(W, dim: int, similarity: str = "cosine", tau: float = 1.
         if similarity == "cosine":
             Xn = X / X.norm(dim=1, keepdim=True)
             S = Xn @ Xn.T / tau
-        else:
-            S = -((X[:, None, :] - X[None, :, :]) ** 2).sum(-1) / tau
+        else:  # squared distances from the Gram matrix: O(n^2 d) without the (n, n, d) difference tensor
+            sq = (X * X).sum(1)
+            S = -(sq[:, None] + sq[None, :] - 2 * X @ X.T) / tau
         return contrastive_nll(S, Wt, denominator_mask=mask)
 
     X, history, iters = minimise(objective, X0, method=method, steps=steps, lr=lr, progress=progress,

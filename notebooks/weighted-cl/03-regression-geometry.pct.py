@@ -31,7 +31,8 @@
 # ConvNet, which caps a match at *partly*). Theorems: all reproduced on free embeddings — EE attains the bound at
 # $Z^* = (y, 0)$; y-Aware does not on a segment at any scale (Δ_W from 7e-9 at the smallest scale to 4e-2) but does for
 # labels on a circle within radius $1/\sqrt{2\tau}$ and not beyond; X-CLR attains it for τ ≤ τ′ at the stated
-# cosines and not above. Digits: see the closing note for the figures' analogues.
+# cosines and not above. Digits: see the closing note for the figures' analogues (Fig. 2, Fig. 3a, Fig. 3b over the
+# caption's q = 7..13 and at q = 2, Fig. 5), each beside the number the paper prints.
 
 # %% tags=["colab-setup"]
 # Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
@@ -66,8 +67,10 @@ from companion.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import euclidean_similarities, euclidean_weights, soft_supcon_weights
 from companion.metrics.distance_geometry import delta_w, edm, r2_procrustes, r2_sim
 from companion.metrics.morphometrics import morphometrics
-from companion.papers.weighted_cl.experiments import end_of_rise, fit_digit_encoder, xclr_sweep, yaware_sweep
+from companion.papers.weighted_cl.experiments import (end_of_rise, fit_digit_encoder, local_global_r2, paper_number,
+                                                      xclr_sweep, yaware_sweep)
 from companion.profiles import settings
+from companion import stats
 from companion.results import Ledger, at_least, at_most, holds, not_testable, show_provenance, within
 
 # %% [markdown]
@@ -79,13 +82,15 @@ torch.set_num_threads(1)  # small MLP and 512x512 similarity matrices: one threa
 EPS = math.exp(-1)
 cfg = settings(profile,
                smoke=dict(seeds=[0], lbfgs_steps=15, n_images=400, n_free=12, steps=3, qs=[5, 9], batch=64, n_test=100,
-                          sweep=[0.5, 1.5]),
+                          sweep=[0.5, 1.5], mixed_qs=[2, 11], mixed_seeds=[0, 1]),
                cpu=dict(seeds=[0], lbfgs_steps=3000, n_images=None, n_free=30, steps=400, qs=list(range(5, 13)), batch=512,
-                        n_test=597, sweep=[0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.5, 2.0, 3.0]),
+                        n_test=597, sweep=[0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.5, 2.0, 3.0],
+                        mixed_qs=[2] + list(range(7, 14)), mixed_seeds=[0, 1, 2]),
                # gpu: §4.1/§4.3 (App. F Table 2): 3-layer ConvNet on MNIST, Adam lr 1e-3, wd 2e-6, batch 512, d in 5..12;
                # here a small net on all scikit-learn digits (no MNIST in the mirror), 3000 steps, three seeds
                gpu=dict(seeds=[0, 1, 2], lbfgs_steps=3000, n_images=None, n_free=30, steps=3000, qs=list(range(5, 13)), batch=512,
-                        n_test=597, sweep=[0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.5, 2.0, 3.0]),
+                        n_test=597, sweep=[0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.5, 2.0, 3.0],
+                        mixed_qs=[2] + list(range(7, 14)), mixed_seeds=[0, 1, 2]),
                common=dict(lr=1e-3, weight_decay=2e-6, hidden=256),
                overrides=dict(seeds=seeds, steps=steps))
 ledger = Ledger("weighted-cl", "03-regression-geometry", profile=cfg.profile, seeds=cfg.seeds)
@@ -267,8 +272,10 @@ fig, ax = plt.subplots(1, 2, figsize=(12, 4))
 ax[0].semilogy(agg.index, agg["train Delta_W"], "o-", label="training digits")
 ax[0].semilogy(agg.index, agg["test Delta_W"], "s-", label="held-out digits")
 ax[0].set(xlabel="embedding dimension q", ylabel="Δ_W", title="Euclidean Soft SupCon on digits")
-ax[1].plot(agg.index, agg["test r2_Proc"], "o-", color="C2")
-ax[1].set(xlabel="embedding dimension q", ylabel="held-out r²_Proc vs simplex", ylim=(None, 1.0))
+ax[1].plot(agg.index, agg["test r2_Proc"], "o-", color="C2", label="ours (held-out digits)")
+P_FIG2 = paper_number("Fig. 2: Procrustes similarity at the transition")[0]
+ax[1].plot([9], [P_FIG2], "k*", ms=12, label=f"paper: r²_Proc ≈ {P_FIG2:g} at q = 9 (MNIST)")
+ax[1].set(xlabel="embedding dimension q", ylabel="held-out r²_Proc vs simplex", ylim=(None, 1.02))
 for a in ax:
     a.axvline(9, color="k", ls="--", lw=1, label="paper: transition at q = 9")
     a.legend()
@@ -304,10 +311,11 @@ _ = ledger.claim("fig2-r2-higher-above-9", "Held-out r2_Proc vs the simplex is h
 # The level at the transition, the same question asked of Δ_W, and the paper-scale run we cannot do.
 
 # %%
+P_Q9, P_Q9_SRC = paper_number("Fig. 2: Procrustes similarity at the transition")
 q9 = 9 if 9 in r2p.index else int(r2p.index[np.argmin(np.abs(r2p.index - 9))])
 ledger.claim("fig2-r2proc-level-q9", f"At the transition the representation is nearly isometric to the simplex: "
-             f"held-out r2_Proc at q = {q9}", 0.9, float(r2p.loc[q9]), within(0.9, FIG_TOL, 0.15),
-             kind="paper", source="§4.1", regime=DIGITS, note=f"tolerance: {FIG_TOL_REASON}")
+             f"held-out r2_Proc at q = {q9}", P_Q9, float(r2p.loc[q9]), within(P_Q9, FIG_TOL, 0.15),
+             kind="paper", source=P_Q9_SRC, regime=DIGITS, note=f"tolerance: {FIG_TOL_REASON}")
 ledger.claim("fig2-delta-w-drop-q", "q at the largest relative drop of Delta_W on training digits between "
              "consecutive q (the simplex fits from q = C - 1 = 9)", 9, int(agg["train Delta_W"].index[
                  np.argmax(-np.diff(np.log(agg["train Delta_W"].values))) + 1]) if len(agg) > 1 else -1,
@@ -362,19 +370,24 @@ axes[2].set(title="class + morphometrics (q = 12): thickness coordinate", xlabel
             ylabel="aligned embedding coordinate")
 axes[2].legend()
 fig.colorbar(sc, ax=axes[2], label="digit")
-fig.suptitle("Fig. 3 analogue: Euclidean–Euclidean regression embeds the labels themselves (held-out digits)")
+fig.suptitle("Fig. 3 analogue: Euclidean–Euclidean regression embeds the labels (held-out digits): r²_Proc "
+             f"{regression.loc['morphometrics', 'test r2_Proc vs y']:.2f} (paper ≈ "
+             f"{paper_number('Fig. 3(a): Procrustes')[0]:g}), r²_sim {regression.loc['morphometrics', 'test r2_sim vs y']:.2f} "
+             f"(paper {paper_number('Fig. 3(a): r2 of')[0]:g})")
 fig.tight_layout()
 _ = ledger.savefig(fig, "fig-03-fig3-regression")
 
 # %%
+P_3A_PROC, P_3A_SRC = paper_number("Fig. 3(a): Procrustes")
+P_3A_R2, _ = paper_number("Fig. 3(a): r2 of")
 ledger.claim("fig3-ee-regression-r2proc", "EE weights on (thickness, slant), q = 2: held-out r2_Proc of the "
-             "embedding against the labels (Thm 3.10 realised by a network)", 0.96,
-             float(regression.loc["morphometrics", "test r2_Proc vs y"]), within(0.96, FIG_TOL, 0.15),
-             kind="paper", source="§4.1", regime=DIGITS + "; thickness and slant measured from 8x8 images, not "
+             "embedding against the labels (Thm 3.10 realised by a network)", P_3A_PROC,
+             float(regression.loc["morphometrics", "test r2_Proc vs y"]), within(P_3A_PROC, FIG_TOL, 0.15),
+             kind="paper", source=P_3A_SRC, regime=DIGITS + "; thickness and slant measured from 8x8 images, not "
              "Morpho-MNIST's", note=f"tolerance: {FIG_TOL_REASON}")
 ledger.claim("fig3-ee-regression-r2sim", "...and the coefficient of similarity (s = -squared distance) against the "
-             "labels", 0.91, float(regression.loc["morphometrics", "test r2_sim vs y"]),
-             within(0.91, FIG_TOL, 0.15), kind="paper", source="§4.1",
+             "labels", P_3A_R2, float(regression.loc["morphometrics", "test r2_sim vs y"]),
+             within(P_3A_R2, FIG_TOL, 0.15), kind="paper", source=P_3A_SRC,
              regime=DIGITS + "; thickness and slant measured from 8x8 images, not Morpho-MNIST's",
              note=f"the paper's 'r2 = 0.91' is read as its coefficient of similarity (Def. 3.15); tolerance: "
                   f"{FIG_TOL_REASON}")
@@ -383,9 +396,66 @@ ledger.claim("fig3-mixed-labels-q12", "EE on class + morphometrics at q = 12 (>=
              float(regression.loc["class + morphometrics", "test r2_Proc vs y"]), at_least(0.9, partly=0.7),
              kind="beyond",
              note="The paper plots the mixed-label metrics against q (Fig. 3b) but prints only the q = 2 values "
-                  "(local 0.93, global 0.46); we train one q >= 11 and ask whether the encoder gets near the "
-                  "optimum (0.9: the level the paper calls nearly isometric in §4.1).")
+                  "(local and global, Fig. 3b sweep below); here one q >= 11: does the encoder get near the "
+                  "optimum (0.9: the level the paper calls nearly isometric in §4.1)?")
 
+
+# %% [markdown]
+# ### Fig. 3(b): class + morphometrics over the caption's range of $q$, and $q = 2$ locally and globally
+#
+# The same mixed labels, $q$ over the caption's $[7..13]$ plus $q = 2$, three seeds. Global $r^2_\mathrm{Proc}$ aligns
+# all held-out digits at once; local aligns each class on its own and averages (§4.1: at $q = 2$ the embedding is
+# isometric within classes, not globally).
+
+# %%
+W_mixed = euclidean_weights(mixed).float()
+mixed_rows = []
+for seed in cfg.mixed_seeds:
+    for q in cfg.mixed_qs:
+        _, Z_test, _ = fit_encoder(q, W_mixed, "euclidean", seed=seed, desc=f"mixed q={q}")
+        Zq, Yq = Z_test.numpy(), mixed[te].numpy()
+        mixed_rows.append({"seed": seed, "q": q, "Delta_W": delta_w(euclidean_weights(mixed[te]),
+                                                                     euclidean_similarities(Z_test)),
+                           "r2_sim": r2_sim(-edm(Zq), -edm(Yq)), **local_global_r2(Zq, Yq, labels[test_idx])})
+fig3b = pd.DataFrame(mixed_rows)
+fig3b.groupby("q").agg(["mean", "std"]).drop(columns="seed").round(3)
+
+# %%
+P_LOCAL, P_3B_SRC = paper_number("Fig. 3(b): local")
+P_GLOBAL, _ = paper_number("Fig. 3(b): global")
+m3b = fig3b.groupby("q").mean(numeric_only=True)
+fig, axes = plt.subplots(1, 3, figsize=(15, 3.8), sharex=True)
+for ax, col in zip(axes, ["Delta_W", "r2_sim", "global r2_Proc"]):
+    sweep = m3b.loc[m3b.index >= 7, col]
+    ax.plot(sweep.index, sweep.values, "o-", label="ours (mean of seeds)")
+    ax.axvline(11, color="k", ls="--", lw=1, label="paper: realisable from q = 11")
+    ax.set(xlabel="q", title=col)
+axes[2].plot(m3b.index[m3b.index >= 7], m3b.loc[m3b.index >= 7, "local r2_Proc"], "s-", label="local r2_Proc")
+axes[2].legend(fontsize=8)
+fig.suptitle(f"Fig. 3(b) analogue; at q = 2: local {m3b.loc[2, 'local r2_Proc']:.2f} (paper {P_LOCAL:g}), "
+             f"global {m3b.loc[2, 'global r2_Proc']:.2f} (paper {P_GLOBAL:g})")
+fig.tight_layout()
+_ = ledger.savefig(fig, "fig-03-fig3b-mixed-sweep")
+
+# %%
+q2 = fig3b[fig3b["q"] == 2].sort_values("seed")
+TOL3B = ("the paper prints both as approximations from one run; our labels and encoder differ (8x8 digits, "
+         "measured morphometrics)")
+ledger.claim("fig3b-local-q2", "Mixed labels at q = 2: held-out local (within-class) r2_Proc",
+             P_LOCAL, stats.sample(q2["local r2_Proc"]), stats.level(P_LOCAL, tol=0.1, tol_reason=TOL3B),
+             kind="paper", source=P_3B_SRC, regime=DIGITS)
+ledger.claim("fig3b-global-q2", "Mixed labels at q = 2: held-out global r2_Proc",
+             P_GLOBAL, stats.sample(q2["global r2_Proc"]), stats.level(P_GLOBAL, tol=0.1, tol_reason=TOL3B),
+             kind="paper", source=P_3B_SRC, regime=DIGITS)
+ledger.claim("fig3b-local-above-global", "At q = 2 the mixed-label embedding is isometric within classes but not "
+             "globally: local minus global r2_Proc, paired by seed", "local above global",
+             stats.paired(q2["local r2_Proc"], q2["global r2_Proc"]), stats.direction(sign=1), kind="paper",
+             source=P_3B_SRC, regime=DIGITS)
+rise = m3b.loc[m3b.index >= 7, "global r2_Proc"]
+ledger.claim("fig3b-improves-to-11", "Over q in [7..13], global r2_Proc improves up to q = 11 (the product of a "
+             "9-simplex and a square needs 11 dimensions): the q where the rise stops", 11, end_of_rise(rise),
+             within(11, 0, 1), kind="paper", source="§4.1", regime=DIGITS,
+             note="mean over seeds per q: " + ", ".join(f"{q}: {v:.3f}" for q, v in rise.items()))
 
 # %% [markdown]
 # ## 5. Fig. 5 analogue: y-Aware vs Euclidean on thickness ($q = 2$, τ = 0.1)
@@ -420,8 +490,8 @@ for ax, (name, Z) in zip(axes, [("Euclidean (s = −‖·‖²)", Ze), ("y-Aware
     fig.colorbar(sc, ax=ax, label="thickness (standardised)")
 circle = np.linspace(0, 2 * np.pi, 200)
 axes[1].plot(np.cos(circle), np.sin(circle), "k:", lw=0.8)
-fig.suptitle(f"Fig. 5 analogue: a line (1st PC carries {line_fraction:.1%}) vs an arc ({np.degrees(arc):.0f}° of "
-             "the circle)")
+fig.suptitle(f"Fig. 5 analogue: a line (1st PC carries {line_fraction:.1%}; r²_Proc {r2_line:.2f}, paper "
+             f"{paper_number('Fig. 5: Procrustes')[0]:g}) vs an arc ({np.degrees(arc):.0f}° of the circle)")
 fig.tight_layout()
 _ = ledger.savefig(fig, "fig-03-fig5-arc-vs-line")
 pd.Series({"Euclidean: r2_Proc vs (thickness, 0)": r2_line, "Euclidean: variance on 1st PC": line_fraction,
@@ -429,9 +499,10 @@ pd.Series({"Euclidean: r2_Proc vs (thickness, 0)": r2_line, "Euclidean: variance
            "y-Aware: Spearman(angle, thickness)": abs(rho_angle)})
 
 # %%
+P_5, P_5_SRC = paper_number("Fig. 5: Procrustes")
 ledger.claim("fig5-euclidean-r2proc", "Euclidean similarity with Euclidean weights on thickness (q = 2) recovers "
-             "the 1-D label geometry: held-out r2_Proc against (thickness, 0)", 0.85, r2_line,
-             within(0.85, FIG_TOL, 0.15), kind="paper", source="§4.3", regime=DIGITS,
+             "the 1-D label geometry: held-out r2_Proc against (thickness, 0)", P_5, r2_line,
+             within(P_5, FIG_TOL, 0.15), kind="paper", source=P_5_SRC, regime=DIGITS,
              note=f"tolerance: {FIG_TOL_REASON}")
 ledger.claim("fig5-euclidean-line", "...the Euclidean embedding is a line: fraction of variance on the first PC",
              "true 1-D geometry recovered", line_fraction, at_least(0.95, partly=0.85), kind="paper",
@@ -454,6 +525,12 @@ ledger.claim("fig5-yaware-arc", "y-Aware (cosine similarity, tau = 0.1) is const
 # the regime); with class + morphometrics at $q = 12$, 0.82. Fig. 5 analogue: the Euclidean embedding of thickness
 # is a line (99.4 % of its variance on one axis) but only 0.70 $r^2_\mathrm{Proc}$ against $(t, 0)$ (paper 0.85:
 # inconclusive for the regime); y-Aware orders thickness along an arc of about 140° (|Spearman| 0.88: partly).
+# Fig. 3b analogue (class + morphometrics, 3 seeds): over $q = 7..13$ global $r^2_\mathrm{Proc}$ creeps from 0.78 to a
+# plateau of 0.82–0.83 from $q = 10$; the largest slow-down falls at $q = 8$, not at the paper's 11 (inconclusive for
+# the regime: the gain per q is 0.01–0.02, too flat to place a kink). At $q = 2$ the embedding is more isometric
+# within classes than globally (local − global = 0.05, 95 % CI [0.03, 0.07]: partly, for the regime), but both
+# levels differ from the paper's (local 0.76 vs ≈ 0.93, global 0.71 vs ≈ 0.46): here the global geometry is kept far
+# better than on MNIST, the local one worse.
 
 # %% [markdown]
 # ## Claims

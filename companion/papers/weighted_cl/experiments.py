@@ -26,7 +26,10 @@ from companion.losses.weighted import (
 )
 from companion.training import TrainResult, index_batches, seed_everything, train
 
-__all__ = ["yaware_sweep", "xclr_sweep", "digit_mlp", "fit_digit_encoder", "end_of_rise", "xclr_target_embedding"]
+__all__ = ["yaware_sweep", "xclr_sweep", "digit_mlp", "fit_digit_encoder", "end_of_rise", "xclr_target_embedding",
+           "hyperboloid_dissimilarities", "thm37_cases", "fit_exp_similarity", "chain_weights", "chain_sequence",
+           "sne_distance_slope", "local_global_r2", "pca_sweep", "topk_ridge", "xclr_digit_table",
+           "paper_number", "shape_spread"]
 
 ENCODER_SIMILARITIES = ("euclidean", "cosine")
 
@@ -143,3 +146,270 @@ def xclr_target_embedding(Y: np.ndarray, ratio: float) -> np.ndarray:
     Y = np.asarray(Y, dtype=np.float64)
     Yn = Y / np.linalg.norm(Y, axis=1, keepdims=True)
     return np.hstack([math.sqrt(ratio) * Yn, math.sqrt(1 - ratio) * np.ones((len(Y), 1))])
+
+
+# ------------------------------------------------------------------------------ Thm. 3.7 in both directions
+def _rank(M: np.ndarray, rtol: float = 1e-9) -> int:
+    return int(np.linalg.matrix_rank(M, tol=rtol * max(1.0, float(np.abs(M).max()))))
+
+
+def hyperboloid_dissimilarities(n: int, rng: np.random.Generator, radius: float = 0.7) -> np.ndarray:
+    r"""Squared Minkowski distances :math:`(x_i-x_j)^2 + (y_i-y_j)^2 - (t_i-t_j)^2` between ``n`` points on the upper
+    sheet of the hyperboloid :math:`x^2 + y^2 - t^2 = -\mathrm{radius}^2`: symmetric, hollow and non-negative, of
+    rank at most 4, but not an EDM (the centred Gram matrix has a negative eigenvalue). A test case for the "only
+    if" of Vock et al. Thm. 3.7 with :math:`q = 2`."""
+    if n < 3:
+        raise ValueError(f"need at least 3 points, got n={n}.")
+    t, phi = rng.uniform(0.2, 1.2, n), rng.uniform(0, 2 * np.pi, n)
+    P = radius * np.c_[np.sinh(t) * np.cos(phi), np.sinh(t) * np.sin(phi), np.cosh(t)]
+    diff = P[:, None, :] - P[None, :, :]
+    D = (diff[..., 0] ** 2 + diff[..., 1] ** 2 - diff[..., 2] ** 2)
+    return np.clip((D + D.T) / 2, 0.0, None) * (1 - np.eye(n))
+
+
+def thm37_cases(seed: int, steps: int, n: int = 15, q: int = 2) -> pd.DataFrame:
+    r"""Vock et al. Thm. 3.7 (Euclidean DGP) tested in both directions by optimisation, not by its closed form.
+
+    Five dissimilarity matrices :math:`D`, each fitted by float64 L-BFGS on free embeddings in :math:`\mathbb{R}^q`
+    with :math:`w = e^{-d}` and :math:`s = -\|z_i - z_j\|^2` (init ``seed``, ``steps`` iterations):
+
+    - *EDM, dim q*: a Gaussian cloud in :math:`\mathbb{R}^q` (``n`` points) — the theorem predicts the bound attained;
+    - *EDM, dim q + 1 on a sphere*: points on a sphere in :math:`\mathbb{R}^{q+1}`, rank(D) = q + 2 — predicted not
+      attained (an EDM, but of embedding dimension > q);
+    - *not an EDM* (:func:`hyperboloid_dissimilarities`, only for q = 2), rank(D) <= 4 — predicted not attained;
+    - *n <= 2q + 3*: ``q + 2`` points of a q-dimensional cloud with a constant c = 1 added off the diagonal
+      (an EDM of dimension q + 1; every D has rank <= q + 2 at this size): the dimension condition fails;
+    - *rank(D) > q + 2*: the same construction with ``n`` points (the rank condition fails).
+
+    Each row gives the hypotheses (n > 2q + 3, rank(D) <= q + 2), whether D is an EDM of embedding dimension <= q
+    (the theorem's criterion), the entropic gap reached and the residuals of the realisation
+    :math:`\|z_i - z_j\|^2 = d_{ij}` (the theorem's conclusion, written with squared distances as in Def. 3.6) and of
+    the constant-shifted one :math:`\|z_i - z_j\|^2 = d_{ij} + c` (Cor. 3.4).
+    """
+    from companion.losses.weighted import distance_weights
+    from companion.metrics.distance_geometry import edm, embedding_dimension, is_edm
+
+    if n <= 2 * q + 3:
+        raise ValueError(f"n must exceed 2q + 3 = {2 * q + 3} for the cases that meet the condition, got n={n}.")
+    rng = np.random.default_rng(seed)
+    E = np.ones((n, n)) - np.eye(n)
+    Y = rng.normal(size=(n, q)) * 0.6
+    U = rng.normal(size=(n, q + 1))
+    U = 0.8 * U / np.linalg.norm(U, axis=1, keepdims=True)
+    small = q + 2
+    cases = {"EDM of dim q": edm(Y), "EDM of dim q+1 on a sphere": edm(U)}
+    if q == 2:
+        cases["not an EDM (hyperboloid)"] = hyperboloid_dissimilarities(n, rng)
+    cases["n <= 2q+3: EDM(dim q) + 1 off-diagonal"] = edm(Y[:small]) + (np.ones((small, small)) - np.eye(small))
+    cases["rank(D) > q+2: EDM(dim q) + 1 off-diagonal"] = edm(Y) + E
+    rows = []
+    for name, D in cases.items():
+        m = len(D)
+        fit = fit_free_embeddings(distance_weights(D), dim=q, similarity="euclidean", seed=seed, steps=steps)
+        Dz, off = edm(fit.Z), ~np.eye(m, dtype=bool)
+        c = float((Dz - D)[off].mean())
+        criterion = bool(is_edm(D) and embedding_dimension(D) <= q)
+        rows.append({"case": name, "seed": seed, "n": m, "q": q, "n > 2q+3": m > 2 * q + 3,
+                     "rank(D)": _rank(D), "rank(D) <= q+2": _rank(D) <= q + 2, "EDM": bool(is_edm(D)),
+                     "embedding dim": embedding_dimension(D) if is_edm(D) else None,
+                     "theorem: attained": criterion, "Delta_W": fit.delta_w,
+                     "max |‖z_i−z_j‖² − d_ij|": float(np.abs(Dz - D)[off].max()),
+                     "c (mean of ‖z_i−z_j‖² − d_ij)": c,
+                     "max |‖z_i−z_j‖² − d_ij − c|": float(np.abs(Dz - D - c)[off].max()),
+                     "max |‖z_i−z_j‖ − d_ij|": float(np.abs(np.sqrt(Dz) - D)[off].max())})
+    return pd.DataFrame(rows)
+
+
+def fit_exp_similarity(W, dim: int, seed: int, steps: int) -> float:
+    r"""Entropic gap reached (float64 L-BFGS, free embeddings) with the similarity written in Vock et al.'s statement
+    of Thm. 3.7, :math:`s_{ij} = \exp(-\|z_i - z_j\|^2)`, put into Def. 3.1's softmax of :math:`e^{s_{ij}}`. Such
+    logits lie in (0, 1], so the bound is out of reach whenever the weights span more than a factor e."""
+    from companion.free_embeddings import minimise
+    from companion.losses.weighted import check_weights, entropic_bound, entropic_gap
+
+    W = check_weights(W).to(torch.float64)
+    gen = torch.Generator().manual_seed(int(seed))
+    X0 = torch.randn(W.shape[0], dim, generator=gen, dtype=torch.float64)
+
+    def objective(X):
+        sq = (X * X).sum(1)
+        return weighted_infonce(W, torch.exp(-(sq[:, None] + sq[None, :] - 2 * X @ X.T)), float64=True)
+
+    X, _, _ = minimise(objective, X0, steps=steps)
+    with torch.no_grad():
+        return entropic_gap(objective(X), entropic_bound(W))
+
+
+# --------------------------------------------------------------------- Thm. D.1 (4): a chain of positive weights
+def chain_weights(n: int) -> torch.Tensor:
+    """Sparse, well-conditioned weights of a path: :math:`w_{i,i+1} = w_{i+1,i} = 1`, every other entry 0."""
+    if n < 3:
+        raise ValueError(f"a chain needs at least 3 points, got n={n}.")
+    W = torch.zeros(n, n, dtype=torch.float64)
+    idx = torch.arange(n - 1)
+    W[idx, idx + 1] = 1.0
+    W[idx + 1, idx] = 1.0
+    return W
+
+
+def chain_sequence(n: int, scales: Sequence[float]) -> pd.DataFrame:
+    r"""Vock et al. Thm. D.1 (4) on the chain weights of :func:`chain_weights` with Euclidean similarities
+    :math:`s = -\|z_i - z_j\|^2`: the points :math:`z_i = m\,i` on a line, for each scale :math:`m`. Returns the
+    entropic gap and the largest :math:`e^{s_{ij}}` over the positive pairs (those with :math:`w_{ij} > 0`).
+    The gap tends to 0 while :math:`\exp(S)` tends to the zero matrix; no :math:`cW` with :math:`c > 0` is a limit
+    of :math:`\exp(S)` (bounded :math:`d_{i,i+1}` force bounded :math:`d_{i,i+2}`, by the triangle inequality)."""
+    from companion.losses.weighted import euclidean_similarities
+    from companion.metrics.distance_geometry import delta_w
+
+    W = chain_weights(n)
+    rows = []
+    for m in scales:
+        Z = torch.as_tensor(m * np.arange(n, dtype=np.float64)[:, None])
+        S = euclidean_similarities(Z)
+        rows.append({"scale m": m, "Delta_W": delta_w(W, S),
+                     "max e^s over positive pairs": float(torch.exp(S)[W > 0].max())})
+    return pd.DataFrame(rows).set_index("scale m")
+
+
+# ------------------------------------------------------------------------------------ App. F.2: SNE distances
+def sne_distance_slope(X: np.ndarray, sigma: float, q: int, seed: int, steps: int) -> dict:
+    r"""Vock et al. App. F.2: SNE with one variance, :math:`w_{ij} = \exp(-\|x_i - x_j\|^2/(2\sigma^2))` and
+    :math:`s = -\|z_i - z_j\|^2`, optimised on free embeddings in :math:`\mathbb{R}^q` (float64 L-BFGS).
+    Returns the least-squares slope through the origin of :math:`\|z_i - z_j\|` on :math:`\|x_i - x_j\|/\sigma`
+    (App. F.2 writes :math:`\|z_i - z_j\| \approx \|x_i - x_j\|/\sigma`; Cor. 3.4 gives :math:`1/\sqrt2`), its
+    :math:`r^2`, and the entropic gap."""
+    from companion.losses.weighted import distance_weights
+    from companion.metrics.distance_geometry import edm
+
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or sigma <= 0:
+        raise ValueError(f"X must be n x p and sigma > 0, got shape {X.shape} and sigma={sigma}.")
+    Dx = edm(X)
+    fit = fit_free_embeddings(distance_weights(Dx / (2 * sigma**2)), dim=q, similarity="euclidean", seed=seed,
+                              steps=steps)
+    iu = np.triu_indices(len(X), 1)
+    a, b = np.sqrt(Dx[iu]) / sigma, np.sqrt(edm(fit.Z)[iu])
+    slope = float(a @ b / (a @ a))
+    return {"slope": slope, "r2": float(1 - ((b - slope * a) ** 2).sum() / ((b - b.mean()) ** 2).sum()),
+            "Delta_W": fit.delta_w, "rank of X": _rank(X - X.mean(0)), "q": q}
+
+
+# ------------------------------------------------------------------ Fig. 3(b): local and global Procrustes r2
+def local_global_r2(Z: np.ndarray, Y: np.ndarray, classes: np.ndarray) -> dict:
+    r"""Global :math:`r^2_\mathrm{Proc}(Z, Y)` over all points and its local counterpart: the mean over classes of
+    :math:`r^2_\mathrm{Proc}` within each class, each with its own rigid alignment (Vock et al. §4.1, Fig. 3(b):
+    at :math:`q = 2` the mixed-label embedding is isometric within classes but not globally)."""
+    from companion.metrics.distance_geometry import r2_procrustes
+
+    Z, Y, classes = np.asarray(Z, np.float64), np.asarray(Y, np.float64), np.asarray(classes)
+    if not len(Z) == len(Y) == len(classes):
+        raise ValueError(f"Z, Y and classes need one row per point, got {len(Z)}, {len(Y)}, {len(classes)}.")
+    local = [r2_procrustes(Z[classes == c], Y[classes == c]) for c in np.unique(classes)
+             if (classes == c).sum() >= 3]
+    if not local:
+        raise ValueError("local r2 needs at least one class with 3 or more points.")
+    return {"global r2_Proc": r2_procrustes(Z, Y), "local r2_Proc": float(np.mean(local))}
+
+
+# ------------------------------------------------------------------------- Fig. 7: PCA vs w-InfoNCE over q
+def pca_sweep(X: np.ndarray, qs: Sequence[int], gamma: float, seed: int, steps: int) -> pd.DataFrame:
+    r"""Vock et al. App. F, Fig. 7 on free embeddings: for each latent dimension :math:`q`, the w-InfoNCE optimum with
+    :math:`w = \exp(-\gamma\|x_i - x_j\|^2)`, :math:`s = -\|z_i - z_j\|^2` (float64 L-BFGS, init ``seed``) against
+    PCA with :math:`q` components scaled by :math:`\sqrt\gamma`: :math:`r^2_\mathrm{sim}` (s = minus squared
+    distance, Def. 3.15), :math:`r^2_\mathrm{Proc}`, the variance PCA explains and the entropic gap."""
+    from sklearn.decomposition import PCA
+
+    from companion.losses.weighted import distance_weights
+    from companion.metrics.distance_geometry import edm, r2_procrustes, r2_sim
+
+    X = np.asarray(X, np.float64)
+    W = distance_weights(gamma * edm(X))
+    pca = PCA().fit(X)
+    coords = pca.transform(X) * math.sqrt(gamma)
+    explained = np.cumsum(pca.explained_variance_ratio_)
+    rows = []
+    for q in qs:
+        fit = fit_free_embeddings(W, dim=int(q), similarity="euclidean", seed=seed, steps=steps)
+        P = coords[:, : min(int(q), coords.shape[1])]
+        rows.append({"q": int(q), "PCA explained variance": float(explained[min(int(q), len(explained)) - 1]),
+                     "r2_sim vs PCA": r2_sim(-edm(fit.Z), -edm(P)), "r2_Proc vs PCA": r2_procrustes(fit.Z, P),
+                     "Delta_W": fit.delta_w})
+    return pd.DataFrame(rows).set_index("q")
+
+
+# --------------------------------------------------------------- App. E, Table 1: an X-CLR analogue on digits
+def topk_ridge(Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, y_test: np.ndarray,
+               ks: Sequence[int] = (1, 3)) -> dict:
+    """Top-k test accuracy (%) of a ridge regression onto one-hot classes, its penalty chosen by cross-validation on
+    the training representations (Vock et al. App. E, Table 1's probe)."""
+    from sklearn.linear_model import RidgeCV
+
+    classes = np.unique(y_train)
+    onehot = (np.asarray(y_train)[:, None] == classes[None, :]).astype(float)
+    scores = RidgeCV(alphas=np.logspace(-4, 3, 15), cv=5).fit(Z_train, onehot).predict(Z_test)
+    order = classes[np.argsort(-scores, axis=1)]
+    return {f"Top-{k} (%)": float(100 * (order[:, :k] == np.asarray(y_test)[:, None]).any(1).mean()) for k in ks}
+
+
+def xclr_digit_table(X: torch.Tensor, labels: np.ndarray, train_idx: np.ndarray, test_idx: np.ndarray,
+                     geometries: dict, *, q: int, tau: float, tau_prime: float, seeds: Sequence[int], steps: int,
+                     batch: int, lr: float, weight_decay: float, hidden: int) -> pd.DataFrame:
+    r"""Vock et al. App. E, Table 1's protocol on digits: an MLP encoder (:func:`fit_digit_encoder`) trained with
+    X-CLR, :math:`w = e^{\cos(y_i, y_j)/\tau'}` and :math:`s = \cos/\tau`, for each label geometry in
+    ``geometries`` (name -> one row per class), and per seed: held-out :math:`r^2_\mathrm{Proc}` against Thm. 3.12's
+    target (:func:`xclr_target_embedding`), the held-out entropic gap :math:`\Delta_W` (%), and top-1/top-3
+    accuracy of a cross-validated ridge probe fitted on the training representations (:func:`topk_ridge`)."""
+    from companion.losses.weighted import cosine_similarities, xclr_weights
+    from companion.metrics.distance_geometry import delta_w, r2_procrustes
+
+    if not 0 < tau <= tau_prime:
+        raise ValueError(f"Thm. 3.12's target needs 0 < tau <= tau', got tau={tau}, tau'={tau_prime}.")
+    labels = np.asarray(labels)
+    rows = []
+    for name, G in geometries.items():
+        G = np.asarray(G, np.float64)
+        W_full = xclr_weights(G[labels], tau_prime).float()
+        target = xclr_target_embedding(G[labels[test_idx]], tau / tau_prime)
+        for seed in seeds:
+            model, Z_test, _ = fit_digit_encoder(X, train_idx, test_idx, q, W_full, "cosine", tau=tau, seed=seed,
+                                                 steps=steps, batch=batch, lr=lr, weight_decay=weight_decay,
+                                                 hidden=hidden, desc=name)
+            with torch.no_grad():
+                Z_train = model(X[torch.as_tensor(train_idx)]).double().numpy()
+            Zt = Z_test.numpy()
+            Zt_unit = Zt / np.linalg.norm(Zt, axis=1, keepdims=True)
+            W_test = xclr_weights(G[labels[test_idx]], tau_prime)
+            rows.append({"Target": name, "seed": seed, "r2_Proc_test": r2_procrustes(Zt_unit, target),
+                         "Delta_W_test (%)": 100 * delta_w(W_test, cosine_similarities(Z_test, tau)),
+                         **topk_ridge(Z_train, labels[train_idx], Zt, labels[test_idx])})
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------------ the paper's own numbers
+def paper_number(quantity_start: str) -> tuple[float, str]:
+    """The number the paper prints for the quantity of ``data/weighted-cl/prose.csv`` whose name starts with
+    ``quantity_start``, with its source (Vock et al., text and captions). Raises when no row or several match."""
+    from companion.settings import REPO_ROOT
+
+    df = pd.read_csv(REPO_ROOT / "data" / "weighted-cl" / "prose.csv", comment="#", dtype=str)
+    hit = df[df["quantity"].str.startswith(quantity_start)]
+    if len(hit) != 1:
+        raise KeyError(f"{len(hit)} rows of data/weighted-cl/prose.csv start with {quantity_start!r}; need one.")
+    return float(hit["value"].iloc[0]), str(hit["source"].iloc[0])
+
+
+def shape_spread(B: np.ndarray, sizes: Sequence[int]) -> dict:
+    """Vock et al. Thm. 3.13 (third part) on a ``C x C`` matrix ``B`` of inter-class cosines: the largest spread
+    among blocks of the same shape (unordered pair of class sizes, which the theorem says share one cosine) and the
+    spread over all off-diagonal blocks."""
+    B, sizes = np.asarray(B, np.float64), np.asarray(sizes)
+    if B.shape != (len(sizes), len(sizes)):
+        raise ValueError(f"B must be {len(sizes)} x {len(sizes)}, got {B.shape}.")
+    groups: dict = {}
+    for a in range(len(sizes)):
+        for b in range(a + 1, len(sizes)):
+            groups.setdefault(tuple(sorted((int(sizes[a]), int(sizes[b])))), []).append(B[a, b])
+    within = max((max(v) - min(v)) for v in groups.values() if len(v) > 1) if any(
+        len(v) > 1 for v in groups.values()) else float("nan")
+    off = B[~np.eye(len(B), dtype=bool)]
+    return {"within-shape spread": float(within), "overall spread": float(off.max() - off.min())}

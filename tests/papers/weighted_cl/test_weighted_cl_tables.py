@@ -92,3 +92,62 @@ def test_simplex_temperature_erratum():
     corrected = soft_supcon_simplex_tau(c, EPS)
     assert corrected == pytest.approx(10 / 9)
     assert round(soft_supcon_beta(corrected, EPS), 3) == float(prose("Fig. 4: regular-simplex"))
+
+
+def test_prose_against_table2():
+    t2 = read("table2").set_index("setting")
+    # App. E's prose (q = 512, MiniLM labels of dimension 384) and App. G's key parameters agree
+    assert f"q={prose('App. E: latent dimension')}" in t2.loc["Key parameters", "Appendix E"]
+    assert prose("App. E: label dimension of the MiniLM") in t2.loc["Key parameters", "Appendix E"]
+    assert f"τ={prose('App. G: X-CLR temperature')}" in t2.loc["Key parameters", "Appendix E"]
+    # §4.2's optimiser settings: Adam at 5e-2, full batch, fewer than 20k epochs (= steps at full batch)
+    assert t2.loc["LR", "§4.2"] == prose("App. G: Adam learning rate") and t2.loc["Batch size", "§4.2"] == "full"
+    assert t2.loc["Epochs", "§4.2"] == "<" + prose("App. G: full-batch Adam budget")
+
+
+def test_fig3b_range_brackets_the_realisable_dimension():
+    lo, hi = int(prose("Fig. 3(b): smallest latent")), int(prose("Fig. 3(b): largest latent"))
+    assert lo < int(prose("Fig. 3(b): smallest q where")) < hi  # 7 < 11 < 13: the sweep shows the transition
+    assert int(prose("Fig. 3(b): latent dimension of the local")) < lo  # q = 2 lies outside the plotted sweep
+
+
+def test_thm37_conditions_as_printed():
+    # n > 2q + 3 and rank(D) <= q + 2: the proof's (n - 1) - (q + 2) > q is exactly n > 2q + 3
+    n_const, rank_const = int(prose("Thm. 3.7: the number")), int(prose("Thm. 3.7: rank(D)"))
+    for q in (1, 2, 10):
+        n_min = 2 * q + n_const + 1  # the smallest n the theorem admits
+        assert (n_min - 1) - (q + rank_const) > q  # the proof's contradiction r > q holds from n_min on ...
+        assert not (n_min - 2) - (q + rank_const) > q  # ... and not one point earlier
+
+
+@pytest.mark.parametrize(("block", "printed"), [
+    ("App. D.2", "cos(μc,μc′)=1/(C−1)"),   # the regular simplex's cosine, printed without its minus
+    ("Thm 3.7", "‖zi∗−zj∗‖=dij"),          # unsquared, against Def. 3.6's squared distances
+    ("Thm 3.7", "sij=exp(−‖zi−zj‖2)"),     # exp() on top of Def. 3.1's exp(s)
+    ("App. F.2", "‖zi−zj‖≈‖xi−xj‖/σ"),     # no sqrt(2), with weights exp(-||x_i - x_j||^2 / (2 sigma^2))
+    ("Cor. 3.9", "τ≤(C−1)/(−Clogε)"),      # the attainability condition, the same expression as tau*
+])
+def test_errata_statements_are_printed_as_quoted(block, printed):
+    from companion import sources
+
+    if sources.papers_dir() is None:
+        pytest.skip("paper texts not found (../shared/papers)")
+    assert printed in sources.block("weighted-cl", block)
+
+
+def test_regular_simplex_cosine_is_negative():
+    import numpy as np
+
+    C = 5
+    mu = np.eye(C) - 1 / C  # centred one-hot vectors: a regular simplex, sum of the vertices 0
+    mu /= np.linalg.norm(mu, axis=1, keepdims=True)
+    cos = (mu @ mu.T)[~np.eye(C, dtype=bool)]
+    assert np.allclose(cos, -1 / (C - 1)) and np.allclose(mu.sum(0), 0)  # App. D.2 prints +1/(C-1)
+
+
+def test_cor39_condition_is_the_inverted_threshold():
+    c = int(prose("Fig. 4: number of classes"))
+    printed = soft_supcon_simplex_tau_paper(c, EPS)  # also Cor. 3.9's attainability bound on tau
+    realisable = soft_supcon_simplex_tau(c, EPS)  # largest tau with 1 + tau log eps >= -1/(C-1)
+    assert soft_supcon_beta(realisable, EPS) == pytest.approx(-1 / (c - 1))
+    assert printed < realisable and soft_supcon_beta(printed, EPS) > 0  # printed bound stops short, at beta = +1/C
