@@ -86,49 +86,44 @@ def test_gradient_table_reads_the_curves():
     assert table.set_index(["geometry", "reading"]).loc[("384-d", "code"), "|grad| at 0"] > 0.5
 
 
-def _curve(steps, values, **keys):
-    return pd.DataFrame([{**keys, "step": s, "spearman": v} for s, v in zip(steps, values)])
+def _sat_runs(**overrides):
+    train, test = synthetic_sts(64, seed=1), synthetic_sts(48, seed=2)
+    objectives = {"CoSENT only": AnglEObjective(1, 0, 0), "angle only": AnglEObjective(0, 0, 1, tau_angle=0.05)}
+    kwargs = dict(offsets={"free": 0.0, "saturated": 12.0}, optimizers=("sgd", "adam"), steps=2,
+                  lr={"sgd": 0.05, "adam": 1e-3}, batch_size=8, eval_every=1, probe=objectives["CoSENT only"],
+                  progress=False)
+    return sat.saturation_runs(objectives, train, test, [0, 1], **{**kwargs, **overrides})
 
 
-def test_summarise_curve_auc_early_final_by_hand():
-    out = sat.summarise_curve(_curve([0, 2, 4], [5.0, 20.0, 40.0]))
-    assert out.to_dict() == {"AUC": 30.0, "early": 20.0, "final": 40.0}  # step 0 is left out of AUC and early
-    with pytest.raises(ValueError):
-        sat.summarise_curve(_curve([0], [5.0]))
-
-
-def test_per_seed_summary_pairs_each_seed_with_the_baseline():
-    curves = pd.concat([_curve([0, 1, 2], vals, labels="gold", objective=obj, seed=seed)
-                        for obj, seed, vals in [("CoSENT only", 0, [0, 10, 20]), ("CoSENT only", 1, [0, 30, 30]),
-                                                ("angle", 0, [0, 11, 25]), ("angle", 1, [0, 20, 40])]])
-    per_seed = sat.per_seed_summary(curves, baseline="CoSENT only")
-    angle = per_seed[per_seed.objective == "angle"].set_index("seed")
-    assert angle.loc[0, sat.DELTA_AUC] == pytest.approx(18.0 - 15.0)
-    assert angle.loc[1, sat.DELTA_AUC] == pytest.approx(30.0 - 30.0)
-    assert angle.loc[1, sat.DELTA_FINAL] == pytest.approx(40.0 - 30.0)
-    assert (per_seed[per_seed.objective == "CoSENT only"][sat.DELTA_AUC] == 0).all()
-    assert sat.seed_deltas(per_seed, "gold", "angle", sat.DELTA_FINAL).tolist() == [5.0, 10.0]
-    with pytest.raises(ValueError, match="baseline"):
-        sat.per_seed_summary(curves, baseline="SimCSE")
-    with pytest.raises(ValueError, match="no per-seed rows"):
-        sat.seed_deltas(per_seed, "binary", "angle")
-
-
-def test_train_objectives_is_seeded_and_covers_every_run():
-    train = synthetic_sts(64, seed=1)
-    test = synthetic_sts(32, seed=2)
-    objectives = {"CoSENT only": AnglEObjective(1, 0, 0), "all three": AnglEObjective(1, 1, 1, positive_threshold=4.0)}
-    kwargs = dict(offset=3.0, steps=2, batch_size=8, lr=1e-3, eval_every=1, progress=False,
-                  overrides={("binary", "all three"): AnglEObjective(1, 1, 1)})
-    a = sat.train_objectives(objectives, train, test, [0, 1], **kwargs)
-    b = sat.train_objectives(objectives, train, test, [0, 1], **kwargs)
+def test_saturation_runs_are_seeded_and_the_offset_saturates_the_cosine():
+    a, b = _sat_runs(), _sat_runs()
     pd.testing.assert_frame_equal(a, b)
-    assert list(a.columns) == ["labels", "objective", "seed", "step", "spearman"]
-    runs = a.groupby(["labels", "objective", "seed"]).size()
-    assert len(runs) == 2 * 2 * 2 and (runs == runs.iloc[0]).all()
-    assert a.labels.iloc[0] == "gold"  # graded labels first
-    with pytest.raises(ValueError, match="overrides"):
-        sat.train_objectives(objectives, train, test, [0], **{**kwargs, "overrides": {("binary", "nope"): None}})
+    assert list(a.columns) == ["setting", "optimizer", "objective", "seed", "step", "spearman", "median_cos",
+                               "probe_grad"]
+    assert a.groupby(["setting", "optimizer", "objective", "seed"]).size().eq(3).all() and len(a) == 2 * 2 * 2 * 2 * 3
+    start = a[a.step == 0].groupby("setting")[["median_cos", "probe_grad"]].mean()
+    # the shared offset puts every pair near cosine 1, where the cosine objective's gradient all but vanishes
+    assert start.loc["saturated", "median_cos"] > 0.99 > start.loc["free", "median_cos"]
+    assert start.loc["saturated", "probe_grad"] < 0.01 * start.loc["free", "probe_grad"]
+    with pytest.raises(ValueError, match="sgd"):
+        _sat_runs(optimizers=("rmsprop",))
+
+
+def test_saturation_summary_and_auc_deltas_pair_by_seed():
+    runs = pd.DataFrame([{"setting": "s", "optimizer": "sgd", "objective": obj, "seed": seed, "step": step,
+                          "spearman": val, "median_cos": 0.5, "probe_grad": 1.0}
+                         for obj, seed, vals in [("CoSENT only", 0, [0, 10, 20]), ("CoSENT only", 1, [0, 30, 30]),
+                                                 ("angle", 0, [0, 11, 25]), ("angle", 1, [0, 20, 40])]
+                         for step, val in zip([0, 1, 2], vals)])
+    summary = sat.saturation_summary(runs)
+    angle = summary[summary.objective == "angle"].set_index("seed")
+    assert angle.loc[0, "AUC"] == 18.0 and angle.loc[1, "final"] == 40.0  # step 0 is left out of the AUC
+    assert angle["ΔAUC"].tolist() == [3.0, 0.0]
+    assert sat.auc_deltas(summary, "s", "sgd", "angle", "CoSENT only").tolist() == [3.0, 0.0]
+    with pytest.raises(ValueError, match="no runs"):
+        sat.auc_deltas(summary, "s", "sgd", "angle", "SimCSE")
+    with pytest.raises(ValueError, match="baseline"):
+        sat.saturation_summary(runs, baseline="SimCSE")
 
 
 # --------------------------------------------------------------------------------------------- experiments (02)
