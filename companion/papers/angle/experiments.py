@@ -168,14 +168,18 @@ class AblationRuns:
     taus: Mapping[str, float] = field(default_factory=dict)
     positive_threshold: float | None = None
 
-    def objective(self, weights: Sequence[float]) -> AnglEObjective:
-        """AnglE's objective with Table 4's ``(w_cos, w_ibn, w_angle)`` weights."""
-        return AnglEObjective(*weights, **self.taus, positive_threshold=self.positive_threshold)
+    def objective(self, weights: Sequence[float], **overrides) -> AnglEObjective:
+        """AnglE's objective with Table 4's ``(w_cos, w_ibn, w_angle)`` weights; ``overrides`` replace settings of
+        :class:`~companion.losses.angle.AnglEObjective` (e.g. ``tau_angle``, ``use_isp``)."""
+        return AnglEObjective(*weights, **{**self.taus, "positive_threshold": self.positive_threshold, **overrides})
 
-    def run(self, weights: Sequence[float], seed: int, pooling: str) -> dict:
-        """One fine-tuning run: STS-B score ``ours``, the test cosines ``cos``, times and mean first/last losses."""
+    def run(self, weights: Sequence[float] | None, seed: int, pooling: str, objective=None) -> dict:
+        """One fine-tuning run of Table 4's ``weights`` (or of any pair ``objective``): STS-B score ``ours``, the
+        test cosines ``cos``, times and mean first/last losses."""
+        if (weights is None) == (objective is None):
+            raise ValueError("pass exactly one of weights and objective.")
         t1 = time.perf_counter()
-        r = upper_experiment(self.base, self.train_data, self.evals, self.objective(weights), seed=seed,
+        r = upper_experiment(self.base, self.train_data, self.evals, objective or self.objective(weights), seed=seed,
                              steps=self.steps, batch_size=self.batch_size, lr=self.lr, warmup_steps=self.warmup,
                              buckets=self.buckets, return_cosines=True, pooling=pooling)
         return {"ours": r["scores"]["STS-B"], "cos": r["cosines"]["STS-B"], "train_s": r["train_s"],
@@ -213,31 +217,36 @@ def seed_table(ablation, group: str, seeds: Sequence[int]):
     return sub.pivot(index="seed", columns="variant", values="ours").loc[list(seeds)]
 
 
-def untrained_reason(loss, *variants: str, group: str = "objective", ratio: float = TRAINED_LOSS_RATIO
-                     ) -> str | None:
+def untrained_reason(loss, *variants: str, group: str = "objective", ratio: float = TRAINED_LOSS_RATIO,
+                     explain: Mapping[str, str] | None = None) -> str | None:
     """The reason naming the variants whose training loss did not fall, or ``None`` when every one trained.
 
     ``loss`` is indexed by ``(group, variant)`` with the mean ``loss_first10`` and ``loss_last10`` over seeds; a
-    variant trained when ``loss_last10 <= ratio * loss_first10``.
+    variant trained when ``loss_last10 <= ratio * loss_first10``. ``explain[variant]``, when given, is appended to
+    that variant's entry (the measured cause).
     """
+    explain = explain or {}
     idle = [v for v in variants
             if not bool(loss.loc[(group, v), "loss_last10"] <= ratio * loss.loc[(group, v), "loss_first10"])]
     return ("did not train: " + "; ".join(f"{v} loss {loss.loc[(group, v), 'loss_first10']:.3f} -> "
                                           f"{loss.loc[(group, v), 'loss_last10']:.3f} (first -> last ten steps)"
+                                          + (f": {explain[v]}" if v in explain else "")
                                           for v in idle)) if idle else None
 
 
-def table4_gap(paper4, by_seed, loss, a: str, b: str, *, group: str = "objective", tol_reason: str) -> dict:
+def table4_gap(paper4, by_seed, loss, a: str, b: str, *, group: str = "objective", tol_reason: str,
+               explain: Mapping[str, str] | None = None) -> dict:
     """The fields of a Table 4 gap claim: ours A − B paired over seeds against the paper's A − B.
 
     ``paper4`` maps ``(group, variant)`` to the paper's STS-B score, ``by_seed`` is :func:`seed_table`'s table of
     ``group``, ``loss`` as in :func:`untrained_reason`. Returns ``source``, ``paper_value`` (the gap rounded to 2
     decimals), ``ours`` (:func:`companion.stats.paired`) and ``criterion`` (:func:`companion.stats.direction` with
-    half the paper's gap as tolerance, inconclusive when a variant did not train), for ``Ledger.claim(**...)``.
+    half the paper's gap as tolerance, inconclusive when a variant did not train, with ``explain``'s cause), for
+    ``Ledger.claim(**...)``.
     """
     pa, pb = float(paper4[(group, a)]), float(paper4[(group, b)])
     gap = round(pa - pb, 2)
-    why = untrained_reason(loss, a, b, group=group)
+    why = untrained_reason(loss, a, b, group=group, explain=explain)
     return {"source": f"Table 4: {pa:.2f} - {pb:.2f}", "paper_value": gap,
             "ours": stats.paired(by_seed[a], by_seed[b]),
             "criterion": stats.direction(gap, tol=abs(gap) / 2, tol_reason=tol_reason, trained=why is None,
@@ -380,3 +389,23 @@ def plot_sts_bars(panels: Sequence[tuple[Any, Sequence[str], str]], order: Seque
         fig.suptitle(title, fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def isp_share(data, batch_size: int, seed: int, steps: int, positive_threshold: float | None = None) -> float:
+    """The share of batch rows whose in-batch-negative targets identical-sentence-pair detection changes (AnglE §3.3,
+    §4.4: a row with an identical text elsewhere in the batch that is not its labelled partner), over the first
+    ``steps`` batches of ``seed`` (the batches a training run sees)."""
+    from companion.losses.angle import ibn_targets
+    from companion.training import index_batches
+
+    if steps < 1:
+        raise ValueError(f"steps must be >= 1, got {steps}.")
+    batches = index_batches(len(data), batch_size=batch_size, seed=seed, epochs=None)
+    changed = rows = 0
+    for _ in range(steps):
+        batch = data.batch(next(batches))
+        with_isp, _ = ibn_targets(batch.labels, batch.texts, positive_threshold)
+        without, _ = ibn_targets(batch.labels, None, positive_threshold)
+        changed += int((with_isp & ~without).any(dim=1).sum())
+        rows += 2 * len(batch)
+    return changed / rows
