@@ -130,6 +130,8 @@ def test_saturation_summary_and_auc_deltas_pair_by_seed():
 def test_sts_objectives_weights_and_thresholds():
     obj = ex.sts_objectives(4.0, tau_cos=0.05, tau_ibn=0.07, tau_angle=1.0)
     assert list(obj) == [ex.ANGLE, ex.COSENT, ex.INFONCE]
+    with_sbert = ex.sts_objectives(4.0, tau_cos=0.05, tau_ibn=0.07, tau_angle=1.0, label_max=5.0)
+    assert list(with_sbert) == [ex.ANGLE, ex.COSENT, ex.INFONCE, ex.SBERT] and with_sbert[ex.SBERT].label_max == 5.0
     assert (obj[ex.ANGLE].w_cos, obj[ex.ANGLE].w_ibn, obj[ex.ANGLE].w_angle) == (1, 1, 1)
     assert (obj[ex.COSENT].w_cos, obj[ex.COSENT].w_ibn, obj[ex.COSENT].w_angle) == (1, 0, 0)
     assert (obj[ex.INFONCE].w_cos, obj[ex.INFONCE].w_ibn, obj[ex.INFONCE].w_angle) == (0, 1, 0)
@@ -152,10 +154,11 @@ def _fake_upper(calls):
 def test_sts_task_runs_rows_in_order(monkeypatch):
     calls = []
     monkeypatch.setattr(ex, "upper_experiment", _fake_upper(calls))
-    tasks = {"STS-B": ("train", {"STS-B": "test"}, 3, 4.0), "MRPC": ("train", {"MRPC": "test"}, 2, None)}
+    tasks = {"STS-B": ("train", {"STS-B": "test"}, 3, 4.0, None), "MRPC": ("train", {"MRPC": "test"}, 2, None, 1.0)}
     out = ex.sts_task_runs(None, tasks, [0, 1], taus=dict(tau_cos=0.05, tau_ibn=0.05, tau_angle=1.0),
                            batch_size=4, lr=1e-4, warmup=1, buckets=1, pretrained_label="untrained", progress=False)
-    assert len(out) == 2 * (1 + 3 * 2)
+    assert len(out) == (1 + 3 * 2) + (1 + 4 * 2)  # MRPC also runs SBERT's regression
+    assert out[out.task == "MRPC"]["objective"].tolist()[-2:] == [ex.SBERT, ex.SBERT]
     first = out.iloc[0]
     assert (first["task"], first["objective"], first["seed"]) == ("STS-B", "untrained", -1)
     assert calls[0]["objective"] is None and calls[0]["steps"] == 0
@@ -163,6 +166,58 @@ def test_sts_task_runs_rows_in_order(monkeypatch):
     assert sts["objective"].tolist() == [ex.ANGLE, ex.ANGLE, ex.COSENT, ex.COSENT, ex.INFONCE, ex.INFONCE]
     assert sts["STS-B"].tolist() == [3.0, 13.0] * 3 and (sts["loss_first10"] == 2.0).all()
     assert calls[1]["objective"].positive_threshold == 4.0 and calls[1]["warmup"] == 1
+
+
+def test_batch_size_runs_see_the_same_pairs_at_every_size(monkeypatch):
+    calls = []
+    monkeypatch.setattr(ex, "upper_experiment", _fake_upper(calls))
+    out = ex.batch_size_runs("base", "train", {"avg": "test"}, "objective", [8, 16], [0, 1], pairs=64, lr=1e-4,
+                             warmup=6, buckets=1, progress=False)
+    assert out["batch_size"].tolist() == [8, 8, 16, 16] and out["steps"].tolist() == [8, 8, 4, 4]
+    assert [c["warmup"] for c in calls] == [0, 0, 0, 0]  # warm-up capped at a tenth of the steps
+    assert out["avg"].tolist() == [8.0, 18.0, 4.0, 14.0]
+    with pytest.raises(ValueError, match="batch size"):
+        ex.batch_size_runs("base", "train", {}, "objective", [1], [0], pairs=64, lr=1e-4, warmup=0, buckets=1)
+
+
+def test_regime_and_idle_reasons():
+    from companion import stats
+
+    below = stats.paired([70.0, 71.0, 70.5], [72.0, 72.0, 72.0])
+    assert "lowers MiniLM below the untrained model" in ex.regime_reason(below, "SNLI")
+    assert ex.regime_reason(stats.paired([72.0, 73.0, 72.5], [72.0, 72.0, 72.0]), "STS-B") is None
+    runs = pd.DataFrame({"task": ["t"] * 4, "objective": ["ibn", "ibn", "cos", "cos"],
+                         "loss_first10": [0.003, 0.002, 8.0, 8.2], "loss_last10": [0.004, 0.003, 6.0, 6.1]})
+    assert "near zero from step one" in ex.idle_reason(runs, "t", "ibn")
+    assert ex.idle_reason(runs, "t", "cos") is None
+    flat = runs.assign(loss_last10=[0.004, 0.003, 8.0, 8.2])
+    assert ex.idle_reason(flat, "t", "cos") == "cos did not train on t: loss 8.100 -> 8.100 (first -> last ten steps)"
+    with pytest.raises(ValueError, match="no runs"):
+        ex.idle_reason(runs, "t", "angle")
+
+
+def test_ranking_room_is_zero_for_gold_order_and_shrinks_with_the_temperature():
+    labels = torch.tensor([0.0, 1.0, 2.0, 3.0, 4.0])
+    ordered = torch.tensor([0.1, 0.2, 0.3, 0.4, 0.5])
+    assert ex.ranking_room(ordered, labels, 20.0) == pytest.approx(0.0, abs=1e-12)
+    reversed_room = ex.ranking_room(ordered.flip(0), labels, 20.0)
+    assert reversed_room > 1.0
+    # at scale 1 the same scores leave almost no room: the loss cannot fall (AnglE Eq. 7 at tau = 1)
+    assert 0 < ex.ranking_room(ordered.flip(0), labels, 1.0) < 0.1 * reversed_room
+    with pytest.raises(ValueError, match="1-D"):
+        ex.ranking_room(ordered[:3], labels, 1.0)
+
+
+def test_isp_share_counts_rows_with_an_identical_text_elsewhere():
+    from companion.papers.angle.pairs import PairData
+
+    data = PairData(["a", "b", "a", "c"], ["x", "y", "z", "a"], [1.0, 0.0, 1.0, 0.0])
+    # one batch of all four pairs: "a" appears in rows 0, 4 and 7, none of them partners of each other
+    assert ex.isp_share(data, batch_size=4, seed=0, steps=1) == pytest.approx(3 / 8)
+    distinct = PairData(["a", "b"], ["x", "y"], [1.0, 0.0])
+    assert ex.isp_share(distinct, batch_size=2, seed=0, steps=3) == 0.0
+    with pytest.raises(ValueError, match="steps"):
+        ex.isp_share(data, batch_size=4, seed=0, steps=0)
 
 
 def test_mean_std_formats_by_objective_in_order():
@@ -193,6 +248,11 @@ def test_ablation_runs_build_the_objective_and_map_the_result(monkeypatch):
     objective = calls[-1]["objective"]
     assert (objective.w_cos, objective.w_ibn, objective.w_angle, objective.positive_threshold) == (1, 0, 1, 4.0)
     assert calls[-1]["pooling"] == "cls"
+    runner.run(None, seed=0, pooling="mean", objective="custom")
+    assert calls[-1]["objective"] == "custom"
+    assert runner.objective((1, 1, 1), use_isp=False, tau_angle=0.05).use_isp is False
+    with pytest.raises(ValueError, match="exactly one"):
+        runner.run((1, 0, 0), seed=0, pooling="mean", objective="custom")
     score, cos = runner.frozen("mean")
     assert score == 0.0 and calls[-1]["objective"] is None and calls[-1]["steps"] == 0
     assert calls[-1]["pooling"] == "mean"
@@ -244,6 +304,9 @@ def test_untrained_reason_and_table4_gap():
     assert obj["paper_value"] == 0.98
     judgement = obj["criterion"].judge(obj["ours"])
     assert judgement.verdict == "inconclusive" and "only cosine" in judgement.reason
+    explained = ex.table4_gap(p4, ex.seed_table(ablation, "objective", [0, 1]), loss, "all", "only cosine",
+                              tol_reason="h", explain={"only cosine": "no room"})
+    assert explained["criterion"].judge(explained["ours"]).reason.endswith("(first -> last ten steps): no room")
 
 
 def test_bucket_masks_and_fig5_plot():
