@@ -23,7 +23,7 @@
 # complex-division angle objective (Eq. 3–7) and its three possible readings, parity of our implementation with
 # sentence-transformers, and a synthetic experiment that tests the saturation claim without any pretrained model.
 #
-# **Verdicts in short** (cpu run, 5 seeds, 27 s on one thread; the claims table at the end is computed):
+# **Verdicts in short** (cpu run, 5 seeds, under a minute on one thread; the claims table at the end is computed):
 #
 # * **Checks** (ours, passed): the complex-division identities and the parity with sentence-transformers
 #   (`pairwise_angle_sim`, `CoSENTLoss`, `AnglELoss`) hold to rounding; the cosine's gradient is zero at θ = 0 and π
@@ -33,13 +33,17 @@
 #   (deterministic, in a complex plane and in a random 384-d plane). Beyond the paper: the code reading has a
 #   zero-gradient point of its own (θ = π/4 inside one complex plane): it moves the saturation point rather than
 #   removing it (*partly*).
-# * **Synthetic saturated encoder** (beyond the paper: a toy model, not comparable with the paper's BERT STS gaps;
-#   per-seed differences against CoSENT only, 95 % CI over 5 seeds): adding the angle term at the paper's τ = 1
-#   changes the area under the held-out Spearman curve by −0.004 (CI [−0.08, +0.07], graded labels: inconclusive)
-#   and −0.11 (CI [−0.16, −0.05], binary labels: not reproduced); at sentence-transformers' scale 20 (τ = 0.05) it
-#   slows learning (−5.5 and −4.6 points); angle only ends 9.3 and 9.4 points below CoSENT only. In this set-up the
-#   angle term does not help learning from saturated cosines (Adam's per-parameter scaling may hide gradient-size
-#   effects).
+# * **Controlled saturation test** (beyond the paper: a toy MLP, never compared with the paper's BERT numbers; per-seed
+#   differences of the area under the held-out Spearman curve, 95 % CI over 5 seeds). The saturated start is
+#   saturated (every median pair cosine ≈ 0.997, the cosine objective's gradient about 1/1,250 of the free start's),
+#   and from the free start CoSENT under SGD drives its own pairs into the zone (gradient down over 100×). There,
+#   under plain SGD, angle only is no faster than CoSENT only at the same scale (−0.48, CI [−1.89, +0.92]) and
+#   CoSENT + angle's gain is the gain of doubling CoSENT's weight (−0.59 against CoSENT ×2, CI [−1.88, +0.70]); at
+#   the paper's τ = 1 the angle term adds +0.38 (CI [+0.27, +0.48]). Under Adam the angle term slows learning (−8.5
+#   at τ = 0.05, −0.61 at τ = 1), and angle only's apparent lead from the free start is the temperature: at the same
+#   τ = 1 it trails CoSENT by 7.5. Angle only stands better against CoSENT from the saturated start than from the
+#   free one (+19.8, CI [+1.5, +38.1]), but as a smaller deficit, not an advantage. In this setting the angle
+#   objective does not escape the cosine's saturation.
 
 # %% tags=["colab-setup"]
 # Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
@@ -288,7 +292,8 @@ sat_summary = saturation_summary(sat_runs, baseline="CoSENT only")
 start_state = sat_summary[sat_summary["objective"] == "CoSENT only"].groupby(["setting", "seed"])[
     ["median_cos_0", "probe_grad_0"]].first()
 grad_ratio = (start_state.xs("saturated")["probe_grad_0"] / start_state.xs("free")["probe_grad_0"])
-start_state.groupby("setting").mean().assign(**{"grad ratio to free": grad_ratio.mean()}).round(4)
+print(f"gradient ratio saturated / free at step 0, per seed: {', '.join(f'{r:.1e}' for r in grad_ratio)}")
+start_state.groupby("setting").mean().round(4)
 
 # %%
 fig = plot_saturation(sat_runs)
@@ -336,10 +341,21 @@ for claim_id, text, setting, opt, a, b in [
                  note=f"ours = AUC({a}) − AUC({b}) per seed, Spearman × 100")
 specific = (auc_deltas(sat_summary, "saturated", "sgd", "angle only", "CoSENT only")
             - auc_deltas(sat_summary, "free", "sgd", "angle only", "CoSENT only"))
-_ = ledger.claim("synthetic-angle-advantage-specific-to-saturation", "The angle objective's advantage over CoSENT "
-                 "(SGD, same scale) is larger from the saturated start than from the free start", kind="beyond",
-                 ours=stats.sample(specific), criterion=stats.direction(sign=+1),
-                 note="ours = [AUC(angle only) − AUC(CoSENT only)] saturated − the same free, per seed")
+ledger.claim("synthetic-angle-advantage-specific-to-saturation", "Angle only stands better against CoSENT only "
+             "(SGD, same scale) from the saturated start than from the free start", kind="beyond",
+             ours=stats.sample(specific), criterion=stats.direction(sign=+1),
+             note="ours = [AUC(angle only) − AUC(CoSENT only)] saturated − the same free, per seed; a smaller "
+                  "deficit also counts (free start: "
+                  f"{auc_deltas(sat_summary, 'free', 'sgd', 'angle only', 'CoSENT only').mean():+.2f}, saturated: "
+                  f"{auc_deltas(sat_summary, 'saturated', 'sgd', 'angle only', 'CoSENT only').mean():+.2f})")
+end = sat_runs[(sat_runs["setting"] == "free") & (sat_runs["optimizer"] == "sgd")
+               & (sat_runs["objective"] == "CoSENT only")].pivot(index="seed", columns="step", values="probe_grad")
+fall = end[end.columns.max()] / end[0]
+_ = ledger.claim("synthetic-cosent-drives-pairs-into-saturation", "From the free start, CoSENT under SGD drives the "
+                 "pairs into the saturation zone: the cosine objective's gradient falls below a tenth of its start",
+                 kind="beyond", ours={f"seed {k}: ratio {v:.3f} <= 0.1": bool(v <= 0.1) for k, v in fall.items()},
+                 criterion=holds(), note="gradient norm of the cosine objective on 256 held-out pairs, last step / "
+                                         "step 0, per seed")
 
 # %% [markdown]
 # ## Claims

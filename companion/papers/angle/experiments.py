@@ -108,20 +108,21 @@ def regime_reason(vs_untrained, task: str) -> str | None:
         return None
     lo, hi = vs_untrained.ci
     return (f"on {task} fine-tuning lowers MiniLM below the untrained model (AnglE − untrained {vs_untrained.estimate:+.2f}, "
-            f"CI [{lo:+.2f}, {hi:+.2f}]): the gap ranks which objective harms an already contrastively trained "
-            "encoder least, not which trains a better one")
+            f"CI [{lo:+.2f}, {hi:+.2f}]): a difference between runs ranks which one harms an already contrastively "
+            "trained encoder least, not which trains a better one")
 
 
-def idle_reason(runs, task: str, objective: str, *, near_zero: float = 0.05, ratio: float = TRAINED_LOSS_RATIO
-                ) -> str | None:
+def idle_reason(runs, task: str, objective: str, *, near_zero: float | None = None,
+                ratio: float = TRAINED_LOSS_RATIO) -> str | None:
     """Why ``objective`` did not train on ``task`` (mean over seeds of ``loss_first10``/``loss_last10`` of
-    :func:`sts_task_runs`' rows): a loss already below ``near_zero`` over the first ten steps (nothing to learn), or a
-    loss that did not fall to ``ratio`` of its start; ``None`` when it trained."""
+    :func:`sts_task_runs`' rows): for an in-batch-negative objective (pass ``near_zero``, e.g. 0.05: InfoNCE's loss
+    starts near log(batch) for an encoder blind to the pairs) a loss already below it over the first ten steps
+    (nothing to learn), or a loss that did not fall to ``ratio`` of its start; ``None`` when it trained."""
     sub = runs[(runs["task"] == task) & (runs["objective"] == objective)]
     if sub.empty:
         raise ValueError(f"no runs of {objective!r} on {task!r}.")
     first, last = float(sub["loss_first10"].mean()), float(sub["loss_last10"].mean())
-    if first < near_zero:
+    if near_zero is not None and first < near_zero:
         return (f"{objective} did not train on {task}: its loss is {first:.3f} over the first ten steps (MiniLM was "
                 "trained with in-batch negatives on about a billion pairs, so the term is near zero from step one)")
     if last > ratio * first:

@@ -188,7 +188,8 @@ def test_regime_and_idle_reasons():
     assert ex.regime_reason(stats.paired([72.0, 73.0, 72.5], [72.0, 72.0, 72.0]), "STS-B") is None
     runs = pd.DataFrame({"task": ["t"] * 4, "objective": ["ibn", "ibn", "cos", "cos"],
                          "loss_first10": [0.003, 0.002, 8.0, 8.2], "loss_last10": [0.004, 0.003, 6.0, 6.1]})
-    assert "near zero from step one" in ex.idle_reason(runs, "t", "ibn")
+    assert "near zero from step one" in ex.idle_reason(runs, "t", "ibn", near_zero=0.05)
+    assert "near zero" not in ex.idle_reason(runs, "t", "ibn")  # without near_zero only the loss drop counts
     assert ex.idle_reason(runs, "t", "cos") is None
     flat = runs.assign(loss_last10=[0.004, 0.003, 8.0, 8.2])
     assert ex.idle_reason(flat, "t", "cos") == "cos did not train on t: loss 8.100 -> 8.100 (first -> last ten steps)"
