@@ -276,7 +276,8 @@ def plot_bucket_densities(cosines: Mapping[str, Any], gold, buckets: Sequence[tu
     from companion.papers.angle.pairs import bucket_wasserstein
 
     masks = bucket_masks(gold, buckets)
-    fig, axes = plt.subplots(1, len(cosines), figsize=(13 * len(cosines) / 3, 3.6), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(cosines), figsize=(13 * len(cosines) / 3, 3.6), sharex=True, sharey=True,
+                             squeeze=False)
     for axis, (name, cos) in zip(axes[0], cosines.items()):
         for label, inside in masks.items():
             axis.hist(cos[inside], bins=30, density=True, histtype="step", lw=1.5, label=label)
@@ -410,3 +411,22 @@ def isp_share(data, batch_size: int, seed: int, steps: int, positive_threshold: 
         changed += int((with_isp & ~without).any(dim=1).sum())
         rows += 2 * len(batch)
     return changed / rows
+
+
+def distance_criterion(a, b, *, sign: int = +1, paper_effect: float | None = None, **direction_kwargs):
+    """The criterion for a Fig. 5 distance comparison (AnglE §4.5): the paired rule of
+    :func:`companion.stats.direction` on ``b − a`` when that mean difference exceeds the seed CIs of both distances
+    (their larger half-width, :func:`companion.stats.sample`), otherwise inconclusive, naming both numbers. ``a`` and
+    ``b`` are the per-seed distances of the two models (paired by seed); ``direction_kwargs`` go to ``direction``."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.size < 1:
+        raise ValueError(f"need two equally long, non-empty per-seed vectors, got {a.size} and {b.size}.")
+    rule = stats.direction(paper_effect, sign=None if paper_effect is not None else sign, **direction_kwargs)
+    if a.size < 2:
+        return rule  # one seed: no interval (the rule says so)
+    half = max((s.ci[1] - s.ci[0]) / 2 if s.ci is not None else 0.0 for s in (stats.sample(a), stats.sample(b)))
+    diff = float((b - a).mean())
+    if abs(diff) <= half:
+        return stats.inconclusive(f"the mean difference {diff:+.4f} lies within the seed CIs of the distances "
+                                  f"(half-width {half:.4f})")
+    return rule

@@ -321,3 +321,16 @@ def test_bucket_masks_and_fig5_plot():
     cos = {"a": rng.random(7), "b": rng.random(7), "c": gold / 5}
     fig = ex.plot_bucket_densities(cos, gold)
     assert len(fig.axes) == 3 and fig.axes[2].get_title().startswith("c: W = 0.0000")
+
+
+def test_distance_criterion_calls_a_difference_only_beyond_the_seed_cis():
+    from companion import stats
+
+    angle, baseline = [0.090, 0.096, 0.093], [0.0905, 0.0968, 0.0937]
+    judgement = ex.distance_criterion(angle, baseline).judge(stats.paired(baseline, angle))
+    assert judgement.verdict == "inconclusive" and "within the seed CIs" in judgement.reason
+    angle, baseline = [0.080, 0.081, 0.082], [0.090, 0.091, 0.092]
+    assert ex.distance_criterion(angle, baseline).verdict(stats.paired(baseline, angle)) == "reproduced"
+    assert ex.distance_criterion([0.1], [0.2]).verdict(stats.paired([0.2], [0.1])) == "inconclusive"  # one seed
+    with pytest.raises(ValueError, match="equally long"):
+        ex.distance_criterion([0.1, 0.2], [0.1])
