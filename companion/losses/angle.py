@@ -11,7 +11,9 @@ Every objective here works on an **interleaved** batch ``X = [A1; A2; B1; B2; �
 * :func:`ibn_loss` — Eq. 2, InfoNCE over the batch with :math:`\cos/\tau`, :math:`\tau = 0.05`, positives =
   labelled positive partners + identical texts (ISP), on ``contrastive_nll``;
 * :class:`AnglEObjective` / :func:`angle_objective` — :math:`w_1 L_{cos} + w_2 L_{ibn} + w_3 L_{angle}`
-  (public code: 1, 1, 1).
+  (public code: 1, 1, 1);
+* :class:`CosineRegression` — SBERT's regression objective (the baseline of AnglE Tables 2–3): the squared error
+  between a pair's cosine and its label scaled to [0, 1].
 
 The three readings of Eq. 6 (the "normalised" complex division :math:`\Delta\theta = |\frac{z}{w}\frac{1}{\gamma}|`,
 :math:`\gamma = |z|/|w|`) are :func:`eq6_literal` (modulus 1 per component: constant, zero gradient),
@@ -33,7 +35,7 @@ from companion.similarities import _row_scale, complex_angle, cosine_matrix, row
 
 __all__ = [
     "split_pairs", "check_pair_batch", "complex_divide", "eq6_literal", "eq6_code", "eq6_atan2",
-    "cosent_loss", "angle_loss", "ibn_loss", "ibn_targets", "angle_objective", "AnglEObjective",
+    "cosent_loss", "angle_loss", "ibn_loss", "ibn_targets", "angle_objective", "AnglEObjective", "CosineRegression",
 ]
 
 
@@ -274,6 +276,29 @@ def angle_objective(embeddings: torch.Tensor, labels, texts: Sequence[str] | Non
                     w_ibn: float = 1.0, w_angle: float = 1.0, **kwargs) -> torch.Tensor:
     """Functional form of :class:`AnglEObjective` (AnglE Eq. 8, §3.4; weights default to the public code's 1, 1, 1)."""
     return AnglEObjective(w_cos, w_ibn, w_angle, **kwargs)(embeddings, labels, texts)
+
+
+@dataclass(frozen=True)
+class CosineRegression:
+    r"""SBERT's regression objective (Reimers & Gurevych 2019; the SBERT baseline of AnglE Tables 2–3):
+    :math:`\frac1P\sum_k (\cos(u_k, v_k) - y_k / y_{max})^2` on an interleaved pair batch.
+
+    ``label_max`` scales the labels to [0, 1] (5 for STS-B, 1 for binary labels); labels outside
+    ``[0, label_max]`` raise. The texts argument is accepted and ignored (the pair objectives' signature).
+    """
+
+    label_max: float = 1.0
+
+    def __post_init__(self):
+        if not (isinstance(self.label_max, (int, float)) and self.label_max > 0):
+            raise ValueError(f"label_max must be > 0, got {self.label_max!r}.")
+
+    def __call__(self, embeddings: torch.Tensor, labels, texts: Sequence[str] | None = None) -> torch.Tensor:
+        embeddings, labels = check_pair_batch(embeddings, labels, min_pairs=1)
+        if bool((labels < 0).any()) or bool((labels > self.label_max).any()):
+            raise ValueError(f"labels must lie in [0, {self.label_max}] for the cosine regression.")
+        u, v = split_pairs(embeddings)
+        return ((row_cosine(u, v) - labels.to(embeddings.dtype) / self.label_max) ** 2).mean()
 
 
 # The six objective variants of AnglE Table 4 (weights w_cos, w_ibn, w_angle).

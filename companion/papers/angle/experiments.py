@@ -21,27 +21,31 @@ from typing import Any
 import numpy as np
 
 from companion import stats
-from companion.losses.angle import AnglEObjective
+from companion.losses.angle import AnglEObjective, CosineRegression
 from companion.papers.angle.pairs import upper_experiment
 
-#: the names 02 gives its three objectives (AnglE's public code weights 1/1/1 for AnglE)
-ANGLE, COSENT, INFONCE = "AnglE", "CoSENT only (SBERT-like)", "InfoNCE only (SimCSE-like)"
+#: the names 02 gives its objectives (AnglE's public code weights 1/1/1 for AnglE); SBERT is its regression objective
+ANGLE, COSENT, INFONCE, SBERT = "AnglE", "CoSENT only", "InfoNCE only (SimCSE-like)", "SBERT (cosine regression)"
 #: a variant "trained" when its mean loss over the last ten steps is at most this fraction of the first ten's
 TRAINED_LOSS_RATIO = 0.98
 
 
 # --------------------------------------------------------------------------------------------- 02: Tables 2-3
-def sts_objectives(positive_threshold: float | None, *, tau_cos: float, tau_ibn: float, tau_angle: float
-                   ) -> dict[str, AnglEObjective]:
+def sts_objectives(positive_threshold: float | None, *, tau_cos: float, tau_ibn: float, tau_angle: float,
+                   label_max: float | None = None) -> dict[str, Any]:
     """AnglE (CoSENT + in-batch negatives + angle, weights 1/1/1), CoSENT only and InfoNCE only at the given
-    temperatures; ``positive_threshold`` makes graded labels binary for the in-batch-negative term (STS-B: gold
-    >= 4; ``None`` for binary labels). AnglE §4.1–4.3."""
+    temperatures, and with ``label_max`` SBERT's cosine regression (labels divided by ``label_max``; ``None``: no
+    SBERT run); ``positive_threshold`` makes graded labels binary for the in-batch-negative term (STS-B: gold
+    >= 4; ``None`` for binary labels). AnglE §4.1–4.3, Tables 2–3."""
     taus = dict(tau_cos=tau_cos, tau_ibn=tau_ibn, tau_angle=tau_angle)
-    return {
+    out: dict[str, Any] = {
         ANGLE: AnglEObjective(1, 1, 1, **taus, positive_threshold=positive_threshold),
         COSENT: AnglEObjective(1, 0, 0, **taus),
         INFONCE: AnglEObjective(0, 1, 0, **taus, positive_threshold=positive_threshold),
     }
+    if label_max is not None:
+        out[SBERT] = CosineRegression(label_max)
+    return out
 
 
 def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, taus: Mapping[str, float],
@@ -49,7 +53,8 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
                   progress: bool = True):
     """Every task's untrained row and its fine-tuning runs (AnglE Tables 2–3 analogue).
 
-    ``tasks`` maps a task name to ``(train pairs, {eval name: pairs}, steps, positive threshold)``. Per task, in
+    ``tasks`` maps a task name to ``(train pairs, {eval name: pairs}, steps, positive threshold, label_max)``
+    (``label_max``: the SBERT regression's label scale, ``None`` for no SBERT run). Per task, in
     order: the untrained copy of ``base`` (``seed = -1``, labelled ``pretrained_label``), then each of
     :func:`sts_objectives` (``taus``: ``tau_cos``, ``tau_ibn``, ``tau_angle``) at each seed through
     :func:`~companion.papers.angle.pairs.upper_experiment`. Returns one row per run: ``task, objective, seed``, a
@@ -59,10 +64,10 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
     from tqdm.auto import tqdm
 
     rows = []
-    for task, (train_data, evals, steps, threshold) in tasks.items():
+    for task, (train_data, evals, steps, threshold, label_max) in tasks.items():
         pre = upper_experiment(base, train_data, evals, None, seed=0, steps=0, batch_size=batch_size, lr=lr)
         rows.append({"task": task, "objective": pretrained_label, "seed": -1, **pre["scores"]})
-        jobs = [(o, s) for o in sts_objectives(threshold, **taus).items() for s in seeds]
+        jobs = [(o, s) for o in sts_objectives(threshold, **taus, label_max=label_max).items() for s in seeds]
         for (name, objective), seed in tqdm(jobs, desc=task, disable=not progress):
             t1 = time.perf_counter()
             run = upper_experiment(base, train_data, evals, objective, seed=seed, steps=steps, batch_size=batch_size,
@@ -71,6 +76,58 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
                          "train_s": run["train_s"], "run_s": time.perf_counter() - t1,
                          "loss_first10": run["loss_first"], "loss_last10": run["loss_last"]})
     return pd.DataFrame(rows)
+
+
+def batch_size_runs(base, train_data, evals: Mapping[str, Any], objective, sizes: Sequence[int],
+                    seeds: Sequence[int], *, pairs: int, lr: float, warmup: int, buckets: int, progress: bool = True):
+    """AnglE App. A.5's batch-size effect at equal data: for each batch size and seed, one run of ``objective``
+    over ``pairs // size`` steps (the same number of pairs seen at every size, one pass), scored on ``evals``.
+    Returns one row per run: ``batch_size, seed, steps``, a column per evaluation set, ``run_s``."""
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    if any(int(b) < 2 or int(b) > pairs for b in sizes):
+        raise ValueError(f"every batch size must be in [2, pairs={pairs}], got {list(sizes)}.")
+    rows = []
+    for size, seed in tqdm([(b, s) for b in sizes for s in seeds], desc="batch sizes", disable=not progress):
+        t1 = time.perf_counter()
+        steps = pairs // size
+        run = upper_experiment(base, train_data, evals, objective, seed=seed, steps=steps, batch_size=size, lr=lr,
+                               warmup_steps=min(warmup, steps // 10), buckets=buckets)
+        rows.append({"batch_size": size, "seed": seed, "steps": steps, **run["scores"],
+                     "run_s": time.perf_counter() - t1})
+    return pd.DataFrame(rows)
+
+
+def regime_reason(vs_untrained, task: str) -> str | None:
+    """The reason a paper gap on ``task`` cannot be judged when fine-tuning lowered the score below the untrained
+    encoder (``vs_untrained``: :func:`companion.stats.paired` of the fine-tuned AnglE and the untrained scores, CI
+    entirely below 0), else ``None``. Then every gap measures which objective harms the already trained encoder
+    least, not which one trains a better encoder (AnglE's claims are about training raw BERT)."""
+    if vs_untrained.ci is None or vs_untrained.excludes_zero() != -1:
+        return None
+    lo, hi = vs_untrained.ci
+    return (f"on {task} fine-tuning lowers MiniLM below the untrained model (AnglE − untrained {vs_untrained.estimate:+.2f}, "
+            f"CI [{lo:+.2f}, {hi:+.2f}]): a difference between runs ranks which one harms an already contrastively "
+            "trained encoder least, not which trains a better one")
+
+
+def idle_reason(runs, task: str, objective: str, *, near_zero: float | None = None,
+                ratio: float = TRAINED_LOSS_RATIO) -> str | None:
+    """Why ``objective`` did not train on ``task`` (mean over seeds of ``loss_first10``/``loss_last10`` of
+    :func:`sts_task_runs`' rows): for an in-batch-negative objective (pass ``near_zero``, e.g. 0.05: InfoNCE's loss
+    starts near log(batch) for an encoder blind to the pairs) a loss already below it over the first ten steps
+    (nothing to learn), or a loss that did not fall to ``ratio`` of its start; ``None`` when it trained."""
+    sub = runs[(runs["task"] == task) & (runs["objective"] == objective)]
+    if sub.empty:
+        raise ValueError(f"no runs of {objective!r} on {task!r}.")
+    first, last = float(sub["loss_first10"].mean()), float(sub["loss_last10"].mean())
+    if near_zero is not None and first < near_zero:
+        return (f"{objective} did not train on {task}: its loss is {first:.3f} over the first ten steps (MiniLM was "
+                "trained with in-batch negatives on about a billion pairs, so the term is near zero from step one)")
+    if last > ratio * first:
+        return f"{objective} did not train on {task}: loss {first:.3f} -> {last:.3f} (first -> last ten steps)"
+    return None
 
 
 def mean_std(frame, cols: Sequence[str]):
@@ -112,14 +169,18 @@ class AblationRuns:
     taus: Mapping[str, float] = field(default_factory=dict)
     positive_threshold: float | None = None
 
-    def objective(self, weights: Sequence[float]) -> AnglEObjective:
-        """AnglE's objective with Table 4's ``(w_cos, w_ibn, w_angle)`` weights."""
-        return AnglEObjective(*weights, **self.taus, positive_threshold=self.positive_threshold)
+    def objective(self, weights: Sequence[float], **overrides) -> AnglEObjective:
+        """AnglE's objective with Table 4's ``(w_cos, w_ibn, w_angle)`` weights; ``overrides`` replace settings of
+        :class:`~companion.losses.angle.AnglEObjective` (e.g. ``tau_angle``, ``use_isp``)."""
+        return AnglEObjective(*weights, **{**self.taus, "positive_threshold": self.positive_threshold, **overrides})
 
-    def run(self, weights: Sequence[float], seed: int, pooling: str) -> dict:
-        """One fine-tuning run: STS-B score ``ours``, the test cosines ``cos``, times and mean first/last losses."""
+    def run(self, weights: Sequence[float] | None, seed: int, pooling: str, objective=None) -> dict:
+        """One fine-tuning run of Table 4's ``weights`` (or of any pair ``objective``): STS-B score ``ours``, the
+        test cosines ``cos``, times and mean first/last losses."""
+        if (weights is None) == (objective is None):
+            raise ValueError("pass exactly one of weights and objective.")
         t1 = time.perf_counter()
-        r = upper_experiment(self.base, self.train_data, self.evals, self.objective(weights), seed=seed,
+        r = upper_experiment(self.base, self.train_data, self.evals, objective or self.objective(weights), seed=seed,
                              steps=self.steps, batch_size=self.batch_size, lr=self.lr, warmup_steps=self.warmup,
                              buckets=self.buckets, return_cosines=True, pooling=pooling)
         return {"ours": r["scores"]["STS-B"], "cos": r["cosines"]["STS-B"], "train_s": r["train_s"],
@@ -157,31 +218,36 @@ def seed_table(ablation, group: str, seeds: Sequence[int]):
     return sub.pivot(index="seed", columns="variant", values="ours").loc[list(seeds)]
 
 
-def untrained_reason(loss, *variants: str, group: str = "objective", ratio: float = TRAINED_LOSS_RATIO
-                     ) -> str | None:
+def untrained_reason(loss, *variants: str, group: str = "objective", ratio: float = TRAINED_LOSS_RATIO,
+                     explain: Mapping[str, str] | None = None) -> str | None:
     """The reason naming the variants whose training loss did not fall, or ``None`` when every one trained.
 
     ``loss`` is indexed by ``(group, variant)`` with the mean ``loss_first10`` and ``loss_last10`` over seeds; a
-    variant trained when ``loss_last10 <= ratio * loss_first10``.
+    variant trained when ``loss_last10 <= ratio * loss_first10``. ``explain[variant]``, when given, is appended to
+    that variant's entry (the measured cause).
     """
+    explain = explain or {}
     idle = [v for v in variants
             if not bool(loss.loc[(group, v), "loss_last10"] <= ratio * loss.loc[(group, v), "loss_first10"])]
     return ("did not train: " + "; ".join(f"{v} loss {loss.loc[(group, v), 'loss_first10']:.3f} -> "
                                           f"{loss.loc[(group, v), 'loss_last10']:.3f} (first -> last ten steps)"
+                                          + (f": {explain[v]}" if v in explain else "")
                                           for v in idle)) if idle else None
 
 
-def table4_gap(paper4, by_seed, loss, a: str, b: str, *, group: str = "objective", tol_reason: str) -> dict:
+def table4_gap(paper4, by_seed, loss, a: str, b: str, *, group: str = "objective", tol_reason: str,
+               explain: Mapping[str, str] | None = None) -> dict:
     """The fields of a Table 4 gap claim: ours A − B paired over seeds against the paper's A − B.
 
     ``paper4`` maps ``(group, variant)`` to the paper's STS-B score, ``by_seed`` is :func:`seed_table`'s table of
     ``group``, ``loss`` as in :func:`untrained_reason`. Returns ``source``, ``paper_value`` (the gap rounded to 2
     decimals), ``ours`` (:func:`companion.stats.paired`) and ``criterion`` (:func:`companion.stats.direction` with
-    half the paper's gap as tolerance, inconclusive when a variant did not train), for ``Ledger.claim(**...)``.
+    half the paper's gap as tolerance, inconclusive when a variant did not train, with ``explain``'s cause), for
+    ``Ledger.claim(**...)``.
     """
     pa, pb = float(paper4[(group, a)]), float(paper4[(group, b)])
     gap = round(pa - pb, 2)
-    why = untrained_reason(loss, a, b, group=group)
+    why = untrained_reason(loss, a, b, group=group, explain=explain)
     return {"source": f"Table 4: {pa:.2f} - {pb:.2f}", "paper_value": gap,
             "ours": stats.paired(by_seed[a], by_seed[b]),
             "criterion": stats.direction(gap, tol=abs(gap) / 2, tol_reason=tol_reason, trained=why is None,
@@ -210,7 +276,8 @@ def plot_bucket_densities(cosines: Mapping[str, Any], gold, buckets: Sequence[tu
     from companion.papers.angle.pairs import bucket_wasserstein
 
     masks = bucket_masks(gold, buckets)
-    fig, axes = plt.subplots(1, len(cosines), figsize=(13 * len(cosines) / 3, 3.6), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(cosines), figsize=(13 * len(cosines) / 3, 3.6), sharex=True, sharey=True,
+                             squeeze=False)
     for axis, (name, cos) in zip(axes[0], cosines.items()):
         for label, inside in masks.items():
             axis.hist(cos[inside], bins=30, density=True, histtype="step", lw=1.5, label=label)
@@ -220,3 +287,146 @@ def plot_bucket_densities(cosines: Mapping[str, Any], gold, buckets: Sequence[tu
     fig.suptitle("Fig. 5 analogue: STS-B test cosine density per gold bucket (W: rank-normalised Wasserstein to gold)")
     fig.tight_layout()
     return fig
+
+
+# --------------------------------------------------------------------------------------------- 03: why a term trains
+def ranking_room(scores, labels, scale: float) -> float:
+    """How far a ranking loss (AnglE Eq. 1 / Eq. 7: :func:`~companion.losses.core.pairwise_ranking_loss` at
+    ``scale`` = 1/τ) sits above the value it would take if the *same* scores were ordered like the gold labels.
+
+    The scores are re-assigned to the pairs in gold order (their distribution kept), so the difference is the loss
+    a perfect re-ranking could remove without spreading the scores further: the room the loss has to fall.
+    """
+    from companion.losses.core import pairwise_ranking_loss
+
+    scores, labels = _as_float64(scores), _as_float64(labels)
+    if scores.shape != labels.shape or scores.dim() != 1:
+        raise ValueError(f"scores and labels must be equally long 1-D tensors, got {tuple(scores.shape)} and "
+                         f"{tuple(labels.shape)}.")
+    ideal = scores.sort().values[labels.argsort().argsort()]
+    return float(pairwise_ranking_loss(scores, labels, scale) - pairwise_ranking_loss(ideal, labels, scale))
+
+
+def _as_float64(x):
+    import torch
+
+    return x.detach().double() if isinstance(x, torch.Tensor) else torch.as_tensor(np.asarray(x, dtype=float))
+
+
+def term_diagnostics(base, data, terms: Mapping[str, Any], *, seed: int, batch_size: int, n_batches: int = 8,
+                     buckets: int = 1):
+    """Each training term at initialisation (AnglE Eq. 1, 2, 7 on a fresh copy of ``base``'s top layers), averaged
+    over the first ``n_batches`` batches of ``seed``: its value, the gradient norm over the trained parameters, and
+    for the ranking terms (objects with ``scale`` and a ``similarity(u, v)``) the room a perfect re-ranking of the
+    same scores would remove (:func:`ranking_room`), absolute and as a fraction of the value.
+
+    ``terms`` maps a name to an :class:`~companion.losses.angle.AnglEObjective` with one active weight (the
+    ranking room is computed for the cosine or angle term, not for in-batch negatives). Returns one row per term.
+    """
+    import pandas as pd
+    import torch
+
+    from companion.losses.angle import split_pairs
+    from companion.similarities import complex_angle, row_cosine
+    from companion.training import index_batches, seed_everything
+
+    seed_everything(seed)
+    model = base.fresh()
+    model.train()
+    params = [p for p in model.parameters() if p.requires_grad]
+    batches = index_batches(len(data), batch_size=batch_size, seed=seed, epochs=None)
+    rows = {name: [] for name in terms}
+    for _ in range(n_batches):
+        batch = data.batch(next(batches))
+        emb = model.embed(batch.texts, buckets=buckets)
+        for name, term in terms.items():
+            loss = term(emb, batch.labels, batch.texts)
+            grads = torch.autograd.grad(loss, params, retain_graph=True, allow_unused=True)
+            gnorm = float(torch.sqrt(sum((g.double() ** 2).sum() for g in grads if g is not None)))
+            rec = {"loss": float(loss), "grad_norm": gnorm}
+            if getattr(term, "w_ibn", 0) == 0:
+                u, v = split_pairs(emb.detach())
+                sim, tau = ((row_cosine(u, v), term.tau_cos) if term.w_cos else (complex_angle(u, v), term.tau_angle))
+                rec["room"] = ranking_room(sim, batch.labels, 1.0 / tau)
+                rec["score_spread"] = float(sim.std())
+            rows[name].append(rec)
+    out = pd.DataFrame({name: pd.DataFrame(r).mean() for name, r in rows.items()}).T
+    if "room" in out:
+        out["room / loss"] = out["room"] / out["loss"]
+    return out
+
+
+def plot_sts_bars(panels: Sequence[tuple[Any, Sequence[str], str]], order: Sequence[str], paper: Mapping | None = None,
+                  title: str = ""):
+    """AnglE Tables 2–3 analogue: per panel ``(frame, columns, title)`` a bar per objective of ``order`` present in
+    ``frame`` (mean ± std over seeds, every seed a dot; one colour per objective across panels); ``paper`` maps
+    ``(panel title, column)`` to ``{row: value}``, drawn as hollow black markers (the paper's BERT-base rows) beside
+    the bars, on a y axis shared by the panels."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False, sharey=True)
+    for axis, (frame, cols, ptitle) in zip(axes[0], panels):
+        present = [o for o in order if (frame["objective"] == o).any()]
+        width = 0.8 / (len(present) + 1)
+        for i, obj in enumerate(present):
+            sub = frame[frame["objective"] == obj]
+            x = np.arange(len(cols)) + i * width
+            axis.bar(x, [sub[c].mean() for c in cols], width, yerr=[sub[c].std() if len(sub) > 1 else 0 for c in cols],
+                     label=obj, capsize=3, color=f"C{order.index(obj)}")
+            for j, c in enumerate(cols):
+                axis.plot(np.full(len(sub), x[j]), sub[c], "k.", ms=3)
+        labelled = set()
+        for (where, col), rows in (paper or {}).items():
+            if where != ptitle or col not in cols:
+                continue
+            for k, (row, value) in enumerate(rows.items()):
+                axis.plot(cols.index(col) + len(present) * width, value, marker="os^D"[k % 4], mfc="none", mec="k",
+                          ls="", label=None if row in labelled else f"paper: {row}")
+                labelled.add(row)
+        axis.set_xticks(np.arange(len(cols)) + width * len(present) / 2, cols)
+        axis.set(title=ptitle)
+        axis.legend(fontsize=6, loc="best")
+    axes[0, 0].set(ylabel="Spearman × 100", ylim=(30, 95))
+    if title:
+        fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def isp_share(data, batch_size: int, seed: int, steps: int, positive_threshold: float | None = None) -> float:
+    """The share of batch rows whose in-batch-negative targets identical-sentence-pair detection changes (AnglE §3.3,
+    §4.4: a row with an identical text elsewhere in the batch that is not its labelled partner), over the first
+    ``steps`` batches of ``seed`` (the batches a training run sees)."""
+    from companion.losses.angle import ibn_targets
+    from companion.training import index_batches
+
+    if steps < 1:
+        raise ValueError(f"steps must be >= 1, got {steps}.")
+    batches = index_batches(len(data), batch_size=batch_size, seed=seed, epochs=None)
+    changed = rows = 0
+    for _ in range(steps):
+        batch = data.batch(next(batches))
+        with_isp, _ = ibn_targets(batch.labels, batch.texts, positive_threshold)
+        without, _ = ibn_targets(batch.labels, None, positive_threshold)
+        changed += int((with_isp & ~without).any(dim=1).sum())
+        rows += 2 * len(batch)
+    return changed / rows
+
+
+def distance_criterion(a, b, *, sign: int = +1, paper_effect: float | None = None, **direction_kwargs):
+    """The criterion for a Fig. 5 distance comparison (AnglE §4.5): the paired rule of
+    :func:`companion.stats.direction` on ``b − a`` when that mean difference exceeds the seed CIs of both distances
+    (their larger half-width, :func:`companion.stats.sample`), otherwise inconclusive, naming both numbers. ``a`` and
+    ``b`` are the per-seed distances of the two models (paired by seed); ``direction_kwargs`` go to ``direction``."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.size < 1:
+        raise ValueError(f"need two equally long, non-empty per-seed vectors, got {a.size} and {b.size}.")
+    rule = stats.direction(paper_effect, sign=None if paper_effect is not None else sign, **direction_kwargs)
+    if a.size < 2:
+        return rule  # one seed: no interval (the rule says so)
+    half = max((s.ci[1] - s.ci[0]) / 2 if s.ci is not None else 0.0 for s in (stats.sample(a), stats.sample(b)))
+    diff = float((b - a).mean())
+    if abs(diff) <= half:
+        return stats.inconclusive(f"the mean difference {diff:+.4f} lies within the seed CIs of the distances "
+                                  f"(half-width {half:.4f})")
+    return rule

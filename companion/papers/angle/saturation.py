@@ -4,9 +4,11 @@ r"""AnglE §1 and §3: the saturation argument and the synthetic saturated-encod
   the constant 1; code: :math:`|\cos(u,v) + \cos(u,Jv)|`) on random float64 vectors;
 * :func:`rotate`, :func:`reading_curves`, :func:`plot_readings`, :func:`gradient_at`, :func:`gradient_table` —
   Fig. 2's comparison of the cosine with the three readings of Eq. 6 along a rotation (value and gradient norm);
-* :func:`train_objectives`, :func:`summarise_curve`, :func:`per_seed_summary`, :func:`seed_deltas` — the
-  synthetic test of the saturation claim (beyond the paper): held-out Spearman curves of several objectives at
-  equal budgets, summarised per seed and paired with CoSENT only.
+* :func:`saturation_runs`, :func:`saturation_summary`, :func:`auc_deltas`, :func:`plot_saturation` — the
+  controlled test of the saturation claim (beyond the paper): a synthetic encoder started inside the cosine's
+  saturation zone (its cosine objective's gradient about a thousand times smaller than from an unsaturated
+  start), trained with several objectives at equal budgets under plain SGD and Adam, held-out Spearman curves
+  summarised per seed and paired by seed.
 """
 
 from __future__ import annotations
@@ -17,9 +19,6 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import torch
 import torch.nn.functional as F
-
-#: the per-seed difference columns :func:`per_seed_summary` adds (paired with the baseline objective)
-DELTA_AUC, DELTA_FINAL = "ΔAUC vs CoSENT", "Δfinal vs CoSENT"
 
 
 # --------------------------------------------------------------------------------------------- Eq. 4-6
@@ -127,79 +126,121 @@ def gradient_table(theta: torch.Tensor, curves: Mapping[tuple[str, str], tuple[t
                          for (gname, name), (_, grad) in curves.items()])
 
 
-# --------------------------------------------------------------------------------------------- synthetic runs
-def train_objectives(objectives: Mapping[str, Callable], train_set: Mapping[str, torch.Tensor],
-                     test_set: Mapping[str, torch.Tensor], seeds: Sequence[int], *, offset: float, steps: int,
-                     batch_size: int, lr: float, eval_every: int, labels: Sequence[str] = ("gold", "binary"),
-                     overrides: Mapping[tuple[str, str], Callable] | None = None, progress: bool = True):
-    """Held-out Spearman curves of each objective on :func:`~companion.papers.angle.pairs.synthetic_sts` pairs.
+# --------------------------------------------------------------------------------------------- controlled saturation
+def objective_grad_norm(model: torch.nn.Module, objective: Callable, x: torch.Tensor, labels: torch.Tensor) -> float:
+    """Norm of the gradient of ``objective`` (an AnglE pair objective on an interleaved batch) with respect to every
+    parameter of ``model``, on the pairs ``x`` (``(2P, p)`` interleaved inputs) and ``labels`` (``(P,)``)."""
+    params = [p for p in model.parameters() if p.requires_grad]
+    loss = objective(model(x), labels)
+    grads = torch.autograd.grad(loss, params, allow_unused=True)
+    return float(torch.sqrt(sum((g.double() ** 2).sum() for g in grads if g is not None)))
 
-    For every training label kind (``labels``: keys of ``train_set``), objective and seed, in that order: seed
-    everything, build a :class:`~companion.papers.angle.pairs.SaturatedEncoder` (``offset``, ``seed``), train it
-    for ``steps`` Adam steps at constant ``lr`` on the seed's batches and evaluate the Spearman (× 100) of its
-    pair cosines against ``test_set["gold"]`` every ``eval_every`` steps. ``overrides[(label, name)]`` replaces
-    an objective for one label kind (binary labels need no positive threshold). Returns one row per evaluation:
-    ``labels, objective, seed, step, spearman``. Serves AnglE §1's saturation claim (beyond the paper).
+
+def saturation_runs(objectives: Mapping[str, Callable], train_set: Mapping[str, torch.Tensor],
+                    test_set: Mapping[str, torch.Tensor], seeds: Sequence[int], *, offsets: Mapping[str, float],
+                    optimizers: Sequence[str], steps: int, lr: Mapping[str, float], batch_size: int, eval_every: int,
+                    probe: Callable, label: str = "gold", progress: bool = True):
+    """The controlled saturation experiment (AnglE §1, Fig. 1–2; beyond the paper's own evidence).
+
+    For every setting (``offsets``: name -> norm of the shared output offset of a
+    :class:`~companion.papers.angle.pairs.SaturatedEncoder`, 0 = unsaturated), optimiser (``"sgd"``: plain gradient
+    descent, where a vanishing gradient slows learning as the saturation argument says; ``"adam"``: per-parameter
+    rescaling, which hides the gradient's size), objective and seed: seed everything, build the encoder, train it for
+    ``steps`` steps at constant ``lr[optimiser]`` on the seed's batches of ``train_set[label]`` and record, every
+    ``eval_every`` steps, the held-out Spearman (x 100, cosine against ``test_set["gold"]``), the median held-out pair
+    cosine and the gradient norm of ``probe`` (the cosine objective, :func:`objective_grad_norm`) on the first 256
+    held-out pairs: where the cosine saturates that norm vanishes. Returns one row per evaluation:
+    ``setting, optimizer, objective, seed, step, spearman, median_cos, probe_grad``.
     """
     import pandas as pd
     from tqdm.auto import tqdm
 
-    from companion.papers.angle.pairs import FeaturePairs, SaturatedEncoder, train_on_features
+    from companion.papers.angle.pairs import SaturatedEncoder
     from companion.sts import pair_spearman
-    from companion.training import seed_everything
+    from companion.training import index_batches, seed_everything
 
-    overrides = dict(overrides or {})
-    unknown = [k for k in overrides if k[1] not in objectives or k[0] not in labels]
-    if unknown:
-        raise ValueError(f"overrides name unknown (labels, objective) pairs: {unknown}")
+    unknown = [o for o in optimizers if o not in ("sgd", "adam")]
+    if unknown or set(optimizers) - set(lr):
+        raise ValueError(f"optimizers must be 'sgd' or 'adam' with an lr each; got {list(optimizers)}, lr {dict(lr)}.")
+    n_probe = min(256, len(test_set["gold"]))
+    x_probe = torch.stack([test_set["x1"][:n_probe], test_set["x2"][:n_probe]], dim=1).reshape(2 * n_probe, -1)
+    y_probe = test_set["gold"][:n_probe]
     rows = []
-    runs = [(lab, name, seed) for lab in labels for name in objectives for seed in seeds]
-    for lab, name, seed in tqdm(runs, desc="synthetic runs", disable=not progress):
+    runs = [(s, o, name, seed) for s in offsets for o in optimizers for name in objectives for seed in seeds]
+    for setting, opt_name, name, seed in tqdm(runs, desc="saturation runs", disable=not progress):
         seed_everything(seed)
-        model = SaturatedEncoder(offset=offset, seed=seed)
-        data = FeaturePairs(train_set["x1"], train_set["x2"], train_set[lab])
-        objective = overrides.get((lab, name), objectives[name])
-        evaluate = lambda m=model: pair_spearman(m(test_set["x1"]), m(test_set["x2"]), test_set["gold"])  # noqa: E731
-        result = train_on_features(model, objective, data, steps=steps, batch_size=batch_size, lr=lr, seed=seed,
-                                   eval_fn=evaluate, eval_every=eval_every, schedule="constant", progress=False)
-        for rec in result.history:
-            if "eval" in rec:
-                rows.append({"labels": lab, "objective": name, "seed": seed, "step": rec["step"],
-                             "spearman": rec["eval"]})
+        model = SaturatedEncoder(offset=offsets[setting], seed=seed)
+        params = list(model.parameters())
+        opt = (torch.optim.SGD(params, lr=lr[opt_name]) if opt_name == "sgd"
+               else torch.optim.Adam(params, lr=lr[opt_name]))
+        batches = index_batches(len(train_set["gold"]), batch_size=batch_size, seed=seed, epochs=None)
+        for step in range(steps + 1):
+            if step % eval_every == 0:
+                with torch.no_grad():
+                    e1, e2 = model(test_set["x1"]), model(test_set["x2"])
+                rows.append({"setting": setting, "optimizer": opt_name, "objective": name, "seed": seed,
+                             "step": step, "spearman": pair_spearman(e1, e2, test_set["gold"]),
+                             "median_cos": float(F.cosine_similarity(e1, e2, dim=-1).median()),
+                             "probe_grad": objective_grad_norm(model, probe, x_probe, y_probe)})
+            if step == steps:
+                break
+            idx = next(batches)
+            x = torch.stack([train_set["x1"][idx], train_set["x2"][idx]], dim=1).reshape(2 * len(idx), -1)
+            opt.zero_grad()
+            objectives[name](model(x), train_set[label][idx]).backward()
+            opt.step()
     return pd.DataFrame(rows)
 
 
-def summarise_curve(df):
-    """One learning curve (columns ``step``, ``spearman``) -> ``AUC`` (mean over evaluations after step 0, a
-    learning-speed measure), ``early`` (at the first evaluation after step 0) and ``final`` (at the last step)."""
-    import pandas as pd
-
-    after0 = df[df["step"] > 0]
-    if after0.empty:
-        raise ValueError("summarise_curve needs at least one evaluation after step 0.")
-    first_step = after0["step"].min()
-    return pd.Series({"AUC": after0["spearman"].mean(),
-                      "early": after0.loc[after0["step"] == first_step, "spearman"].mean(),
-                      "final": df.loc[df["step"] == df["step"].max(), "spearman"].mean()})
-
-
-def per_seed_summary(curves, baseline: str = "CoSENT only"):
-    """:func:`summarise_curve` per (labels, objective, seed) of :func:`train_objectives`' rows, with the paired
-    differences :data:`DELTA_AUC` and :data:`DELTA_FINAL` to ``baseline`` at the same labels and seed."""
-    per_seed = curves.groupby(["labels", "objective", "seed"]).apply(summarise_curve, include_groups=False
-                                                                       ).reset_index()
-    if baseline not in set(per_seed["objective"]):
-        raise ValueError(f"baseline {baseline!r} is not among the objectives {sorted(set(per_seed['objective']))}.")
-    base = per_seed[per_seed["objective"] == baseline].set_index(["labels", "seed"])
-    per_seed[DELTA_AUC] = per_seed.apply(lambda r: r["AUC"] - base.loc[(r["labels"], r["seed"]), "AUC"], axis=1)
-    per_seed[DELTA_FINAL] = per_seed.apply(lambda r: r["final"] - base.loc[(r["labels"], r["seed"]), "final"],
-                                           axis=1)
-    return per_seed
+def saturation_summary(runs, baseline: str = "CoSENT only"):
+    """Per (setting, optimizer, objective, seed) of :func:`saturation_runs`: ``AUC`` (mean held-out Spearman over
+    the evaluations after step 0), ``final``, the probe gradient norm and median cosine at step 0, and ``ΔAUC``
+    against ``baseline`` at the same setting, optimizer and seed (paired)."""
+    after = runs[runs["step"] > 0]
+    keys = ["setting", "optimizer", "objective", "seed"]
+    out = after.groupby(keys)["spearman"].mean().rename("AUC").to_frame()
+    last = runs[runs["step"] == runs["step"].max()].set_index(keys)
+    first = runs[runs["step"] == 0].set_index(keys)
+    out["final"] = last["spearman"]
+    out["probe_grad_0"], out["median_cos_0"] = first["probe_grad"], first["median_cos"]
+    out = out.reset_index()
+    if baseline not in set(out["objective"]):
+        raise ValueError(f"baseline {baseline!r} is not among the objectives {sorted(set(out['objective']))}.")
+    base = out[out["objective"] == baseline].set_index(["setting", "optimizer", "seed"])["AUC"]
+    out["ΔAUC"] = [a - base[(s, o, sd)] for a, s, o, sd in zip(out["AUC"], out["setting"], out["optimizer"],
+                                                                out["seed"])]
+    return out
 
 
-def seed_deltas(per_seed, labels: str, objective: str, col: str = DELTA_AUC) -> np.ndarray:
-    """Column ``col`` of :func:`per_seed_summary` for one label kind and objective, in seed order."""
-    sub = per_seed[(per_seed["labels"] == labels) & (per_seed["objective"] == objective)]
-    if sub.empty:
-        raise ValueError(f"no per-seed rows for labels={labels!r}, objective={objective!r}.")
-    return sub.sort_values("seed")[col].to_numpy()
+def auc_deltas(summary, setting: str, optimizer: str, a: str, b: str) -> np.ndarray:
+    """Per seed (in seed order) ``AUC(a) − AUC(b)`` at one setting and optimizer of :func:`saturation_summary`."""
+    sub = summary[(summary["setting"] == setting) & (summary["optimizer"] == optimizer)]
+    table = sub.pivot(index="seed", columns="objective", values="AUC")
+    missing = [o for o in (a, b) if o not in table.columns]
+    if missing:
+        raise ValueError(f"no runs of {missing} at setting={setting!r}, optimizer={optimizer!r}.")
+    return (table[a] - table[b]).sort_index().to_numpy()
+
+
+def plot_saturation(runs):
+    """Held-out Spearman (top row) and the cosine objective's gradient norm (bottom row, log scale) against the
+    step, one column per (setting, optimizer) of :func:`saturation_runs`, mean over seeds, shared axes per row."""
+    import matplotlib.pyplot as plt
+
+    panels = list(runs.groupby(["setting", "optimizer"], sort=False).groups)
+    fig, axes = plt.subplots(2, len(panels), figsize=(3.6 * len(panels), 6.2), sharex=True, sharey="row",
+                             squeeze=False)
+    for col, (setting, opt) in enumerate(panels):
+        sub = runs[(runs["setting"] == setting) & (runs["optimizer"] == opt)]
+        for name, part in sub.groupby("objective", sort=False):
+            mean = part.groupby("step")[["spearman", "probe_grad"]].mean()
+            axes[0, col].plot(mean.index, mean["spearman"], label=name)
+            axes[1, col].plot(mean.index, mean["probe_grad"], label=name)
+        axes[0, col].set_title(f"{setting} start, {opt}")
+        axes[1, col].set(yscale="log", xlabel="step")
+    axes[0, 0].set_ylabel("held-out Spearman × 100")
+    axes[1, 0].set_ylabel("‖∇ cosine objective‖")
+    axes[0, 0].legend(fontsize=7)
+    fig.suptitle("Controlled saturation test: mean over seeds")
+    fig.tight_layout()
+    return fig

@@ -13,6 +13,7 @@ import torch.nn.functional as F
 from companion.losses.angle import (
     TABLE4_VARIANTS,
     AnglEObjective,
+    CosineRegression,
     angle_loss,
     angle_objective,
     complex_divide,
@@ -423,3 +424,16 @@ def test_upper_experiment_is_seeded_paired_and_zero_steps_is_pretrained():
     assert seen["a"] == seen["b"]
     with pytest.raises(ValueError, match="steps must be an int"):
         upper_experiment(base, train_data, {"t": test}, obj, seed=0, steps=-1, batch_size=8, lr=1e-3)
+
+
+def test_cosine_regression_is_sberts_squared_error_on_scaled_labels():
+    emb, labels = _batch(pairs=5)
+    u, v = split_pairs(emb)
+    expected = ((F.cosine_similarity(u, v, dim=-1) - labels / 5) ** 2).mean()
+    assert float(CosineRegression(5.0)(emb, labels)) == pytest.approx(float(expected), abs=1e-12)
+    same = torch.randn(1, 8, dtype=torch.float64).repeat(2, 1)
+    assert float(CosineRegression(1.0)(same, torch.tensor([1.0]))) == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(ValueError, match=r"\[0, 1.0\]"):
+        CosineRegression(1.0)(emb, labels)  # STS-B-like labels above 1
+    with pytest.raises(ValueError, match="label_max"):
+        CosineRegression(0)

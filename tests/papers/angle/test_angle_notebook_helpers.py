@@ -86,55 +86,52 @@ def test_gradient_table_reads_the_curves():
     assert table.set_index(["geometry", "reading"]).loc[("384-d", "code"), "|grad| at 0"] > 0.5
 
 
-def _curve(steps, values, **keys):
-    return pd.DataFrame([{**keys, "step": s, "spearman": v} for s, v in zip(steps, values)])
+def _sat_runs(**overrides):
+    train, test = synthetic_sts(64, seed=1), synthetic_sts(48, seed=2)
+    objectives = {"CoSENT only": AnglEObjective(1, 0, 0), "angle only": AnglEObjective(0, 0, 1, tau_angle=0.05)}
+    kwargs = dict(offsets={"free": 0.0, "saturated": 12.0}, optimizers=("sgd", "adam"), steps=2,
+                  lr={"sgd": 0.05, "adam": 1e-3}, batch_size=8, eval_every=1, probe=objectives["CoSENT only"],
+                  progress=False)
+    return sat.saturation_runs(objectives, train, test, [0, 1], **{**kwargs, **overrides})
 
 
-def test_summarise_curve_auc_early_final_by_hand():
-    out = sat.summarise_curve(_curve([0, 2, 4], [5.0, 20.0, 40.0]))
-    assert out.to_dict() == {"AUC": 30.0, "early": 20.0, "final": 40.0}  # step 0 is left out of AUC and early
-    with pytest.raises(ValueError):
-        sat.summarise_curve(_curve([0], [5.0]))
-
-
-def test_per_seed_summary_pairs_each_seed_with_the_baseline():
-    curves = pd.concat([_curve([0, 1, 2], vals, labels="gold", objective=obj, seed=seed)
-                        for obj, seed, vals in [("CoSENT only", 0, [0, 10, 20]), ("CoSENT only", 1, [0, 30, 30]),
-                                                ("angle", 0, [0, 11, 25]), ("angle", 1, [0, 20, 40])]])
-    per_seed = sat.per_seed_summary(curves, baseline="CoSENT only")
-    angle = per_seed[per_seed.objective == "angle"].set_index("seed")
-    assert angle.loc[0, sat.DELTA_AUC] == pytest.approx(18.0 - 15.0)
-    assert angle.loc[1, sat.DELTA_AUC] == pytest.approx(30.0 - 30.0)
-    assert angle.loc[1, sat.DELTA_FINAL] == pytest.approx(40.0 - 30.0)
-    assert (per_seed[per_seed.objective == "CoSENT only"][sat.DELTA_AUC] == 0).all()
-    assert sat.seed_deltas(per_seed, "gold", "angle", sat.DELTA_FINAL).tolist() == [5.0, 10.0]
-    with pytest.raises(ValueError, match="baseline"):
-        sat.per_seed_summary(curves, baseline="SimCSE")
-    with pytest.raises(ValueError, match="no per-seed rows"):
-        sat.seed_deltas(per_seed, "binary", "angle")
-
-
-def test_train_objectives_is_seeded_and_covers_every_run():
-    train = synthetic_sts(64, seed=1)
-    test = synthetic_sts(32, seed=2)
-    objectives = {"CoSENT only": AnglEObjective(1, 0, 0), "all three": AnglEObjective(1, 1, 1, positive_threshold=4.0)}
-    kwargs = dict(offset=3.0, steps=2, batch_size=8, lr=1e-3, eval_every=1, progress=False,
-                  overrides={("binary", "all three"): AnglEObjective(1, 1, 1)})
-    a = sat.train_objectives(objectives, train, test, [0, 1], **kwargs)
-    b = sat.train_objectives(objectives, train, test, [0, 1], **kwargs)
+def test_saturation_runs_are_seeded_and_the_offset_saturates_the_cosine():
+    a, b = _sat_runs(), _sat_runs()
     pd.testing.assert_frame_equal(a, b)
-    assert list(a.columns) == ["labels", "objective", "seed", "step", "spearman"]
-    runs = a.groupby(["labels", "objective", "seed"]).size()
-    assert len(runs) == 2 * 2 * 2 and (runs == runs.iloc[0]).all()
-    assert a.labels.iloc[0] == "gold"  # graded labels first
-    with pytest.raises(ValueError, match="overrides"):
-        sat.train_objectives(objectives, train, test, [0], **{**kwargs, "overrides": {("binary", "nope"): None}})
+    assert list(a.columns) == ["setting", "optimizer", "objective", "seed", "step", "spearman", "median_cos",
+                               "probe_grad"]
+    assert a.groupby(["setting", "optimizer", "objective", "seed"]).size().eq(3).all() and len(a) == 2 * 2 * 2 * 2 * 3
+    start = a[a.step == 0].groupby("setting")[["median_cos", "probe_grad"]].mean()
+    # the shared offset puts every pair near cosine 1, where the cosine objective's gradient all but vanishes
+    assert start.loc["saturated", "median_cos"] > 0.99 > start.loc["free", "median_cos"]
+    assert start.loc["saturated", "probe_grad"] < 0.01 * start.loc["free", "probe_grad"]
+    with pytest.raises(ValueError, match="sgd"):
+        _sat_runs(optimizers=("rmsprop",))
+
+
+def test_saturation_summary_and_auc_deltas_pair_by_seed():
+    runs = pd.DataFrame([{"setting": "s", "optimizer": "sgd", "objective": obj, "seed": seed, "step": step,
+                          "spearman": val, "median_cos": 0.5, "probe_grad": 1.0}
+                         for obj, seed, vals in [("CoSENT only", 0, [0, 10, 20]), ("CoSENT only", 1, [0, 30, 30]),
+                                                 ("angle", 0, [0, 11, 25]), ("angle", 1, [0, 20, 40])]
+                         for step, val in zip([0, 1, 2], vals)])
+    summary = sat.saturation_summary(runs)
+    angle = summary[summary.objective == "angle"].set_index("seed")
+    assert angle.loc[0, "AUC"] == 18.0 and angle.loc[1, "final"] == 40.0  # step 0 is left out of the AUC
+    assert angle["ΔAUC"].tolist() == [3.0, 0.0]
+    assert sat.auc_deltas(summary, "s", "sgd", "angle", "CoSENT only").tolist() == [3.0, 0.0]
+    with pytest.raises(ValueError, match="no runs"):
+        sat.auc_deltas(summary, "s", "sgd", "angle", "SimCSE")
+    with pytest.raises(ValueError, match="baseline"):
+        sat.saturation_summary(runs, baseline="SimCSE")
 
 
 # --------------------------------------------------------------------------------------------- experiments (02)
 def test_sts_objectives_weights_and_thresholds():
     obj = ex.sts_objectives(4.0, tau_cos=0.05, tau_ibn=0.07, tau_angle=1.0)
     assert list(obj) == [ex.ANGLE, ex.COSENT, ex.INFONCE]
+    with_sbert = ex.sts_objectives(4.0, tau_cos=0.05, tau_ibn=0.07, tau_angle=1.0, label_max=5.0)
+    assert list(with_sbert) == [ex.ANGLE, ex.COSENT, ex.INFONCE, ex.SBERT] and with_sbert[ex.SBERT].label_max == 5.0
     assert (obj[ex.ANGLE].w_cos, obj[ex.ANGLE].w_ibn, obj[ex.ANGLE].w_angle) == (1, 1, 1)
     assert (obj[ex.COSENT].w_cos, obj[ex.COSENT].w_ibn, obj[ex.COSENT].w_angle) == (1, 0, 0)
     assert (obj[ex.INFONCE].w_cos, obj[ex.INFONCE].w_ibn, obj[ex.INFONCE].w_angle) == (0, 1, 0)
@@ -157,10 +154,11 @@ def _fake_upper(calls):
 def test_sts_task_runs_rows_in_order(monkeypatch):
     calls = []
     monkeypatch.setattr(ex, "upper_experiment", _fake_upper(calls))
-    tasks = {"STS-B": ("train", {"STS-B": "test"}, 3, 4.0), "MRPC": ("train", {"MRPC": "test"}, 2, None)}
+    tasks = {"STS-B": ("train", {"STS-B": "test"}, 3, 4.0, None), "MRPC": ("train", {"MRPC": "test"}, 2, None, 1.0)}
     out = ex.sts_task_runs(None, tasks, [0, 1], taus=dict(tau_cos=0.05, tau_ibn=0.05, tau_angle=1.0),
                            batch_size=4, lr=1e-4, warmup=1, buckets=1, pretrained_label="untrained", progress=False)
-    assert len(out) == 2 * (1 + 3 * 2)
+    assert len(out) == (1 + 3 * 2) + (1 + 4 * 2)  # MRPC also runs SBERT's regression
+    assert out[out.task == "MRPC"]["objective"].tolist()[-2:] == [ex.SBERT, ex.SBERT]
     first = out.iloc[0]
     assert (first["task"], first["objective"], first["seed"]) == ("STS-B", "untrained", -1)
     assert calls[0]["objective"] is None and calls[0]["steps"] == 0
@@ -168,6 +166,59 @@ def test_sts_task_runs_rows_in_order(monkeypatch):
     assert sts["objective"].tolist() == [ex.ANGLE, ex.ANGLE, ex.COSENT, ex.COSENT, ex.INFONCE, ex.INFONCE]
     assert sts["STS-B"].tolist() == [3.0, 13.0] * 3 and (sts["loss_first10"] == 2.0).all()
     assert calls[1]["objective"].positive_threshold == 4.0 and calls[1]["warmup"] == 1
+
+
+def test_batch_size_runs_see_the_same_pairs_at_every_size(monkeypatch):
+    calls = []
+    monkeypatch.setattr(ex, "upper_experiment", _fake_upper(calls))
+    out = ex.batch_size_runs("base", "train", {"avg": "test"}, "objective", [8, 16], [0, 1], pairs=64, lr=1e-4,
+                             warmup=6, buckets=1, progress=False)
+    assert out["batch_size"].tolist() == [8, 8, 16, 16] and out["steps"].tolist() == [8, 8, 4, 4]
+    assert [c["warmup"] for c in calls] == [0, 0, 0, 0]  # warm-up capped at a tenth of the steps
+    assert out["avg"].tolist() == [8.0, 18.0, 4.0, 14.0]
+    with pytest.raises(ValueError, match="batch size"):
+        ex.batch_size_runs("base", "train", {}, "objective", [1], [0], pairs=64, lr=1e-4, warmup=0, buckets=1)
+
+
+def test_regime_and_idle_reasons():
+    from companion import stats
+
+    below = stats.paired([70.0, 71.0, 70.5], [72.0, 72.0, 72.0])
+    assert "lowers MiniLM below the untrained model" in ex.regime_reason(below, "SNLI")
+    assert ex.regime_reason(stats.paired([72.0, 73.0, 72.5], [72.0, 72.0, 72.0]), "STS-B") is None
+    runs = pd.DataFrame({"task": ["t"] * 4, "objective": ["ibn", "ibn", "cos", "cos"],
+                         "loss_first10": [0.003, 0.002, 8.0, 8.2], "loss_last10": [0.004, 0.003, 6.0, 6.1]})
+    assert "near zero from step one" in ex.idle_reason(runs, "t", "ibn", near_zero=0.05)
+    assert "near zero" not in ex.idle_reason(runs, "t", "ibn")  # without near_zero only the loss drop counts
+    assert ex.idle_reason(runs, "t", "cos") is None
+    flat = runs.assign(loss_last10=[0.004, 0.003, 8.0, 8.2])
+    assert ex.idle_reason(flat, "t", "cos") == "cos did not train on t: loss 8.100 -> 8.100 (first -> last ten steps)"
+    with pytest.raises(ValueError, match="no runs"):
+        ex.idle_reason(runs, "t", "angle")
+
+
+def test_ranking_room_is_zero_for_gold_order_and_shrinks_with_the_temperature():
+    labels = torch.tensor([0.0, 1.0, 2.0, 3.0, 4.0])
+    ordered = torch.tensor([0.1, 0.2, 0.3, 0.4, 0.5])
+    assert ex.ranking_room(ordered, labels, 20.0) == pytest.approx(0.0, abs=1e-12)
+    reversed_room = ex.ranking_room(ordered.flip(0), labels, 20.0)
+    assert reversed_room > 1.0
+    # at scale 1 the same scores leave almost no room: the loss cannot fall (AnglE Eq. 7 at tau = 1)
+    assert 0 < ex.ranking_room(ordered.flip(0), labels, 1.0) < 0.1 * reversed_room
+    with pytest.raises(ValueError, match="1-D"):
+        ex.ranking_room(ordered[:3], labels, 1.0)
+
+
+def test_isp_share_counts_rows_with_an_identical_text_elsewhere():
+    from companion.papers.angle.pairs import PairData
+
+    data = PairData(["a", "b", "a", "c"], ["x", "y", "z", "a"], [1.0, 0.0, 1.0, 0.0])
+    # one batch of all four pairs: "a" appears in rows 0, 4 and 7, none of them partners of each other
+    assert ex.isp_share(data, batch_size=4, seed=0, steps=1) == pytest.approx(3 / 8)
+    distinct = PairData(["a", "b"], ["x", "y"], [1.0, 0.0])
+    assert ex.isp_share(distinct, batch_size=2, seed=0, steps=3) == 0.0
+    with pytest.raises(ValueError, match="steps"):
+        ex.isp_share(data, batch_size=4, seed=0, steps=0)
 
 
 def test_mean_std_formats_by_objective_in_order():
@@ -198,6 +249,11 @@ def test_ablation_runs_build_the_objective_and_map_the_result(monkeypatch):
     objective = calls[-1]["objective"]
     assert (objective.w_cos, objective.w_ibn, objective.w_angle, objective.positive_threshold) == (1, 0, 1, 4.0)
     assert calls[-1]["pooling"] == "cls"
+    runner.run(None, seed=0, pooling="mean", objective="custom")
+    assert calls[-1]["objective"] == "custom"
+    assert runner.objective((1, 1, 1), use_isp=False, tau_angle=0.05).use_isp is False
+    with pytest.raises(ValueError, match="exactly one"):
+        runner.run((1, 0, 0), seed=0, pooling="mean", objective="custom")
     score, cos = runner.frozen("mean")
     assert score == 0.0 and calls[-1]["objective"] is None and calls[-1]["steps"] == 0
     assert calls[-1]["pooling"] == "mean"
@@ -249,6 +305,9 @@ def test_untrained_reason_and_table4_gap():
     assert obj["paper_value"] == 0.98
     judgement = obj["criterion"].judge(obj["ours"])
     assert judgement.verdict == "inconclusive" and "only cosine" in judgement.reason
+    explained = ex.table4_gap(p4, ex.seed_table(ablation, "objective", [0, 1]), loss, "all", "only cosine",
+                              tol_reason="h", explain={"only cosine": "no room"})
+    assert explained["criterion"].judge(explained["ours"]).reason.endswith("(first -> last ten steps): no room")
 
 
 def test_bucket_masks_and_fig5_plot():
@@ -262,3 +321,16 @@ def test_bucket_masks_and_fig5_plot():
     cos = {"a": rng.random(7), "b": rng.random(7), "c": gold / 5}
     fig = ex.plot_bucket_densities(cos, gold)
     assert len(fig.axes) == 3 and fig.axes[2].get_title().startswith("c: W = 0.0000")
+
+
+def test_distance_criterion_calls_a_difference_only_beyond_the_seed_cis():
+    from companion import stats
+
+    angle, baseline = [0.090, 0.096, 0.093], [0.0905, 0.0968, 0.0937]
+    judgement = ex.distance_criterion(angle, baseline).judge(stats.paired(baseline, angle))
+    assert judgement.verdict == "inconclusive" and "within the seed CIs" in judgement.reason
+    angle, baseline = [0.080, 0.081, 0.082], [0.090, 0.091, 0.092]
+    assert ex.distance_criterion(angle, baseline).verdict(stats.paired(baseline, angle)) == "reproduced"
+    assert ex.distance_criterion([0.1], [0.2]).verdict(stats.paired([0.2], [0.1])) == "inconclusive"  # one seed
+    with pytest.raises(ValueError, match="equally long"):
+        ex.distance_criterion([0.1, 0.2], [0.1])

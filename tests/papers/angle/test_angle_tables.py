@@ -111,3 +111,49 @@ def test_table5_llm_supervised_rows_against_the_best_unsupervised_row():
     best_unsup = t5.loc[t5["group"] == "Unsupervised Models", "Spearman’s"].max()
     llm = t5[t5["group"] == "LLM-supervised Models"].set_index("model")["Spearman’s"]
     assert best_unsup == 80.59 and llm[llm <= best_unsup].index.tolist() == ["AngleE-BERT + LLaMA"]
+
+
+def test_table2_caption_p_value_is_not_a_test_over_the_seven_columns():
+    """The caption's t-test p-value (3.71 %) names neither the test nor its inputs. Over Table 2's seven columns,
+    AnglE vs SimCSE gives a paired t-test p of 0.98 % (BERT) and 0.47 % (LLaMA), an unpaired one of about 70 %,
+    and a Wilcoxon signed-rank p of 3.1 %: none is 3.71 % (erratum candidate: unverifiable from the table)."""
+    from scipy import stats as st
+
+    sup = _read("table2.csv").query("group == 'Supervised Models'").set_index("model")[T2_COLS].astype(float)
+    found = []
+    for a, b in (("Angle-BERT", "SimCSE-BERT"), ("Angle-LLaMA2-7B", "SimCSE-LLaMA2-7B")):
+        x, y = sup.loc[a], sup.loc[b]
+        found += [st.ttest_rel(x, y).pvalue, st.ttest_rel(x, y, alternative="greater").pvalue,
+                  st.ttest_ind(x, y).pvalue, st.ttest_ind(x, y, equal_var=False).pvalue, st.wilcoxon(x - y).pvalue]
+    assert round(found[0] * 100, 2) == 0.98 and round(found[5] * 100, 2) == 0.47
+    assert all(abs(p * 100 - 3.71) > 0.05 for p in found)
+
+
+def test_table3_statements_of_section_4_3():
+    """§4.3: AnglE beats SBERT on every Table 3 column (confirmed) and SimCSE 'performs poorly compared to SBERT and
+    AnglE' holds on the average but not on MRPC, where SimCSE (48.13) is above SBERT (46.19) (erratum candidate)."""
+    t3 = _read("table3.csv").set_index("model")[T3_COLS]
+    assert (t3.loc["Angle-BERT"] > t3.loc["SBERT"]).all()
+    simcse_above_sbert = [c for c in T3_COLS if t3.loc["SimCSE-BERT", c] > t3.loc["SBERT", c]]
+    assert simcse_above_sbert == ["MRPC"]
+    assert (t3.loc["SimCSE-BERT"] < t3.loc["Angle-BERT"]).all()
+
+
+def test_table2_best_cell_of_every_column_is_an_angle_row():
+    """§4.3: 'state-of-the-art performance on all STS datasets' holds with both AnglE rows counted (AnglE-LLaMA
+    everywhere but SICR-R, where AnglE-BERT is best): a confirmation. Among BERT-sized models it fails on STS12."""
+    t2 = _read("table2.csv").set_index("model")
+    best = {c: t2[c].astype(float).idxmax() for c in T2_COLS}
+    assert set(best.values()) == {"Angle-LLaMA2-7B", "Angle-BERT"} and best["SICR-R"] == "Angle-BERT"
+    bert_sized = t2.drop(index=["LLaMA2-7B", "SimCSE-LLaMA2-7B", "Angle-LLaMA2-7B"])
+    assert [c for c in T2_COLS if bert_sized[c].astype(float).idxmax() != "Angle-BERT"] == ["STS12"]
+
+
+def test_table4_statements_of_section_4_4():
+    """§4.4: every objective row is below 'all' (each component contributes), and removing angle costs more than
+    removing ibn (0.96 vs 0.26 points); the ISP effect (about 0.18) is stated in the text only."""
+    t4 = _read("table4.csv").set_index(["group", "our_key"])["Spearman’s Correlation"]
+    objective = t4["Objective"]
+    assert (objective.drop("all") < objective["all"]).all()
+    assert round(objective["all"] - objective["w/o angle"], 2) == 0.96
+    assert round(objective["all"] - objective["w/o ibn"], 2) == 0.26
