@@ -137,3 +137,75 @@ def plot_at_a_glance(*, eps: float, simplex: float, tau_paper: float, tau_fixed:
     axes[2].legend(fontsize=8, title="beyond rounding", title_fontsize=8)
     fig.tight_layout()
     return fig
+
+
+# ------------------------------------------------------------------------- errata whose evidence is a paper notebook
+def evidence_table(evidence, results_root):
+    """``errata_evidence.csv`` (``evidence``: columns erratum, finding, ledger, claim, confirms) joined with the
+    claims it names in the paper notebooks' ledgers under ``results_root`` (``<paper>/<notebook>.json``): adds
+    ``verdict``, ``ours`` and ``confirmed`` (the claim's verdict is one of ``confirms``, ``|``-separated).
+
+    These errata were found while reproducing a paper: the paper notebook measures the inconsistency (for instance
+    an optimum that does not satisfy a theorem's conclusion as printed), and the errata notebook reads its verdict
+    instead of measuring it twice. A named claim that is missing raises, so a renamed claim cannot pass silently."""
+    import json
+
+    import pandas as pd
+
+    rows, cache = [], {}
+    for _, r in evidence.iterrows():
+        path = Path(results_root) / f"{r['ledger']}.json"
+        if path not in cache:
+            if not path.exists():
+                raise FileNotFoundError(f"errata evidence {r['erratum']}: no ledger {r['ledger']} under results/")
+            cache[path] = {c["id"]: c for c in json.loads(path.read_text(encoding="utf-8"))["claims"]}
+        claim = cache[path].get(r["claim"])
+        if claim is None:
+            raise KeyError(f"errata evidence {r['erratum']}: ledger {r['ledger']} has no claim {r['claim']!r}")
+        confirms = [v.strip() for v in str(r["confirms"]).split("|")]
+        rows.append({**r.to_dict(), "verdict": claim["verdict"], "ours": claim.get("ours"),
+                     "confirmed": claim["verdict"] in confirms})
+    return pd.DataFrame(rows)
+
+
+def evidence_claims(statements, table) -> list[dict]:
+    """Claim keyword arguments, one per erratum of :func:`evidence_table` (``table``): id ``<paper>:<rest of the
+    statement id>``, the finding as the claim, the statement's printed value and source, and as ``ours`` one
+    condition per evidence row ("<ledger> · <claim> is <confirms>": whether its verdict is); the erratum is
+    confirmed when every condition holds."""
+    from companion.results import holds
+
+    out = []
+    for erratum, rows in table.groupby("erratum", sort=False):
+        if erratum not in statements.index:
+            raise KeyError(f"errata evidence names {erratum!r}, which errata_statements.csv does not have")
+        st = statements.loc[erratum]
+        paper = st["paper"]
+        value = st["value"]
+        paper_value = None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+        out.append(dict(
+            id=f"{paper}:{erratum[len(paper) + 1:] if erratum.startswith(paper + '-') else erratum}",
+            claim=rows["finding"].iloc[0], kind="paper", source=st["source"], paper_value=paper_value,
+            ours={f"{r.ledger} · {r.claim} is {r.confirms}": bool(r.confirmed) for r in rows.itertuples()},
+            criterion=holds("the paper notebook's measurement confirms it"),
+            note="Evidence: " + "; ".join(f"{r.ledger} · {r.claim} ({r.verdict})" for r in rows.itertuples())
+                 + "."))
+    return out
+
+
+def table2_p_values(table2, pairs: dict[str, tuple[str, str]], cols: Sequence[str]):
+    """p-values (in %) of the tests a reader could mean by "a t-test" between two rows of AnglE's Table 2
+    (``table2`` indexed by model, cells as printed), over the columns ``cols``: paired t (two- and one-sided),
+    Student and Welch unpaired t, and the Wilcoxon signed-rank test; one row per named pair."""
+    import pandas as pd
+    from scipy import stats as st
+
+    rows = {}
+    for name, (a, b) in pairs.items():
+        x = [as_number(table2.loc[a, c]) for c in cols]
+        y = [as_number(table2.loc[b, c]) for c in cols]
+        d = [u - v for u, v in zip(x, y)]
+        rows[name] = {"paired t": st.ttest_rel(x, y).pvalue, "paired t, one-sided": st.ttest_rel(
+            x, y, alternative="greater").pvalue, "Student t": st.ttest_ind(x, y).pvalue,
+            "Welch t": st.ttest_ind(x, y, equal_var=False).pvalue, "Wilcoxon": st.wilcoxon(d).pvalue}
+    return (pd.DataFrame(rows).T * 100).round(2)

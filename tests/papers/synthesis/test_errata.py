@@ -29,3 +29,62 @@ def test_simace_best_case_loss_degrees_vs_radians():
     n, tau = 64, 0.06
     assert errata.simace_best_case_loss(math.radians(10), n, tau) < 1e-3
     assert errata.simace_best_case_loss(10.0, n, tau) > math.log(n)  # 10 rad: worse than a constant embedding
+
+
+def _ledger(tmp_path, claims):
+    import json
+
+    folder = tmp_path / "paper"
+    folder.mkdir(exist_ok=True)
+    (folder / "01-nb.json").write_text(json.dumps({"claims": claims}), encoding="utf-8")
+    return tmp_path
+
+
+def _evidence(*rows):
+    return pd.DataFrame(rows, columns=["erratum", "finding", "ledger", "claim", "confirms"])
+
+
+def _statements():
+    return pd.DataFrame({"id": ["paper-thm-typo"], "paper": ["paper"], "value": [float("nan")],
+                         "source": ["paper | Thm 1"]}).set_index("id")
+
+
+def test_evidence_confirms_only_when_every_named_verdict_matches(tmp_path):
+    root = _ledger(tmp_path, [{"id": "a", "verdict": "not reproduced", "ours": 1.0},
+                              {"id": "b", "verdict": "passed", "ours": True}])
+    ev = _evidence(("paper-thm-typo", "typo", "paper/01-nb", "a", "not reproduced"),
+                   ("paper-thm-typo", "typo", "paper/01-nb", "b", "failed|inconclusive"))
+    table = errata.evidence_table(ev, root)
+    assert table["confirmed"].tolist() == [True, False]
+    [claim] = errata.evidence_claims(_statements(), table)
+    assert claim["id"] == "paper:thm-typo" and claim["source"] == "paper | Thm 1" and claim["paper_value"] is None
+    assert list(claim["ours"].values()) == [True, False]
+    assert claim["criterion"].verdict(claim["ours"]) == "partly"
+
+
+def test_evidence_naming_a_missing_claim_or_ledger_raises(tmp_path):
+    root = _ledger(tmp_path, [{"id": "a", "verdict": "reproduced"}])
+    with pytest.raises(KeyError, match="no claim 'renamed'"):
+        errata.evidence_table(_evidence(("paper-thm-typo", "t", "paper/01-nb", "renamed", "reproduced")), root)
+    with pytest.raises(FileNotFoundError, match="no ledger paper/02-nb"):
+        errata.evidence_table(_evidence(("paper-thm-typo", "t", "paper/02-nb", "a", "reproduced")), root)
+
+
+def test_committed_errata_evidence_names_existing_claims_and_statements():
+    from companion.settings import repo_root
+
+    root = repo_root()
+    statements = pd.read_csv(root / "data/synthesis/errata_statements.csv", comment="#", dtype=str).set_index("id")
+    evidence = pd.read_csv(root / "data/synthesis/errata_evidence.csv", comment="#", dtype=str)
+    table = errata.evidence_table(evidence, root / "results")  # raises on a renamed claim
+    assert set(evidence["erratum"]) <= set(statements.index)
+    assert len(errata.evidence_claims(statements, table)) == evidence["erratum"].nunique()
+
+
+def test_table2_p_values_recover_a_paired_t_test():
+    from scipy import stats as st
+
+    t = pd.DataFrame({"x": ["1.0", "2.0"], "y": ["1.5", "2.5"], "z": ["3.0", "3.1"]}, index=["A", "B"])
+    got = errata.table2_p_values(t, {"AB": ("A", "B")}, ["x", "y", "z"])
+    want = st.ttest_rel([1.0, 1.5, 3.0], [2.0, 2.5, 3.1]).pvalue * 100
+    assert got.loc["AB", "paired t"] == pytest.approx(round(want, 2))
