@@ -74,7 +74,7 @@ from companion.losses.weighted import distance_weights, entropic_bound, weighted
 from companion.metrics.distance_geometry import (classical_mds, delta_w, edm, embedding_dimension, is_edm,
                                                  is_spherical_edm, r2_procrustes, spherical_radius,
                                                  spherical_realisation)
-from companion.papers.weighted_cl.experiments import fit_exp_similarity, paper_number, thm37_cases
+from companion.papers.weighted_cl.experiments import fit_exp_similarity, free_s_optimum, paper_number, thm37_cases
 from companion.profiles import settings
 from companion.results import Ledger, at_least, at_most, holds, show_provenance, within
 
@@ -146,25 +146,11 @@ ledger.claim("bound-identity", "our loss code: L^W = H(p_W) at S = log W + c, an
 # Thm. 3.3 says the minimiser is $\log W$ up to *one* global constant: $S - \log W$ must be constant.
 
 # %%
-free_s = []
-for seed in cfg.seeds:
-    r = np.random.default_rng(seed)
-    n = cfg.n_points
-    A = r.uniform(0.02, 1, (n, n))
-    W = torch.as_tensor((A + A.T) / 2)
-    iu = torch.triu_indices(n, n, 1)
-
-    def S_of(theta, n=n, iu=iu):
-        S = torch.zeros(n, n, dtype=torch.float64).index_put((iu[0], iu[1]), theta)
-        return S + S.T
-
-    theta, _, iters = minimise(lambda t, W=W, S_of=S_of: weighted_infonce(W, S_of(t), float64=True),
-                               torch.zeros(iu.shape[1], dtype=torch.float64), steps=cfg.lbfgs_steps)
-    S = S_of(theta)
-    shift = (S - torch.log(W))[iu[0], iu[1]].numpy()
-    free_s.append({"seed": seed, "n": n, "iterations": iters, "c (mean of S - log W)": shift.mean(),
-                   "std of S - log W": shift.std(), "Delta_W": delta_w(W, S)})
-free_s = pd.DataFrame(free_s)
+runs = [free_s_optimum(seed, cfg.n_points, cfg.lbfgs_steps) for seed in cfg.seeds]
+free_s = pd.DataFrame([row for row, _, _ in runs])
+_, W, S = runs[-1]  # the last seed, drawn below
+iu = torch.triu_indices(cfg.n_points, cfg.n_points, 1)
+shift = (S - torch.log(W))[iu[0], iu[1]].numpy()
 free_s
 
 # %%

@@ -413,3 +413,29 @@ def shape_spread(B: np.ndarray, sizes: Sequence[int]) -> dict:
         len(v) > 1 for v in groups.values()) else float("nan")
     off = B[~np.eye(len(B), dtype=bool)]
     return {"within-shape spread": float(within), "overall spread": float(off.max() - off.min())}
+
+
+def free_s_optimum(seed: int, n: int, steps: int) -> tuple[dict, torch.Tensor, torch.Tensor]:
+    """Thm 3.3's equality condition by optimisation: draw a symmetric weight matrix ``W`` (entries uniform in
+    [0.02, 1], ``seed``), minimise :func:`~companion.losses.weighted.weighted_infonce` over the ``n(n-1)/2`` free
+    entries of a symmetric ``S`` (float64 L-BFGS, ``steps``), and summarise ``S - log W`` over the pairs: the
+    theorem says it is one constant. Returns (summary row, W, the optimal S)."""
+    from companion.free_embeddings import minimise
+    from companion.metrics.distance_geometry import delta_w
+
+    r = np.random.default_rng(seed)
+    A = r.uniform(0.02, 1, (n, n))
+    W = torch.as_tensor((A + A.T) / 2)
+    iu = torch.triu_indices(n, n, 1)
+
+    def symmetric(theta: torch.Tensor) -> torch.Tensor:
+        S = torch.zeros(n, n, dtype=torch.float64).index_put((iu[0], iu[1]), theta)
+        return S + S.T
+
+    theta, _, iters = minimise(lambda t: weighted_infonce(W, symmetric(t), float64=True),
+                               torch.zeros(iu.shape[1], dtype=torch.float64), steps=steps)
+    S = symmetric(theta)
+    shift = (S - torch.log(W))[iu[0], iu[1]].numpy()
+    row = {"seed": seed, "n": n, "iterations": iters, "c (mean of S - log W)": shift.mean(),
+           "std of S - log W": shift.std(), "Delta_W": delta_w(W, S)}
+    return row, W, S
