@@ -69,7 +69,30 @@ def run_record(name: str, seed: int, run: dict, held_out_angle: float) -> tuple[
            "neg_angle (sd over steps)": mon["neg_angle"].std(ddof=1),
            "held-out mean angle": held_out_angle, "from cache": run["from_cache"],
            "train s": run["train_s"], "monitor s": run["monitor_s"], "sts s": run["score_s"]}
+    row.update({k: v for k, v in (run["scores"] or {}).items() if k != "avg"})  # the per-set scores
     return row, mon
+
+
+def plateau(curves, steps: int, frac: float = 2 / 3, tol: float = 0.2):
+    """Whether each run's STS-B dev curve is flat at the end (Table 7's selection picks a dev-best checkpoint, not a
+    budget cut): per ``(model, seed)`` of ``curves`` (:func:`analysis_runs`' logs), the dev score at the last
+    evaluation at or before ``frac`` x ``steps``, at the end, the gain between them, the best trained step and
+    ``flat`` = gain < ``tol`` (Spearman x 100)."""
+    import pandas as pd
+
+    if not 0 < frac < 1:
+        raise ValueError(f"frac must be in (0, 1), got {frac}.")
+    rows = []
+    for (model, seed), g in curves[curves.step > 0].groupby(["model", "seed"], sort=False):
+        g = g.sort_values("step")
+        ref = g[g.step <= frac * steps]
+        if ref.empty:
+            raise ValueError(f"{model} seed {seed}: no dev evaluation at or before step {frac * steps:.0f}.")
+        gain = float(g["dev"].iloc[-1] - ref["dev"].iloc[-1])
+        rows.append({"model": model, "seed": seed, f"dev at step {int(ref.step.iloc[-1])}": ref["dev"].iloc[-1],
+                     "dev at end": g["dev"].iloc[-1], "gain over the last third": gain,
+                     "best step": int(g.loc[g["dev"].idxmax(), "step"]), "flat": gain < tol})
+    return pd.DataFrame(rows)
 
 
 def analysis_runs(base, train_texts: Sequence[str], jobs: Sequence[tuple[str, tuple, int]], *, steps: int,

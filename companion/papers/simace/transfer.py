@@ -17,6 +17,7 @@ subsample the training data (``n_train``); :func:`transfer_tasks` says exactly w
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -102,6 +103,25 @@ def pair_features(a, b) -> np.ndarray:
     return np.concatenate([np.abs(a - b), a * b], axis=1)
 
 
+@functools.cache
+def _load(task: str, split: str | None = None):
+    """One mirrored transfer split as SentEval reads it (empty lines kept), read once per process."""
+    from companion.data import load_mrpc, load_transfer
+
+    return load_mrpc(split) if task == "MRPC" else load_transfer(task, split)
+
+
+@functools.cache
+def _columns(task: str, split: str | None = None) -> dict[str, list]:
+    """:func:`_load`'s split as plain column lists without its empty texts (SentEval keeps 4 empty lines of CR
+    and 3 of MPQA; a probe cannot use them)."""
+    ds = _load(task, split)
+    cols = {c: list(ds[c]) for c in ds.column_names}
+    texts = [c for c in ("text", "sentence1", "sentence2") if c in cols]
+    keep = [i for i in range(len(cols["label"])) if all(cols[c][i].strip() for c in texts)]
+    return {c: [v[i] for i in keep] for c, v in cols.items()}
+
+
 def _subsample(n: int, n_max: int | None, labels, seed: int) -> np.ndarray:
     """Indices of a stratified random subsample of at most ``n_max`` of ``n`` items (all, in order, when None)."""
     if n_max is None or n <= n_max:
@@ -112,43 +132,67 @@ def _subsample(n: int, n_max: int | None, labels, seed: int) -> np.ndarray:
     return np.sort(keep)
 
 
-def transfer_tasks(n_train: int | None = None, seed: int = 0, tasks: Sequence[str] = TASKS) -> dict:
+def transfer_tasks(n_train: int | None = None, seed: int = 0, tasks: Sequence[str] = TASKS,
+                   n_test: int | None = None) -> dict:
     """The transfer tasks from the data mirror (:func:`companion.data.load_transfer`, :func:`~companion.data.load_mrpc`;
     empty lines dropped), each ``{"kind": "cv" | "split" | "pair", ...}`` with texts and labels. With ``n_train``
     a stratified random subsample (``seed``) of at most that many items of each CV set and of each train split
-    (SST-2's train holds 67k phrases); dev and test splits are kept whole."""
-    from companion.data import load_mrpc, load_transfer
-
+    (SST-2's train holds 67k phrases); dev and test splits are kept whole unless ``n_test`` caps them the same way
+    (the smoke profile only)."""
     unknown = [t for t in tasks if t not in TASKS]
     if unknown:
         raise ValueError(f"Unknown transfer task(s) {unknown}; choose from {', '.join(TASKS)}.")
     out = {}
     for task in tasks:
         if task in CV_TASKS:
-            ds = load_transfer(task, drop_empty=True)
-            keep = _subsample(len(ds), n_train, ds["label"], seed)
+            ds = _columns(task)
+            keep = _subsample(len(ds["label"]), n_train, ds["label"], seed)
             out[task] = {"kind": "cv", "texts": [ds["text"][i] for i in keep],
-                         "labels": np.asarray(ds["label"])[keep], "n_total": len(ds)}
+                         "labels": np.asarray(ds["label"])[keep], "n_total": len(ds["label"])}
         elif task in ("SST", "TREC"):
-            splits = {s: load_transfer(task, s, drop_empty=True) for s in
+            splits = {s: _columns(task, s) for s in
                       (("train", "dev", "test") if task == "SST" else ("train", "test"))}
             tr = splits["train"]
-            keep = _subsample(len(tr), n_train, tr["label"], seed)
+            keep = _subsample(len(tr["label"]), n_train, tr["label"], seed)
             entry = {"kind": "split", "train": ([tr["text"][i] for i in keep], np.asarray(tr["label"])[keep]),
-                     "test": (list(splits["test"]["text"]), np.asarray(splits["test"]["label"])),
-                     "n_total": len(tr)}
-            if "dev" in splits:
-                entry["dev"] = (list(splits["dev"]["text"]), np.asarray(splits["dev"]["label"]))
+                     "n_total": len(tr["label"])}
+            for part in ("dev", "test"):
+                if part in splits:
+                    ds = splits[part]
+                    k = _subsample(len(ds["label"]), n_test, ds["label"], seed)
+                    entry[part] = ([ds["text"][i] for i in k], np.asarray(ds["label"])[k])
             out[task] = entry
         else:
-            tr, te = load_mrpc("train"), load_mrpc("test")
-            keep = _subsample(len(tr), n_train, tr["label"], seed)
+            tr, te = _columns("MRPC", "train"), _columns("MRPC", "test")
+            keep = _subsample(len(tr["label"]), n_train, tr["label"], seed)
+            k = _subsample(len(te["label"]), n_test, te["label"], seed)
             out[task] = {"kind": "pair",
                          "train": ([tr["sentence1"][i] for i in keep], [tr["sentence2"][i] for i in keep],
                                    np.asarray(tr["label"])[keep]),
-                         "test": (list(te["sentence1"]), list(te["sentence2"]), np.asarray(te["label"])),
-                         "n_total": len(tr)}
+                         "test": ([te["sentence1"][i] for i in k], [te["sentence2"][i] for i in k],
+                                  np.asarray(te["label"])[k]),
+                         "n_total": len(tr["label"])}
     return out
+
+
+def transfer_sizes() -> dict[str, dict[str, int]]:
+    """Items per split of the seven mirrored transfer sets as SentEval reads them (empty lines kept), in the layout
+    of SimACE Table 6 (``train`` / ``valid`` / ``test``; the CV sets are all ``train``)."""
+    sizes = {t: {"train": len(_load(t))} for t in CV_TASKS}
+    sizes["SST-2"] = {"train": len(_load("SST", "train")), "valid": len(_load("SST", "dev")),
+                      "test": len(_load("SST", "test"))}
+    sizes["TREC"] = {"train": len(_load("TREC", "train")), "test": len(_load("TREC", "test"))}
+    sizes["MRPC"] = {"train": len(_load("MRPC", "train")), "test": len(_load("MRPC", "test"))}
+    return sizes
+
+
+def summarise(rows: list[dict], labels: Sequence[str]) -> dict:
+    """Mean over seeds of transfer score rows (``{"model", "seed", <task>..., "avg"}``) per model of ``labels``."""
+    import pandas as pd
+
+    frame = pd.DataFrame(rows)
+    return frame.groupby("model", sort=False)[[c for c in frame.columns if c not in ("model", "seed")]].mean(
+    ).loc[list(labels)]
 
 
 def task_texts(tasks: dict) -> list[str]:

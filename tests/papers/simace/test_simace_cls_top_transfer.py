@@ -10,8 +10,14 @@ from companion.encoders.upper import UpperEncoder
 from companion.papers.simace import CONTROLS, MAIN, run_jobs
 from companion.papers.simace.cls_top import ClsTopEncoder, check_cls_top, cls_top_layer
 from companion.papers.simace.runs import step_times
-from companion.papers.simace.transfer import (cv_accuracy, evaluate_transfer, pair_features, select_c,
-                                              split_accuracy, task_texts)
+from companion.papers.simace.transfer import (
+    cv_accuracy,
+    evaluate_transfer,
+    pair_features,
+    select_c,
+    split_accuracy,
+    task_texts,
+)
 
 TEXTS = ["A man plays a guitar.", "Two dogs run in the park together.", "Rain.", "The committee met on Tuesday "
          "to discuss the budget of the new library.", "A child reads.", "Stocks fell sharply today."]
