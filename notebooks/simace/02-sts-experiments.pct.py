@@ -95,7 +95,7 @@ from companion.papers.simace.analysis import plateau, setup, shared_runs
 from companion.papers.simace.claims import gap_fields, paper_gap, seed_paired
 from companion.papers.simace.cls_top import check_cls_top
 from companion.papers.simace.runs import step_times
-from companion.papers.simace.transfer import (TASKS, evaluate_transfer, summarise, task_texts, transfer_sizes,
+from companion.papers.simace.transfer import (SENTEVAL_REGS, TASKS, evaluate_transfer, summarise, task_texts, transfer_sizes,
                                               transfer_tasks)
 from companion.profiles import settings
 from companion.results import Ledger, at_most, holds, show_provenance
@@ -109,12 +109,14 @@ from companion.training import index_batches, seed_everything
 
 # %%
 cfg = settings(profile, **run_settings(smoke=dict(n_transfer=24, n_transfer_test=24, transfer_folds=2,
-                                                  transfer_inner=2, timing_rounds=2),
+                                                  transfer_inner=2, transfer_regs=[1.0], timing_rounds=2),
                                        cpu=dict(n_transfer=1000, n_transfer_test=None, transfer_folds=10,
-                                                transfer_inner=3, timing_rounds=11),
+                                                transfer_inner=3, transfer_regs=list(SENTEVAL_REGS),
+                                                timing_rounds=11),
                                        # gpu: SentEval's full sets and its 10-fold protocol (App. J)
                                        gpu=dict(n_transfer=None, n_transfer_test=None, transfer_folds=10,
-                                                transfer_inner=5, timing_rounds=21)),
+                                                transfer_inner=5, transfer_regs=list(SENTEVAL_REGS),
+                                                timing_rounds=21)),
                overrides=dict(seeds=seeds, steps=steps))
 if cfg.threads:
     torch.set_num_threads(cfg.threads)  # shared 2-core machine: one thread per process
@@ -341,7 +343,7 @@ transfer_rows = []
 for label, model in encoders.items():
     model.eval()
     scores = evaluate_transfer(lambda texts, m=model: m.encode(texts, normalize=False), tasks,
-                               folds=cfg.transfer_folds, inner_folds=cfg.transfer_inner)
+                               folds=cfg.transfer_folds, inner_folds=cfg.transfer_inner, regs=cfg.transfer_regs)
     name, _, seed = label.partition(" seed ")
     transfer_rows.append({"model": name, "seed": int(seed) if seed else None, **scores})
 print(f"transfer: {len(tasks)} tasks x {len(encoders)} encoders in {time.perf_counter() - t1:.0f} s "

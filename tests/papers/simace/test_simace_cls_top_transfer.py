@@ -118,3 +118,36 @@ def test_pair_features_and_evaluate_transfer():
     assert set(scores) == {"MR", "TREC", "MRPC", "avg"}
     assert scores["MR"] > 90.0 and scores["TREC"] > 90.0
     assert scores["avg"] == pytest.approx(np.mean([scores[k] for k in ("MR", "TREC", "MRPC")]))
+
+
+def test_plateau_flags_a_rising_curve():
+    import pandas as pd
+
+    from companion.papers.simace.analysis import plateau
+
+    steps = [0, 10, 20, 30, 40, 50, 60]
+    flat_dev = [70, 80, 82, 82.5, 82.6, 82.65, 82.7]
+    rising = [70, 72, 74, 76, 78, 80, 82]
+    curves = pd.concat([pd.DataFrame({"step": steps, "dev": d, "model": m, "seed": 0})
+                        for m, d in (("flat", flat_dev), ("rising", rising))])
+    out = plateau(curves, 60).set_index("model")
+    assert out.loc["flat", "gain over the last third"] == pytest.approx(0.2 - 0.0, abs=0.11)
+    assert bool(out.loc["flat", "flat"]) and not bool(out.loc["rising", "flat"])
+    assert out.loc["rising", "best step"] == 60
+    with pytest.raises(ValueError, match="frac"):
+        plateau(curves, 60, frac=1.5)
+
+
+def test_caption_beside_reads_the_caption_and_our_means():
+    import pandas as pd
+
+    from companion.papers.simace.claims import caption_beside
+
+    captions = pd.DataFrame({"figure": ["Fig. 4"], "model": ["SimACE"], "setting": [None],
+                             "quantity": ["mean positive angle (degrees)"], "value": [25.43]})
+    finals = pd.DataFrame({"model": ["SimACE", "SimACE"], "pos": [10.0, 12.0], "neg": [80.0, 82.0]})
+    out = caption_beside(captions, finals, [("Fig. 4", "SimACE", None, "SimACE")],
+                         {"mean positive angle (degrees)": "pos", "other (degrees)": "neg"})
+    row = out.iloc[0]
+    assert row["mean positive angle (degrees): paper"] == 25.43 and row["mean positive angle (degrees): ours"] == 11.0
+    assert np.isnan(row["other (degrees): paper"]) and row["other (degrees): ours"] == 81.0
