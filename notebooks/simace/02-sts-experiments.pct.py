@@ -260,7 +260,7 @@ flat.round(3)
 # %%
 sets = [c for c in COLUMNS if c != "avg"]
 agg = finals.groupby("model", sort=False)[sets + ["STS avg"]]
-table = agg.mean().round(2).astype(str) + " ± " + agg.std(ddof=1).round(2).astype(str)
+table = agg.mean().map("{:.2f}".format) + " ± " + agg.std(ddof=1).map("{:.2f}".format)
 for label, res in no_training.items():
     table.loc[label] = [f"{res[c]:.2f}" for c in sets] + [f"{res['avg']:.2f}"]
 paper_rows = paper_t1.rename(index=lambda m: f"paper Table 1 (BERT-base): {m}").astype(str)
