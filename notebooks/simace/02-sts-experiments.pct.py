@@ -303,8 +303,8 @@ tests.round(3)
 # ## Table 8: training time, angle against cosine, measured side by side
 #
 # One full training step (two dropout views, loss, backward, AdamW) of each objective in turn on the same batch,
-# `timing_rounds` rounds (the first a warm-up), so machine load affects all alike; median seconds per step. Only the
-# logits differ, so the ratio isolates the cost of `arccos`. Here the loss is a larger share of a step than in the
+# `timing_rounds` rounds (the first a warm-up; the order rotates each round), so machine load affects all alike;
+# median seconds per step. Only the logits differ, so the ratio isolates the cost of `arccos`. Here the loss is a larger share of a step than in the
 # paper's full BERT fine-tuning (one trained layer, [CLS] only), which makes the comparison stricter. Timings vary
 # between runs, so they are shown here and not recorded as a claim.
 
@@ -434,7 +434,7 @@ ledger.claim("t13-simace-vs-simcse", "SimACE beats SimCSE on the SentEval transf
              regime=REGIME + f"; transfer training sets subsampled to {cfg.n_transfer} items",
              **gap_fields(tw, "avg", "SimACE", "SimCSE", +1,
                           paper_text=f"SimACE {p13['SimACE*']:.2f} > SimCSE {p13['SimCSE']:.2f} (BERT-base, one run)"))
-_ = ledger.claim("t13-finetune-vs-no-training", "Fine-tuning MiniLM's [CLS] with SimACE changes its transfer average",
+_ = ledger.claim("t13-finetune-vs-no-training", "Fine-tuning MiniLM's [CLS] with SimACE raises its transfer average",
                  kind="beyond", ours=stats.sample(twide["SimACE"] - transfer.loc["no training ([CLS])", "avg"]),
                  criterion=stats.direction(sign=+1), note="the paper has no untrained transfer row")
 
@@ -444,7 +444,7 @@ _ = ledger.claim("t13-finetune-vs-no-training", "Fine-tuning MiniLM's [CLS] with
 
 # %%
 pre_avg = no_training[f"no training ({cfg.pooling})"]["avg"]
-ledger.claim("finetune-vs-no-training", "Fine-tuning with SimACE changes MiniLM's [CLS] STS average (best "
+ledger.claim("finetune-vs-no-training", "Fine-tuning with SimACE raises MiniLM's [CLS] STS average (best "
              "checkpoint minus the untrained encoder)", kind="beyond",
              ours=stats.sample(wide["SimACE"] - pre_avg), criterion=stats.direction(sign=+1),
              note="the paper's untrained rows (Table 1 first-last) pool raw BERT differently; no counterpart")

@@ -248,9 +248,12 @@ def step_times(base, texts: Sequence[str], specs: dict, rounds: int = 10, batch_
                       dropout_view_loss(model.embed, texts, objective, tau, margin))
     batches = index_batches(len(texts), batch_size, seed=seed, epochs=None)
     times: dict[str, list[float]] = {name: [] for name in specs}
+    names = list(runs)
     for r in range(rounds):
         idx = next(batches)
-        for name, (_model, opt, loss_fn) in runs.items():
+        order = names[r % len(names):] + names[: r % len(names)]  # rotate: no objective always runs first
+        for name in order:
+            _model, opt, loss_fn = runs[name]
             start = time.perf_counter()
             loss = loss_fn(idx)
             loss.backward()
