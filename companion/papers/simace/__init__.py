@@ -15,8 +15,8 @@ from typing import Any
 RUN_SETTINGS: dict[str, dict[str, Any]] = {
     "smoke": dict(seeds=[0], steps=2, batch_size=8, model="tiny-bert", n_top=1, n_pairs=8, n_dev=40, lr=1e-4,
                   eval_every=1, threads=1, n_probe=8),
-    "cpu": dict(seeds=[0, 1, 2, 3, 4], steps=30, batch_size=64, model="sentence-transformers/all-MiniLM-L6-v2",
-                n_top=1, n_pairs=500, n_dev=None, lr=1e-4, eval_every=10, threads=1, n_probe=64),
+    "cpu": dict(seeds=[0, 1, 2], steps=320, batch_size=64, model="sentence-transformers/all-MiniLM-L6-v2",
+                n_top=1, n_pairs=500, n_dev=None, lr=1e-4, eval_every=32, threads=1, n_probe=64),
     "gpu": dict(seeds=[0, 1, 2, 3, 4], steps=15625, batch_size=64, model="bert-base-uncased", n_top=12,
                 n_pairs=None, n_dev=None, lr=3e-5, eval_every=125, threads=None, n_probe=64),
     "common": dict(dropout=0.1, pooling="cls", max_length=32, n_heldout=1000),
@@ -28,6 +28,39 @@ MAIN: dict[str, tuple[str, float, float]] = {
     "ArcCon": ("arccon", 0.05, 10.0),
     "SimACE": ("simace", 0.06, 10.0),
 }
+
+#: the controls and ablations, trained with the same batches per seed as :data:`MAIN`: SimACE at the baselines'
+#: tau 0.05 (the equal-tau control, also Fig. 7's lower temperature), at tau 0.07 (Fig. 7), and with margins
+#: 0 and -10 degrees (Table 14, Figs. 8 and 9); plus SimCSE at SimACE's tau 0.06 (the other equal-tau control)
+CONTROLS: dict[str, tuple[str, float, float]] = {
+    "SimACE τ=0.05": ("simace", 0.05, 10.0),
+    "SimACE τ=0.07": ("simace", 0.07, 10.0),
+    "SimACE m=0°": ("simace", 0.06, 0.0),
+    "SimACE m=-10°": ("simace", 0.06, -10.0),
+    "SimCSE τ=0.06": ("simcse", 0.06, 0.0),
+}
+
+
+def run_jobs(seeds, names=None) -> list[tuple[str, tuple[str, float, float], int]]:
+    """``(name, (objective, tau, margin), seed)`` for every seed and every run of :data:`MAIN` and
+    :data:`CONTROLS` (or only ``names``), seed-major: the order both notebooks train or reload them in."""
+    specs = {**MAIN, **CONTROLS}
+    names = list(specs) if names is None else list(names)
+    unknown = [n for n in names if n not in specs]
+    if unknown:
+        raise ValueError(f"Unknown run name(s) {unknown}; choose from {list(specs)}.")
+    return [(name, specs[name], int(seed)) for seed in seeds for name in names]
+
+
+def make_base(encoder, cfg):
+    """The trainable top of ``encoder`` every run starts from: with [CLS] pooling a
+    :class:`~companion.papers.simace.cls_top.ClsTopEncoder` (the top layer computed for [CLS] only, same output),
+    else an :class:`~companion.encoders.upper.UpperEncoder`; lower states kept in the encoder's disk cache."""
+    from companion.encoders.upper import UpperEncoder
+    from companion.papers.simace.cls_top import ClsTopEncoder
+
+    cls = ClsTopEncoder if cfg.pooling == "cls" else UpperEncoder
+    return cls(encoder, n_top=cfg.n_top, pooling=cfg.pooling, dropout=cfg.dropout, cache=True)
 
 
 def run_settings(**extra: dict[str, Any]) -> dict[str, dict[str, Any]]:

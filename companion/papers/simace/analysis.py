@@ -5,8 +5,47 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-#: the runs whose held-out pairwise angle is measured (App. H / Fig. 5 compares SimACE with SimCSE)
-HELD_OUT_MODELS = ("SimCSE", "SimACE")
+#: the runs whose held-out pairwise angle is measured (App. H / Fig. 5 compares SimACE with SimCSE, Fig. 8 the
+#: margins): every run (one encoding of the held-out sentences each)
+HELD_OUT_MODELS = None
+
+
+def setup(cfg, progress: bool = True):
+    """What every SimACE run of ``cfg`` shares, built identically by both notebooks (the run cache keys on it):
+    the encoder, the trainable base (:func:`companion.papers.simace.make_base`), the training pool (the mirrored
+    wiki1m head minus its last ``n_heldout`` sentences), the held-out sentences, the probe batch (the first
+    ``n_probe`` held-out ones), the fixed STS test subset (``n_pairs`` per set, seed 0) and STS-B dev (``n_dev``
+    pairs, all when None). Lower states of the STS, dev and held-out sentences are precomputed (disk cache).
+    Returns a :class:`types.SimpleNamespace`."""
+    from types import SimpleNamespace
+
+    from companion.data import load_wiki
+    from companion.encoders import load_encoder
+    from companion.papers.simace import make_base
+    from companion.sts import sts_pairs_subset
+
+    encoder = load_encoder(cfg.model, pooling=cfg.pooling, max_length=cfg.max_length)
+    base = make_base(encoder, cfg)
+    wiki = list(load_wiki()["text"])
+    train_texts, heldout = wiki[: len(wiki) - cfg.n_heldout], wiki[len(wiki) - cfg.n_heldout:]
+    pairs = sts_pairs_subset(cfg.n_pairs, seed=0)
+    dev = sts_pairs_subset(cfg.n_dev, seed=0, sets=["STS-B"], split="dev")["STS-B"]
+    sts_texts = list(dict.fromkeys(t for s1, s2, _ in pairs.values() for t in (*s1, *s2)))
+    base.precompute(sts_texts + list(dev[0]) + list(dev[1]) + heldout, progress=progress)
+    base.eval()
+    return SimpleNamespace(encoder=encoder, base=base, train_texts=train_texts, heldout=heldout,
+                           probe=heldout[: cfg.n_probe], pairs=pairs, dev=dev, sts_texts=sts_texts)
+
+
+def shared_runs(env, cfg, jobs, *, held_out_texts, progress: bool = True):
+    """:func:`analysis_runs` over ``jobs`` with the settings of ``cfg`` and the shared set-up ``env``
+    (:func:`setup`): both notebooks call this, so a run trained by one is reloaded by the other."""
+    from companion.papers.simace import run_cache, sts_key
+
+    return analysis_runs(env.base, env.train_texts, jobs, steps=cfg.steps, batch_size=cfg.batch_size, lr=cfg.lr,
+                         dev=env.dev, eval_every=cfg.eval_every, probe=env.probe, cache=str(run_cache(cfg.profile)),
+                         pairs=env.pairs, score_key=sts_key(cfg.n_pairs), held_out_texts=held_out_texts,
+                         progress=progress)
 
 
 def run_record(name: str, seed: int, run: dict, held_out_angle: float) -> tuple[dict, object]:
@@ -28,21 +67,43 @@ def run_record(name: str, seed: int, run: dict, held_out_angle: float) -> tuple[
            "pos_angle (mean)": trained_steps["pos_angle"].mean(),
            "neg_angle (mean)": trained_steps["neg_angle"].mean(),
            "neg_angle (sd over steps)": mon["neg_angle"].std(ddof=1),
-           "held-out mean angle": held_out_angle, "from 02's cache": run["from_cache"],
+           "held-out mean angle": held_out_angle, "from cache": run["from_cache"],
            "train s": run["train_s"], "monitor s": run["monitor_s"], "sts s": run["score_s"]}
+    row.update({k: v for k, v in (run["scores"] or {}).items() if k != "avg"})  # the per-set scores
     return row, mon
+
+
+def plateau(curves, steps: int, frac: float = 2 / 3, tol: float = 0.2):
+    """Whether each run's STS-B dev curve is flat at the end (Table 7's selection picks a dev-best checkpoint, not a
+    budget cut): per ``(model, seed)`` of ``curves`` (:func:`analysis_runs`' logs), the dev score at the last
+    evaluation at or before ``frac`` x ``steps``, at the end, the gain between them, the best trained step and
+    ``flat`` = gain < ``tol`` (Spearman x 100)."""
+    import pandas as pd
+
+    if not 0 < frac < 1:
+        raise ValueError(f"frac must be in (0, 1), got {frac}.")
+    rows = []
+    for (model, seed), g in curves[curves.step > 0].groupby(["model", "seed"], sort=False):
+        g = g.sort_values("step")
+        ref = g[g.step <= frac * steps]
+        if ref.empty:
+            raise ValueError(f"{model} seed {seed}: no dev evaluation at or before step {frac * steps:.0f}.")
+        gain = float(g["dev"].iloc[-1] - ref["dev"].iloc[-1])
+        rows.append({"model": model, "seed": seed, f"dev at step {int(ref.step.iloc[-1])}": ref["dev"].iloc[-1],
+                     "dev at end": g["dev"].iloc[-1], "gain over the last third": gain,
+                     "best step": int(g.loc[g["dev"].idxmax(), "step"]), "flat": gain < tol})
+    return pd.DataFrame(rows)
 
 
 def analysis_runs(base, train_texts: Sequence[str], jobs: Sequence[tuple[str, tuple, int]], *, steps: int,
                   batch_size: int, lr: float, dev: tuple, eval_every: int, probe: Sequence[str], cache: str,
-                  pairs: dict, score_key: str, held_out_texts: Sequence[str], keep_seed: int,
-                  progress: bool = True):
+                  pairs: dict, score_key: str, held_out_texts: Sequence[str], progress: bool = True):
     """Every ``(name, (objective, tau, margin), seed)`` of ``jobs``, in order, through
     :func:`~companion.papers.simace.runs.run_dropout_views` with ``reuse=True`` (02's runs come from the cache
     ``cache``; the cache key includes the run's ``desc`` "<name> seed <seed>", 02's own), scored on the STS
     ``pairs`` (:func:`companion.sts.score_pairs`, 7-set average). For :data:`HELD_OUT_MODELS` the mean pairwise
     angle of ``held_out_texts`` is measured. Returns ``(finals, curves, models, reloaded)``: one
-    :func:`run_record` row per run, every run's monitor log, the models of seed ``keep_seed`` by name, and how many
+    :func:`run_record` row per run, every run's monitor log, every trained model by ``(name, seed)`` and how many
     runs came from the cache."""
     import pandas as pd
     from tqdm import tqdm
@@ -60,10 +121,9 @@ def analysis_runs(base, train_texts: Sequence[str], jobs: Sequence[tuple[str, tu
                               progress=False)  # progress bars do not enter the cache key
         reloaded += r["from_cache"]
         held_angle = (float(pairwise_angles(r["model"].encode(held_out_texts)).mean())
-                      if name in HELD_OUT_MODELS else float("nan"))
+                      if HELD_OUT_MODELS is None or name in HELD_OUT_MODELS else float("nan"))
         row, mon = run_record(name, seed, r, held_angle)
         finals.append(row)
         curves.append(mon)
-        if seed == keep_seed:
-            models[name] = r["model"]
+        models[(name, seed)] = r["model"]
     return pd.DataFrame(finals), pd.concat(curves, ignore_index=True), models, reloaded

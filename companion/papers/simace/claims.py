@@ -72,3 +72,23 @@ def gap_fields(data, col: str, a: str, b: str, effect: float | int, *, tol: floa
     if effect not in (1, -1) or isinstance(effect, bool):
         raise ValueError(f"gap_fields(): effect must be a float gap or a sign +1/-1, got {effect!r}")
     return {"paper_value": paper_text, "ours": cmp, "criterion": stats.direction(sign=effect)}
+
+
+def caption_beside(captions, finals, rows, quantities: dict[str, str]):
+    """The figure captions' numbers beside ours: one row per ``(figure, model, setting, run)`` of ``rows`` and,
+    for each caption quantity of ``quantities`` (caption quantity -> our column of ``finals``), the caption's value
+    (NaN where the caption states none) and our mean over seeds of that run's rows of ``finals``."""
+    import pandas as pd
+
+    ours = finals.groupby("model")[list(quantities.values())].mean()
+    out = []
+    for figure, model, setting, run in rows:
+        row = {"figure": figure, "run": run}
+        for quantity, col in quantities.items():
+            try:
+                row[f"{quantity}: paper"] = caption(captions, figure, model, quantity, setting)
+            except ValueError:
+                row[f"{quantity}: paper"] = float("nan")
+            row[f"{quantity}: ours"] = float(ours.loc[run, col])
+        out.append(row)
+    return pd.DataFrame(out)

@@ -217,3 +217,51 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
     if path is not None:
         torch_save_atomic({"state": model.state_dict(), "meta": meta}, path)
     return {**meta, "model": model, "from_cache": False, "key": key}
+
+
+def step_times(base, texts: Sequence[str], specs: dict, rounds: int = 10, batch_size: int = 64, seed: int = 0,
+               lr: float = 1e-4):
+    """Training-step time of each objective measured side by side (SimACE Table 8's comparison, as a ratio).
+
+    ``specs`` maps a name to ``(objective, tau, margin_deg)``. One fresh copy of ``base`` and one AdamW per
+    objective; for ``rounds`` rounds every objective in turn takes one full step (two dropout views of the same
+    batch, loss, backward, optimiser step) on the same batch, so machine load affects all alike. The first round is
+    a warm-up and is not timed. Returns one row per objective: median and minimum seconds per step and the ratio of
+    the median to the first objective's."""
+    import time
+
+    import pandas as pd
+
+    from companion.training import index_batches, seed_everything
+
+    if rounds < 2:
+        raise ValueError(f"rounds must be >= 2 (the first is a warm-up), got {rounds}.")
+    if not specs:
+        raise ValueError("specs is empty: name at least one objective.")
+    texts = list(texts)
+    seed_everything(seed)
+    runs = {}
+    for name, (objective, tau, margin) in specs.items():
+        model = base.fresh()
+        model.train()
+        runs[name] = (model, torch.optim.AdamW(model.parameters(), lr=lr),
+                      dropout_view_loss(model.embed, texts, objective, tau, margin))
+    batches = index_batches(len(texts), batch_size, seed=seed, epochs=None)
+    times: dict[str, list[float]] = {name: [] for name in specs}
+    names = list(runs)
+    for r in range(rounds):
+        idx = next(batches)
+        order = names[r % len(names):] + names[: r % len(names)]  # rotate: no objective always runs first
+        for name in order:
+            _model, opt, loss_fn = runs[name]
+            start = time.perf_counter()
+            loss = loss_fn(idx)
+            loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            if r:
+                times[name].append(time.perf_counter() - start)
+    first = next(iter(specs))
+    med = {n: float(torch.tensor(t).median()) for n, t in times.items()}
+    return pd.DataFrame([{"objective": n, "median s/step": med[n], "min s/step": min(times[n]),
+                          f"ratio to {first}": med[n] / med[first]} for n in specs])
