@@ -209,3 +209,12 @@ def table2_p_values(table2, pairs: dict[str, tuple[str, str]], cols: Sequence[st
             x, y, alternative="greater").pvalue, "Student t": st.ttest_ind(x, y).pvalue,
             "Welch t": st.ttest_ind(x, y, equal_var=False).pvalue, "Wilcoxon": st.wilcoxon(d).pvalue}
     return (pd.DataFrame(rows).T * 100).round(2)
+
+
+def printed_set(text: str) -> list[float]:
+    """The numbers of the first bracketed list a statement prints, ``[0.06, 0.07]`` or ``{32, 128}`` -> floats (a
+    grid or a range as the paper writes it)."""
+    m = re.search(r"[\[{]([^\]}]+)[\]}]", str(text))
+    if not m:
+        raise ValueError(f"no bracketed list of numbers in {text!r}")
+    return [as_number(x) for x in m.group(1).split(",")]
