@@ -22,7 +22,7 @@ from companion.metrics.geometry import anisotropy, effective_rank
 from companion.metrics.retrieval import gold_ranks, mrr, pair_roc_auc, recall_at_k
 from companion.papers.concepts.data import RULES
 
-__all__ = ["ConceptRetrieval", "t2d_probe_metrics", "recall_by_family", "table12_beside",
+__all__ = ["ConceptRetrieval", "GeometryMonitor", "split_recalls", "EmbeddingLookup", "settling", "t2d_probe_metrics", "recall_by_family", "table12_beside",
            "direction_unless_ceiling", "PairedConditionClaims"]
 
 #: Table 12 marks some phrases with these footnote signs; they are not part of the phrase.
@@ -81,6 +81,69 @@ class ConceptRetrieval:
         out["anisotropy"] = anisotropy(d, n_pairs=10_000, seed=0)
         out["effective rank"] = effective_rank(d)
         return out
+
+
+class GeometryMonitor:
+    """The statistics P1 is about, cheap enough to log along training (notebook 03, P1 curves; §1 P1, App. H):
+    t2d R@10 and MRR of ``pairs`` (``term`` against its ``masked`` definition, gold: same term), anisotropy (mean
+    cosine of 10,000 random definition pairs, App. H) and effective rank (exp entropy of the normalised singular
+    values, App. H) of the definitions. Calling it with a model that has ``encode(texts)`` returns the dict."""
+
+    def __init__(self, pairs: pd.DataFrame):
+        if not {"term", "masked"} <= set(pairs.columns):
+            raise ValueError("pairs need the columns 'term' and 'masked'.")
+        self.terms, self.defs = pairs["term"].tolist(), pairs["masked"].tolist()
+        self.texts = list(dict.fromkeys(self.terms + self.defs))
+        self.row = {t: i for i, t in enumerate(self.texts)}
+        term = pairs["term"].to_numpy()
+        self.same_term = term[:, None] == term[None, :]
+
+    def __call__(self, model) -> dict[str, float]:
+        return self.of(model.encode(self.texts))
+
+    def of(self, Z: torch.Tensor) -> dict[str, float]:
+        """The statistics of embeddings ``Z`` of :attr:`texts`."""
+        Z = F.normalize(Z.double(), dim=-1)
+        q, d = _unit_rows(Z, self.row, self.terms), _unit_rows(Z, self.row, self.defs)
+        S = (q @ d.T).numpy()
+        return {"t2d R@10": recall_at_k(S, self.same_term, 10), "t2d MRR": mrr(S, self.same_term),
+                "anisotropy": anisotropy(d, n_pairs=10_000, seed=0), "effective rank": effective_rank(d)}
+
+
+class EmbeddingLookup:
+    """Already computed embeddings ``Z`` of ``texts`` served as an ``encode(texts)`` function (frozen readouts in
+    :func:`split_recalls`); an unknown text raises."""
+
+    def __init__(self, Z: torch.Tensor, texts: Sequence[str]):
+        if len(Z) != len(texts):
+            raise ValueError(f"Z has {len(Z)} rows for {len(texts)} texts.")
+        self.Z, self.row = Z, {t: i for i, t in enumerate(texts)}
+
+    def __call__(self, texts: Sequence[str]) -> torch.Tensor:
+        return _unit_rows(self.Z, self.row, texts)
+
+
+def split_recalls(encode, monitors: Mapping[str, GeometryMonitor]) -> dict[str, float]:
+    """t2d R@10 on each evaluation split (§4.5: in-domain, head-holdout, source-holdout; Table 3's columns):
+    ``{"<name> t2d R@10": ...}`` for every :class:`GeometryMonitor` of ``monitors``, ``encode(texts)`` giving the
+    embeddings of the monitor's texts."""
+    return {f"{name} t2d R@10": mon.of(encode(mon.texts))["t2d R@10"] for name, mon in monitors.items()}
+
+
+def settling(curve: pd.DataFrame, col: str, tail: float = 0.2) -> dict[str, float]:
+    """How much of a training curve's movement happens late: ``curve`` has ``step`` and ``col`` (step 0 = the
+    start); returns the total change (last - first), the change over the last ``tail`` share of the steps and
+    their ratio ``tail_share`` (0 when the curve is flat at the end; the P1 curves of notebook 03)."""
+    if not 0 < tail < 1:
+        raise ValueError(f"tail must be in (0, 1), got {tail!r}.")
+    c = curve.dropna(subset=[col]).sort_values("step")
+    if len(c) < 3:
+        raise ValueError(f"a curve needs at least 3 logged points of {col!r}, got {len(c)}.")
+    last = c["step"].iloc[-1]
+    before = c[c["step"] <= last * (1 - tail)][col].iloc[-1]
+    total = float(c[col].iloc[-1] - c[col].iloc[0])
+    late = float(c[col].iloc[-1] - before)
+    return {"total": total, "tail": late, "tail_share": abs(late) / abs(total) if total else float("inf")}
 
 
 def t2d_probe_metrics(Z: torch.Tensor, index: Mapping[str, int], pairs: pd.DataFrame,
