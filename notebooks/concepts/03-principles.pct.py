@@ -197,8 +197,10 @@ for seed in cfg.seeds:
         model, res, train_s = train_condition(enc, lower, rows, name, seed, recipe_common)
         t0 = time.perf_counter()
         metrics = {**evaluate(model.encode(texts)), **split_recalls(model.encode, split_monitors)}
-        results.append(dict(condition=name, seed=seed, **metrics, first_loss=res.history[0]["loss"],
-                            last_loss=float(np.mean([h["loss"] for h in res.history[-5:]]))))
+        window = max(1, len(res.history) // 10)  # a tenth of the steps: one batch's loss is too noisy
+        results.append(dict(condition=name, seed=seed, **metrics,
+                            first_loss=float(np.mean([h["loss"] for h in res.history[:window]])),
+                            last_loss=float(np.mean([h["loss"] for h in res.history[-window:]]))))
         times[(name, seed)] = (train_s, time.perf_counter() - t0)
         if CONDITIONS[name][0] == "weighted":
             weights[(name, seed)] = model.readout.weights().detach().numpy().round(3)
@@ -337,10 +339,11 @@ REGIME_FT = (f"top {cfg.n_top} of the 6 layers of all-MiniLM-L6-v2 fine-tuned fo
 REGIME_FROZEN = ("frozen all-MiniLM-L6-v2, 6 layers (the last K = 4 are two thirds of the network) instead of "
                  f"all-mpnet-base-v2, 12 layers (K = 4 a third); our WordNet test pool of {cfg.n_rows} concepts")
 probe = f"top-{cfg.n_top} layer, {cfg.steps} steps x batch {cfg.batch}, {len(rows)} train synsets, {cfg.n_rows} test"
-moved = {n: bool((g["last_loss"] < 0.8 * g["first_loss"]).all()) for n, g in ft.groupby("condition")}
-ledger.claim("objective_trained", "every fine-tuned condition's loss fell below 80 % of its first-step value, "
-             "every seed", ours=moved, criterion=holds("each condition's loss moved"), kind="check",
-             note="first -> last-5-step mean loss: " + "; ".join(
+moved = {n: bool((g["last_loss"] < 0.9 * g["first_loss"]).all()) for n, g in ft.groupby("condition")}
+ledger.claim("objective_trained", "every fine-tuned condition's loss fell by at least a tenth (mean of the last tenth "
+             "of the steps against the first tenth), every seed", ours=moved,
+             criterion=holds("each condition's loss moved"), kind="check",
+             note="first -> last tenth, mean loss: " + "; ".join(
                  f"{n} {g['first_loss'].mean():.2f} -> {g['last_loss'].mean():.2f}" for n, g in ft.groupby("condition")))
 # a - b of one metric, paired over seeds (frozen readouts repeat their single value), under the fine-tuning regime
 paired = PairedConditionClaims(ledger, table, ft, cfg.seeds, moved, REGIME_FT, probe)
