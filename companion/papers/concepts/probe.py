@@ -52,15 +52,24 @@ def _single_words(names) -> list[str]:
     return [n.lower() for n in names if n.isalpha()]
 
 
+def _ordered(synsets, word: str) -> list:
+    """``synsets`` once each in a fixed order: those named after ``word`` first, then by name. NLTK's reader lists
+    the senses of a word's inflected base forms in an order that depends on Python's string hashing, so the raw
+    order is not reproducible across processes."""
+    unique = {s.name(): s for s in synsets}
+    return sorted(unique.values(), key=lambda s: (s.name().split(".")[0] != word.lower(), s.name()))
+
+
 def cohyponym_heads(wn, head: str, k: int) -> list[str]:
-    """Up to ``k`` single-word WordNet co-hyponyms of ``head``'s first noun sense (the other hyponyms of its
-    hypernyms, in WordNet order), without ``head`` itself; empty when WordNet has no noun sense."""
-    senses = wn.synsets(head, pos="n")
+    """Up to ``k`` single-word WordNet co-hyponyms of ``head``'s first noun sense (senses named after the head
+    first, then by synset name; the other hyponyms of its hypernyms, by synset name), without ``head`` itself;
+    empty when WordNet has no noun sense."""
+    senses = _ordered(wn.synsets(head, pos="n"), head)
     if not senses:
         return []
     out: list[str] = []
-    for hyper in senses[0].hypernyms():
-        for sister in hyper.hyponyms():
+    for hyper in sorted(senses[0].hypernyms(), key=lambda s: s.name()):
+        for sister in sorted(hyper.hyponyms(), key=lambda s: s.name()):
             for name in _single_words(sister.lemma_names()):
                 if name != head.lower() and name not in out:
                     out.append(name)
@@ -69,10 +78,13 @@ def cohyponym_heads(wn, head: str, k: int) -> list[str]:
 
 def adjective_variants(wn, modifier: str, k: int) -> list[str]:
     """Up to ``k`` single-word WordNet adjectives close to ``modifier``: the other lemmas of its adjective synsets,
-    then the lemmas of their similar-to synsets (WordNet order), without the modifier itself."""
+    then the lemmas of their similar-to synsets (synsets named after the modifier first, then by name), without the
+    modifier itself."""
     out: list[str] = []
-    senses = wn.synsets(modifier.replace(" ", "_"), pos="a") + wn.synsets(modifier.replace(" ", "_"), pos="s")
-    for group in ([s.lemma_names() for s in senses], [x.lemma_names() for s in senses for x in s.similar_tos()]):
+    word = modifier.replace(" ", "_")
+    senses = _ordered(wn.synsets(word, pos="a") + wn.synsets(word, pos="s"), word)
+    for group in ([s.lemma_names() for s in senses],
+                  [x.lemma_names() for s in senses for x in sorted(s.similar_tos(), key=lambda t: t.name())]):
         for names in group:
             for name in _single_words(names):
                 if name != modifier.lower() and name not in out:

@@ -35,6 +35,9 @@ class _Syn:
     def __init__(self, names, hyper=(), hypo=(), similar=()):
         self._n, self._hyper, self._hypo, self._sim = names, hyper, hypo, similar
 
+    def name(self):
+        return f"{self._n[0]}.x.01"
+
     def lemma_names(self):
         return self._n
 
@@ -64,7 +67,7 @@ class _WN:
 
 def test_wordnet_neighbours_are_single_words_without_the_word_itself():
     wn = _WN()
-    assert P.cohyponym_heads(wn, "cup", 5) == ["dish", "bowl"]  # "soup_bowl" is not one word
+    assert P.cohyponym_heads(wn, "cup", 5) == ["bowl", "dish"]  # by synset name; "soup_bowl" is not one word
     assert P.adjective_variants(wn, "dirty", 5) == ["soiled", "filthy"]
     assert P.cohyponym_heads(wn, "unknownword", 3) == [] and P.adjective_variants(wn, "dirty", 1) == ["soiled"]
 
@@ -75,6 +78,7 @@ def test_hard_distractors_repeat_a_query_word_and_never_a_gold_text():
     d = P.hard_distractors(probe, _WN(), per_kind=2, seed=0)
     assert set(d["kind"]) <= set(P.DISTRACTOR_KINDS) and d["text"].is_unique
     assert {"soiled cup", "filthy cup", "dirty dish", "dirty bowl"} <= set(d["text"])
+    assert P.hard_distractors(probe, _WN(), per_kind=2, seed=0).equals(d)  # reproducible
     assert not set(d["text"]) & (set(probe["phrase"]) | set(probe["paraphrase"]))
     for row in d.itertuples():
         query = set(probe["phrase"][row.item].split())
@@ -200,3 +204,19 @@ def test_training_synsets_avoid_every_test_split():
     assert len(pool) == 50 and pool["sid"].is_unique and C.head_holdout_split(data).is_test(pool["sid"]).all()
     with pytest.raises(ValueError, match="n must be"):
         C.eval_pool(data, train, 1)
+
+
+def test_wordnet_material_does_not_depend_on_string_hashing():
+    """NLTK lists a word's senses in an order that follows Python's string hashing; the probe material must not."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import hashlib, pandas as pd\nfrom companion.settings import REPO_ROOT\n"
+            "from companion.wordnet import wordnet\nfrom companion.papers.concepts import probe as P\n"
+            "p = pd.read_csv(REPO_ROOT / 'data' / 'concepts' / 'np_probe.csv', comment='#')\n"
+            "d = P.hard_distractors(p, wordnet(), per_kind=2)\nt = P.composition_triples(p, wordnet(), per_item=5)\n"
+            "print(hashlib.md5('|'.join([*d.text, *t.phrase]).encode()).hexdigest())")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert len(outs) == 1
