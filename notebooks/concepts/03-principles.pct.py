@@ -502,6 +502,7 @@ ft_claim("T3_m3_above_m1", "H2: deep supervision (M3) improves over the static m
 ft_claim("T3_m3_below_b1", "H2: deep supervision (M3) does not reach B1 (t2d R@10)", "M3", "B1", "t2d R@10",
          "§5.3", "M3 below B1", criterion=stats.direction(sign=-1))
 SPLITS = {"t2d": "t2d R@10", "HH": "HH t2d R@10", "SH": "SH proxy t2d R@10"}
+# claims: T3_{tag}_below_b1_{split_name}
 for cond, tag in [("B2", "b2"), ("M1-K6", "k6")]:
     for split_name, col in SPLITS.items():
         ft_claim(f"T3_{tag}_below_b1_{split_name}", f"H2: {cond} underperforms B1 on the {split_name} split (R@10)",
