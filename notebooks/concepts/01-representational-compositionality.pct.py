@@ -88,8 +88,9 @@ cfg
 #
 # **The paper's ε_τ** (§3.2, App. D.1): an encoder is ε_τ-compositional for modifier family τ when some latent
 # operator Φ_τ maps the embeddings of modifier and head to within ε_τ of the embedding of the composed phrase, for
-# every valid pair of that family — a distortion of a composition map, which needs a fitted Φ_τ per family. That is
-# not built here. **What this section computes instead** (our own quantity, named ε_τ in `companion.metrics.retrieval`
+# every valid pair of that family — a distortion of a composition map, which needs a fitted Φ_τ per family. Notebook
+# 04 builds it (a ridge linear Φ_τ per family, leave-one-out distortion) and tests Theorem D.3's ordering of the
+# families. **What this section computes instead** (our own quantity, named ε_τ in `companion.metrics.retrieval`
 # for historical reasons): concept $c$ (term $t_c$, definition $d_c$) is retrieved *at margin τ* when
 # $\cos(f(t_c), f(d_c)) - \max_{c' \ne c} \cos(f(t_c), f(d_{c'})) > \tau$; the margin error rate is the fraction
 # of concepts that fail this, so at τ = 0 it equals 1 − R@1 and it is non-decreasing in τ.
@@ -257,7 +258,7 @@ ledger.claim("d5_erank_bounded", "toy: effective rank stays <= d and ends at or 
 # training lowers anisotropy under both of the paper's definitions (App. H's mean cosine and Theorem D.5's leading
 # share) while the effective rank rises towards d; the toy starts from a degenerate, bias-dominated geometry, so it
 # illustrates the direction of Theorem D.5 without speaking to a sentence encoder (verdicts capped at partly). The
-# paper's ε_τ (a composition-operator distortion) is not built here.
+# paper's ε_τ (a composition-operator distortion) is measured in notebook 04.
 
 # %% [markdown]
 # ## Claims

@@ -281,6 +281,16 @@ def source_holdout_proxy(data: ConceptData, test_lexfiles=PROXY_TEST_LEXFILES) -
     return Split("source-holdout proxy", sids[~test], sids[test])
 
 
+def training_synsets(data: ConceptData, test_frac: float = 0.1, seed: int = 0) -> np.ndarray:
+    """The synsets training may use when all three evaluation splits are read (§4.5: test concepts strictly absent
+    from training): the in-domain split's training part (``test_frac``, ``seed``) without the head-holdout test
+    synsets (:func:`head_holdout_split`, default share) and without the source-holdout proxy's
+    (:func:`source_holdout_proxy`)."""
+    train = in_domain_split(data, test_frac, seed=seed).train
+    held = np.union1d(head_holdout_split(data).test, source_holdout_proxy(data).test)
+    return np.setdiff1d(train, held)
+
+
 # ---------------------------------------------------------------------------------------------- hard negatives
 def _check_rule(rule: str) -> str:
     if rule not in RULES:
@@ -404,6 +414,17 @@ def t2d_subset(data: ConceptData, sids, n: int | None = None, seed: int = 0) -> 
     if n is not None and n < len(t):
         t = t.iloc[np.sort(np.random.default_rng(seed).choice(len(t), n, replace=False))]
     return t.reset_index(drop=True)
+
+
+def eval_pool(data: ConceptData, sids, n: int, seed: int = 0) -> pd.DataFrame:
+    """An evaluation pool of the synsets ``sids``: one masked t2d row per synset (the first maskable sense), then
+    ``n`` of those rows drawn at random with ``seed`` (all of them when fewer), in synset order, index reset."""
+    if not isinstance(n, int) or n < 2:
+        raise ValueError(f"n must be an int >= 2 (a pool needs distractors), got {n!r}.")
+    pool = t2d_subset(data, sids, seed=seed).drop_duplicates("sid").reset_index(drop=True)
+    if n < len(pool):
+        pool = pool.iloc[np.sort(np.random.default_rng(seed).choice(len(pool), n, replace=False))]
+    return pool.reset_index(drop=True)
 
 
 # ------------------------------------------------------------------------------------------- training rows

@@ -22,8 +22,9 @@ from companion.metrics.geometry import anisotropy, effective_rank
 from companion.metrics.retrieval import gold_ranks, mrr, pair_roc_auc, recall_at_k
 from companion.papers.concepts.data import RULES
 
-__all__ = ["ConceptRetrieval", "t2d_probe_metrics", "recall_by_family", "table12_beside",
-           "direction_unless_ceiling", "PairedConditionClaims"]
+__all__ = ["ConceptRetrieval", "GeometryMonitor", "split_recalls", "EmbeddingLookup", "settling", "t2d_probe_metrics",
+           "recall_by_family", "np_layerwise", "table12_beside", "geometry_definitions", "direction_unless_ceiling",
+           "direction_with_room", "PairedConditionClaims"]
 
 #: Table 12 marks some phrases with these footnote signs; they are not part of the phrase.
 _FOOTNOTES = "†‡"
@@ -83,6 +84,96 @@ class ConceptRetrieval:
         return out
 
 
+class GeometryMonitor:
+    """The statistics P1 is about, cheap enough to log along training (notebook 03, P1 curves; §1 P1, App. H):
+    t2d R@10 and MRR of ``pairs`` (``term`` against its ``masked`` definition, gold: same term), anisotropy (mean
+    cosine of 10,000 random definition pairs, App. H) and effective rank (exp entropy of the normalised singular
+    values, App. H) of the definitions. Calling it with a model that has ``encode(texts)`` returns the dict."""
+
+    def __init__(self, pairs: pd.DataFrame):
+        if not {"term", "masked"} <= set(pairs.columns):
+            raise ValueError("pairs need the columns 'term' and 'masked'.")
+        self.terms, self.defs = pairs["term"].tolist(), pairs["masked"].tolist()
+        self.texts = list(dict.fromkeys(self.terms + self.defs))
+        self.row = {t: i for i, t in enumerate(self.texts)}
+        term = pairs["term"].to_numpy()
+        self.same_term = term[:, None] == term[None, :]
+
+    def __call__(self, model) -> dict[str, float]:
+        return self.of(model.encode(self.texts))
+
+    def of(self, Z: torch.Tensor) -> dict[str, float]:
+        """The statistics of embeddings ``Z`` of :attr:`texts`."""
+        Z = F.normalize(Z.double(), dim=-1)
+        q, d = _unit_rows(Z, self.row, self.terms), _unit_rows(Z, self.row, self.defs)
+        S = (q @ d.T).numpy()
+        return {"t2d R@10": recall_at_k(S, self.same_term, 10), "t2d MRR": mrr(S, self.same_term),
+                "anisotropy": anisotropy(d, n_pairs=10_000, seed=0), "effective rank": effective_rank(d)}
+
+
+class EmbeddingLookup:
+    """Already computed embeddings ``Z`` of ``texts`` served as an ``encode(texts)`` function (frozen readouts in
+    :func:`split_recalls`); an unknown text raises."""
+
+    def __init__(self, Z: torch.Tensor, texts: Sequence[str]):
+        if len(Z) != len(texts):
+            raise ValueError(f"Z has {len(Z)} rows for {len(texts)} texts.")
+        self.Z, self.row = Z, {t: i for i, t in enumerate(texts)}
+
+    def __call__(self, texts: Sequence[str]) -> torch.Tensor:
+        return _unit_rows(self.Z, self.row, texts)
+
+
+def split_recalls(encode, monitors: Mapping[str, GeometryMonitor]) -> dict[str, float]:
+    """t2d R@10 on each evaluation split (§4.5: in-domain, head-holdout, source-holdout; Table 3's columns):
+    ``{"<name> t2d R@10": ...}`` for every :class:`GeometryMonitor` of ``monitors``, ``encode(texts)`` giving the
+    embeddings of the monitor's texts."""
+    return {f"{name} t2d R@10": mon.of(encode(mon.texts))["t2d R@10"] for name, mon in monitors.items()}
+
+
+def settling(curve: pd.DataFrame, col: str, tail: float = 0.2) -> dict[str, float]:
+    """How much of a training curve's movement happens late: ``curve`` has ``step`` and ``col`` (step 0 = the
+    start); returns the total change (last - first), the change over the last ``tail`` share of the steps and
+    their ratio ``tail_share`` (0 when the curve is flat at the end; the P1 curves of notebook 03)."""
+    if not 0 < tail < 1:
+        raise ValueError(f"tail must be in (0, 1), got {tail!r}.")
+    c = curve.dropna(subset=[col]).sort_values("step")
+    if len(c) < 3:
+        raise ValueError(f"a curve needs at least 3 logged points of {col!r}, got {len(c)}.")
+    last = c["step"].iloc[-1]
+    before = c[c["step"] <= last * (1 - tail)][col].iloc[-1]
+    total = float(c[col].iloc[-1] - c[col].iloc[0])
+    late = float(c[col].iloc[-1] - before)
+    return {"total": total, "tail": late, "tail_share": abs(late) / abs(total) if total else float("inf")}
+
+
+def geometry_definitions(Z: torch.Tensor) -> dict[str, dict[str, float]]:
+    """Both of the paper's wordings of its two geometry statistics on the unit rows of ``Z`` (notebook 04: which
+    one Table 11's numbers use). Anisotropy: App. H, mean cosine of 10,000 random pairs; App. D.6 (Theorem D.5),
+    the share of variance on the leading singular direction (of the centred rows, and of the raw unit rows).
+    Effective rank: App. H, exp entropy of the normalised singular values; the Table 11 caption, of the normalised
+    eigenvalues (squared singular values); App. D.6, the participation ratio of the covariance eigenvalues and of
+    the singular values (its formula names singular values)."""
+    X = F.normalize(Z.double(), dim=-1)
+    sv_raw = torch.linalg.svdvals(X)
+    sv_c = torch.linalg.svdvals(X - X.mean(dim=0, keepdim=True))
+
+    def exp_entropy(w: torch.Tensor) -> float:
+        p = w / w.sum()
+        p = p[p > 0]
+        return float(torch.exp(-(p * p.log()).sum()))
+
+    return {"anisotropy": {"App. H: mean cosine of random pairs": anisotropy(X, n_pairs=10_000, seed=0),
+                           "App. D.6: leading-direction variance share (centred)": float(sv_c[0] ** 2 / (sv_c ** 2).sum()),
+                           "App. D.6: leading-direction variance share (raw)": float(sv_raw[0] ** 2 / (sv_raw ** 2).sum())},
+            "effective rank": {"App. H: exp entropy of singular values": exp_entropy(sv_raw),
+                               "Table 11 caption: exp entropy of eigenvalues": exp_entropy(sv_raw ** 2),
+                               "App. D.6: participation ratio of eigenvalues": float((sv_c ** 2).sum() ** 2
+                                                                                     / (sv_c ** 4).sum()),
+                               "App. D.6: participation ratio of singular values": float(sv_c.sum() ** 2
+                                                                                         / (sv_c ** 2).sum())}}
+
+
 def t2d_probe_metrics(Z: torch.Tensor, index: Mapping[str, int], pairs: pd.DataFrame,
                       negatives: pd.DataFrame) -> dict[str, float]:
     """The reduced §5 set used on frozen all-mpnet-base-v2 (notebook 04, section 4): t2d R@10 and MRR of the terms
@@ -101,17 +192,19 @@ def t2d_probe_metrics(Z: torch.Tensor, index: Mapping[str, int], pairs: pd.DataF
 
 
 def recall_by_family(Z: torch.Tensor, texts: Sequence[str], probe: pd.DataFrame, families: Sequence[str],
-                     readout: str, seed: int = -1) -> tuple[list[dict], np.ndarray]:
+                     readout: str, seed: int = -1, distractors: Sequence[str] = ()) -> tuple[list[dict], np.ndarray]:
     """The noun-phrase probe (notebook 04, §5.5 / Table 5 analogue): each ``phrase`` of ``probe`` retrieves among
-    all its ``paraphrase`` column (gold: its own). Returns one row per family of ``families`` and one for ``all``
-    (``readout``, ``seed``, ``family``, ``R1``, ``R10``) and the 1-based gold rank of every phrase. ``Z`` holds the
-    embeddings of ``texts``."""
+    all its ``paraphrase`` column (gold: its own) and the extra candidates ``distractors`` (e.g. the WordNet-built
+    near misses of :func:`companion.papers.concepts.probe.hard_distractors`). Returns one row per family of
+    ``families`` and one for ``all`` (``readout``, ``seed``, ``family``, ``R1``, ``R10``) and the 1-based gold rank
+    of every phrase. ``Z`` holds the embeddings of ``texts``."""
     unknown = sorted(set(probe["family"]) - set(families))
     if unknown:
         raise ValueError(f"probe families {unknown} are not in families={list(families)}.")
     Z = F.normalize(Z.double(), dim=-1)
     row = {t: i for i, t in enumerate(texts)}
-    S = (_unit_rows(Z, row, probe["phrase"]) @ _unit_rows(Z, row, probe["paraphrase"]).T).numpy()
+    candidates = list(probe["paraphrase"]) + list(distractors)
+    S = (_unit_rows(Z, row, probe["phrase"]) @ _unit_rows(Z, row, candidates).T).numpy()
     gold = np.arange(len(probe))
     out = []
     for fam in [*families, "all"]:
@@ -119,6 +212,22 @@ def recall_by_family(Z: torch.Tensor, texts: Sequence[str], probe: pd.DataFrame,
         out.append(dict(readout=readout, seed=seed, family=fam, R1=recall_at_k(S[m], gold[m], 1),
                         R10=recall_at_k(S[m], gold[m], 10)))
     return out, gold_ranks(S, gold)
+
+
+def np_layerwise(layers: torch.Tensor, texts: Sequence[str], probe: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 3 on noun phrases: per hidden state of ``layers`` (``N x (L+1) x d``, rows following ``texts``), the
+    MRR of each probe ``phrase`` retrieving its own ``paraphrase`` among all paraphrases, and the anisotropy (mean
+    cosine of 10,000 random pairs, App. H) of the probe's phrases and paraphrases. One row per hidden state
+    (``layer`` 0 = embeddings)."""
+    row = {t: i for i, t in enumerate(texts)}
+    own = list(dict.fromkeys([*probe["phrase"], *probe["paraphrase"]]))
+    out = []
+    for i in range(layers.shape[1]):
+        Z = F.normalize(layers[:, i].double(), dim=-1)
+        S = (_unit_rows(Z, row, probe["phrase"]) @ _unit_rows(Z, row, probe["paraphrase"]).T).numpy()
+        out.append(dict(layer=i, MRR=mrr(S, np.arange(len(probe))),
+                        anisotropy=anisotropy(_unit_rows(Z, row, own), n_pairs=10_000, seed=0)))
+    return pd.DataFrame(out)
 
 
 def table12_beside(table12: pd.DataFrame, encoder, label: str) -> pd.DataFrame:
@@ -148,6 +257,19 @@ def direction_unless_ceiling(paper_effect: float, base: float, what: str):
     if 1.0 - base < paper_effect:
         return stats.inconclusive(f"ceiling: {what} is already {base:.3f}, leaving at most {1 - base:.3f} of the "
                                   f"paper's {paper_effect:+.3f}")
+    return stats.direction(paper_effect)
+
+
+def direction_with_room(paper_effect: float, base: float, what: str):
+    """:func:`companion.stats.direction` for the paper's change ``paper_effect`` of a rate in [0, 1] from the
+    reference level ``base``, unless the level leaves less room than that change: a gain larger than ``1 - base``
+    (a ceiling) or a loss larger than ``base`` (a floor) makes the claim :func:`companion.stats.inconclusive`
+    (notebook 04, the P4 family changes)."""
+    if paper_effect > 0 and 1.0 - base < paper_effect:
+        return direction_unless_ceiling(paper_effect, base, what)
+    if paper_effect < 0 and base < -paper_effect:
+        return stats.inconclusive(f"floor: {what} is only {base:.3f}, so it cannot fall by the paper's "
+                                  f"{-paper_effect:.3f}")
     return stats.direction(paper_effect)
 
 

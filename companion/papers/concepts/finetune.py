@@ -12,10 +12,11 @@ import time
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from companion.papers.concepts.data import TrainingRows, in_domain_split, load_concepts, training_rows
+from companion.papers.concepts.data import TrainingRows, load_concepts, training_rows, training_synsets
 from companion.papers.concepts.readouts import (
     CONDITIONS,
     TopLayerConceptModel,
+    condition_k,
     load_trained,
     recipe_path,
     save_trained,
@@ -37,48 +38,51 @@ RECIPE_SETTINGS = ("model", "max_length", "n_top", "k", "batch", "lr", "pooling_
 def top_layer_recipe(cfg: Mapping, rules: Sequence[str]) -> dict:
     """The recipe of a top-layer run from the notebook settings ``cfg`` (every key of :data:`RECIPE_SETTINGS` and
     ``max_negatives``) and the hard-negative ``rules`` of its training rows; the training rows come from the
-    in-domain split and row draw with seed 0 (``split_seed``, ``rows_seed``). Add ``condition`` and ``seed`` to name
-    one model."""
+    in-domain split and row draw with seed 0 (``split_seed``, ``rows_seed``), without the head-holdout and
+    source-holdout test synsets (:func:`~companion.papers.concepts.data.training_synsets`). Add ``condition`` and
+    ``seed`` to name one model."""
     missing = [key for key in (*RECIPE_SETTINGS, "max_negatives") if key not in cfg]
     if missing:
         raise ValueError(f"settings lack {', '.join(missing)} (needed for a top-layer recipe).")
     recipe = {key: cfg[key] for key in RECIPE_SETTINGS}
-    recipe.update(split_seed=0, rows_seed=0, rules=list(rules), max_negatives=cfg["max_negatives"], version=1)
+    recipe.update(split_seed=0, rows_seed=0, rules=list(rules), max_negatives=cfg["max_negatives"], version=2)
     return recipe
 
 
 @lru_cache(maxsize=4)
 def _training_rows(n_train: int, split_seed: int, rows_seed: int, rules: tuple[str, ...]) -> TrainingRows:
     data = load_concepts()
-    return training_rows(data, in_domain_split(data, TEST_FRAC, seed=split_seed).train, n=n_train, rules=rules,
+    return training_rows(data, training_synsets(data, TEST_FRAC, seed=split_seed), n=n_train, rules=rules,
                          seed=rows_seed)
 
 
 def recipe_training_rows(recipe: Mapping) -> TrainingRows:
     """The training rows a recipe names: ``n_train`` synsets of the in-domain split's training part
-    (:data:`TEST_FRAC` held out, ``split_seed``), drawn with ``rows_seed``, with the hard negatives of ``rules``
+    (:data:`TEST_FRAC` held out, ``split_seed``; the head-holdout and source-holdout test synsets left out), drawn
+    with ``rows_seed``, with the hard negatives of ``rules``
     (computed once per process)."""
     return _training_rows(recipe["n_train"], recipe["split_seed"], recipe["rows_seed"], tuple(recipe["rules"]))
 
 
-def train_condition(encoder, lower, rows, name: str, seed: int, recipe: Mapping
-                    ) -> tuple[TopLayerConceptModel, TrainResult, float]:
+def train_condition(encoder, lower, rows, name: str, seed: int, recipe: Mapping, monitor=None,
+                    monitor_every: int = 0) -> tuple[TopLayerConceptModel, TrainResult, float]:
     """Train condition ``name`` (a key of :data:`~companion.papers.concepts.readouts.CONDITIONS`) with ``seed``:
     every RNG is seeded with ``seed`` before the model is built, so conditions of one seed start alike and see the
     same batches; warm-up is ``warmup_frac`` of the steps (at least one). ``rows`` are the
     :class:`~companion.papers.concepts.data.TrainingRows`, ``lower`` the frozen lower-layer store. Returns the
-    model, the training record and the training time in seconds."""
+    model, the training record and the training time in seconds. ``monitor(model)``, a dict of scalars, joins the
+    record every ``monitor_every`` steps (its cost is included in the time)."""
     if name not in CONDITIONS:
         raise ValueError(f"unknown condition {name!r}; choose one of {', '.join(CONDITIONS)}.")
     readout, use_hn = CONDITIONS[name]
     seed_everything(seed)
-    model = TopLayerConceptModel(encoder, readout, n_top=recipe["n_top"], k=recipe["k"], lower=lower)
+    model = TopLayerConceptModel(encoder, readout, n_top=recipe["n_top"], k=condition_k(name, recipe["k"]), lower=lower)
     t0 = time.perf_counter()
     res = train_concept_model(model, rows, use_hn, steps=recipe["steps"], batch=recipe["batch"], lr=recipe["lr"],
                               pooling_lr_mult=recipe["pooling_lr_mult"], layer_decay=recipe["layer_decay"],
                               warmup_steps=max(1, round(recipe["warmup_frac"] * recipe["steps"])),
                               temperature=recipe["tau"], seed=seed, max_negatives=recipe["max_negatives"],
-                              desc=f"{name} s{seed}")
+                              desc=f"{name} s{seed}", monitor=monitor, monitor_every=monitor_every)
     return model, res, time.perf_counter() - t0
 
 
@@ -88,7 +92,7 @@ def load_or_train(encoder, lower, recipe: Mapping, name: str, seed: int) -> tupl
     only then) and saved for the next run. Returns the model and where it came from, in words."""
     full = dict(recipe, condition=name, seed=seed)
     readout, _ = CONDITIONS[name]
-    model = TopLayerConceptModel(encoder, readout, n_top=recipe["n_top"], k=recipe["k"], lower=lower)
+    model = TopLayerConceptModel(encoder, readout, n_top=recipe["n_top"], k=condition_k(name, recipe["k"]), lower=lower)
     if load_trained(model, full):
         return model, f"reloaded from {recipe_path(full).name} (trained by notebook 03)"
     t0 = time.perf_counter()

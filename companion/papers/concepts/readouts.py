@@ -143,20 +143,30 @@ class DeepSupervision(nn.Module):
 
 
 # ------------------------------------------------------------------------------------ top-layer fine-tuning
-#: Readouts of :class:`TopLayerConceptModel`: last-layer mean (B1), uniform mean of the last K layers (B0-WM),
-#: learned layer weights (B3/M1), input-dependent gate (M2), deep supervision (M3).
-READOUTS = ("mean", "wm", "weighted", "gate", "deep")
+#: Readouts of :class:`TopLayerConceptModel`: last-layer mean (B1), last-layer first token (B2, [CLS]), uniform
+#: mean of the last K layers (B0-WM), learned layer weights (B3/M1), input-dependent gate (M2), deep supervision (M3).
+READOUTS = ("mean", "cls", "wm", "weighted", "gate", "deep")
 #: Paper 4's fine-tuned conditions (§4.3, §5.3) as (readout, hard-negative use): ``"bce"`` = :math:`0.5 L_\mathrm{neg}`,
 #: ``"unified"`` = hard negatives in the t2d InfoNCE denominator (B1-unified), ``None`` = no hard negatives.
-#: B2 ([CLS] pooling) is left out: MiniLM was trained for mean pooling and has no pretrained [CLS] readout.
+#: B2 is the [CLS] token of the last layer (§5.3; MiniLM, like the paper's mpnet, was trained for mean pooling).
 CONDITIONS = {
     "B1": ("mean", "bce"),
+    "B2": ("cls", "bce"),
     "B3": ("weighted", None),
     "M1": ("weighted", "bce"),
+    "M1-K6": ("weighted", "bce"),
     "M2": ("gate", "bce"),
     "M3": ("deep", "bce"),
     "B1-unified": ("mean", "unified"),
 }
+#: Conditions whose layer window differs from the recipe's K: §5.3's "wider K = 6 window" (M1's readout over the
+#: last six hidden states; on 6-layer MiniLM that is every transformer layer).
+CONDITION_K = {"M1-K6": 6}
+
+
+def condition_k(name: str, k: int) -> int:
+    """The layer window of condition ``name`` under a recipe window ``k`` (:data:`CONDITION_K`, else ``k``)."""
+    return CONDITION_K.get(name, k)
 
 
 class TopLayerConceptModel(nn.Module):
@@ -168,7 +178,8 @@ class TopLayerConceptModel(nn.Module):
     frozen layers and the trained last one).
 
     ``embed(texts)`` is differentiable (dropout in train mode); ``encode(texts)`` evaluates (eval mode, no grad);
-    ``encode_layers(texts)`` returns every pooled hidden state ``N x (L+1) x d``; ``embed(texts, per_layer=True)``
+    ``encode_layers(texts)`` returns every pooled hidden state ``N x (L+1) x d`` (for ``"cls"`` the last one is the
+    first token's state, the others mean-pooled); ``embed(texts, per_layer=True)``
     gives the ``K x B x d`` head outputs of deep supervision (M3).
     """
 
@@ -191,7 +202,7 @@ class TopLayerConceptModel(nn.Module):
             raise ValueError(f"the LowerStates store ends at hidden state {lower.start} with means={lower.means!r}; "
                              f"this model needs hidden state {self.start} with means='all'.")
         self.__dict__["lower"] = lower if lower is not None else LowerStates(encoder, self.start, means="all")
-        self.readout = {"mean": lambda: None, "wm": lambda: LayerWeightedMean(k, learn=False),
+        self.readout = {"mean": lambda: None, "cls": lambda: None, "wm": lambda: LayerWeightedMean(k, learn=False),
                         "weighted": lambda: LayerWeightedMean(k), "gate": lambda: LayerGate(self.dim, k),
                         "deep": lambda: DeepSupervision(self.dim, k)}[readout]()
 
@@ -220,7 +231,10 @@ class TopLayerConceptModel(nn.Module):
         dev = next(self.layers.parameters()).device
         mask = mask.to(dev)
         outs = [pooled.to(dev)]
-        outs += [pool(h, mask, "mean")[:, None] for h in run_layers(self.layers, self.config, states.to(dev), mask)]
+        tops = run_layers(self.layers, self.config, states.to(dev), mask)
+        outs += [pool(h, mask, "mean")[:, None] for h in tops]
+        if self.readout_name == "cls":  # B2: the last hidden state is read at its first ([CLS]) token
+            outs[-1] = tops[-1][:, :1]
         return torch.cat(outs, dim=1)
 
     def embed(self, texts: Sequence[str], per_layer: bool = False) -> torch.Tensor:
@@ -276,7 +290,7 @@ def train_concept_model(model: TopLayerConceptModel, rows, hn: str | None, steps
                         lr: float = 5e-5, pooling_lr_mult: float = 5.0, layer_decay: float = 0.9,
                         warmup_steps: int = 0, weight_decay: float = 0.01, temperature: float = 0.05,
                         seed: int = 0, max_negatives: int | None = None, progress: bool | None = None,
-                        desc: str = "train"):
+                        desc: str = "train", monitor=None, monitor_every: int = 0):
     r"""Paper 4's recipe (§4.5) on a :class:`TopLayerConceptModel`: :math:`L = L_\mathrm{syn} + L_\mathrm{t2d}
     + 0.5\,L_\mathrm{neg}` (no d2d: one source), in-batch InfoNCE at ``temperature``, AdamW, linear warm-up and
     decay, layer-wise LR decay ``layer_decay`` per trained layer below the top, ``pooling_lr_mult`` x LR for the
@@ -284,7 +298,9 @@ def train_concept_model(model: TopLayerConceptModel, rows, hn: str | None, steps
     or ``None``. Deep supervision (M3) averages the objective over its per-layer heads. The data order depends on
     ``seed`` only, so conditions trained with the same seed see the same batches. ``max_negatives`` (CPU budget)
     keeps at most that many of a definition's hard negatives per step, drawn afresh each step from ``seed`` and the
-    step number (the same draw for every condition). Returns the :class:`companion.training.TrainResult`.
+    step number (the same draw for every condition). ``monitor(model)`` (a dict of scalars, computed in eval mode
+    without gradients) is recorded in the history every ``monitor_every`` steps: the geometry curves of P1.
+    Returns the :class:`companion.training.TrainResult`.
     """
     from companion.losses.concepts import concept_loss
     from companion.training import index_batches, train
@@ -354,8 +370,9 @@ def train_concept_model(model: TopLayerConceptModel, rows, hn: str | None, steps
     if model.readout_parameters():
         groups.append({"params": model.readout_parameters(), "lr": lr * pooling_lr_mult, "weight_decay": 0.0})
     batches = index_batches(len(rows), batch, seed=seed, epochs=None)
+    log_fn = None if monitor is None else (lambda step: monitor(model))
     return train(model, loss_fn, batches, steps=steps, lr=lr, warmup_steps=warmup_steps, weight_decay=weight_decay,
-                 param_groups=groups, progress=progress, desc=desc)
+                 param_groups=groups, progress=progress, desc=desc, log_fn=log_fn, log_every=monitor_every)
 
 
 def recipe_path(recipe: dict) -> Path:

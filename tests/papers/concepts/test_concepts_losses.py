@@ -301,7 +301,7 @@ def _tiny_rows(n=8):
         rules=("negation", "pos_swap", "type_swap"))
 
 
-@pytest.mark.parametrize("name", ["B1", "B3", "M1", "M2", "M3", "B1-unified"])
+@pytest.mark.parametrize("name", ["B1", "B2", "B3", "M1", "M2", "M3", "B1-unified"])
 def test_every_condition_trains_only_its_top_layer_and_readout(tiny, name):
     from companion.papers.concepts.readouts import CONDITIONS, TopLayerConceptModel, train_concept_model
 
@@ -314,7 +314,7 @@ def test_every_condition_trains_only_its_top_layer_and_readout(tiny, name):
                               progress=False)
     assert len(res.history) == 3 and all(np.isfinite(h["loss"]) for h in res.history)
     assert any(not torch.equal(v, start[k]) for k, v in model.state_dict().items() if k.startswith("layers."))
-    if readout in ("weighted", "gate", "deep"):
+    if readout in ("weighted", "gate", "deep"):  # B2 ("cls") and B1 have no readout parameters
         assert any(not torch.equal(v, start[k]) for k, v in model.state_dict().items() if k.startswith("readout."))
     assert all(torch.equal(v, before[k]) for k, v in tiny.model.state_dict().items())  # the encoder is untouched
 

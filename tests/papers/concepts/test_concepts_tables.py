@@ -163,3 +163,38 @@ def test_long_paper_numbers_file_repeats_the_table_transcriptions(pn):
             t, col = where[r.id]
             assert pn[(t, r.condition, col)] == r.value, r
     assert not p.duplicated(["id", "condition"]).any()
+
+
+def test_table12_cosines_are_symmetric_across_rows():
+    """Two relational rows retrieve each other's query (community cup <-> city cup): cosine is symmetric, so their
+    retrieved similarities must agree, and they do (0.899 twice)."""
+    t = pd.read_csv(DATA / "table12.csv", comment="#")
+    sim = {(q, r.rstrip("†‡")): s for q, r, s in zip(t["Query"], t["Retrieved rank-1"], t["Ret. sim"])}
+    swapped = [(a, b) for (a, b) in sim if (b, a) in sim and a < b]
+    assert swapped == [("city cup", "community cup")]
+    assert all(sim[(a, b)] == sim[(b, a)] for a, b in swapped)
+
+
+def test_erratum_candidate_table12_caption_order():
+    """The caption calls a lower rank a harder failure, but App. I sorts the hardest first by descending rank, and
+    within every family a larger rank goes with a lower similarity to the correct paraphrase: the larger rank is
+    the harder failure."""
+    t = pd.read_csv(DATA / "table12.csv", comment="#")
+    for _, g in t.groupby("Family"):
+        if len(g) > 1:
+            assert g["Rank"].corr(g["Cor. sim"], method="spearman") == -1.0
+
+
+def test_erratum_candidate_three_failures_per_family():
+    """App. I announces the three hardest failures per family; Table 12 has one modal row (its caption: up to 3)."""
+    counts = pd.read_csv(DATA / "table12.csv", comment="#").groupby("Family").size()
+    assert counts["modal"] == 1 and (counts.drop("modal") == 3).all()
+
+
+def test_erratum_candidate_drop_at_the_last_two_layers(pn):
+    """§5.1: anisotropy drops sharply at the last two layers; App. H puts every layer 5-11 (layer 11 included) at
+    0.45-0.50 and only layer 12 at 0.146, so the drop is at the last layer alone (as the Fig. 3 caption says)."""
+    low, high = pn[(11, "B0 layers 5-11 (frozen)", "anisotropy (low end)")], pn[(11, "B0 layers 5-11 (frozen)",
+                                                                             "anisotropy (high end)")]
+    layer12 = pn[(11, "B0 layer 12 (frozen)", "anisotropy")]
+    assert layer12 < low / 3 and (high - low) < (low - layer12) / 5
