@@ -121,32 +121,44 @@ HEAD_KINDS = ("GPT", "nGPT")
 
 
 def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], test_states,
-             test_labels: Sequence[str], *, steps: int, batch_size: int, lr: float, seed: int, n_heads: int):
-    """One cell of Table 4 (§4): train a ``kind`` head with the loss named ``loss`` (a key of
-    :data:`companion.losses.circumplex.LOSSES`) on the training states, embed the test states and score them.
+             test_labels: Sequence[str], *, steps: int, batch_size: int, lr: float, seed: int, n_heads: int,
+             margin: float | None = None, curve_every: int = 0):
+    """One cell of Table 4 (§4): train a ``kind`` head (``"GPT"``, ``"nGPT"``, ``"nGPT-plain"``) with the loss named
+    ``loss`` (a key of :data:`companion.losses.circumplex.LOSSES`; ``margin`` sets CircularCSE's m) on the training
+    states, embed the test states and score them.
 
     The batch is at most the training set. Returns ``(scores, head, test embeddings)``, where ``scores`` holds
     V-Measure and CD-r (:func:`companion.papers.circumplex.heads.evaluate_embeddings`), the mean cosine between
     different labels (``mean_offdiag_cos``), the training time ``train_s``, the first loss and the mean of the last
-    five (``first_loss``, ``final_loss``)."""
+    five (``first_loss``, ``final_loss``) and, with ``curve_every`` > 0, ``curve``: the test V-Measure every
+    ``curve_every`` steps (a learning curve to read the plateau from; no weights are selected on it)."""
     import time
+    from functools import partial
 
     from companion.losses.circumplex import LOSSES
+    from companion.metrics.clustering import v_measure
     from companion.papers.circumplex.geometry import geometry_summary
     from companion.papers.circumplex.heads import embed_with_head, evaluate_embeddings, train_head
 
     if loss not in LOSSES:
         raise ValueError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}.")
+    if margin is not None and loss != "CircularCSE":
+        raise ValueError(f"a margin applies to CircularCSE only, not {loss!r}.")
+    loss_fn = LOSSES[loss] if margin is None else partial(LOSSES[loss], margin=margin)
+    test_labels = list(test_labels)
+    curve_fn = (lambda h: v_measure(embed_with_head(h, test_states), test_labels)) if curve_every else None
     t = time.perf_counter()
-    head, res = train_head(kind, LOSSES[loss], train_states, list(train_labels), steps=steps,
+    head, res = train_head(kind, loss_fn, train_states, list(train_labels), steps=steps,
                            batch_size=min(batch_size, len(train_labels)), lr=lr, seed=seed, n_heads=n_heads,
-                           progress=False)
+                           progress=False, eval_fn=curve_fn, eval_every=curve_every)
     train_s = time.perf_counter() - t
     emb = embed_with_head(head, test_states)
     losses = [h["loss"] for h in res.history if "loss" in h]
-    geo = geometry_summary(emb, list(test_labels), [c for c in ECM_LABELS if c in set(test_labels)])
+    geo = geometry_summary(emb, test_labels, [c for c in ECM_LABELS if c in set(test_labels)])
     scores = {**evaluate_embeddings(emb, test_labels), "mean_offdiag_cos": geo["mean_offdiag_cos"],
               "train_s": train_s, "first_loss": losses[0], "final_loss": float(np.mean(losses[-5:]))}
+    if curve_every:
+        scores["curve"] = {h["step"]: h["eval"] for h in res.history if "eval" in h}
     return scores, head, emb
 
 
