@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from companion.encoders.states import PackedStates
 from companion.losses.circumplex import (
     ECM_LABELS,
+    anchor_coverage,
     circular_cse_loss,
     circumplex_target,
     delta_theta,
@@ -541,3 +542,33 @@ def test_ngpt_bad_parametrisation():
     with pytest.raises(ValueError, match="alpha_init must be a number in"):
         NGPTHead(16, n_heads=2, alpha_init=0.0)
     assert make_head("nGPT-plain", 16, n_heads=2).parametrisation == "plain"
+
+
+# ------------------------------------------------------------ Eq. 5's 1/B against the 1/|A| anchor average
+@pytest.mark.parametrize("loss", [sincere_loss, softcse_loss])
+def test_batch_average_is_the_anchor_average_times_the_covered_share(loss):
+    torch.manual_seed(0)
+    labels = ["love", "love", "joy", "joy", "joy", "fear", "trust", "anger"]  # 3 anchors of 8 have no positive
+    x = torch.randn(8, 6, dtype=torch.float64)
+    a, b = float(loss(x, labels)), float(loss(x, labels, average="batch"))
+    assert math.isclose(b, a * 5 / 8, rel_tol=1e-12)
+    if loss is sincere_loss:  # brute force Eq. 5-6: inner means per anchor, 0 for an anchor without a positive
+        e = F.normalize(x, dim=1).numpy()
+        terms = []
+        for i in range(8):
+            pos = [j for j in range(8) if j != i and labels[j] == labels[i]]
+            neg = np.exp(e[i] @ e[[k for k in range(8) if labels[k] != labels[i]]].T / 0.05).sum()
+            terms.append(np.mean([-np.log(np.exp(e[i] @ e[j] / 0.05) / (np.exp(e[i] @ e[j] / 0.05) + neg))
+                                  for j in pos]) if pos else 0.0)
+        assert math.isclose(a, sum(terms) / 5, rel_tol=1e-9)  # 1/|A|
+        assert math.isclose(b, sum(terms) / 8, rel_tol=1e-9)  # Eq. 5's 1/B
+    with pytest.raises(ValueError, match="average must be one of anchors, batch"):
+        loss(x, labels, average="B")
+
+
+def test_anchor_coverage_counts_anchors_with_a_positive():
+    labels = ["love", "love", "joy", "fear", "fear", "fear"]
+    out = anchor_coverage(labels, [torch.tensor([0, 1, 2]), torch.tensor([3, 4, 5]), torch.tensor([0, 2, 3])])
+    assert out == {"min": 0.0, "mean": pytest.approx((2 / 3 + 1 + 0) / 3), "batches": 3}
+    with pytest.raises(ValueError, match="at least one batch"):
+        anchor_coverage(labels, [])
