@@ -132,7 +132,9 @@ sizes
 # %% [markdown]
 # ## 2 · Train 6 heads × seeds on each data set
 # AdamW, constant lr, no weight decay, no warm-up, batch 128, τ = 0.05, mean pooling; the same data order for
-# every head and loss of a seed; nGPT weights re-normalised after every step.
+# every head and loss of a seed; nGPT weights re-normalised after every step, and its α and s_qk trained in the
+# authors' parametrisation (stored scaled by d^-1/2; `NGPTHead` lists what else differs from their code). Notebook
+# 04 repeats the comparison at the encoder's full width, with the plain parametrisation beside it.
 
 # %%
 DATASETS = {"Emolit": ("train", "test", emolit_train, emolit_test, cfg.steps_emolit),

@@ -198,3 +198,32 @@ def emolit_heads(saved: dict, train_states, train_labels: Sequence[str], *, seed
                     source[(kind, loss, seed)] = "retrained here"
                 heads[(kind, loss, seed)] = head.eval()
     return heads, source
+
+
+def unseen_label_summary(emb_ecm, labels_ecm: Sequence[str], emb_other, labels_other: Sequence[str],
+                         near: Sequence[str] = ("calmness", "relief"), probe: str = "neutral",
+                         seed: int = 0) -> dict[str, float]:
+    """§6 / Fig 7 on one head: V-Measure (spherical k-means, k = number of labels) of the ECM test embeddings alone
+    (``V_ecm``) and together with texts of labels the head never saw (``V_all``), and where the ``probe`` label
+    (Neutral) lands: the mean cosine of its centroid to the ``near`` ECM centroids minus the mean to the other ECM
+    centroids (``probe_near_minus_rest``; > 0: closer to the low-arousal labels), and the ECM labels ranked by that
+    cosine (``probe_ranking``, nearest first)."""
+    from companion.metrics.clustering import v_measure
+    from companion.papers.circumplex.geometry import label_centroids
+
+    labels_ecm, labels_other = list(labels_ecm), list(labels_other)
+    if probe not in labels_other:
+        raise ValueError(f"the probe label {probe!r} is not among the other labels.")
+    classes = [c for c in ECM_LABELS if c in set(labels_ecm)]
+    missing = [c for c in near if c not in classes]
+    if missing:
+        raise ValueError(f"near labels {missing} are not among the ECM labels present.")
+    both = torch.cat([torch.as_tensor(emb_ecm), torch.as_tensor(emb_other)])
+    cent = label_centroids(emb_ecm, labels_ecm, classes)
+    p = label_centroids(emb_other, labels_other, [probe])[0]
+    cos = dict(zip(classes, cent @ p))
+    rest = [c for c in classes if c not in near]
+    return {"V_ecm": v_measure(emb_ecm, labels_ecm, seed=seed),
+            "V_all": v_measure(both, labels_ecm + labels_other, seed=seed),
+            "probe_near_minus_rest": float(np.mean([cos[c] for c in near]) - np.mean([cos[c] for c in rest])),
+            "probe_ranking": ", ".join(sorted(classes, key=lambda c: -cos[c]))}
