@@ -41,16 +41,19 @@
 # regime):
 #
 # * **Fig 5a** — cut from 64 to 2 PCA dimensions, SINCERE loses 0.19 more V-Measure than CircularCSE (CI
-#   0.16–0.22; SINCERE 0.54 → 0.33, CircularCSE 0.42 → 0.40): *partly*.
-# * **Fig 1** — the top two principal components hold 0.65 of CircularCSE's variance against 0.21 (SINCERE) and
-#   0.27 (SoftCSE): *partly*.
-# * **Fig 5b** — the V gap SINCERE − CircularCSE grows from −0.02 with 4 labels to +0.14 with 12 (gap(12) − gap(4)
-#   = +0.17, CI 0.11–0.22): *partly*.
+#   0.19–0.20; SINCERE 0.53 → 0.32, CircularCSE 0.39 → 0.37): *partly*.
+# * **Fig 1** — the top two principal components hold 0.50 of CircularCSE's variance against 0.18 (SINCERE) and
+#   0.23 (SoftCSE): *partly*.
+# * **Fig 5b** — the V gap SINCERE − CircularCSE grows from +0.02 with 4 labels to +0.15 with 12 (gap(12) − gap(4)
+#   = +0.14, CI 0.08–0.19): *partly*.
 # * **Fig 6** — in the GPT head the MLP output's norm exceeds the first residual's (mean log-ratio +0.89, CI
 #   0.83–0.96) and the output points along it (cosine 0.92 vs 0.59): *partly*.
-# * **Fig 7** — with 18 unseen GoEmotions emotions placed, the CircularCSE ring keeps its order (alignment 0.99) but
-#   SINCERE's does not collapse either (0.86; the difference's CI covers zero): *inconclusive*.
-# * **EmoBank** (beyond the paper): on the CircularCSE ring cos φ tracks Valence (r = 0.44, CI 0.43–0.45;
+# * **Fig 7** — with 18 unseen GoEmotions emotions and its neutral label placed, the CircularCSE ring keeps its order
+#   (alignment 0.98) and SINCERE's loses it (0.60; difference +0.39, CI 0.33–0.44): *partly*. §6's V gap
+#   SINCERE − CircularCSE shrinks from +0.15 on the 12 training labels to +0.07 with the unseen labels (shrink
+#   +0.07, CI 0.04–0.11; paper about 0.1 → 0.01): *partly*. Neutral does **not** land reliably near calmness and
+#   relief (+0.06 cosine over the other labels, CI −0.23 to +0.36): *inconclusive*.
+# * **EmoBank** (beyond the paper): on the CircularCSE ring cos φ tracks Valence (r = 0.45, CI 0.44–0.46;
 #   pretrained MiniLM 0.17) and sin φ tracks Arousal only weakly (r = 0.10, below pretrained's 0.13); neither beats
 #   SINCERE's ring with a CI clear of zero.
 
