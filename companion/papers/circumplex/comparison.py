@@ -121,7 +121,7 @@ def head_gap_claims(runs: pd.DataFrame, paper: pd.DataFrame, *, paper_set: str, 
                     id=f"head-gap:{loss}:{col}:{kind}",
                     claim=f"{loss}: {col} of the nGPT head minus the GPT head "
                           f"({'authors' if kind == 'nGPT' else 'plain'} nGPT parametrisation, paired by seed)",
-                    kind="paper", source=f"Table 4, {backbone}, {paper_set}, {pcol}, {loss}: nGPT {a} - GPT {b}",
+                    kind="paper", source=f"Table 4, {backbone}, {paper_set}, {pcol}, {loss} nGPT - GPT: {a} - {b}",
                     paper_value=paper_gap, ours=stats.paired(ngpt.to_numpy(), gpt.to_numpy()),
                     criterion=stats.direction(paper_effect=paper_gap) if paper_gap else
                     stats.level(0.0, tol=0.01, tol_reason="the paper's gap is 0 at its printed precision"),
@@ -144,7 +144,7 @@ def margin_claims(runs: pd.DataFrame, *, kind: str, tol: Mapping[str, float], to
                 id=f"margin-negligible:m{m:g}:{col}", kind="paper", source="App. D",
                 claim=f"App. D: CircularCSE's {col} barely changes with the margin (m = {m:g} minus m = 0, {kind} "
                       "head, paired by seed)",
-                paper_value=0.0, ours=stats.paired(with_m.to_numpy(), without.to_numpy()),
+                paper_value="a negligible change", ours=stats.paired(with_m.to_numpy(), without.to_numpy()),
                 criterion=stats.level(0.0, tol=tol[col], tol_reason=tol_reason), regime=regime,
                 note=f"mean over seeds: m = {m:g} {with_m.mean():.3f}, m = 0 {without.mean():.3f}"))
     return claims
