@@ -214,7 +214,8 @@ for ax, metric in zip(axes, ["V", "CD-r"]):
             pv = [float(paper.loc[(loss, kind), f"Emolit {'V-Measure' if metric == 'V' else 'CD-r'}"]) for loss in LOSSES]
             ax.scatter(x, pv, marker="D", color="k", zorder=3, s=24, label="paper (Qwen3-Emb-4B)" if j == 0 else None)
     ax.set_xticks(range(len(LOSSES)), list(LOSSES))
-    ax.set(ylim=(0, 1), title=f"{metric}: full-width heads, mean ± std over {len(cfg.seeds)} seeds; ◆ paper (Table 4)")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"{metric}: full-width heads, mean ± std over {len(cfg.seeds)} seeds\n◆ paper (Table 4)", fontsize=10)
     ax.legend(fontsize=7)
 ledger.savefig(fig, "s43-gpt-vs-ngpt-full-width")
 plt.show()
