@@ -4,7 +4,12 @@ r"""Losses of "Mapping the Circumplex of Affect" (Yamauchi & Aizawa, ACL 2026, 2
   difference :math:`\Delta\theta_{ij} = \min(|\theta_i - \theta_j|, 360° - |\theta_i - \theta_j|)`.
 * **SINCERE** (Eq. 5–6) and **SoftCSE** (Eq. 7–8) are prepared here (logits, positive mask, negative log-weights)
   and computed by the shared core :func:`companion.losses.core.contrastive_nll` with
-  ``exclude_other_positives=True``.
+  ``exclude_other_positives=True``. **Averaging over anchors**: by default both average over the anchors that have
+  a positive in the batch (:math:`1/|A|`), where Eq. 5 writes :math:`1/B` over the whole batch (an anchor without a
+  positive has an empty inner mean, taken as 0). The two differ by the factor :math:`|A|/B` exactly;
+  ``average="batch"`` gives Eq. 5's :math:`1/B`. At batch 128 with 9–12 balanced labels almost every anchor has a
+  positive (:func:`anchor_coverage` measures it on the training batches); the factor matters only for rare labels
+  or small batches.
 * **CircularCSE** (Eq. 9) regresses the Gram matrix of the embeddings onto :math:`\cos\Delta\theta`.
 
 Labels are given as ECM names (``"love"``), or as integer indices into ``angles`` (default: the 12 ECM angles in
@@ -108,19 +113,48 @@ def _positives(ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return pos, ~eye
 
 
-def sincere_loss(embeddings: torch.Tensor, labels, tau: float = 0.05) -> torch.Tensor:
+AVERAGES = ("anchors", "batch")
+
+
+def _average(loss: torch.Tensor, pos: torch.Tensor, average: str) -> torch.Tensor:
+    """``loss`` is the mean over anchors with a positive (1/|A|); ``"batch"`` rescales it to Eq. 5's 1/B."""
+    if average not in AVERAGES:
+        raise ValueError(f"average must be one of {', '.join(AVERAGES)}, got {average!r}.")
+    if average == "batch":
+        return loss * (pos.any(dim=1).sum() / len(pos)).to(loss.dtype)
+    return loss
+
+
+def anchor_coverage(labels: Sequence, batches) -> dict[str, float]:
+    r"""|A|/B, the share of a batch's anchors that have a positive, over ``batches`` (index tensors into
+    ``labels``): ``{"min", "mean", "batches"}``. Eq. 5's 1/B and our 1/|A| average differ by exactly this factor,
+    so ``1 - min`` is the largest relative difference of the loss (and of its gradient) on those batches."""
+    labels = np.asarray(labels, dtype=object)
+    shares = []
+    for idx in batches:
+        _, counts = np.unique(labels[np.asarray(idx)], return_counts=True)
+        shares.append(float(counts[counts > 1].sum() / counts.sum()))
+    if not shares:
+        raise ValueError("anchor_coverage needs at least one batch.")
+    return {"min": min(shares), "mean": float(np.mean(shares)), "batches": len(shares)}
+
+
+def sincere_loss(embeddings: torch.Tensor, labels, tau: float = 0.05, average: str = "anchors") -> torch.Tensor:
     r"""SINCERE (Feeney & Hughes 2024; circumplex paper Eq. 5–6), :math:`\tau = 0.05`.
 
     .. math:: \mathcal L = \frac{1}{|A|}\sum_{i\in A} -\frac{1}{|P_i|}\sum_{j\in P_i}
        \log\frac{e^{e_i\cdot e_j/\tau}}{e^{e_i\cdot e_j/\tau} + \sum_{k\in N_i} e^{e_i\cdot e_k/\tau}}
 
     with :math:`P_i` the other examples of anchor *i*'s label, :math:`N_i` the examples of other labels (other
-    positives are **not** in the denominator) and :math:`A` the anchors that have a positive.
+    positives are **not** in the denominator) and :math:`A` the anchors that have a positive. Eq. 5 writes
+    :math:`1/B` (every anchor of the batch) in place of :math:`1/|A|`: ``average="batch"`` gives that, the default
+    ``"anchors"`` the form above; they differ by the factor :math:`|A|/B` (module docstring).
     """
     e, ids, _ = _prepare(embeddings, labels, tau)
     pos, off_diag = _positives(ids)
     logits = e @ e.T / tau
-    return contrastive_nll(logits, pos, denominator_mask=off_diag, exclude_other_positives=True)
+    return _average(contrastive_nll(logits, pos, denominator_mask=off_diag, exclude_other_positives=True), pos,
+                    average)
 
 
 def softcse_weights(theta: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -137,8 +171,8 @@ def softcse_weights(theta: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
     return torch.where(neg, raw / mean.clamp_min(torch.finfo(raw.dtype).tiny), torch.zeros_like(raw))
 
 
-def softcse_loss(embeddings: torch.Tensor, labels, tau: float = 0.05, angles: Sequence[float] | None = None
-                 ) -> torch.Tensor:
+def softcse_loss(embeddings: torch.Tensor, labels, tau: float = 0.05, angles: Sequence[float] | None = None,
+                 average: str = "anchors") -> torch.Tensor:
     r"""SoftCSE (circumplex paper Eq. 7–8): SINCERE with each negative's term weighted by :math:`w_{ik}`.
 
     .. math:: -\frac{1}{|P_i|}\sum_{j\in P_i}\log\frac{e^{e_i\cdot e_j/\tau}}{e^{e_i\cdot e_j/\tau}
@@ -146,15 +180,16 @@ def softcse_loss(embeddings: torch.Tensor, labels, tau: float = 0.05, angles: Se
        w_{ik} = \frac{1-\cos\Delta\theta_{ik}}{\mathrm{mean}_{k'\in N_i}(1-\cos\Delta\theta_{ik'})}
 
     Negatives far around the circle (large :math:`\Delta\theta`) are pushed harder; the weights are passed to the
-    core as ``negative_log_weights = log w``.
+    core as ``negative_log_weights = log w``. Averaged over the anchors that have a positive (:math:`1/|A|`), where
+    Eq. 5 (which Eq. 7 modifies) writes :math:`1/B`; ``average="batch"`` gives :math:`1/B` (module docstring).
     """
     e, ids, theta = _prepare(embeddings, labels, tau, angles)
     pos, off_diag = _positives(ids)
     w = softcse_weights(theta, ids).to(e.dtype)
     log_w = torch.log(w.clamp_min(torch.finfo(e.dtype).tiny))
     logits = e @ e.T / tau
-    return contrastive_nll(logits, pos, denominator_mask=off_diag, negative_log_weights=log_w,
-                           exclude_other_positives=True)
+    return _average(contrastive_nll(logits, pos, denominator_mask=off_diag, negative_log_weights=log_w,
+                                    exclude_other_positives=True), pos, average)
 
 
 def circumplex_target(labels, angles: Sequence[float] | None = None) -> torch.Tensor:

@@ -107,6 +107,10 @@ plt.show()
 # eigen-learning-rates α (init 0.05, used as |α|), normalised q/k scaled by s_qk, softmax scale √d_head, and all
 # weight matrices re-normalised along the embedding dimension after every optimiser step
 # (`head.normalize_weights()`, passed as `after_step` to the training loop). Both end with e = Norm(Pooling(h)).
+# The nGPT head trains α and s_qk in the authors' parametrisation by default (stored scaled by d^-1/2, so an
+# optimiser step moves α by about 0.05·√d and s_qk by √d times what a plainly stored parameter moves; the forward
+# pass is the same); `NGPTHead(parametrisation="plain")` stores them directly, and its docstring lists every other
+# difference from the paper's equations and the released code.
 
 # %%
 torch.manual_seed(0)

@@ -41,16 +41,19 @@
 # regime):
 #
 # * **Fig 5a** — cut from 64 to 2 PCA dimensions, SINCERE loses 0.19 more V-Measure than CircularCSE (CI
-#   0.16–0.22; SINCERE 0.54 → 0.33, CircularCSE 0.42 → 0.40): *partly*.
-# * **Fig 1** — the top two principal components hold 0.65 of CircularCSE's variance against 0.21 (SINCERE) and
-#   0.27 (SoftCSE): *partly*.
-# * **Fig 5b** — the V gap SINCERE − CircularCSE grows from −0.02 with 4 labels to +0.14 with 12 (gap(12) − gap(4)
-#   = +0.17, CI 0.11–0.22): *partly*.
+#   0.19–0.20; SINCERE 0.53 → 0.32, CircularCSE 0.39 → 0.37): *partly*.
+# * **Fig 1** — the top two principal components hold 0.50 of CircularCSE's variance against 0.18 (SINCERE) and
+#   0.23 (SoftCSE): *partly*.
+# * **Fig 5b** — the V gap SINCERE − CircularCSE grows from +0.02 with 4 labels to +0.15 with 12 (gap(12) − gap(4)
+#   = +0.14, CI 0.08–0.19): *partly*.
 # * **Fig 6** — in the GPT head the MLP output's norm exceeds the first residual's (mean log-ratio +0.89, CI
 #   0.83–0.96) and the output points along it (cosine 0.92 vs 0.59): *partly*.
-# * **Fig 7** — with 18 unseen GoEmotions emotions placed, the CircularCSE ring keeps its order (alignment 0.99) but
-#   SINCERE's does not collapse either (0.86; the difference's CI covers zero): *inconclusive*.
-# * **EmoBank** (beyond the paper): on the CircularCSE ring cos φ tracks Valence (r = 0.44, CI 0.43–0.45;
+# * **Fig 7** — with 18 unseen GoEmotions emotions and its neutral label placed, the CircularCSE ring keeps its order
+#   (alignment 0.98) and SINCERE's loses it (0.60; difference +0.39, CI 0.33–0.44): *partly*. §6's V gap
+#   SINCERE − CircularCSE shrinks from +0.15 on the 12 training labels to +0.07 with the unseen labels (shrink
+#   +0.07, CI 0.04–0.11; paper about 0.1 → 0.01): *partly*. Neutral does **not** land reliably near calmness and
+#   relief (+0.06 cosine over the other labels, CI −0.23 to +0.36): *inconclusive*.
+# * **EmoBank** (beyond the paper): on the CircularCSE ring cos φ tracks Valence (r = 0.45, CI 0.44–0.46;
 #   pretrained MiniLM 0.17) and sin φ tracks Arousal only weakly (r = 0.10, below pretrained's 0.13); neither beats
 #   SINCERE's ring with a CI clear of zero.
 
@@ -80,13 +83,14 @@ from companion.encoders import load_encoder
 from companion.encoders.states import cached_token_states
 from companion.papers.circumplex.heads import embed_with_head, evaluate_embeddings, featurize, frozen_features, train_head
 from companion.losses.circumplex import ECM_LABELS, LOSSES
-from companion.papers.circumplex.experiments import emobank_sample, emolit_frames, emolit_heads, goemotions_other_labels
+from companion.papers.circumplex.experiments import (emobank_sample, emolit_frames, emolit_heads, goemotions_other_labels,
+                                                     unseen_label_summary)
 from companion.papers.circumplex.geometry import (avg_cos_sim, cd_r, label_centroids, mds2, pca_project, ring_alignment,
                                           ring_angles)
 from companion.metrics.clustering import v_measure
 from companion.profiles import settings
 from companion.results import Ledger, show_provenance
-from companion.settings import cache_dir
+from companion.settings import REPO_ROOT, cache_dir
 
 # %% [markdown]
 # Settings per profile (those of notebook 02, so its cached heads fit; smoke: a random tiny BERT and a few texts;
@@ -120,7 +124,7 @@ emolit_train, emolit_test = emolit_frames()
 if cfg.n_train:
     pick = lambda df, n: df.groupby("label", group_keys=False).head(n).reset_index(drop=True)  # noqa: E731
     emolit_train, emolit_test = pick(emolit_train, cfg.n_train), pick(emolit_test, cfg.n_test)
-other = goemotions_other_labels(cfg.n_other)
+other = goemotions_other_labels(cfg.n_other, exclude_neutral=False)
 emobank = emobank_sample(cfg.n_emobank)
 encoder = load_encoder(cfg.model, pooling="mean", max_length=64)  # smoke: a random tiny BERT
 feats, pretrained, info = frozen_features(encoder, {"train": emolit_train.text, "test": emolit_test.text},
@@ -134,6 +138,7 @@ pretrained["emobank"] = cached_token_states(encoder, list(emobank.text)).mean_po
 # The Emolit heads of every kind, loss and seed: notebook 02's, or retrained with its settings.
 
 # %%
+prose = pd.read_csv(REPO_ROOT / "data" / "circumplex" / "prose.csv", comment="#").set_index("quantity")["value"]
 saved_path = cache_dir() / "circumplex" / f"02-{cfg.profile}.pt"
 saved = torch.load(saved_path, weights_only=False)["keep"] if saved_path.exists() else {}
 heads, source = emolit_heads(saved, feats["train"], emolit_train.label, seeds=cfg.seeds, steps=cfg.steps_emolit,
@@ -300,8 +305,9 @@ gpt_norms.groupby("loss").mean(numeric_only=True).drop(columns="seed").round(3)
 
 # %% [markdown]
 # ## 4 · Fig 7 analogue: where do GoEmotions' other emotions land? (heads trained on the 12 ECM labels)
-# The Emolit label centroids and the centroids of 18 other GoEmotions emotions are mapped together by MDS; the ring
-# alignment of the 12 ECM centroids in that map is computed for every seed (the figure shows the first seed).
+# The Emolit label centroids and the centroids of 18 other GoEmotions emotions and its neutral label are mapped
+# together by MDS; the ring alignment of the 12 ECM centroids in that map is computed for every seed (the figure
+# shows the first seed).
 
 # %%
 other_labels = np.array(other.label)
@@ -340,6 +346,22 @@ for ax, name in zip(axes, ["pretrained", "nGPT/SINCERE", "nGPT/CircularCSE"]):
 ledger.savefig(fig, "fig7-other-emotions-mds")
 plt.show()
 fig7.round(3)
+
+# %% [markdown]
+# §6 also says that on all of Emolit's labels the V-Measure gap between SINCERE-nGPT and CircularCSE-nGPT shrinks
+# from about 0.1 (the 12 training labels) to about 0.01, and that Neutral lands near the low-arousal labels
+# calmness and relief. Our Emolit mirror has only the 12 ECM labels, so the unseen labels are GoEmotions' 18 other
+# emotions **and its neutral label**: per seed, V on the Emolit test set alone and with those texts added (k = the
+# number of labels), and the cosine of Neutral's centroid to calmness and relief minus that to the other 10 labels.
+
+# %%
+unseen = pd.DataFrame([{"seed": seed, "loss": loss, **unseen_label_summary(
+    test_emb[("nGPT", loss, seed)], labels_te, embed_with_head(heads[("nGPT", loss, seed)], feats["other"]),
+    other_labels)} for seed in cfg.seeds for loss in ("SINCERE", "CircularCSE")])
+unseen.groupby("loss")[["V_ecm", "V_all", "probe_near_minus_rest"]].mean().round(3)
+
+# %%
+unseen[unseen.seed == S0][["loss", "probe_ranking"]]
 
 # %% [markdown]
 # ## 5 · Beyond the paper: does the angle on the learned circle track EmoBank's Valence and Arousal?
@@ -443,19 +465,51 @@ _ = ledger.claim("fig6-gpt-mlp-dominates",
                       f"{gpt_norms['cos(output, first residual)'].mean():.3f}")
 
 # %% [markdown]
-# Fig 7: the ring with other emotions placed beside it; beyond the paper, EmoBank's ratings on the ring.
+# Fig 7: the ring with other emotions placed beside it.
 
 # %%
+UNSEEN_REGIME = (f"18 other GoEmotions emotions and its neutral label ({cfg.n_other} texts each; Reddit comments, "
+                 "not literature) placed by frozen-MiniLM nGPT heads trained on Emolit's 12 labels; the paper maps "
+                 "Emolit's 39 labels with Qwen3-Embedding-4B heads")
 ledger.claim("fig7-ring-keeps-order",
              "Fig 7: with other emotions placed beside them, the ECM centroids keep their ring order under "
              "CircularCSE but not under SINCERE (ring alignment CircularCSE − SINCERE, nGPT heads)",
              kind="paper", source="§6", paper_value="CircularCSE keeps the circle; SINCERE collapses to two poles",
              ours=stats.paired(fig7["nGPT/CircularCSE"].to_numpy(), fig7["nGPT/SINCERE"].to_numpy()),
              criterion=stats.direction(sign=+1),
-             regime=(f"18 other GoEmotions emotions ({cfg.n_other} texts each) placed by frozen-MiniLM nGPT heads "
-                     "trained on Emolit's 12 labels; the paper maps Emolit's 39 labels with Qwen3-Embedding-4B heads"),
+             regime=UNSEEN_REGIME,
              note=f"ring alignment, mean over seeds: CircularCSE {fig7['nGPT/CircularCSE'].mean():.3f}, SINCERE "
                   f"{fig7['nGPT/SINCERE'].mean():.3f}, pretrained {fig7['pretrained'].mean():.3f}")
+
+# %% [markdown]
+# §6's V-Measure gap with unseen labels, and where Neutral lands.
+
+# %%
+u = unseen.pivot(index="seed", columns="loss")
+gap_ecm = u[("V_ecm", "SINCERE")] - u[("V_ecm", "CircularCSE")]
+gap_all = u[("V_all", "SINCERE")] - u[("V_all", "CircularCSE")]
+paper_shrink = round(float(prose["V-Measure gap SINCERE-nGPT - CircularCSE-nGPT on the training labels"])
+                     - float(prose["V-Measure gap on all 39 labels"]), 3)
+ledger.claim("fig7-v-gap-shrinks", "§6: the V-Measure gap SINCERE − CircularCSE (nGPT) shrinks once unseen labels are "
+             "added (gap on the training labels minus gap with the unseen labels)", kind="paper",
+             source=f"§6: {prose['V-Measure gap SINCERE-nGPT - CircularCSE-nGPT on the training labels']} - "
+                    f"{prose['V-Measure gap on all 39 labels']}",
+             paper_value=paper_shrink, ours=stats.paired(gap_ecm.to_numpy(), gap_all.to_numpy()),
+             criterion=stats.direction(paper_effect=paper_shrink), regime=UNSEEN_REGIME,
+             note=f"gap, mean over seeds: training labels {gap_ecm.mean():+.3f}, with unseen labels {gap_all.mean():+.3f}"
+                  " (paper: about 0.1 and 0.01)")
+ledger.claim("fig7-neutral-near-low-arousal", "§6: Neutral lands near the low-arousal labels calmness and relief on the "
+             "CircularCSE-nGPT head (cosine of its centroid to them minus to the other 10 ECM labels)", kind="paper",
+             source="§6", paper_value="near calmness and relief",
+             ours=stats.sample(u[("probe_near_minus_rest", "CircularCSE")].to_numpy()),
+             criterion=stats.direction(sign=+1), regime=UNSEEN_REGIME,
+             note=f"SINCERE-nGPT: {u[('probe_near_minus_rest', 'SINCERE')].mean():+.3f}; first seed's ranking under "
+                  f"CircularCSE: {unseen[(unseen.seed == S0) & (unseen.loss == 'CircularCSE')].probe_ranking.iloc[0]}")
+
+# %% [markdown]
+# Beyond the paper: EmoBank's ratings on the ring.
+
+# %%
 eb = emobank_runs.pivot(index="seed", columns="embedding")
 for cid, col, what in (("emobank-circular-valence", "r(cos φ, Valence)", "cos φ with Valence"),
                        ("emobank-circular-arousal", "r(sin φ, Arousal)", "sin φ with Arousal")):

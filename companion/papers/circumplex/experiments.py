@@ -121,32 +121,55 @@ HEAD_KINDS = ("GPT", "nGPT")
 
 
 def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], test_states,
-             test_labels: Sequence[str], *, steps: int, batch_size: int, lr: float, seed: int, n_heads: int):
-    """One cell of Table 4 (§4): train a ``kind`` head with the loss named ``loss`` (a key of
-    :data:`companion.losses.circumplex.LOSSES`) on the training states, embed the test states and score them.
+             test_labels: Sequence[str], *, steps: int, batch_size: int, lr: float, seed: int, n_heads: int,
+             margin: float | None = None, curve_every: int = 0, probe_steps: int | None = None):
+    """One cell of Table 4 (§4): train a ``kind`` head (``"GPT"``, ``"nGPT"``, ``"nGPT-plain"``) with the loss named
+    ``loss`` (a key of :data:`companion.losses.circumplex.LOSSES`; ``margin`` sets CircularCSE's m) on the training
+    states for ``steps`` steps, embed the test states and score them.
 
     The batch is at most the training set. Returns ``(scores, head, test embeddings)``, where ``scores`` holds
     V-Measure and CD-r (:func:`companion.papers.circumplex.heads.evaluate_embeddings`), the mean cosine between
     different labels (``mean_offdiag_cos``), the training time ``train_s``, the first loss and the mean of the last
-    five (``first_loss``, ``final_loss``)."""
+    five (``first_loss``, ``final_loss``) and, with ``curve_every`` > 0, ``curve``: the test V-Measure every
+    ``curve_every`` steps (a learning curve to read the plateau from; no weights are selected on it).
+    ``probe_steps`` (> ``steps``, a multiple of ``curve_every`` away from it) trains on to that step for the curve
+    only: the scores and embeddings are still those at ``steps`` (the data order of the first ``steps`` steps is
+    the same), and the returned head is the one at ``probe_steps``."""
     import time
+    from functools import partial
 
     from companion.losses.circumplex import LOSSES
+    from companion.metrics.clustering import v_measure
     from companion.papers.circumplex.geometry import geometry_summary
     from companion.papers.circumplex.heads import embed_with_head, evaluate_embeddings, train_head
 
     if loss not in LOSSES:
         raise ValueError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}.")
+    if margin is not None and loss != "CircularCSE":
+        raise ValueError(f"a margin applies to CircularCSE only, not {loss!r}.")
+    if probe_steps is not None and not (curve_every and probe_steps > steps and steps % curve_every == 0):
+        raise ValueError("probe_steps needs curve_every > 0 dividing steps, and probe_steps > steps.")
+    loss_fn = LOSSES[loss] if margin is None else partial(LOSSES[loss], margin=margin)
+    test_labels = list(test_labels)
+    snapshots = []  # test embeddings at every curve point, in order
+
+    def curve_fn(h):
+        snapshots.append(embed_with_head(h, test_states))
+        return v_measure(snapshots[-1], test_labels)
+
     t = time.perf_counter()
-    head, res = train_head(kind, LOSSES[loss], train_states, list(train_labels), steps=steps,
+    head, res = train_head(kind, loss_fn, train_states, list(train_labels), steps=probe_steps or steps,
                            batch_size=min(batch_size, len(train_labels)), lr=lr, seed=seed, n_heads=n_heads,
-                           progress=False)
+                           progress=False, eval_fn=curve_fn if curve_every else None, eval_every=curve_every)
     train_s = time.perf_counter() - t
-    emb = embed_with_head(head, test_states)
-    losses = [h["loss"] for h in res.history if "loss" in h]
-    geo = geometry_summary(emb, list(test_labels), [c for c in ECM_LABELS if c in set(test_labels)])
+    curve_steps = [h["step"] for h in res.history if "eval" in h]
+    emb = snapshots[curve_steps.index(steps)] if probe_steps else embed_with_head(head, test_states)
+    losses = [h["loss"] for h in res.history if "loss" in h][:steps]
+    geo = geometry_summary(emb, test_labels, [c for c in ECM_LABELS if c in set(test_labels)])
     scores = {**evaluate_embeddings(emb, test_labels), "mean_offdiag_cos": geo["mean_offdiag_cos"],
               "train_s": train_s, "first_loss": losses[0], "final_loss": float(np.mean(losses[-5:]))}
+    if curve_every:
+        scores["curve"] = {h["step"]: h["eval"] for h in res.history if "eval" in h}
     return scores, head, emb
 
 
@@ -175,3 +198,32 @@ def emolit_heads(saved: dict, train_states, train_labels: Sequence[str], *, seed
                     source[(kind, loss, seed)] = "retrained here"
                 heads[(kind, loss, seed)] = head.eval()
     return heads, source
+
+
+def unseen_label_summary(emb_ecm, labels_ecm: Sequence[str], emb_other, labels_other: Sequence[str],
+                         near: Sequence[str] = ("calmness", "relief"), probe: str = "neutral",
+                         seed: int = 0) -> dict[str, float]:
+    """§6 / Fig 7 on one head: V-Measure (spherical k-means, k = number of labels) of the ECM test embeddings alone
+    (``V_ecm``) and together with texts of labels the head never saw (``V_all``), and where the ``probe`` label
+    (Neutral) lands: the mean cosine of its centroid to the ``near`` ECM centroids minus the mean to the other ECM
+    centroids (``probe_near_minus_rest``; > 0: closer to the low-arousal labels), and the ECM labels ranked by that
+    cosine (``probe_ranking``, nearest first)."""
+    from companion.metrics.clustering import v_measure
+    from companion.papers.circumplex.geometry import label_centroids
+
+    labels_ecm, labels_other = list(labels_ecm), list(labels_other)
+    if probe not in labels_other:
+        raise ValueError(f"the probe label {probe!r} is not among the other labels.")
+    classes = [c for c in ECM_LABELS if c in set(labels_ecm)]
+    missing = [c for c in near if c not in classes]
+    if missing:
+        raise ValueError(f"near labels {missing} are not among the ECM labels present.")
+    both = torch.cat([torch.as_tensor(emb_ecm), torch.as_tensor(emb_other)])
+    cent = label_centroids(emb_ecm, labels_ecm, classes)
+    p = label_centroids(emb_other, labels_other, [probe])[0]
+    cos = dict(zip(classes, cent @ p))
+    rest = [c for c in classes if c not in near]
+    return {"V_ecm": v_measure(emb_ecm, labels_ecm, seed=seed),
+            "V_all": v_measure(both, labels_ecm + labels_other, seed=seed),
+            "probe_near_minus_rest": float(np.mean([cos[c] for c in near]) - np.mean([cos[c] for c in rest])),
+            "probe_ranking": ", ".join(sorted(classes, key=lambda c: -cos[c]))}

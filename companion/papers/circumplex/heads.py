@@ -18,6 +18,33 @@ embedding :math:`e = \mathrm{Norm}(\mathrm{Pooling}(h))` (unit norm; pooling ``m
   step**: call :meth:`NGPTHead.normalize_weights` (pass it as ``after_step`` to
   :func:`companion.training.train`). Train it without weight decay and without warm-up.
 
+  **Training parametrisation** (``parametrisation=``). The equations fix what α and :math:`s_{qk}` *are*, not how
+  they are stored, and the optimiser sees the stored parameter. ``"authors"`` (the default, used to reproduce the
+  paper) stores them as nGPT's training recipe does: with :math:`b = d^{-1/2}` (``base_scale``), a stored
+  :math:`p_\alpha` (init :math:`b`) gives :math:`\alpha = |p_\alpha|\,\alpha_{init}/b` and a stored
+  :math:`p_{s}` (init :math:`b`) gives :math:`s_{qk} = p_s / b`. Both start at the same effective values as
+  ``"plain"``, which stores α and :math:`s_{qk}` directly, so the forward pass at initialisation is the same; but
+  an Adam step of size ``lr`` on the stored parameter moves α by about :math:`\mathrm{lr}\cdot\alpha_{init}\sqrt d`
+  and :math:`s_{qk}` by about :math:`\mathrm{lr}\sqrt d` (α: 0.98 lr, :math:`s_{qk}`: 19.6 lr at d = 384), against
+  lr for both under ``"plain"``. :math:`s_u, s_v` have scale 1 in both (as in nGPT), so they are stored directly.
+
+  **Remaining differences**, from the paper's equations and from the released training code of the paper, and
+  which one this head follows:
+
+  - *Input to attention.* Eq. 18 puts the block input on the sphere (:math:`h'' \in S^{d-1}`), and this head feeds
+    :math:`\mathrm{Norm}(h'')` to ATTN by default. The released code feeds the backbone's un-normalised states;
+    ``raw_attn_input=True`` does that. q and k are normalised either way, so only the values (hence the weighting
+    of tokens by their norm) differ; the default follows the equation because the paper states it.
+  - *Input dropout 0.1* in the released block: not applied (no dropout is stated in the paper, and a deterministic
+    head keeps runs comparable across seeds by data order alone).
+  - *bf16 linear layers* in the released block (Table 3 lists bfloat16 as the torch dtype): this head runs in
+    float32, on CPU; float32 only removes rounding noise.
+  - *Rotary position helper* in the released block: not applied. It is not a rotation (an open issue in NVIDIA's nGPT
+    code), the paper's Eq. 19 has no positional term, and the backbone's states
+    already carry position.
+  - *Softmax scale* :math:`\sqrt{d_{head}}` and the :math:`\sqrt d` on :math:`v`: as in Eq. 19–20 and nGPT (the
+    paper's Eq. 20 writes :math:`\sqrt{d_{MLP}}`; nGPT and the released code scale by the model width d).
+
 Training a head on cached backbone states (the frozen-backbone setting of this companion) uses
 :class:`~companion.encoders.states.PackedStates` (token states stored once, packed, float16) and :func:`train_head`.
 """
@@ -37,6 +64,8 @@ from companion.encoders import pool
 from companion.encoders.states import PackedStates, cached_token_states
 
 HEAD_POOLINGS = ("mean", "cls", "last")
+#: Training parametrisations of :class:`NGPTHead` (module docstring): nGPT's scaled storage, or direct storage.
+NGPT_PARAMETRISATIONS = ("authors", "plain")
 
 
 def _check_states(states: torch.Tensor, mask: torch.Tensor | None, dim: int) -> torch.Tensor:
@@ -68,6 +97,7 @@ class _Attention(nn.Module):
         self.k = nn.Linear(dim, dim, bias=False)
         self.v = nn.Linear(dim, dim, bias=False)
         self.o = nn.Linear(dim, dim, bias=False)
+        self.s_qk_scale = 1.0  # effective s_qk = stored s_qk x s_qk_scale (NGPTHead sets it)
         if normalized:
             self.s_qk = nn.Parameter(torch.ones(n_heads, self.d_head))
 
@@ -76,7 +106,7 @@ class _Attention(nn.Module):
         H, dh = self.n_heads, self.d_head
         q, k, v = (lin(x).view(B, T, H, dh).transpose(1, 2) for lin in (self.q, self.k, self.v))
         if self.normalized:
-            s = self.s_qk.view(1, H, 1, dh)
+            s = (self.s_qk * self.s_qk_scale).view(1, H, 1, dh)
             q = F.normalize(q, dim=-1) * s
             k = F.normalize(k, dim=-1) * s
             scale = math.sqrt(dh)  # nGPT: sqrt(d_head), not 1/sqrt(d_head)
@@ -160,18 +190,40 @@ class GPTHead(_Head):
 class NGPTHead(_Head):
     """One normalised-Transformer (nGPT) block (paper Eq. 2/18–20) + pooling + L2 norm.
 
+    ``parametrisation``: ``"authors"`` (default; α and s_qk stored scaled by ``base_scale = dim ** -0.5``) or
+    ``"plain"`` (stored directly); see the module docstring, which also lists every remaining difference from the
+    paper's equations and the released code. ``raw_attn_input``: feed the un-normalised input to attention.
     Call :meth:`normalize_weights` after every optimiser step (``train(..., after_step=head.normalize_weights)``);
     it is also called once here, at construction.
     """
 
     def __init__(self, dim: int = 384, n_heads: int = 12, mlp_ratio: float = 4.0, pooling: str = "mean",
-                 alpha_init: float = 0.05):
+                 alpha_init: float = 0.05, parametrisation: str = "authors", raw_attn_input: bool = False):
         super().__init__(dim, pooling)
+        if parametrisation not in NGPT_PARAMETRISATIONS:
+            raise ValueError(f"Unknown nGPT parametrisation {parametrisation!r}; choose one of "
+                             f"{', '.join(NGPT_PARAMETRISATIONS)}.")
+        if not isinstance(alpha_init, (int, float)) or not 0 < alpha_init <= 1:
+            raise ValueError(f"alpha_init must be a number in (0, 1], got {alpha_init!r}.")
+        self.parametrisation, self.raw_attn_input = parametrisation, bool(raw_attn_input)
+        self.base_scale = dim ** -0.5 if parametrisation == "authors" else 1.0
+        # effective alpha = |stored| x alpha_scale, effective s_qk = stored x s_qk_scale; both start at their init
+        self.alpha_scale = float(alpha_init) / self.base_scale if parametrisation == "authors" else 1.0
+        stored_alpha = self.base_scale if parametrisation == "authors" else float(alpha_init)
         self.attn = _Attention(dim, n_heads, normalized=True)
+        self.attn.s_qk_scale = 1.0 / self.base_scale
+        with torch.no_grad():
+            self.attn.s_qk.fill_(self.base_scale)
         self.mlp = _MLP(dim, int(mlp_ratio * dim), normalized=True)
-        self.alpha_attn = nn.Parameter(torch.full((dim,), float(alpha_init)))
-        self.alpha_mlp = nn.Parameter(torch.full((dim,), float(alpha_init)))
+        self.alpha_attn = nn.Parameter(torch.full((dim,), stored_alpha))
+        self.alpha_mlp = nn.Parameter(torch.full((dim,), stored_alpha))
         self.normalize_weights()
+
+    def effective(self) -> dict[str, torch.Tensor]:
+        """The values the equations use: ``alpha_attn``, ``alpha_mlp`` (as |α|) and ``s_qk`` (detached copies)."""
+        return {"alpha_attn": (self.alpha_attn.abs() * self.alpha_scale).detach().clone(),
+                "alpha_mlp": (self.alpha_mlp.abs() * self.alpha_scale).detach().clone(),
+                "s_qk": (self.attn.s_qk * self.attn.s_qk_scale).detach().clone()}
 
     def matrices(self) -> list[tuple[str, nn.Linear, int]]:
         """(name, layer, dim) of every weight matrix and the weight dimension that is the embedding dimension:
@@ -188,20 +240,26 @@ class NGPTHead(_Head):
 
     def blocks(self, h, mask):
         x = F.normalize(h, dim=-1)
-        a = self.attn(x, mask)
-        aa = self.alpha_attn.abs()
+        a = self.attn(h if self.raw_attn_input else x, mask)
+        aa = self.alpha_attn.abs() * self.alpha_scale
         h1 = F.normalize((1 - aa) * x + aa * F.normalize(a, dim=-1), dim=-1)
         m = _on_tokens(self.mlp, h1, mask)
-        am = self.alpha_mlp.abs()
+        am = self.alpha_mlp.abs() * self.alpha_scale
         out = F.normalize((1 - am) * h1 + am * F.normalize(m, dim=-1), dim=-1)
         return {"input": h, "attn_out": a, "after_attn": h1, "mlp_out": m, "output": out}
 
 
-HEADS = {"GPT": GPTHead, "nGPT": NGPTHead}
+def _ngpt_plain(dim: int = 384, **kwargs) -> NGPTHead:
+    return NGPTHead(dim, parametrisation="plain", **kwargs)
+
+
+#: Head kinds by name: ``"nGPT"`` trains α and s_qk in the authors' (scaled) parametrisation, ``"nGPT-plain"`` stores
+#: them directly (same forward pass at initialisation; see :class:`NGPTHead`).
+HEADS = {"GPT": GPTHead, "nGPT": NGPTHead, "nGPT-plain": _ngpt_plain}
 
 
 def make_head(kind: str, dim: int = 384, **kwargs) -> _Head:
-    """``GPTHead`` or ``NGPTHead`` by name (``"GPT"`` / ``"nGPT"``)."""
+    """A head by name: ``"GPT"``, ``"nGPT"`` (authors' parametrisation) or ``"nGPT-plain"``."""
     if kind not in HEADS:
         raise ValueError(f"Unknown head {kind!r}; choose one of {', '.join(HEADS)}.")
     return HEADS[kind](dim, **kwargs)
@@ -254,13 +312,15 @@ def embed_with_head(head: _Head, states: PackedStates, batch_size: int = 256, re
 
 def train_head(kind: str, loss_fn: Callable, states: PackedStates, labels: Sequence, *, steps: int,
                batch_size: int = 128, lr: float = 5e-5, seed: int = 42, pooling: str = "mean",
-               progress: bool | None = None, desc: str | None = None, **head_kwargs):
-    """Train a fresh ``kind`` head (``"GPT"``/``"nGPT"``) on cached states with ``loss_fn(emb, labels)``.
+               progress: bool | None = None, desc: str | None = None,
+               eval_fn: Callable[[nn.Module], float] | None = None, eval_every: int = 0, **head_kwargs):
+    """Train a fresh ``kind`` head (``"GPT"`` / ``"nGPT"`` / ``"nGPT-plain"``) on cached states with ``loss_fn(emb, labels)``.
 
     AdamW with a constant LR (paper §4.1), no weight decay and no warm-up (nGPT's recipe, used for both heads),
     no gradient clipping (the paper mentions none); batches are
     shuffled with ``seed`` (same order for every loss and head); nGPT weights are re-normalised after every step.
-    Returns ``(head, TrainResult)``.
+    ``eval_fn(head)`` (with ``eval_every`` > 0) is recorded every ``eval_every`` steps and at the end, for a learning
+    curve only: the final weights are kept (no selection). Returns ``(head, TrainResult)``.
     """
     from companion.training import index_batches, seed_everything, train
 
@@ -279,9 +339,11 @@ def train_head(kind: str, loss_fn: Callable, states: PackedStates, labels: Seque
         return loss_fn(head(x, mask), y)
 
     after = head.normalize_weights if isinstance(head, NGPTHead) else None
+    curve = {} if eval_fn is None or eval_every <= 0 else dict(eval_fn=lambda: eval_fn(head), eval_every=eval_every,
+                                                               restore_best=False)
     result = train(head, step_loss, batches, steps=steps, lr=lr, weight_decay=0.0, warmup_steps=0,
                    schedule="constant", max_grad_norm=None, after_step=after, progress=progress,
-                   desc=desc or f"{kind} head")
+                   desc=desc or f"{kind} head", **curve)
     return head, result
 
 

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from companion.encoders.states import PackedStates
 from companion.losses.circumplex import (
     ECM_LABELS,
+    anchor_coverage,
     circular_cse_loss,
     circumplex_target,
     delta_theta,
@@ -452,3 +453,122 @@ def test_ring_angles_recover_the_ecm_angles_and_pca_project_keeps_the_plane():
     p2 = pca_project(emb, 2)
     assert p2.shape == (len(labels), 2)
     assert float((p2 ** 2).sum()) == pytest.approx(float(((emb - emb.mean(0)) ** 2).sum()), rel=1e-9)
+
+
+# ------------------------------------------------------------------- nGPT training parametrisations
+def _twin_heads(dim: int, n_heads: int = 4):
+    torch.manual_seed(0)
+    authors = NGPTHead(dim, n_heads=n_heads)
+    plain = NGPTHead(dim, n_heads=n_heads, parametrisation="plain")
+    shared = {k: v for k, v in authors.state_dict().items() if k not in ("alpha_attn", "alpha_mlp", "attn.s_qk")}
+    plain.load_state_dict({**plain.state_dict(), **shared})
+    return authors, plain
+
+
+def test_ngpt_parametrisations_store_differently_but_start_equal():
+    authors, plain = _twin_heads(64)
+    assert authors.parametrisation == "authors" and math.isclose(authors.base_scale, 64 ** -0.5)
+    assert torch.allclose(authors.alpha_attn, torch.full((64,), 0.125))  # stored at base_scale = 1/8
+    assert torch.allclose(plain.alpha_attn, torch.full((64,), 0.05))
+    for name in ("alpha_attn", "alpha_mlp", "s_qk"):
+        assert torch.allclose(authors.effective()[name], plain.effective()[name]), name
+    torch.manual_seed(1)
+    x, mask = torch.randn(3, 6, 64), torch.ones(3, 6, dtype=torch.bool)
+    mask[1, 4:] = False
+    assert torch.allclose(authors(x, mask), plain(x, mask), atol=1e-6)
+    assert not torch.allclose(authors(x, mask), NGPTHead(64, n_heads=4)(x, mask), atol=1e-3)  # weights matter
+
+
+@pytest.mark.parametrize("dim", [64, 256])
+def test_ngpt_one_adam_step_moves_alpha_and_sqk_by_the_predicted_ratios(dim):
+    """Adam's first step moves every stored parameter by lr (sign of the gradient); the authors' storage turns that
+    into alpha_init*sqrt(d) x lr on alpha and sqrt(d) x lr on s_qk, the plain one into lr on both."""
+    authors, plain = _twin_heads(dim)
+    torch.manual_seed(2)
+    x, mask = torch.randn(4, 5, dim), torch.ones(4, 5, dtype=torch.bool)
+    target = torch.randn(4, dim)
+    lr = 1e-4
+    moves = {}
+    for name, head in (("authors", authors), ("plain", plain)):
+        before = head.effective()
+        opt = torch.optim.Adam(head.parameters(), lr=lr, eps=1e-30)
+        (head(x, mask) * target).sum().backward()
+        opt.step()
+        after = head.effective()
+        moves[name] = {k: (after[k] - before[k]).abs() for k in before}
+    for key, ratio in (("alpha_attn", 0.05 * math.sqrt(dim)), ("alpha_mlp", 0.05 * math.sqrt(dim)),
+                       ("s_qk", math.sqrt(dim))):
+        a, p = moves["authors"][key].flatten(), moves["plain"][key].flatten()
+        moved = p > 0.5 * lr
+        assert moved.float().mean() > 0.9, key  # nearly every coordinate gets a gradient
+        assert torch.allclose(p[moved], torch.full_like(p[moved], lr), rtol=1e-3), key
+        assert torch.allclose(a[moved] / p[moved], torch.full_like(a[moved], ratio), rtol=1e-3), key
+
+
+@pytest.mark.parametrize("parametrisation", ["authors", "plain"])
+def test_ngpt_invariants_hold_in_both_parametrisations(parametrisation):
+    torch.manual_seed(0)
+    head = NGPTHead(32, n_heads=4, parametrisation=parametrisation)
+    x, mask = torch.randn(5, 6, 32), torch.ones(5, 6, dtype=torch.bool)
+    mask[2:, 4:] = False
+    opt = torch.optim.AdamW(head.parameters(), lr=0.05, weight_decay=0.0)
+    for _ in range(3):
+        opt.zero_grad()
+        head(x, mask).sum().backward()
+        opt.step()
+        head.normalize_weights()
+    for name, layer, dim in head.matrices():
+        assert torch.allclose(layer.weight.norm(dim=dim), torch.ones(1), atol=1e-5), name
+    stages = head.blocks(x, mask)
+    for stage in ("after_attn", "output"):
+        assert torch.allclose(stages[stage][mask].norm(dim=-1), torch.ones(int(mask.sum())), atol=1e-5), stage
+    assert torch.allclose(head(x, mask).norm(dim=1), torch.ones(5), atol=1e-5)
+
+
+def test_ngpt_raw_attention_input_only_changes_the_token_weighting():
+    torch.manual_seed(0)
+    normed = NGPTHead(16, n_heads=2)
+    raw = NGPTHead(16, n_heads=2, raw_attn_input=True)
+    raw.load_state_dict(normed.state_dict())
+    x = F.normalize(torch.randn(2, 4, 16), dim=-1)
+    assert torch.allclose(normed(3.0 * x), raw(3.0 * x), atol=1e-5)  # equal token norms: same output
+    y = x * torch.tensor([1.0, 5.0, 0.2, 2.0])[None, :, None]
+    assert not torch.allclose(normed(y), raw(y), atol=1e-4)
+
+
+def test_ngpt_bad_parametrisation():
+    with pytest.raises(ValueError, match="Unknown nGPT parametrisation 'scaled'"):
+        NGPTHead(16, n_heads=2, parametrisation="scaled")
+    with pytest.raises(ValueError, match="alpha_init must be a number in"):
+        NGPTHead(16, n_heads=2, alpha_init=0.0)
+    assert make_head("nGPT-plain", 16, n_heads=2).parametrisation == "plain"
+
+
+# ------------------------------------------------------------ Eq. 5's 1/B against the 1/|A| anchor average
+@pytest.mark.parametrize("loss", [sincere_loss, softcse_loss])
+def test_batch_average_is_the_anchor_average_times_the_covered_share(loss):
+    torch.manual_seed(0)
+    labels = ["love", "love", "joy", "joy", "joy", "fear", "trust", "anger"]  # 3 anchors of 8 have no positive
+    x = torch.randn(8, 6, dtype=torch.float64)
+    a, b = float(loss(x, labels)), float(loss(x, labels, average="batch"))
+    assert math.isclose(b, a * 5 / 8, rel_tol=1e-12)
+    if loss is sincere_loss:  # brute force Eq. 5-6: inner means per anchor, 0 for an anchor without a positive
+        e = F.normalize(x, dim=1).numpy()
+        terms = []
+        for i in range(8):
+            pos = [j for j in range(8) if j != i and labels[j] == labels[i]]
+            neg = np.exp(e[i] @ e[[k for k in range(8) if labels[k] != labels[i]]].T / 0.05).sum()
+            terms.append(np.mean([-np.log(np.exp(e[i] @ e[j] / 0.05) / (np.exp(e[i] @ e[j] / 0.05) + neg))
+                                  for j in pos]) if pos else 0.0)
+        assert math.isclose(a, sum(terms) / 5, rel_tol=1e-9)  # 1/|A|
+        assert math.isclose(b, sum(terms) / 8, rel_tol=1e-9)  # Eq. 5's 1/B
+    with pytest.raises(ValueError, match="average must be one of anchors, batch"):
+        loss(x, labels, average="B")
+
+
+def test_anchor_coverage_counts_anchors_with_a_positive():
+    labels = ["love", "love", "joy", "fear", "fear", "fear"]
+    out = anchor_coverage(labels, [torch.tensor([0, 1, 2]), torch.tensor([3, 4, 5]), torch.tensor([0, 2, 3])])
+    assert out == {"min": 0.0, "mean": pytest.approx((2 / 3 + 1 + 0) / 3), "batches": 3}
+    with pytest.raises(ValueError, match="at least one batch"):
+        anchor_coverage(labels, [])

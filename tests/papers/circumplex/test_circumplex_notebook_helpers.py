@@ -12,9 +12,9 @@ import pytest
 import torch
 
 from companion.encoders.states import PackedStates
-from companion.losses.circumplex import ECM_LABELS, LOSSES
+from companion.losses.circumplex import ECM_LABELS, LOSSES, ecm_angles
 from companion.papers.circumplex.claims import ORDERINGS, ordering_gap, table4_claims
-from companion.papers.circumplex.experiments import emolit_heads, head_run
+from companion.papers.circumplex.experiments import emolit_heads, head_run, unseen_label_summary
 from companion.papers.circumplex.geometry import centroid_angles, regular_simplex
 from companion.papers.circumplex.heads import make_head, train_head
 
@@ -145,3 +145,56 @@ def test_table4_claims_in_order_with_the_paper_gaps():
     assert claims[1]["criterion"].judge(claims[1]["ours"]).verdict == "inconclusive"  # nGPT: a loss did not fall
     assert claims[0]["criterion"].judge(claims[0]["ours"]).verdict == "reproduced"
     assert math.isclose(claims[6]["paper_value"], 0.2)
+
+
+def test_unseen_label_summary_places_neutral_and_scores_both_sets():
+    rng = np.random.default_rng(0)
+    labels = [c for c in ECM_LABELS for _ in range(8)]
+    theta = np.radians(ecm_angles(labels).numpy())
+    ring = np.stack([np.cos(theta), np.sin(theta), 0.05 * rng.standard_normal(len(labels))], 1)
+    between = np.radians(285.0)  # between calmness (270) and relief (300)
+    other = np.stack([[np.cos(between), np.sin(between), 0.0]] * 5 + [[0.0, 0.0, 1.0]] * 5) \
+        + 0.01 * rng.standard_normal((10, 3))
+    out = unseen_label_summary(torch.tensor(ring), labels, torch.tensor(other), ["neutral"] * 5 + ["grief"] * 5)
+    assert out["probe_near_minus_rest"] > 0.5
+    assert set(out["probe_ranking"].split(", ")[:2]) == {"calmness", "relief"}
+    assert 0 <= out["V_all"] <= 1 and out["V_ecm"] > 0.9
+    with pytest.raises(ValueError, match="probe label 'neutral' is not among"):
+        unseen_label_summary(torch.tensor(ring), labels, torch.tensor(other), ["grief"] * 10)
+
+
+def test_head_run_probe_scores_at_the_budget_and_curves_on():
+    states = _states()
+    kw = dict(batch_size=8, lr=1e-2, seed=7, n_heads=2)  # 3 steps per epoch
+    plain, _, emb = head_run("nGPT", "CircularCSE", states, LABELS, states, LABELS, steps=3, margin=0.1, **kw)
+    probed, _, emb_p = head_run("nGPT", "CircularCSE", states, LABELS, states, LABELS, steps=3, margin=0.1,
+                                curve_every=3, probe_steps=9, **kw)
+    assert torch.allclose(emb, emb_p, atol=1e-6) and probed["V"] == plain["V"]
+    assert sorted(probed["curve"]) == [0, 3, 6, 9]
+    with pytest.raises(ValueError, match="probe_steps needs"):
+        head_run("nGPT", "SINCERE", states, LABELS, states, LABELS, steps=3, curve_every=2, probe_steps=9, **kw)
+    with pytest.raises(ValueError, match="a margin applies to CircularCSE only"):
+        head_run("GPT", "SINCERE", states, LABELS, states, LABELS, steps=3, margin=0.1, **kw)
+
+
+def test_comparison_helpers():
+    from companion.papers.circumplex import comparison as cmp
+
+    theta = np.radians(ecm_angles([c for c in ECM_LABELS for _ in range(3)]).numpy())
+    ring = torch.tensor(np.stack([np.cos(theta), np.sin(theta)], 1))
+    s = cmp.label_structure(ring, [c for c in ECM_LABELS for _ in range(3)])
+    assert s["r_circle"] == pytest.approx(1.0) and s["rmse_circle"] == pytest.approx(0.0, abs=1e-9)
+    assert s["mean_offdiag"] == pytest.approx(-1 / 11)  # 12 points evenly on a circle: the pair cosines sum to -12
+    assert cmp.top2_explained(ring) == pytest.approx(1.0)
+    rows = [{"kind": k, "loss": loss, "margin": 0.0, "seed": seed, "V": v + 0.01 * seed, "CD-r": 0.5}
+            for seed in (1, 2, 3) for k, v in (("GPT", 0.8), ("nGPT", 0.7), ("nGPT-plain", 0.75))
+            for loss in ("SINCERE",)]
+    paper = pd.DataFrame({"method": ["SINCERE", "SINCERE"], "head": ["GPT", "nGPT"],
+                          "Emolit V-Measure": ["0.859", "0.840"], "Emolit CD-r": ["0.500", "0.500"]}
+                         ).set_index(["method", "head"])
+    claims = cmp.head_gap_claims(pd.DataFrame(rows), paper, paper_set="Emolit", backbone="B", regime="r",
+                                 losses=["SINCERE"])
+    assert [c["id"] for c in claims] == ["head-gap:SINCERE:V:nGPT", "head-gap:SINCERE:V:nGPT-plain",
+                                         "head-gap:SINCERE:CD-r:nGPT", "head-gap:SINCERE:CD-r:nGPT-plain"]
+    assert claims[0]["paper_value"] == -0.019 and claims[0]["ours"].estimate == pytest.approx(-0.1)
+    assert "level" not in claims[0]["criterion"].description and "± 0.01" in claims[2]["criterion"].description

@@ -161,3 +161,72 @@ def test_settings_sources():
                          ("learning rate", "Learning Rate"), ("train batch size", "Train Batch Size"),
                          ("random seed", "Random Seed"), ("torch dtype", "Torch dtype")):
         assert s.set_index("setting").loc[setting, "value"] == t3.loc[row, first], setting
+
+
+# ------------------------------------------------------------------ statements of the text checked on the tables
+LOSSES = ("SINCERE", "SoftCSE", "CircularCSE")
+
+
+def _value(df, base, method, head, col):
+    sel = (df["method"] == method) & (df["head"] == head)
+    if base is not None:
+        sel &= df["base_model"] == base
+    return float(df[sel][col].iloc[0])
+
+
+def test_section_4_3_orderings_hold_on_table1_except_one_cd_r_cell():
+    """§4.3 reads Table 1: CircularCSE has the lowest V-Measure and the highest CD-r, SINCERE the lowest CD-r (per
+    backbone and head). Every ordering holds except one: for Llama-3.2-3B with the nGPT head SoftCSE's CD-r (0.728)
+    is above CircularCSE's (0.708), an overstatement recorded as an erratum."""
+    t1 = read("table1")
+    exceptions = set()
+    for bb in ("mE5", "Qwen3-Embedding-4B", "Llama-3.2-3B"):
+        for head in ("GPT", "nGPT"):
+            v = {loss: _value(t1, None, loss, head, f"{bb} V-Measure") for loss in LOSSES}
+            cd = {loss: _value(t1, None, loss, head, f"{bb} CD-r") for loss in LOSSES}
+            assert min(v, key=v.get) == "CircularCSE", (bb, head)
+            assert min(cd, key=cd.get) == "SINCERE", (bb, head)
+            if max(cd, key=cd.get) != "CircularCSE":
+                exceptions.add((bb, head, max(cd, key=cd.get), cd[max(cd, key=cd.get)], cd["CircularCSE"]))
+    assert exceptions == {("Llama-3.2-3B", "nGPT", "SoftCSE", 0.728, 0.708)}
+
+
+def test_section_4_3_llama_ngpt_loses_v_on_table1():
+    t1 = read("table1")
+    for loss in LOSSES:
+        assert _value(t1, None, loss, "nGPT", "Llama-3.2-3B V-Measure") < _value(t1, None, loss, "GPT",
+                                                                                 "Llama-3.2-3B V-Measure")
+
+
+def test_appendix_e_personagen_easiest_on_table4():
+    t4 = read("table4")
+    v = {s: t4[f"{s} V-Measure"].astype(float) for s in T4_SETS}
+    assert (v["PersonaGen"] > pd.concat([v[s] for s in T4_SETS[:3]], axis=1).max(axis=1)).all()
+    trained = t4["method"] != "Pretrained"  # Empathetic Dialogue and SuperEmotion below Emolit in every trained row
+    assert ((v["Empathetic Dialogue"] < v["Emolit"]) & (v["SuperEmotion"] < v["Emolit"]))[trained].all()
+
+
+def test_appendix_f_claims_hold_on_table5():
+    """App. F: every non-English V-Measure is below the English one, and V-Measure and CD-r correlate negatively
+    over the six trained configurations of each backbone and language."""
+    t5 = read("table5")
+    for r in t5.to_dict("records"):
+        for lang in ("Fr", "It", "Nl"):
+            assert Decimal(r[f"{lang} V-Measure"]) < Decimal(r["En V-Measure"]), (r["base_model"], r["method"], lang)
+    for bb, g in t5[t5["method"] != "Pretrained"].groupby("base_model"):
+        for lang in T5_SETS + ("Average",):
+            x, y = g[f"{lang} V-Measure"].astype(float), g[f"{lang} CD-r"].astype(float)
+            assert x.corr(y) < -0.25, (bb, lang)
+
+
+def test_appendix_g_ngpt_v_loss_shrinks_with_model_size_on_table6():
+    t6 = read("table6")
+    for loss in LOSSES:
+        gaps = [_value(t6, None, loss, "GPT", f"{m} V-Measure") - _value(t6, None, loss, "nGPT", f"{m} V-Measure")
+                for m in ("Llama-3.2-3B", "OLMo-3-7B", "Qwen3-14B")]  # 3B, 7B, 14B parameters
+        assert gaps[0] > gaps[1] > gaps[2] > 0, (loss, gaps)
+
+
+def test_emolit_label_counts_differ_by_neutral():
+    p = read("prose").set_index("quantity")["value"].map(float)
+    assert p["emotion labels in the Emolit MDS map"] == p["Emolit emotion labels"] + 1
