@@ -28,8 +28,9 @@
 #
 # **Scale.** Exactly the setting of `02-sts-experiments` (all-MiniLM-L6-v2, only the top layer fine-tuned over
 # cached layer-5 states and computed for [CLS] only — the lower layers apply no dropout, so the two views differ
-# only by that layer's dropout; [CLS] pooling without MLP pooler; `steps` × 64 Wikipedia sentences, trained to the
-# STS-B dev plateau (02 shows the curves), dev every `eval_every` steps with the best trained checkpoint kept; the
+# only by that layer's dropout; [CLS] pooling without MLP pooler; `steps` × 64 Wikipedia sentences, trained towards
+# the STS-B dev plateau (02 shows the curves: near flat, not flat), dev every `eval_every` steps with the best
+# trained checkpoint kept; the
 # same STS test evaluation). Every run (02's SimCSE / ArcCon / SimACE and equal-τ controls, and the ablations:
 # SimACE with m = 0°, −10° and with τ = 0.07) comes from one run plan (`companion.papers.simace.run_jobs`) and is
 # **reloaded** from the run cache when 02, or an earlier execution of the same code, trained it (keyed by every
@@ -293,7 +294,8 @@ _ = ledger.savefig(fig, "fig6-fig9-align-uniform-over-steps")
 
 # %%
 REGIME = (f"MiniLM is already contrastively trained on ~1B sentence pairs and only its top layer ([CLS] path) is "
-          f"fine-tuned, {cfg.steps} steps of {cfg.batch_size} sentences to the STS-B dev plateau; the two dropout "
+          f"fine-tuned, {cfg.steps} steps of {cfg.batch_size} sentences (STS-B dev near flat, not at a plateau); "
+          f"the two dropout "
           f"views differ only by that layer's dropout; the paper fine-tunes raw BERT-base for one epoch")
 wide_all = finals.pivot(index="seed", columns="model")
 HALF = "half the paper's gap; the caption gives no spread"
