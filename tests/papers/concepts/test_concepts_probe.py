@@ -220,3 +220,16 @@ def test_wordnet_material_does_not_depend_on_string_hashing():
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
     assert len(outs) == 1
+
+
+def test_firm_order_needs_a_firm_bootstrap_share_either_way():
+    from companion.papers.concepts.probe import firm_order
+
+    crit = firm_order(0.95)
+    assert crit.verdict({"a < b": 0.99, "b < c": 0.96}) == "reproduced"
+    assert crit.verdict({"a < b": 0.99, "b < c": 0.66}) == "partly"  # a coin flip on the right side orders nothing
+    assert crit.verdict({"a < b": 0.60, "b < c": 0.40}) == "inconclusive"
+    assert crit.verdict({"a < b": 0.01, "b < c": 0.60}) == "not reproduced"
+    assert crit.verdict({"a < b": 0.01, "b < c": 0.03}) == "not reproduced"
+    with pytest.raises(ValueError, match="firm must lie"):
+        firm_order(0.5)
