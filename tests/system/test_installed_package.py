@@ -90,7 +90,7 @@ def test_list_inside_a_checkout_lists_the_notebooks(installed):
         done = _python(target, ["-m", "companion", "list"], cwd=cwd, **env)
         assert done.returncode == 0, done.stderr
         keys = [line.split()[0] for line in done.stdout.strip().splitlines()]
-        assert len(keys) == len(expected) == 20
+        assert len(expected) >= 20 and len(keys) == len(expected)  # every paired notebook, none missing
         assert sorted(k.replace("baselines/", "00-baselines/") for k in keys) == expected
     where = _python(target, ["-c", "import companion; print(companion.__file__)"], cwd=REPO)
     assert Path(where.stdout.strip()).is_relative_to(target)  # a checkout as cwd is not imported from
