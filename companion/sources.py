@@ -1241,3 +1241,18 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def prose_number(paper: str, quantity_start: str) -> tuple[float, str]:
+    """The number ``paper`` prints in its prose for the quantity of ``data/<paper>/prose.csv`` (columns quantity,
+    value, source, ...) whose name starts with ``quantity_start``, with its source: paper values read in one place
+    instead of typed into notebook cells. Raises when no row or several rows match."""
+    import pandas as pd
+
+    _check_paper(paper)
+    path = _settings.repo_root() / "data" / paper / "prose.csv"
+    df = pd.read_csv(path, comment="#", dtype=str)
+    hit = df[df["quantity"].str.startswith(quantity_start)]
+    if len(hit) != 1:
+        raise KeyError(f"{len(hit)} rows of data/{paper}/prose.csv start with {quantity_start!r}; need one.")
+    return float(hit["value"].iloc[0]), str(hit["source"].iloc[0])

@@ -706,11 +706,11 @@ ledger.claim("concepts:s51-last-two-layers", "§5.1 places the anisotropy drop a
              "per-layer values put layer 11 in the 0.45-0.50 band of layers 5-10 and only layer 12 below it (0.146)",
              kind="paper",
              source=statements.loc["concepts-s51-last-two-layers", "source"],
-             paper_value=[stated("concepts-apph-layers5-11-low"), stated("concepts-apph-layer12-aniso")],
              ours={"App. H's layers 5-11 (layer 11 included) are all above layer 12":
                        bool(stated("concepts-apph-layers5-11-low") > stated("concepts-apph-layer12-aniso"))},
              criterion=holds("one layer drops, not two (the Fig. 3 caption agrees: the final layer)"),
-             note="Evidence: §5.1 against App. H's per-layer values.")
+             note=f"App. H: layers 5-11 at {stated('concepts-apph-layers5-11-low'):g} or more, layer 12 at "
+                  f"{stated('concepts-apph-layer12-aniso'):g}. Evidence: §5.1 against App. H's per-layer values.")
 
 # %%
 ledger.claim("concepts:table12-rank-order", "Table 12's caption calls a lower rank a harder failure, but each family "
@@ -763,12 +763,12 @@ ledger.claim("circumplex:s43-circular-highest-cdr", "§4.3: CircularCSE gives th
 _ = ledger.claim("circumplex:emolit-38-vs-39", "App. C.1 counts 38 Emolit labels; Fig. 7 and §6 show 39, Neutral "
                  "among them; the text never says that Neutral is added to the 38", kind="paper",
                  source=statements.loc["circumplex-emolit-labels-fig7", "source"],
-                 paper_value=[stated("circumplex-emolit-labels-appc"), stated("circumplex-emolit-labels-fig7")],
+                 paper_value=stated("circumplex-emolit-labels-fig7"),
                  ours={"the two counts differ": stated("circumplex-emolit-labels-appc")
                                                != stated("circumplex-emolit-labels-fig7")},
                  criterion=holds("the label counts disagree"),
-                 note="A difference of one fits Neutral added to the 38; the text leaves it implicit. Evidence: "
-                      "stated values compared.")
+                 note=f"App. C.1: {stated('circumplex-emolit-labels-appc'):g} labels. A difference of one fits "
+                      "Neutral added to them; the text leaves it implicit. Evidence: stated values compared.")
 
 # %% [markdown]
 # ## Withdrawn

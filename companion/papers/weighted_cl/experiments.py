@@ -388,14 +388,10 @@ def xclr_digit_table(X: torch.Tensor, labels: np.ndarray, train_idx: np.ndarray,
 # ------------------------------------------------------------------------------------ the paper's own numbers
 def paper_number(quantity_start: str) -> tuple[float, str]:
     """The number the paper prints for the quantity of ``data/weighted-cl/prose.csv`` whose name starts with
-    ``quantity_start``, with its source (Vock et al., text and captions). Raises when no row or several match."""
-    from companion.settings import REPO_ROOT
+    ``quantity_start``, with its source (Vock et al., text and captions): :func:`companion.sources.prose_number`."""
+    from companion.sources import prose_number
 
-    df = pd.read_csv(REPO_ROOT / "data" / "weighted-cl" / "prose.csv", comment="#", dtype=str)
-    hit = df[df["quantity"].str.startswith(quantity_start)]
-    if len(hit) != 1:
-        raise KeyError(f"{len(hit)} rows of data/weighted-cl/prose.csv start with {quantity_start!r}; need one.")
-    return float(hit["value"].iloc[0]), str(hit["source"].iloc[0])
+    return prose_number("weighted-cl", quantity_start)
 
 
 def shape_spread(B: np.ndarray, sizes: Sequence[int]) -> dict:
