@@ -291,3 +291,11 @@ def test_cross_paper_source_prefix():
     assert sources.claim_paper({}, {"source": "simace | §4.3"}) == "simace"
     problems = sources.check_claim("angle", {"id": "x", "source": "simace | Table 2", "paper_value": 1})
     assert problems and "names paper 'simace'" in problems[0]
+
+
+def test_prose_number_reads_one_row_with_its_source():
+    from companion.sources import prose_number
+
+    assert prose_number("angle", "ibn without ISP detection") == (0.18, "§4.4")
+    with pytest.raises(KeyError, match="need one"):
+        prose_number("angle", "flickr30k retrieval strict accuracy")  # three rows start so
