@@ -163,10 +163,15 @@ class UpperEncoder(nn.Module):
         args = {**self._init_args, **overrides}
         if "pooling" in overrides and "keep_first" not in overrides:
             args["keep_first"] = self.keep_first or overrides["pooling"] == "first-last"
-        new = UpperEncoder(self.encoder, **args)
+        new = self._fresh_class(args)(self.encoder, **args)
         if self.store.serves(new.start, new.state_dtype, new._means_needed):
             new.__dict__["store"] = self.store
         return new
+
+    def _fresh_class(self, args: dict) -> type[UpperEncoder]:
+        """The class :meth:`fresh` builds for the settings ``args`` (a subclass may choose another class and drop
+        the settings only it records)."""
+        return UpperEncoder
 
     @property
     def _means_needed(self) -> str:

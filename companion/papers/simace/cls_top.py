@@ -54,15 +54,11 @@ class ClsTopEncoder(UpperEncoder):
             raise ValueError("ClsTopEncoder needs pooling='cls' and no MLP pooler; use UpperEncoder otherwise.")
         self._init_args = {**self._init_args, "top": "cls-only"}
 
-    def fresh(self, **overrides) -> UpperEncoder:
-        args = {k: v for k, v in {**self._init_args, **overrides}.items() if k != "top"}
-        cls = ClsTopEncoder if args.get("pooling") == "cls" and not args.get("mlp_pooler") else UpperEncoder
-        if "pooling" in overrides and "keep_first" not in overrides:
-            args["keep_first"] = self.keep_first or overrides["pooling"] == "first-last"
-        new = cls(self.encoder, **args)
-        if self.store.serves(new.start, new.state_dtype, new._means_needed):
-            new.__dict__["store"] = self.store
-        return new
+    def _fresh_class(self, args: dict) -> type[UpperEncoder]:
+        """[CLS] pooling without an MLP pooler stays on the [CLS]-only path; any other pooling is a plain
+        :class:`~companion.encoders.upper.UpperEncoder` (which does not take ``top``)."""
+        args.pop("top", None)
+        return ClsTopEncoder if args.get("pooling") == "cls" and not args.get("mlp_pooler") else UpperEncoder
 
     def forward(self, states: torch.Tensor, mask: torch.Tensor, first: torch.Tensor | None = None) -> torch.Tensor:
         dev = next(self.parameters()).device
