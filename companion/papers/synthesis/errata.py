@@ -148,18 +148,16 @@ def evidence_table(evidence, results_root):
     These errata were found while reproducing a paper: the paper notebook measures the inconsistency (for instance
     an optimum that does not satisfy a theorem's conclusion as printed), and the errata notebook reads its verdict
     instead of measuring it twice. A named claim that is missing raises, so a renamed claim cannot pass silently."""
-    import json
-
     import pandas as pd
 
-    rows, cache = [], {}
+    from companion.results import load_ledgers
+
+    ledgers = {f"{d['paper']}/{d['notebook']}": {c["id"]: c for c in d["claims"]} for d in load_ledgers(results_root)}
+    rows = []
     for _, r in evidence.iterrows():
-        path = Path(results_root) / f"{r['ledger']}.json"
-        if path not in cache:
-            if not path.exists():
-                raise FileNotFoundError(f"errata evidence {r['erratum']}: no ledger {r['ledger']} under results/")
-            cache[path] = {c["id"]: c for c in json.loads(path.read_text(encoding="utf-8"))["claims"]}
-        claim = cache[path].get(r["claim"])
+        if r["ledger"] not in ledgers:
+            raise FileNotFoundError(f"errata evidence {r['erratum']}: no ledger {r['ledger']} under results/")
+        claim = ledgers[r["ledger"]].get(r["claim"])
         if claim is None:
             raise KeyError(f"errata evidence {r['erratum']}: ledger {r['ledger']} has no claim {r['claim']!r}")
         confirms = [v.strip() for v in str(r["confirms"]).split("|")]

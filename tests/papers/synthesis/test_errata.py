@@ -36,7 +36,8 @@ def _ledger(tmp_path, claims):
 
     folder = tmp_path / "paper"
     folder.mkdir(exist_ok=True)
-    (folder / "01-nb.json").write_text(json.dumps({"claims": claims}), encoding="utf-8")
+    ledger = {"schema": 2, "paper": "paper", "notebook": "01-nb", "profile": "cpu", "seeds": [0], "claims": claims}
+    (folder / "01-nb.json").write_text(json.dumps(ledger), encoding="utf-8")
     return tmp_path
 
 
@@ -50,8 +51,8 @@ def _statements():
 
 
 def test_evidence_confirms_only_when_every_named_verdict_matches(tmp_path):
-    root = _ledger(tmp_path, [{"id": "a", "verdict": "not reproduced", "ours": 1.0},
-                              {"id": "b", "verdict": "passed", "ours": True}])
+    root = _ledger(tmp_path, [{"id": "a", "kind": "beyond", "verdict": "not reproduced", "ours": 1.0},
+                              {"id": "b", "kind": "check", "verdict": "passed", "ours": True}])
     ev = _evidence(("paper-thm-typo", "typo", "paper/01-nb", "a", "not reproduced"),
                    ("paper-thm-typo", "typo", "paper/01-nb", "b", "failed|inconclusive"))
     table = errata.evidence_table(ev, root)
@@ -63,7 +64,7 @@ def test_evidence_confirms_only_when_every_named_verdict_matches(tmp_path):
 
 
 def test_evidence_naming_a_missing_claim_or_ledger_raises(tmp_path):
-    root = _ledger(tmp_path, [{"id": "a", "verdict": "reproduced"}])
+    root = _ledger(tmp_path, [{"id": "a", "kind": "beyond", "verdict": "reproduced"}])
     with pytest.raises(KeyError, match="no claim 'renamed'"):
         errata.evidence_table(_evidence(("paper-thm-typo", "t", "paper/01-nb", "renamed", "reproduced")), root)
     with pytest.raises(FileNotFoundError, match="no ledger paper/02-nb"):
