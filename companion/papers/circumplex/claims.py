@@ -14,7 +14,7 @@ import pandas as pd
 
 from companion import stats
 
-__all__ = ["ORDERINGS", "ordering_gap", "table4_claims"]
+__all__ = ["ORDERINGS", "ordering_gap", "table4_claims", "table4_rows"]
 
 #: (claim name, our column, the paper's column, the loss, "lowest" / "highest"): the orderings of §4 and §5.1.
 ORDERINGS = (("circular-lowest-V", "V", "V-Measure", "CircularCSE", "lowest"),
@@ -22,6 +22,19 @@ ORDERINGS = (("circular-lowest-V", "V", "V-Measure", "CircularCSE", "lowest"),
              ("sincere-lowest-CDr", "CD-r", "CD-r", "SINCERE", "lowest"))
 HEADS = ("GPT", "nGPT")
 UNTRAINED = "a loss fell by less than 10 % over training"
+
+
+def table4_rows(backbone: str) -> pd.DataFrame:
+    """The paper's Table 4 rows of one ``backbone`` (``data/circumplex/table4.csv``, cells as printed, strings),
+    indexed by ``(method, head)``; the pretrained row is ``("Pretrained", "")``."""
+    from companion.settings import REPO_ROOT
+
+    table = pd.read_csv(REPO_ROOT / "data" / "circumplex" / "table4.csv", comment="#", dtype=str,
+                        keep_default_na=False)
+    rows = table[table.base_model == backbone]
+    if rows.empty:
+        raise ValueError(f"Table 4 has no backbone {backbone!r}; it has {', '.join(table.base_model.unique())}.")
+    return rows.set_index(["method", "head"])
 
 
 def ordering_gap(ours: pd.DataFrame, paper: Mapping[str, str], col: str, kind: str, target: str, where: str,

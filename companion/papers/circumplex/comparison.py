@@ -18,23 +18,26 @@ import torch
 from companion import stats
 from companion.losses.circumplex import ECM_LABELS, delta_theta, ecm_angles
 
-__all__ = ["KINDS", "run_grid", "label_structure", "top2_explained", "pca_v", "head_gap_claims", "plateau_table"]
+__all__ = ["KINDS", "run_grid", "label_structure", "top2_explained", "pca_v", "head_gap_claims", "plateau_table",
+           "steps_per_loss", "pca_frame"]
 
 #: Head kinds of the comparison: GPT, nGPT in the authors' parametrisation, nGPT stored plainly.
 KINDS = ("GPT", "nGPT", "nGPT-plain")
 
 
 def run_grid(train_states, train_labels: Sequence[str], test_states, test_labels: Sequence[str], *,
-             kinds: Sequence[str], losses: Sequence[str], seeds: Sequence[int], steps: int, batch_size: int,
-             lr: float, n_heads: int, margins: Sequence[float] = (), margin_kind: str = "nGPT",
+             kinds: Sequence[str], losses: Sequence[str], seeds: Sequence[int], steps: int | Mapping[str, int],
+             batch_size: int, lr: float, n_heads: int, margins: Sequence[float] = (), margin_kind: str = "nGPT",
              curve_every: int = 0, curve_seeds: Sequence[int] = (), probe: Sequence[tuple[str, str]] = (),
-             probe_steps: int | None = None):
+             probe_steps: int | Mapping[str, int] | None = None):
     """Train and score every ``kind`` x ``loss`` x ``seed`` head, then CircularCSE ``margin_kind`` heads with each
-    margin in ``margins`` (m > 0; the grid's CircularCSE runs are m = 0). Runs of ``curve_seeds`` record a learning
-    curve every ``curve_every`` steps; those of them whose ``(kind, loss)`` is in ``probe`` train on to
-    ``probe_steps`` for the curve only (their scores are still taken at ``steps``). Returns ``(runs, embeddings)``: one row per run (``kind``, ``loss``,
-    ``margin``, ``seed`` and the scores of :func:`companion.papers.circumplex.experiments.head_run`) and the test
-    embeddings by ``(kind, loss, margin, seed)``."""
+    margin in ``margins`` (m > 0; the grid's CircularCSE runs are m = 0). ``steps`` is one budget for every loss or
+    one per loss (:func:`steps_per_loss`). Runs of ``curve_seeds`` record a learning curve every ``curve_every``
+    steps; those of them whose ``(kind, loss)`` is in ``probe`` train on to ``probe_steps`` (one number or one per
+    loss) for the curve only (their scores are still taken at their budget). Returns ``(runs, embeddings)``: one row
+    per run (``kind``, ``loss``, ``margin``, ``seed``, ``steps`` and the scores of
+    :func:`companion.papers.circumplex.experiments.head_run`) and the test embeddings by
+    ``(kind, loss, margin, seed)``."""
     from tqdm.auto import tqdm
 
     from companion.papers.circumplex.experiments import head_run
@@ -43,19 +46,57 @@ def run_grid(train_states, train_labels: Sequence[str], test_states, test_labels
         raise ValueError("run_grid needs at least one seed.")
     if any(not m > 0 for m in margins):
         raise ValueError(f"margins must be > 0 (m = 0 is the grid's CircularCSE), got {list(margins)}.")
+    budget = _per_loss(steps, [*losses, "CircularCSE"] if margins else losses, "steps")
+    probe_budget = _per_loss(probe_steps, [loss for _, loss in probe], "probe_steps") if probe_steps else {}
     jobs = [(k, loss, 0.0, s) for s in seeds for k in kinds for loss in losses]
     jobs += [(margin_kind, "CircularCSE", float(m), s) for m in margins for s in seeds]
     rows, embs = [], {}
     for kind, loss, margin, seed in tqdm(jobs, desc="head runs"):
-        scores, _, emb = head_run(kind, loss, train_states, train_labels, test_states, test_labels, steps=steps,
-                                  batch_size=batch_size, lr=lr, seed=seed, n_heads=n_heads,
+        probed = seed in curve_seeds and (kind, loss) in probe and margin == 0
+        scores, _, emb = head_run(kind, loss, train_states, train_labels, test_states, test_labels,
+                                  steps=budget[loss], batch_size=batch_size, lr=lr, seed=seed, n_heads=n_heads,
                                   margin=margin if margin > 0 else None,
                                   curve_every=curve_every if seed in curve_seeds else 0,
-                                  probe_steps=probe_steps if seed in curve_seeds and (kind, loss) in probe
-                                  and margin == 0 else None)
-        rows.append({"kind": kind, "loss": loss, "margin": margin, "seed": seed, **scores})
+                                  probe_steps=probe_budget.get(loss) if probed else None)
+        rows.append({"kind": kind, "loss": loss, "margin": margin, "seed": seed, "steps": budget[loss], **scores})
         embs[(kind, loss, margin, seed)] = emb
     return pd.DataFrame(rows), embs
+
+
+def _per_loss(value: int | Mapping[str, int], losses: Sequence[str], what: str) -> dict[str, int]:
+    """``value`` for every loss of ``losses``: the same number for all, or a mapping that must name each of them."""
+    if isinstance(value, Mapping):
+        missing = [loss for loss in dict.fromkeys(losses) if loss not in value]
+        if missing:
+            raise ValueError(f"{what} names no budget for {', '.join(missing)}.")
+        out = {loss: int(value[loss]) for loss in dict.fromkeys(losses)}
+    else:
+        out = dict.fromkeys(losses, int(value))
+    bad = {loss: n for loss, n in out.items() if n < 1}
+    if bad:
+        raise ValueError(f"{what} must be >= 1, got {bad}.")
+    return out
+
+
+def steps_per_loss(epochs: int, losses: Sequence[str], per_epoch: int, by_loss: Mapping[str, int] | None = None
+                   ) -> dict[str, int]:
+    """Training steps per loss: ``epochs`` epochs of ``per_epoch`` steps, except the losses named in ``by_loss``
+    (loss -> epochs), which train to where their own learning curve is flat."""
+    if per_epoch < 1:
+        raise ValueError(f"per_epoch must be >= 1, got {per_epoch}.")
+    unknown = sorted(set(by_loss or {}) - set(losses))
+    if unknown:
+        raise ValueError(f"by_loss names unknown loss(es) {', '.join(unknown)}; the losses are {', '.join(losses)}.")
+    out = _per_loss({loss: (by_loss or {}).get(loss, epochs) for loss in losses}, losses, "epochs")
+    return {loss: n * per_epoch for loss, n in out.items()}
+
+
+def pca_frame(embeddings: Mapping[tuple[str, int], torch.Tensor], labels: Sequence[str], dims: Sequence[int]
+              ) -> pd.DataFrame:
+    """Fig 5a's data: V-Measure after PCA to each k of ``dims`` (:func:`pca_v`) for every ``(name, seed)`` embedding
+    of ``embeddings``; one row per name, seed and k."""
+    return pd.DataFrame([{"loss": name, "seed": seed, "k": k, "V": v} for (name, seed), e in embeddings.items()
+                         for k, v in pca_v(e, labels, dims).items()])
 
 
 def label_structure(emb, labels: Sequence[str], classes: Sequence[str] | None = None) -> dict[str, float]:
@@ -88,19 +129,23 @@ def pca_v(emb, labels: Sequence[str], dims: Sequence[int], seed: int = 0) -> dic
     return {int(k): v_measure(pca_project(emb, int(k)), list(labels), seed=seed) for k in dims}
 
 
-def plateau_table(runs: pd.DataFrame, steps: int) -> pd.DataFrame:
+def plateau_table(runs: pd.DataFrame, steps: int | None = None) -> pd.DataFrame:
     """The learning curves of the runs that recorded one: test V at each recorded step (one row per run), the change
-    over the last interval up to ``steps`` (``change before``) and, for runs trained on past ``steps``, the largest
-    departure from V at ``steps`` afterwards (``change after``)."""
+    over the last interval up to the run's budget (``change before``) and, for runs trained on past it, the largest
+    departure from V at the budget afterwards (``change after``). The budget is the run's ``steps`` column
+    (:func:`run_grid`), or ``steps`` for frames without one."""
     rows = []
     for r in runs[runs["curve"].notna()].to_dict("records") if "curve" in runs else []:
         c = r["curve"]
-        upto = [s for s in sorted(c) if s <= steps]
-        after = [s for s in sorted(c) if s > steps]
-        rows.append({"kind": r["kind"], "loss": r["loss"], "margin": r["margin"], "seed": r["seed"],
+        budget = int(r["steps"]) if "steps" in r and pd.notna(r["steps"]) else steps
+        if budget is None:
+            raise ValueError("plateau_table needs steps for runs without a 'steps' column.")
+        upto = [s for s in sorted(c) if s <= budget]
+        after = [s for s in sorted(c) if s > budget]
+        rows.append({"kind": r["kind"], "loss": r["loss"], "margin": r["margin"], "seed": r["seed"], "budget": budget,
                      **{f"V @ {s}": c[s] for s in sorted(c)},
                      "change before": c[upto[-1]] - c[upto[-2]] if len(upto) > 1 else np.nan,
-                     "change after": max((c[s] - c[steps] for s in after), key=abs) if after else np.nan})
+                     "change after": max((c[s] - c[budget] for s in after), key=abs) if after else np.nan})
     return pd.DataFrame(rows)
 
 
@@ -119,9 +164,12 @@ def head_gap_claims(runs: pd.DataFrame, paper: pd.DataFrame, *, paper_set: str, 
                 gpt, ngpt = grid[(col, "GPT", loss)], grid[(col, kind, loss)]
                 claims.append(dict(
                     id=f"head-gap:{loss}:{col}:{kind}",
-                    claim=f"{loss}: {col} of the nGPT head minus the GPT head "
-                          f"({'authors' if kind == 'nGPT' else 'plain'} nGPT parametrisation, paired by seed)",
-                    kind="paper", source=f"Table 4, {backbone}, {paper_set}, {pcol}, {loss} nGPT - GPT: {a} - {b}",
+                    claim=(f"{loss}: {col} of the nGPT head minus the GPT head (authors' nGPT parametrisation, "
+                           "paired by seed)" if kind == "nGPT" else
+                           f"Beyond the paper (it trains only the authors' parametrisation): {loss}, {col} of the "
+                           "nGPT head stored plainly minus the GPT head, against the paper's gap (paired by seed)"),
+                    kind="paper" if kind == "nGPT" else "beyond",
+                    source=f"Table 4, {backbone}, {paper_set}, {pcol}, {loss} nGPT - GPT: {a} - {b}",
                     paper_value=paper_gap, ours=stats.paired(ngpt.to_numpy(), gpt.to_numpy()),
                     criterion=stats.direction(paper_effect=paper_gap) if paper_gap else
                     stats.level(0.0, tol=0.01, tol_reason="the paper's gap is 0 at its printed precision"),
