@@ -33,20 +33,12 @@
 # except *relief* (only 103 single-label comments: 72 train / 31 test). The paper's SuperEmotion, Empathetic
 # Dialogue and PersonaGen data are not available here.
 #
-# **Verdicts** (cpu profile, seeds 42/43/44; every ordering graded as a per-seed gap against the same gap in the
-# paper's Table 4 row for Qwen3-Embedding-4B, the paper's frozen embedding-model backbone, with a 95 % CI; the nGPT
-# head is trained in the authors' parametrisation): on **Emolit** all seven orderings hold with CIs clear of zero —
-# CircularCSE has the lowest V-Measure (gap +0.14 GPT, +0.15 nGPT; paper +0.137, +0.095) and the highest CD-r
-# (+0.20 / +0.18; paper +0.246 / +0.151), SINCERE the lowest CD-r (+0.23 / +0.13; paper +0.525 / +0.210), and every
-# trained head beats pretrained MiniLM on V (+0.15; paper +0.130) — graded *partly* because our regime (frozen
-# MiniLM, 64-wide head, 2 epochs) is not the paper's. On the **GoEmotions-9 stand-in** (compared with SuperEmotion)
-# only the GPT head's lowest V, the nGPT head's SINCERE-lowest CD-r and trained-beats-pretrained hold; the rest are
-# *inconclusive*: CIs that cover zero, and two cells where the paper's own SuperEmotion row breaks its general
-# statement (nGPT: SoftCSE's CD-r 0.731 above CircularCSE's 0.660; GPT: SoftCSE's 0.487 below SINCERE's 0.490)
-# while ours follows the statement. §5.1's "SINCERE settles at orthogonal labels" is not what our short-trained
-# 64-wide heads show: the mean cosine between labels stays at +0.60 (GPT) / +0.10 (nGPT) on Emolit (inconclusive;
-# notebook 04 asks it again at full width). Absolute values of
-# the paper's 0.3–8B backbones and its other data sets are not testable here.
+# **Reading the verdicts.** Every ordering is graded as a per-seed gap against the same gap in the paper's Table 4
+# row for Qwen3-Embedding-4B (the paper's frozen embedding-model backbone), with a 95 % CI; every paper claim is
+# capped at *partly* by the regime (frozen MiniLM, 64-wide head, 2 epochs), and an opposite direction is
+# *inconclusive*. The numbers and verdicts are the computed table at the end (section 6); the text above it says
+# what each claim compares, never its outcome. Absolute values of the paper's 0.3–8B backbones and its other data
+# sets are not testable here.
 
 # %% tags=["colab-setup"]
 # Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
@@ -70,16 +62,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import torch
-from tqdm.auto import tqdm
 
-from companion.papers.circumplex.heads import evaluate_embeddings, frozen_features
-from companion.losses.circumplex import ECM_LABELS, GOEMOTIONS_ECM_LABELS, LOSSES
-from companion.papers.circumplex.claims import table4_claims
-from companion.papers.circumplex.experiments import emolit_frames, goemotions_standin, head_run
-from companion.papers.circumplex.geometry import avg_cos_sim
+from companion.losses.circumplex import LOSSES
+from companion.papers.circumplex.claims import beside_table4, table4_claims, table4_rows
+from companion.papers.circumplex.experiments import emolit_frames, goemotions_standin, table4_runs
+from companion.papers.circumplex.figures import plot_avgcossim, plot_pca_panels, plot_table4_bars
+from companion.papers.circumplex.heads import frozen_features
 from companion.profiles import settings
 from companion.results import Ledger, not_testable, show_provenance
-from companion.settings import REPO_ROOT, cache_dir
+from companion.settings import cache_dir
 
 # %% [markdown]
 # Settings per profile (smoke: a random tiny BERT, 4 examples per label, 2 steps; cpu: frozen MiniLM, the 64-wide
@@ -140,22 +131,8 @@ sizes
 # %%
 DATASETS = {"Emolit": ("train", "test", emolit_train, emolit_test, cfg.steps_emolit),
             "GoEmotions-9": ("go_train", "go_test", go_train, go_test, cfg.steps_go)}
-rows, keep = [], {}
-for ds, (_, kte, _, dte, _) in DATASETS.items():
-    scores = evaluate_embeddings(pretrained[kte], dte.label)
-    rows.append({"dataset": ds, "head": "-", "loss": "pretrained", "seed": 0, **scores, "train_s": 0.0})
-    keep[(ds, "pretrained")] = pretrained[kte]
-jobs = [(ds, seed, kind, loss) for ds in DATASETS for seed in cfg.seeds for kind in ("GPT", "nGPT")
-        for loss in LOSSES]
-for ds, seed, kind, loss in tqdm(jobs, desc="head runs"):
-    ktr, kte, dtr, dte, n_steps = DATASETS[ds]
-    scores, head, emb = head_run(kind, loss, feats[ktr], dtr.label, feats[kte], dte.label, steps=n_steps,
-                                 batch_size=cfg.batch_size, lr=cfg.lr, seed=seed, n_heads=cfg.n_heads)
-    rows.append({"dataset": ds, "head": kind, "loss": loss, "seed": seed, **scores})
-    keep[(ds, kind, loss, "state", seed)] = {k: v.clone() for k, v in head.state_dict().items()}
-    if seed == cfg.seeds[0]:
-        keep[(ds, kind, loss)] = emb
-runs = pd.DataFrame(rows)
+runs, keep = table4_runs(DATASETS, feats, pretrained, seeds=cfg.seeds, kinds=("GPT", "nGPT"), losses=list(LOSSES),
+                         batch_size=cfg.batch_size, lr=cfg.lr, n_heads=cfg.n_heads)
 runs.to_csv(cache_dir() / "circumplex" / f"02-runs-{cfg.profile}.csv", index=False)
 torch.save({"keep": keep, "info": info, "cfg": dict(cfg)}, cache_dir() / "circumplex" / f"02-{cfg.profile}.pt")
 print(f"one Emolit head run: {runs[(runs.dataset == 'Emolit') & (runs.loss != 'pretrained')].train_s.mean():.0f} s "
@@ -177,42 +154,14 @@ table
 # %%
 PAPER_BACKBONE = "Qwen3-Embedding-4B"
 PAPER_SET = {"Emolit": "Emolit", "GoEmotions-9": "SuperEmotion"}
-paper4 = pd.read_csv(REPO_ROOT / "data" / "circumplex" / "table4.csv", comment="#", dtype=str, keep_default_na=False)
-qwen = paper4[paper4.base_model == PAPER_BACKBONE].set_index(["method", "head"])
+qwen = table4_rows(PAPER_BACKBONE)
 ours_mean = runs.groupby(["dataset", "head", "loss"])[["V", "CD-r"]].mean()
-side = []
-for ds, pds in PAPER_SET.items():
-    for (method, head), row in qwen.iterrows():
-        key = (ds, "-", "pretrained") if method == "Pretrained" else (ds, head, method)
-        side.append({"data set (ours / paper)": f"{ds} / {pds}", "method": method, "head": head or "-",
-                     "V ours": ours_mean.loc[key, "V"], "V paper": float(row[f"{pds} V-Measure"]),
-                     "CD-r ours": ours_mean.loc[key, "CD-r"], "CD-r paper": float(row[f"{pds} CD-r"])})
-beside = pd.DataFrame(side).round(3)
+beside = beside_table4(runs, qwen, PAPER_SET).round(3)
 beside
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(13, 4.4), sharey=False)
-order = ["pretrained"] + [f"{k}/{loss}" for k in ("GPT", "nGPT") for loss in LOSSES]
-for ax, metric in zip(axes, ["V", "CD-r"]):
-    for j, ds in enumerate(DATASETS):
-        sub = runs[runs.dataset == ds].assign(cfgname=lambda d: np.where(d["loss"] == "pretrained", "pretrained",
-                                                                         d["head"] + "/" + d["loss"]))
-        g = sub.groupby("cfgname")[metric].agg(["mean", "std"]).reindex(order)
-        x = np.arange(len(order)) + 0.4 * j - 0.2
-        ax.bar(x, g["mean"], 0.4, yerr=g["std"].fillna(0), capsize=3, label=f"ours: {ds}")
-        b = beside[beside["data set (ours / paper)"].str.startswith(ds + " ")]
-        pv = [b[(b.method == ("Pretrained" if c == "pretrained" else c.split("/")[1]))
-                & (b["head"] == ("-" if c == "pretrained" else c.split("/")[0]))][f"{metric} paper"].iloc[0]
-              for c in order]
-        ax.scatter(x, pv, marker="D", color="k" if j == 0 else "0.55", zorder=3, s=22,
-                   label=f"paper: {PAPER_BACKBONE}, {PAPER_SET[ds]}")
-    ax.set_xticks(range(len(order)), order, rotation=30, ha="right")
-    ax.set_ylim(min(0, ax.get_ylim()[0]), 1.0)
-    ax.set_title(f"{metric}: ours (mean ± std over {len(cfg.seeds)} seeds, frozen MiniLM) vs the paper (Table 4)",
-                 fontsize=10)
-    ax.legend(fontsize=7)
-axes[0].set_ylabel("V-Measure")
-axes[1].set_ylabel("CD-r")
+fig = plot_table4_bars(runs, beside, order=["pretrained"] + [f"{k}/{loss}" for k in ("GPT", "nGPT") for loss in LOSSES],
+                       paper_label=PAPER_BACKBONE, paper_sets=PAPER_SET)
 ledger.savefig(fig, "table1-4-bars")
 plt.show()
 
@@ -221,24 +170,9 @@ plt.show()
 
 # %%
 labels_te = np.array(emolit_test.label)
-cmap = plt.cm.twilight(np.linspace(0, 1, 13)[:-1])
 panels = [("pretrained", keep[("Emolit", "pretrained")])] + [(f"nGPT / {loss}", keep[("Emolit", "nGPT", loss)])
                                                              for loss in LOSSES]
-fig, axes = plt.subplots(1, len(panels), figsize=(4.3 * len(panels), 4.3))
-for ax, (name, emb) in zip(axes, panels):
-    x = emb.double() - emb.double().mean(0)
-    u, s, vh = torch.linalg.svd(x, full_matrices=False)
-    xy = (x @ vh[:2].T).numpy()
-    ev = (s ** 2 / (s ** 2).sum()).numpy()
-    for c, lab in zip(cmap, ECM_LABELS):
-        sel = labels_te == lab
-        ax.scatter(xy[sel, 0], xy[sel, 1], s=6, color=c, label=lab, alpha=0.8)
-        if sel.any():
-            ax.annotate(lab, xy[sel].mean(0), fontsize=7, ha="center", weight="bold")
-    ax.set_title(f"{name}\nPC1 {100 * ev[0]:.0f}% + PC2 {100 * ev[1]:.0f}% of variance", fontsize=10)
-    ax.set_xticks([])
-    ax.set_yticks([])
-axes[-1].legend(fontsize=7, markerscale=2, bbox_to_anchor=(1.02, 1), loc="upper left")
+fig = plot_pca_panels(panels, labels_te)
 ledger.savefig(fig, "fig1-pca-per-loss")
 plt.show()
 
@@ -246,14 +180,7 @@ plt.show()
 # ## 5 · Figure 4 analogue: AvgCosSim between the 12 labels (Emolit test, nGPT head, first seed)
 
 # %%
-fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 4.4))
-for ax, (name, emb) in zip(axes, panels):
-    mat, classes = avg_cos_sim(emb, labels_te, [c for c in ECM_LABELS if c in set(labels_te)])
-    im = ax.imshow(mat, cmap="RdBu_r", vmin=-1, vmax=1)
-    ax.set_xticks(range(len(classes)), classes, rotation=90, fontsize=7)
-    ax.set_yticks(range(len(classes)), classes, fontsize=7)
-    ax.set_title(name, fontsize=10)
-fig.colorbar(im, ax=axes.tolist(), shrink=0.75, label="AvgCosSim")
+fig = plot_avgcossim(panels, labels_te)
 ledger.savefig(fig, "fig4-avgcossim-heatmaps")
 plt.show()
 
@@ -309,6 +236,5 @@ ledger.table()
 ledger.save()
 wall = time.perf_counter() - T0
 print(f"notebook wall time {wall:.0f} s; features {t_features:.0f} s; mean head run (train) "
-      f"{runs[runs.loss != 'pretrained'].train_s.mean():.1f} s. The 2-core machine was shared with ~6 other "
-      "engineers' jobs while this ran, so all times are inflated.")
+      f"{runs[runs.loss != 'pretrained'].train_s.mean():.1f} s (one thread on a 2-core machine shared with other jobs)")
 _ = show_provenance(ledger)

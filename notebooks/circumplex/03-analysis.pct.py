@@ -37,25 +37,9 @@
 # Qwen3-Embedding-4B (frozen) heads of full width trained 15 epochs, Fig 5a averaged over four data sets.
 # Every comparison is paired over the seeds of 02 with a 95 % t interval (`companion.stats`).
 #
-# **Verdicts** (cpu profile, seeds 42/43/44, 95 % CIs over seeds; every paper claim is capped at *partly* by the
-# regime):
-#
-# * **Fig 5a** — cut from 64 to 2 PCA dimensions, SINCERE loses 0.19 more V-Measure than CircularCSE (CI
-#   0.19–0.20; SINCERE 0.53 → 0.32, CircularCSE 0.39 → 0.37): *partly*.
-# * **Fig 1** — the top two principal components hold 0.50 of CircularCSE's variance against 0.18 (SINCERE) and
-#   0.23 (SoftCSE): *partly*.
-# * **Fig 5b** — the V gap SINCERE − CircularCSE grows from +0.02 with 4 labels to +0.15 with 12 (gap(12) − gap(4)
-#   = +0.14, CI 0.08–0.19): *partly*.
-# * **Fig 6** — in the GPT head the MLP output's norm exceeds the first residual's (mean log-ratio +0.89, CI
-#   0.83–0.96) and the output points along it (cosine 0.92 vs 0.59): *partly*.
-# * **Fig 7** — with 18 unseen GoEmotions emotions and its neutral label placed, the CircularCSE ring keeps its order
-#   (alignment 0.98) and SINCERE's loses it (0.60; difference +0.39, CI 0.33–0.44): *partly*. §6's V gap
-#   SINCERE − CircularCSE shrinks from +0.15 on the 12 training labels to +0.07 with the unseen labels (shrink
-#   +0.07, CI 0.04–0.11; paper about 0.1 → 0.01): *partly*. Neutral does **not** land reliably near calmness and
-#   relief (+0.06 cosine over the other labels, CI −0.23 to +0.36): *inconclusive*.
-# * **EmoBank** (beyond the paper): on the CircularCSE ring cos φ tracks Valence (r = 0.45, CI 0.44–0.46;
-#   pretrained MiniLM 0.17) and sin φ tracks Arousal only weakly (r = 0.10, below pretrained's 0.13); neither beats
-#   SINCERE's ring with a CI clear of zero.
+# **Reading the verdicts.** Every paper claim is capped at *partly* by the regime, and an opposite direction is
+# *inconclusive*. The numbers and verdicts are the computed table at the end (section 6); the text above it says
+# what each claim compares, never its outcome.
 
 # %% tags=["colab-setup"]
 # Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
@@ -81,13 +65,17 @@ import torch
 from companion import stats
 from companion.encoders import load_encoder
 from companion.encoders.states import cached_token_states
-from companion.papers.circumplex.heads import embed_with_head, evaluate_embeddings, featurize, frozen_features, train_head
 from companion.losses.circumplex import ECM_LABELS, LOSSES
+from companion.papers.circumplex import comparison as cmp
+from companion.papers.circumplex.analysis import (FIG5B_SUBSETS, STAGES, emobank_ring_runs, explained_variance,
+                                                  gpt_mlp_norms, label_subset_runs, stage_maps, unseen_label_maps)
+from companion.papers.circumplex.claims import table4_rows
 from companion.papers.circumplex.experiments import (emobank_sample, emolit_frames, emolit_heads, goemotions_other_labels,
                                                      unseen_label_summary)
-from companion.papers.circumplex.geometry import (avg_cos_sim, cd_r, label_centroids, mds2, pca_project, ring_alignment,
-                                          ring_angles)
-from companion.metrics.clustering import v_measure
+from companion.papers.circumplex.figures import (plot_emobank_angles, plot_stage_maps, plot_unseen_maps, plot_v_vs_labels,
+                                                 plot_v_vs_pca)
+from companion.papers.circumplex.geometry import avg_cos_sim, cd_r
+from companion.papers.circumplex.heads import embed_with_head, featurize, frozen_features
 from companion.profiles import settings
 from companion.results import Ledger, show_provenance
 from companion.settings import REPO_ROOT, cache_dir
@@ -109,6 +97,7 @@ cfg = settings(profile,
                         n_other=100, n_emobank=10062, model="intfloat/multilingual-e5-large", head_dim=0,
                         max_tokens=64, lr=5e-5, n_heads=16,
                         pca_dims=[2, 3, 4, 8, 16, 32, 64, 128, 256, 512, 1024]),
+               common=dict(fig5_backbone="mE5"),  # the heads of the paper's Fig 5 (§5.1)
                overrides=dict(seeds=seeds))
 torch.set_num_threads(1)  # small tensors on a shared 2-core machine: 2 OpenMP threads were 3-40x slower
 ledger = Ledger("circumplex", "03-analysis", profile=cfg.profile, seeds=cfg.seeds)
@@ -139,6 +128,7 @@ pretrained["emobank"] = cached_token_states(encoder, list(emobank.text)).mean_po
 
 # %%
 prose = pd.read_csv(REPO_ROOT / "data" / "circumplex" / "prose.csv", comment="#").set_index("quantity")["value"]
+paper4 = table4_rows(cfg.fig5_backbone)  # drawn beside ours where Figs 5a/5b meet Table 4 (no PCA, 12 labels)
 saved_path = cache_dir() / "circumplex" / f"02-{cfg.profile}.pt"
 saved = torch.load(saved_path, weights_only=False)["keep"] if saved_path.exists() else {}
 heads, source = emolit_heads(saved, feats["train"], emolit_train.label, seeds=cfg.seeds, steps=cfg.steps_emolit,
@@ -172,24 +162,11 @@ pd.DataFrame(conv_rows).set_index("embedding").round(3)
 
 # %%
 dims = [k for k in cfg.pca_dims if k <= feats["train"].dim]
-rows = []
-for seed in cfg.seeds:
-    for loss in LOSSES:
-        for k in dims:
-            rows.append({"seed": seed, "loss": loss, "k": k,
-                         "V": v_measure(pca_project(test_emb[("nGPT", loss, seed)], k), labels_te)})
-for k in dims:
-    rows.append({"seed": S0, "loss": "pretrained", "k": k, "V": v_measure(pca_project(pretrained["test"], k), labels_te)})
-fig5a = pd.DataFrame(rows)
-fig, ax = plt.subplots(figsize=(6.5, 4))
-for loss, g in fig5a.groupby("loss", sort=False):
-    s = g.groupby("k").V.agg(["mean", "std"])
-    ax.errorbar(s.index, s["mean"], yerr=s["std"].fillna(0), fmt="o-", capsize=3, label=loss)
-ax.set_xscale("log", base=2)
-ax.set_ylim(0, 1)
-ax.set(xlabel="PCA dimensions k", ylabel="V-Measure (spherical k-means)",
-       title=f"Fig 5a analogue: V after PCA (Emolit test, nGPT head, mean ± std over {len(cfg.seeds)} seeds)")
-ax.legend()
+fig5a = cmp.pca_frame({**{(loss, s): test_emb[("nGPT", loss, s)] for s in cfg.seeds for loss in LOSSES},
+                       ("pretrained", S0): pretrained["test"]}, labels_te, dims)
+fig = plot_v_vs_pca(fig5a, paper={loss: float(paper4.loc[(loss, "nGPT"), "Emolit V-Measure"]) for loss in LOSSES},
+                    paper_label=f"paper, no PCA (Table 4, {cfg.fig5_backbone}, Emolit)",
+                    title=f"Fig 5a: V after PCA (Emolit test, nGPT head, mean ± std over {len(cfg.seeds)} seeds)")
 ledger.savefig(fig, "fig5a-v-vs-pca-dims")
 plt.show()
 fig5a.groupby(["k", "loss"]).V.mean().unstack("loss").round(3)
@@ -200,13 +177,7 @@ fig5a.groupby(["k", "loss"]).V.mean().unstack("loss").round(3)
 # ratio of the first two principal components than SINCERE-nGPT and SoftCSE-nGPT.
 
 # %%
-ev_rows = []
-for seed in cfg.seeds:
-    for loss in LOSSES:
-        x = test_emb[("nGPT", loss, seed)].double()
-        sv = torch.linalg.svdvals(x - x.mean(0)) ** 2
-        ev_rows.append({"seed": seed, "loss": loss, "top-2 explained variance": float(sv[:2].sum() / sv.sum())})
-explained = pd.DataFrame(ev_rows).pivot(index="seed", columns="loss", values="top-2 explained variance")
+explained = explained_variance(test_emb, kind="nGPT", losses=list(LOSSES), seeds=cfg.seeds)
 explained.round(3)
 
 # %% [markdown]
@@ -217,43 +188,19 @@ explained.round(3)
 # number of steps, every seed) with SINCERE and CircularCSE; k = number of labels.
 
 # %%
-SUBSETS = {4: ["love", "surprise", "disgust", "calmness"],
-           6: ["love", "excitement", "anger", "disgust", "boredom", "relief"],
-           8: ["love", "joy", "surprise", "anger", "disgust", "sadness", "calmness", "relief"],
-           12: list(ECM_LABELS)}
-rows = []
-for n_labels, subset in SUBSETS.items():
-    tr_rows = np.flatnonzero(emolit_train.label.isin(subset).to_numpy())
-    te_rows = np.flatnonzero(emolit_test.label.isin(subset).to_numpy())
-    for seed in cfg.seeds:
-        for loss in ("SINCERE", "CircularCSE"):
-            if n_labels == 12:
-                emb = test_emb[("nGPT", loss, seed)][te_rows]
-            else:
-                head, _ = train_head("nGPT", LOSSES[loss], feats["train"].subset(tr_rows),
-                                     list(emolit_train.label.iloc[tr_rows]), steps=cfg.steps_emolit,
-                                     batch_size=min(cfg.batch_size, len(tr_rows)), lr=cfg.lr, seed=seed,
-                                     n_heads=cfg.n_heads, progress=False)
-                emb = embed_with_head(head, feats["test"].subset(te_rows))
-            rows.append({"labels": n_labels, "loss": loss, "seed": seed,
-                         **evaluate_embeddings(emb, labels_te[te_rows])})
-    rows.append({"labels": n_labels, "loss": "pretrained", "seed": S0,
-                 **evaluate_embeddings(pretrained["test"][te_rows], labels_te[te_rows])})
-fig5b = pd.DataFrame(rows)
+fig5b = label_subset_runs(feats["train"], emolit_train.label, feats["test"], labels_te, subsets=FIG5B_SUBSETS,
+                          losses=["SINCERE", "CircularCSE"], seeds=cfg.seeds, pretrained_test=pretrained["test"],
+                          full={(loss, s): test_emb[("nGPT", loss, s)] for s in cfg.seeds for loss in LOSSES},
+                          steps=cfg.steps_emolit, batch_size=cfg.batch_size, lr=cfg.lr, n_heads=cfg.n_heads)
 
 # %% [markdown]
 # V-Measure and CD-r against the number of labels (mean ± std over seeds).
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-for ax, metric in zip(axes, ["V", "CD-r"]):
-    for loss, g in fig5b.groupby("loss", sort=False):
-        s = g.groupby("labels")[metric].agg(["mean", "std"])
-        ax.errorbar(s.index, s["mean"], yerr=s["std"].fillna(0), fmt="o-", capsize=3, label=loss)
-    ax.set(xlabel="number of ECM labels", ylabel=metric, xticks=list(SUBSETS), ylim=(min(0, ax.get_ylim()[0]), 1))
-axes[0].set_title("Fig 5b analogue: V-Measure vs. number of labels (nGPT)")
-axes[1].set_title("CD-r vs. number of labels")
-axes[0].legend()
+fig = plot_v_vs_labels(fig5b, paper={loss: {"V": float(paper4.loc[(loss, "nGPT"), "Emolit V-Measure"]),
+                                            "CD-r": float(paper4.loc[(loss, "nGPT"), "Emolit CD-r"])}
+                                     for loss in ("SINCERE", "CircularCSE")},
+                       paper_label=f"paper, 12 labels (Table 4, {cfg.fig5_backbone}, Emolit)")
 ledger.savefig(fig, "fig5b-v-vs-labels")
 plt.show()
 fig5b.groupby(["labels", "loss"])[["V", "CD-r"]].mean().unstack("loss").round(3)
@@ -266,41 +213,15 @@ fig5b.groupby(["labels", "loss"])[["V", "CD-r"]].mean().unstack("loss").round(3)
 # over the norm of the pooled first residual (attention output plus input), every GPT head and seed.
 
 # %%
-STAGES = ["input", "attn_out", "after_attn", "mlp_out", "output"]
-colors = dict(zip(ECM_LABELS, plt.cm.twilight(np.linspace(0, 1, 13)[:-1])))
-fig6_rows = []
-fig, axes = plt.subplots(4, len(STAGES), figsize=(3.3 * len(STAGES), 13))
-for r, (kind, loss) in enumerate([(k, loss) for loss in ("SINCERE", "CircularCSE") for k in ("GPT", "nGPT")]):
-    _, stages = embed_with_head(heads[(kind, loss, S0)], feats["test"], return_stages=True)
-    for c, stage in enumerate(STAGES):
-        xy = mds2(label_centroids(stages[stage], labels_te, classes))
-        align = ring_alignment(xy, classes)
-        fig6_rows.append({"head": kind, "loss": loss, "stage": stage, "ring alignment": align})
-        ax = axes[r, c]
-        ax.scatter(xy[:, 0], xy[:, 1], c=[colors[x] for x in classes], edgecolor="k", s=50)
-        for (px, py), name in zip(xy, classes):
-            ax.annotate(name, (px, py), fontsize=6)
-        ax.set_title(f"{kind}/{loss}: {stage}\nring alignment {align:.2f}", fontsize=9)
-        ax.set_xticks([])
-        ax.set_yticks([])
+PAIRS = [(k, loss) for loss in ("SINCERE", "CircularCSE") for k in ("GPT", "nGPT")]
+fig6, stage_xy = stage_maps(heads, feats["test"], labels_te, classes, pairs=PAIRS, seed=S0)
+fig = plot_stage_maps(stage_xy, fig6, classes, pairs=PAIRS, stages=STAGES)
 ledger.savefig(fig, "fig6-mds-internal-stages")
 plt.show()
-fig6 = pd.DataFrame(fig6_rows).pivot_table(index=["head", "loss"], columns="stage", values="ring alignment")
-fig6[STAGES].round(2)
+fig6.pivot_table(index=["head", "loss"], columns="stage", values="ring alignment")[list(STAGES)].round(2)
 
 # %%
-norm_rows = []
-for seed in cfg.seeds:
-    for loss in LOSSES:
-        _, st = embed_with_head(heads[("GPT", loss, seed)], feats["test"], return_stages=True)
-        ratio = (st["mlp_out"].double().norm(dim=1) / st["after_attn"].double().norm(dim=1))
-        norm_rows.append({"seed": seed, "loss": loss, "mean log(‖MLP out‖ / ‖first residual‖)": float(ratio.log().mean()),
-                          "median ratio": float(ratio.median()),
-                          "cos(output, MLP out)": float(torch.nn.functional.cosine_similarity(
-                              st["output"].double(), st["mlp_out"].double()).mean()),
-                          "cos(output, first residual)": float(torch.nn.functional.cosine_similarity(
-                              st["output"].double(), st["after_attn"].double()).mean())})
-gpt_norms = pd.DataFrame(norm_rows)
+gpt_norms = gpt_mlp_norms(heads, feats["test"], losses=list(LOSSES), seeds=cfg.seeds)
 gpt_norms.groupby("loss").mean(numeric_only=True).drop(columns="seed").round(3)
 
 # %% [markdown]
@@ -311,38 +232,17 @@ gpt_norms.groupby("loss").mean(numeric_only=True).drop(columns="seed").round(3)
 
 # %%
 other_labels = np.array(other.label)
-other_classes = sorted(set(other_labels))
-fig7_rows, maps = [], {}
-k = len(classes)
-for seed in cfg.seeds:
-    panels = [("pretrained", pretrained["test"], pretrained["other"])] + [
-        (f"nGPT/{loss}", test_emb[("nGPT", loss, seed)], embed_with_head(heads[("nGPT", loss, seed)], feats["other"]))
-        for loss in ("SINCERE", "CircularCSE")]
-    for name, emb_ecm, emb_other in panels:
-        pts = np.concatenate([label_centroids(emb_ecm, labels_te, classes),
-                              label_centroids(emb_other, other_labels, other_classes)])
-        maps[(seed, name)] = xy = mds2(pts)
-        fig7_rows.append({"seed": seed, "embedding": name, "ring alignment": ring_alignment(xy[:k], classes)})
-fig7 = pd.DataFrame(fig7_rows).pivot(index="seed", columns="embedding", values="ring alignment")
+fig7, maps, other_classes = unseen_label_maps(
+    {seed: [("pretrained", pretrained["test"], pretrained["other"])]
+     + [(f"nGPT/{loss}", test_emb[("nGPT", loss, seed)], embed_with_head(heads[("nGPT", loss, seed)], feats["other"]))
+        for loss in ("SINCERE", "CircularCSE")] for seed in cfg.seeds}, labels_te, classes, other_labels)
 
 # %% [markdown]
 # The maps of the first seed.
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(18, 6))
-for ax, name in zip(axes, ["pretrained", "nGPT/SINCERE", "nGPT/CircularCSE"]):
-    xy, align_with = maps[(S0, name)], fig7.loc[S0, name]
-    ax.scatter(xy[:k, 0], xy[:k, 1], c=[colors[x] for x in classes], s=90, edgecolor="k", zorder=3)
-    ax.plot(*np.vstack([xy[:k], xy[:1]]).T, color="0.6", lw=0.8, zorder=1)
-    for (px, py), lab in zip(xy[:k], classes):
-        ax.annotate(lab, (px, py), fontsize=9, weight="bold")
-    ax.scatter(xy[k:, 0], xy[k:, 1], marker="x", color="tab:red", s=40)
-    for (px, py), lab in zip(xy[k:], other_classes):
-        ax.annotate(lab, (px, py), fontsize=7, color="tab:red")
-    ax.set_title(f"{name}: ring alignment of the ECM centroids {align_with:.2f}\n"
-                 "circles: ECM labels (linked in ECM order); x: other GoEmotions labels", fontsize=9)
-    ax.set_xticks([])
-    ax.set_yticks([])
+fig = plot_unseen_maps(maps, fig7, classes, other_classes, names=["pretrained", "nGPT/SINCERE", "nGPT/CircularCSE"],
+                       seed=S0)
 ledger.savefig(fig, "fig7-other-emotions-mds")
 plt.show()
 fig7.round(3)
@@ -373,35 +273,17 @@ unseen[unseen.seed == S0][["loss", "probe_ranking"]]
 # EmoBank sample (seeded, 500 sentences of its test split in the cpu profile), per seed of the heads.
 
 # %%
-eb_rows = []
-V, A = emobank.V.to_numpy(), emobank.A.to_numpy()
-angles = {}
-for seed in cfg.seeds:
-    cands = [("pretrained", pretrained["test"], pretrained["emobank"])] + [
-        (f"{kind}/{loss}", test_emb[(kind, loss, seed)], embed_with_head(heads[(kind, loss, seed)], feats["emobank"]))
-        for kind in ("GPT", "nGPT") for loss in LOSSES]
-    for name, emb_ecm, emb_eb in cands:
-        phi = ring_angles(emb_ecm, labels_te, classes, emb_eb)
-        angles[(name, seed)] = phi
-        eb_rows.append({"seed": seed, "embedding": name, "r(cos φ, Valence)": np.corrcoef(np.cos(phi), V)[0, 1],
-                        "r(sin φ, Arousal)": np.corrcoef(np.sin(phi), A)[0, 1],
-                        "r(sin φ, Valence)": np.corrcoef(np.sin(phi), V)[0, 1],
-                        "r(cos φ, Arousal)": np.corrcoef(np.cos(phi), A)[0, 1]})
-emobank_runs = pd.DataFrame(eb_rows)
+emobank_runs, angles = emobank_ring_runs(
+    {seed: [("pretrained", pretrained["test"], pretrained["emobank"])]
+     + [(f"{kind}/{loss}", test_emb[(kind, loss, seed)], embed_with_head(heads[(kind, loss, seed)], feats["emobank"]))
+        for kind in ("GPT", "nGPT") for loss in LOSSES] for seed in cfg.seeds},
+    labels_te, classes, emobank.V, emobank.A)
 emobank_table = emobank_runs.groupby("embedding", sort=False).mean(numeric_only=True).drop(columns="seed")
 emobank_table.round(3)
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(16, 5))
-for ax, name in zip(axes, ["pretrained", "nGPT/SINCERE", "nGPT/CircularCSE"]):
-    phi = angles[(name, S0)]
-    sc = ax.scatter(np.cos(phi), np.sin(phi), c=V, cmap="coolwarm", s=12, vmin=1.5, vmax=4.5)
-    ax.set(xlabel="cos φ (ECM: disgust ← → love)", ylabel="sin φ (ECM: calmness ← → surprise)")
-    first = emobank_runs[(emobank_runs.embedding == name) & (emobank_runs.seed == S0)].iloc[0]
-    ax.set_title(f"{name} (seed {S0})\nr(cos φ, V) = {first['r(cos φ, Valence)']:.2f}, "
-                 f"r(sin φ, A) = {first['r(sin φ, Arousal)']:.2f}", fontsize=10)
-    ax.set_aspect("equal")
-fig.colorbar(sc, ax=axes.tolist(), label="EmoBank Valence", shrink=0.8)
+fig = plot_emobank_angles(angles, emobank_runs, emobank.V, names=["pretrained", "nGPT/SINCERE", "nGPT/CircularCSE"],
+                          seed=S0)
 ledger.savefig(fig, "emobank-ring-angle-vs-valence")
 plt.show()
 
@@ -442,7 +324,7 @@ _ = ledger.claim("fig1-circular-explained-variance",
 
 # %%
 v5b = fig5b[fig5b.loss != "pretrained"].pivot_table(index="seed", columns=["loss", "labels"], values="V")
-gap = {n: v5b[("SINCERE", n)] - v5b[("CircularCSE", n)] for n in SUBSETS}
+gap = {n: v5b[("SINCERE", n)] - v5b[("CircularCSE", n)] for n in FIG5B_SUBSETS}
 ledger.claim("fig5b-gap-grows",
              "Fig 5b: the V-Measure gap SINCERE − CircularCSE is larger with 12 labels than with 4 "
              "(gap(12) − gap(4))", kind="paper", source="§5.1",

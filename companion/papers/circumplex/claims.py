@@ -14,7 +14,7 @@ import pandas as pd
 
 from companion import stats
 
-__all__ = ["ORDERINGS", "ordering_gap", "table4_claims", "table4_rows"]
+__all__ = ["ORDERINGS", "ordering_gap", "table4_claims", "table4_rows", "beside_table4"]
 
 #: (claim name, our column, the paper's column, the loss, "lowest" / "highest"): the orderings of §4 and §5.1.
 ORDERINGS = (("circular-lowest-V", "V", "V-Measure", "CircularCSE", "lowest"),
@@ -35,6 +35,23 @@ def table4_rows(backbone: str) -> pd.DataFrame:
     if rows.empty:
         raise ValueError(f"Table 4 has no backbone {backbone!r}; it has {', '.join(table.base_model.unique())}.")
     return rows.set_index(["method", "head"])
+
+
+def beside_table4(runs: pd.DataFrame, paper: pd.DataFrame, paper_sets: Mapping[str, str]) -> pd.DataFrame:
+    """Our mean V and CD-r over seeds next to the paper's cell, for every Table 4 row of ``paper``
+    (:func:`table4_rows`) and every data set of ``paper_sets`` (ours -> the paper's column). ``runs`` has one row
+    per run with ``dataset``, ``head``, ``loss`` (``"pretrained"`` with head ``"-"`` for the pretrained row)."""
+    ours = runs.groupby(["dataset", "head", "loss"])[["V", "CD-r"]].mean()
+    side = []
+    for ds, pds in paper_sets.items():
+        for (method, head), row in paper.iterrows():
+            key = (ds, "-", "pretrained") if method == "Pretrained" else (ds, head, method)
+            if key not in ours.index:
+                raise ValueError(f"no run of {key} to set beside Table 4's {method} {head or ''} row.")
+            side.append({"data set (ours / paper)": f"{ds} / {pds}", "method": method, "head": head or "-",
+                         "V ours": ours.loc[key, "V"], "V paper": float(row[f"{pds} V-Measure"]),
+                         "CD-r ours": ours.loc[key, "CD-r"], "CD-r paper": float(row[f"{pds} CD-r"])})
+    return pd.DataFrame(side)
 
 
 def ordering_gap(ours: pd.DataFrame, paper: Mapping[str, str], col: str, kind: str, target: str, where: str,

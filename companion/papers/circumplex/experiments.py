@@ -6,7 +6,7 @@ directly under a loss of :mod:`companion.losses.circumplex`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import torch
@@ -227,3 +227,34 @@ def unseen_label_summary(emb_ecm, labels_ecm: Sequence[str], emb_other, labels_o
             "V_all": v_measure(both, labels_ecm + labels_other, seed=seed),
             "probe_near_minus_rest": float(np.mean([cos[c] for c in near]) - np.mean([cos[c] for c in rest])),
             "probe_ranking": ", ".join(sorted(classes, key=lambda c: -cos[c]))}
+
+
+def table4_runs(datasets: Mapping[str, tuple], feats: Mapping, pretrained: Mapping, *, seeds: Sequence[int],
+                kinds: Sequence[str], losses: Sequence[str], batch_size: int, lr: float, n_heads: int):
+    """Notebook 02's grid (§4, Table 4): every data set x seed x head kind x loss through :func:`head_run`, plus one
+    pretrained row per data set. ``datasets[name] = (train key, test key, train frame, test frame, steps)`` names
+    the states in ``feats`` / ``pretrained`` and the labelled frames. Returns ``(runs, keep)``: one row per run and,
+    in ``keep``, every head's weights (``(name, kind, loss, "state", seed)``), the first seed's test embeddings
+    (``(name, kind, loss)``) and the pretrained test embeddings (``(name, "pretrained")``)."""
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    from companion.papers.circumplex.heads import evaluate_embeddings
+
+    if not seeds:
+        raise ValueError("table4_runs needs at least one seed.")
+    rows, keep = [], {}
+    for ds, (_, kte, _, dte, _) in datasets.items():
+        rows.append({"dataset": ds, "head": "-", "loss": "pretrained", "seed": 0,
+                     **evaluate_embeddings(pretrained[kte], dte.label), "train_s": 0.0})
+        keep[(ds, "pretrained")] = pretrained[kte]
+    jobs = [(ds, seed, kind, loss) for ds in datasets for seed in seeds for kind in kinds for loss in losses]
+    for ds, seed, kind, loss in tqdm(jobs, desc="head runs"):
+        ktr, kte, dtr, dte, n_steps = datasets[ds]
+        scores, head, emb = head_run(kind, loss, feats[ktr], dtr.label, feats[kte], dte.label, steps=n_steps,
+                                     batch_size=batch_size, lr=lr, seed=seed, n_heads=n_heads)
+        rows.append({"dataset": ds, "head": kind, "loss": loss, "seed": seed, **scores})
+        keep[(ds, kind, loss, "state", seed)] = {k: v.clone() for k, v in head.state_dict().items()}
+        if seed == seeds[0]:
+            keep[(ds, kind, loss)] = emb
+    return pd.DataFrame(rows), keep

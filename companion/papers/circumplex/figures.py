@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["plot_avgcossim", "plot_v_vs_pca", "plot_v_vs_labels", "plot_head_comparison"]
+__all__ = ["plot_avgcossim", "plot_v_vs_pca", "plot_v_vs_labels", "plot_head_comparison", "plot_stage_maps",
+           "plot_unseen_maps", "plot_emobank_angles", "plot_pca_panels", "plot_table4_bars"]
 
 _PAPER_STYLE = dict(marker="D", s=36, edgecolor="k", zorder=4)
 
@@ -87,6 +88,7 @@ def plot_v_vs_labels(frame: pd.DataFrame, *, paper: Mapping[str, Mapping[str, fl
             if paper and loss in paper:
                 ax.scatter([nmax + 0.5 + 0.35 * i], [paper[loss][metric]], color=line[0].get_color(), **_PAPER_STYLE)
         ax.set(xlabel="number of ECM labels", ylabel=metric, xticks=sorted(frame["labels"].unique()))
+        ax.tick_params(labelleft=True)
     if paper:
         axes[0].scatter([], [], color="w", label=paper_label, **_PAPER_STYLE)
     low = min(0.0, float(frame[["V", "CD-r"]].min().min()) - 0.05)
@@ -118,7 +120,144 @@ def plot_head_comparison(grid: pd.DataFrame, paper: pd.DataFrame, *, kinds: Sequ
                 pv = [float(paper.loc[(loss, kind), f"{paper_set} {pcol}"]) for loss in losses]
                 ax.scatter(x, pv, color="k", marker="D", s=24, zorder=3, label=paper_label if j == 0 else None)
         ax.set_xticks(range(len(losses)), list(losses))
+        ax.tick_params(labelleft=True)
         ax.set_ylim(0, 1)
         ax.set_title(f"{metric}: mean ± std over seeds, ◆ paper (Table 4)", fontsize=10)
         ax.legend(fontsize=7)
+    return fig
+
+
+def _ecm_colors(classes: Sequence[str]) -> list:
+    """One colour per ECM label from a cyclic colour map, in the ECM's circular order."""
+    import matplotlib.pyplot as plt
+
+    from companion.losses.circumplex import ECM_LABELS
+
+    cyc = dict(zip(ECM_LABELS, plt.cm.twilight(np.linspace(0, 1, len(ECM_LABELS) + 1)[:-1])))
+    return [cyc[c] for c in classes]
+
+
+def plot_stage_maps(maps: Mapping[tuple[str, str, str], np.ndarray], alignment: pd.DataFrame, classes: Sequence[str],
+                    *, pairs: Sequence[tuple[str, str]], stages: Sequence[str]):
+    """Fig 6: one MDS map of the label centroids per head (row) and stage (column), coloured around the ECM, each
+    titled with its ring alignment (``alignment``: :func:`companion.papers.circumplex.analysis.stage_maps`)."""
+    import matplotlib.pyplot as plt
+
+    aligned = alignment.set_index(["head", "loss", "stage"])["ring alignment"]
+    colors = _ecm_colors(classes)
+    fig, axes = plt.subplots(len(pairs), len(stages), figsize=(3.3 * len(stages), 3.25 * len(pairs)), squeeze=False)
+    for r, (kind, loss) in enumerate(pairs):
+        for c, stage in enumerate(stages):
+            xy, ax = maps[(kind, loss, stage)], axes[r, c]
+            ax.scatter(xy[:, 0], xy[:, 1], c=colors, edgecolor="k", s=50)
+            for (px, py), name in zip(xy, classes):
+                ax.annotate(name, (px, py), fontsize=6)
+            ax.set_title(f"{kind}/{loss}: {stage}\nring alignment {aligned[(kind, loss, stage)]:.2f}", fontsize=9)
+            ax.set_xticks([])
+            ax.set_yticks([])
+    return fig
+
+
+def plot_unseen_maps(maps: Mapping[tuple[int, str], np.ndarray], alignment: pd.DataFrame, classes: Sequence[str],
+                     other_classes: Sequence[str], *, names: Sequence[str], seed: int):
+    """Fig 7: the seed's MDS maps (:func:`companion.papers.circumplex.analysis.unseen_label_maps`) of ``names``: ECM
+    centroids as circles linked in ECM order, the other labels as crosses, each titled with its ring alignment."""
+    import matplotlib.pyplot as plt
+
+    k, colors = len(classes), _ecm_colors(classes)
+    fig, axes = plt.subplots(1, len(names), figsize=(6 * len(names), 6), squeeze=False)
+    for ax, name in zip(axes[0], names):
+        xy = maps[(seed, name)]
+        ax.scatter(xy[:k, 0], xy[:k, 1], c=colors, s=90, edgecolor="k", zorder=3)
+        ax.plot(*np.vstack([xy[:k], xy[:1]]).T, color="0.6", lw=0.8, zorder=1)
+        for (px, py), lab in zip(xy[:k], classes):
+            ax.annotate(lab, (px, py), fontsize=9, weight="bold")
+        ax.scatter(xy[k:, 0], xy[k:, 1], marker="x", color="tab:red", s=40)
+        for (px, py), lab in zip(xy[k:], other_classes):
+            ax.annotate(lab, (px, py), fontsize=7, color="tab:red")
+        ax.set_title(f"{name}: ring alignment of the ECM centroids {alignment.loc[seed, name]:.2f}\n"
+                     "circles: ECM labels (linked in ECM order); x: other labels", fontsize=9)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    return fig
+
+
+def plot_emobank_angles(angles: Mapping[tuple[str, int], np.ndarray], runs: pd.DataFrame, valence, *,
+                        names: Sequence[str], seed: int):
+    """Beyond the paper: each EmoBank sentence at (cos φ, sin φ) on the ring of each embedding in ``names`` (seed
+    ``seed``), coloured by its Valence rating on EmoBank's whole 1–5 scale (nothing clips), titled
+    with the correlations of :func:`companion.papers.circumplex.analysis.emobank_ring_runs`."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(names), figsize=(5.3 * len(names), 5), squeeze=False)
+    for ax, name in zip(axes[0], names):
+        phi = angles[(name, seed)]
+        sc = ax.scatter(np.cos(phi), np.sin(phi), c=np.asarray(valence), cmap="coolwarm", s=12, vmin=1, vmax=5)
+        ax.set(xlabel="cos φ (ECM: disgust ← → love)", ylabel="sin φ (ECM: calmness ← → surprise)")
+        row = runs[(runs.embedding == name) & (runs.seed == seed)].iloc[0]
+        ax.set_title(f"{name} (seed {seed})\nr(cos φ, V) = {row['r(cos φ, Valence)']:.2f}, "
+                     f"r(sin φ, A) = {row['r(sin φ, Arousal)']:.2f}", fontsize=10)
+        ax.set_aspect("equal")
+    fig.colorbar(sc, ax=axes[0].tolist(), label="EmoBank Valence", shrink=0.8)
+    return fig
+
+
+def plot_pca_panels(panels: Sequence[tuple[str, object]], labels: Sequence[str]):
+    """Fig 1: each ``(name, embeddings)`` panel projected on its own top two principal components, points coloured
+    by ECM label with the label names at their centroids, titled with the two components' shares of variance."""
+    import matplotlib.pyplot as plt
+    import torch
+
+    from companion.losses.circumplex import ECM_LABELS
+
+    labels = np.asarray(list(labels), dtype=object)
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.3 * len(panels), 4.3), squeeze=False)
+    for ax, (name, emb) in zip(axes[0], panels):
+        x = torch.as_tensor(emb).double()
+        x = x - x.mean(0)
+        _, s, vh = torch.linalg.svd(x, full_matrices=False)
+        xy, ev = (x @ vh[:2].T).numpy(), (s ** 2 / (s ** 2).sum()).numpy()
+        for c, lab in zip(_ecm_colors(ECM_LABELS), ECM_LABELS):
+            sel = labels == lab
+            ax.scatter(xy[sel, 0], xy[sel, 1], s=6, color=c, label=lab, alpha=0.8)
+            if sel.any():
+                ax.annotate(lab, xy[sel].mean(0), fontsize=7, ha="center", weight="bold")
+        ax.set_title(f"{name}\nPC1 {100 * ev[0]:.0f}% + PC2 {100 * ev[1]:.0f}% of variance", fontsize=10)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    axes[0][-1].legend(fontsize=7, markerscale=2, bbox_to_anchor=(1.02, 1), loc="upper left")
+    return fig
+
+
+def plot_table4_bars(runs: pd.DataFrame, beside: pd.DataFrame, *, order: Sequence[str], paper_label: str,
+                     paper_sets: Mapping[str, str]):
+    """Table 4 beside ours: per metric, one bar per configuration (``order``: ``"pretrained"`` or ``kind/loss``)
+    and data set (mean ± std over seeds), the paper's cell of the matching column as a diamond (``beside``:
+    :func:`companion.papers.circumplex.claims.beside_table4`); the panels share the y-range."""
+    import matplotlib.pyplot as plt
+
+    names = np.where(runs["loss"] == "pretrained", "pretrained", runs["head"] + "/" + runs["loss"])
+    runs = runs.assign(cfgname=names)
+    sets = list(paper_sets)
+    width = 0.8 / len(sets)
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.4), sharey=True)
+    for ax, metric in zip(axes, ["V", "CD-r"]):
+        for j, ds in enumerate(sets):
+            g = _mean_std(runs[runs.dataset == ds], "cfgname", metric).reindex(list(order))
+            x = np.arange(len(order)) + width * (j - (len(sets) - 1) / 2)
+            ax.bar(x, g["mean"], width, yerr=g["std"], capsize=3, label=f"ours: {ds}")
+            b = beside[beside["data set (ours / paper)"] == f"{ds} / {paper_sets[ds]}"]
+            pv = [b[(b.method == ("Pretrained" if c == "pretrained" else c.split("/")[1]))
+                    & (b["head"] == ("-" if c == "pretrained" else c.split("/")[0]))][f"{metric} paper"].iloc[0]
+                  for c in order]
+            ax.scatter(x, pv, marker="D", color="k" if j == 0 else "0.55", zorder=3, s=22,
+                       label=f"paper: {paper_label}, {paper_sets[ds]}")
+        ax.set_xticks(range(len(order)), list(order), rotation=30, ha="right")
+        ax.set_ylabel(metric)
+        ax.tick_params(labelleft=True)
+        ax.set_title(f"{metric}: ours (mean ± std over seeds) vs the paper (Table 4)", fontsize=10)
+    low = min(0.0, float(runs[["V", "CD-r"]].min().min()) - 0.05)
+    axes[0].set_ylim(low, 1.0)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=4, fontsize=8, frameon=False)
+    fig.subplots_adjust(bottom=0.3)
     return fig

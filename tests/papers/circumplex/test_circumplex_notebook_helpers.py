@@ -197,4 +197,7 @@ def test_comparison_helpers():
     assert [c["id"] for c in claims] == ["head-gap:SINCERE:V:nGPT", "head-gap:SINCERE:V:nGPT-plain",
                                          "head-gap:SINCERE:CD-r:nGPT", "head-gap:SINCERE:CD-r:nGPT-plain"]
     assert claims[0]["paper_value"] == -0.019 and claims[0]["ours"].estimate == pytest.approx(-0.1)
+    # the paper trains only the authors' parametrisation: the plainly stored head's gaps go beyond it
+    assert [c["kind"] for c in claims] == ["paper", "beyond", "paper", "beyond"]
+    assert claims[1]["claim"].startswith("Beyond the paper") and claims[1]["paper_value"] == -0.019
     assert "level" not in claims[0]["criterion"].description and "± 0.01" in claims[2]["criterion"].description
