@@ -35,8 +35,8 @@
 # paper's 0.3–8B backbones; the head has the encoder's full width 384 and its 12 attention heads (no PCA) but reads
 # only the first 16 token states of each text (a full-width step costs about 0.45 s on one thread at 16 tokens,
 # about 2.5 times that at 32); each loss trains at lr 3e-3 until its learning curve is flat instead of 15 epochs at
-# 5e-5: 2 epochs (92 steps of 128) for SINCERE and SoftCSE, 4 for CircularCSE, whose V was still rising after 2
-# (section 3 shows the curves and probes that train 2 epochs further); 3 seeds; Emolit only; one margin (m = 0.2).
+# 5e-5: 2 epochs (92 steps of 128) for SINCERE, 4 for SoftCSE and CircularCSE, whose V still rose after 2 (section
+# 3 shows the curves and the probes that train 2 epochs further); 3 seeds; Emolit only; one margin (m = 0.2).
 #
 # **Reading the verdicts.** Every paper claim is capped at *partly* by the regime (a small frozen encoder that is
 # already contrastively trained, three seeds, against the paper's one seed of a 4B backbone), and an opposite
@@ -85,7 +85,7 @@ cfg = settings(profile,
                smoke=dict(seeds=[42, 43], epochs=1, n_train=6, n_test=3, model="tiny-bert", max_tokens=16,
                           n_heads=2, lr=2e-3, batch_size=24, margins=[0.2], pca_dims=[2, 4], curve_per_epoch=1,
                           epochs_by_loss={}, probe_extra_epochs=1),
-               cpu=dict(seeds=[42, 43, 44], epochs=2, epochs_by_loss={"CircularCSE": 4}, n_train=None, n_test=None,
+               cpu=dict(seeds=[42, 43, 44], epochs=2, epochs_by_loss={"SoftCSE": 4, "CircularCSE": 4}, n_train=None, n_test=None,
                         model="sentence-transformers/all-MiniLM-L6-v2", max_tokens=16, n_heads=12, lr=3e-3,
                         batch_size=128, margins=[0.2], pca_dims=[2, 3, 4, 8, 16, 32, 64, 128, 384],
                         curve_per_epoch=2, probe_extra_epochs=2),
@@ -162,7 +162,9 @@ runs.groupby("loss", sort=False).agg(steps=("steps", "first"), mean_train_s=("tr
 
 # %% [markdown]
 # The learning curves of the first seed (test V-Measure at each recorded step), the change over the last half
-# epoch before each run's budget, and for the probes the largest change of V in the two epochs after it.
+# epoch before each run's budget, and for the probes the largest change of V in the two epochs after it (one
+# evaluation, with its noise: V moves by about ±0.015 between neighbouring evaluations of a flat curve) and the
+# mean change over those epochs (the drift the plateau check reads).
 
 # %%
 curves = cmp.plateau_table(runs)
@@ -329,13 +331,14 @@ for c in cmp.margin_claims(runs, kind="nGPT", tol={"V": 0.02, "CD-r": 0.02}, reg
                            tol_reason="a fifth of the 0.1 V gap §6 treats as real"):
     # claims: margin-negligible:m{m}:{col}
     ledger.claim(**c)
-after = curves["change after"].abs().max()
+after = curves["mean change after"].abs().max()
 ledger.claim("plateau", "Each loss's budget reaches its plateau: training the probes (GPT and nGPT, every loss) "
-             f"{cfg.probe_extra_epochs} epoch(s) further moves their test V by at most 0.02", kind="check",
+             f"{cfg.probe_extra_epochs} epoch(s) further moves their mean test V by at most 0.02", kind="check",
              paper_value=None,
              ours=round(float(after), 4), criterion=at_most(0.02),
-             note="largest |V(later) - V(budget)| over the probes (first seed); change over the last half epoch "
-                  f"before the budget, largest over the first seed's runs: {curves['change before'].abs().max():.3f}")
+             note="largest |mean V(later) - V(budget)| over the probes (first seed); largest single-evaluation "
+                  f"departure {curves['change after'].abs().max():.3f}; change over the last half epoch before the "
+                  f"budget, largest over the first seed's runs: {curves['change before'].abs().max():.3f}")
 ledger.table()
 
 # %%

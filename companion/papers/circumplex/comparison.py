@@ -132,7 +132,8 @@ def pca_v(emb, labels: Sequence[str], dims: Sequence[int], seed: int = 0) -> dic
 def plateau_table(runs: pd.DataFrame, steps: int | None = None) -> pd.DataFrame:
     """The learning curves of the runs that recorded one: test V at each recorded step (one row per run), the change
     over the last interval up to the run's budget (``change before``) and, for runs trained on past it, the largest
-    departure from V at the budget afterwards (``change after``). The budget is the run's ``steps`` column
+    departure from V at the budget afterwards (``change after``, one evaluation: it carries the evaluation's noise)
+    and the mean of the later evaluations minus V at the budget (``mean change after``, the drift). The budget is the run's ``steps`` column
     (:func:`run_grid`), or ``steps`` for frames without one."""
     rows = []
     for r in runs[runs["curve"].notna()].to_dict("records") if "curve" in runs else []:
@@ -145,7 +146,8 @@ def plateau_table(runs: pd.DataFrame, steps: int | None = None) -> pd.DataFrame:
         rows.append({"kind": r["kind"], "loss": r["loss"], "margin": r["margin"], "seed": r["seed"], "budget": budget,
                      **{f"V @ {s}": c[s] for s in sorted(c)},
                      "change before": c[upto[-1]] - c[upto[-2]] if len(upto) > 1 else np.nan,
-                     "change after": max((c[s] - c[budget] for s in after), key=abs) if after else np.nan})
+                     "change after": max((c[s] - c[budget] for s in after), key=abs) if after else np.nan,
+                     "mean change after": float(np.mean([c[s] for s in after])) - c[budget] if after else np.nan})
     return pd.DataFrame(rows)
 
 

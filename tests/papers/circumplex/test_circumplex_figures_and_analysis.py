@@ -61,6 +61,8 @@ def test_run_grid_trains_each_loss_to_its_own_budget_and_probes_past_it():
     sincere_curve = runs[runs.loss == "SINCERE"].curve.iloc[0]
     assert sorted(sincere_curve) == [0, 2, 4]  # probed two steps past its budget
     assert table.loc[("SINCERE", 0.0), "change after"] == pytest.approx(sincere_curve[4] - sincere_curve[2])
+    circ = runs[(runs.loss == "CircularCSE") & (runs.margin == 0)].curve.iloc[0]
+    assert table.loc[("CircularCSE", 0.0), "mean change after"] == pytest.approx(circ[6] - circ[4])
     assert np.isnan(table.loc[("CircularCSE", 0.2), "change after"])  # margin runs are not probed
     assert set(embs) == {("nGPT", "SINCERE", 0.0, 0), ("nGPT", "CircularCSE", 0.0, 0), ("nGPT", "CircularCSE", 0.2, 0)}
     with pytest.raises(ValueError, match="names no budget for CircularCSE"):
@@ -73,6 +75,7 @@ def test_plateau_table_without_a_steps_column_needs_steps():
                           "curve": {0: 0.1, 2: 0.5, 4: 0.6, 6: 0.55}}])
     row = cmp.plateau_table(runs, 4).iloc[0]
     assert row["change before"] == pytest.approx(0.1) and row["change after"] == pytest.approx(-0.05)
+    assert row["mean change after"] == pytest.approx(-0.05)
     with pytest.raises(ValueError, match="needs steps"):
         cmp.plateau_table(runs)
 
