@@ -95,7 +95,7 @@ from companion.metrics.geometry import anisotropy, mean_negative_angle, mean_pos
 from companion.losses.simace import contrastive_loss
 from companion.papers.simace import MAIN, rbf_jobs, rbf_name, run_jobs, run_settings
 from companion.papers.simace.analysis import gap_stability, plateau, select_sigma, setup, shared_runs
-from companion.papers.simace.claims import gap_fields, paper_gap, seed_paired
+from companion.papers.simace.claims import TABLE2_SEEDS, gap_fields, paper_gap, seed_paired
 from companion.papers.simace.cls_top import check_cls_top
 from companion.papers.simace.runs import step_times
 from companion.papers.simace.summary import claims_summary, scale_table
@@ -455,20 +455,24 @@ for cid, a, b, t in [("equal-tau-005", "SimACE τ=0.05", "SimCSE", "0.05"),
 
 # %% [markdown]
 # Table 11 (App. F): SimACE against the RBF similarity on the STS average. The paper's gap is between its SimACE and
-# RBF rows for BERT-base (averaged over seeds; Table 11 gives no sd, so only the direction and whether our interval
-# excludes the paper's gap are judged). Our σ was chosen on dev with one seed (above). The ♡ rows (DCL, MPT, MET,
-# MAT) are quoted by the paper from Nie et al. 2022 and not run here.
+# RBF rows for BERT-base (means over the seeds of Table 2). Table 11 gives no sd for RBF, so the magnitude tolerance
+# assumes RBF's seed sd equals SimACE's (Table 2, BERT-base): 1.96 × the standard error of a gap between two 5-seed
+# means. Our σ was chosen on dev with one seed (above). The ♡ rows (DCL, MPT, MET, MAT) are quoted by the paper from
+# Nie et al. 2022 and not run here.
 
 # %%
 t11 = table11.loc[:, "BERT-base"].astype(float)
 t11_gap = round(t11["Ours(SimACE)"] - t11["RBF"], 2)
+sd_simace = float(table2.loc["BERT-base", "SimACE_std"])
+t11_tol = round(1.96 * stats.difference_se(sd_simace, sd_simace, TABLE2_SEEDS), 2)
 ledger.claim("t11-simace-vs-rbf", "SimACE beats the RBF similarity (Eq. 15, sigma grid-searched) on the 7-set STS "
              "average", kind="paper", source=f"Table 11: {t11['Ours(SimACE)']:.2f} - {t11['RBF']:.2f}",
              paper_value=t11_gap, ours=seed_paired(wide, "SimACE", RBF_SEL),
-             criterion=stats.direction(paper_effect=t11_gap), regime=REGIME,
+             criterion=stats.direction(paper_effect=t11_gap, tol=t11_tol, tol_reason=(
+                 f"1.96 x the SE of a gap of two {TABLE2_SEEDS}-seed means, both with Table 2's SimACE sd "
+                 f"{sd_simace:.2f}: Table 11 gives no sd for RBF")), regime=REGIME,
              note=f"BERT-base; RBF: kernel over tau 0.05 on normalised embeddings, sigma {sigma:g} chosen on STS-B "
-                  f"dev (seed {cfg.seeds[0]}) from {list(cfg.rbf_sigmas)}; SimACE at tau 0.06 as in Table 7; Table 11 "
-                  f"gives no seed sd, so the magnitude is not judged")
+                  f"dev (seed {cfg.seeds[0]}) from {list(cfg.rbf_sigmas)}; SimACE at tau 0.06 as in Table 7")
 quoted = [m for m in table11.index if "♡" in m]
 _ = ledger.claim("t11-quoted-objectives", "Table 11's quoted objectives (DCL, MPT, MET, MAT) against SimACE",
                  kind="paper", source="Table 11", paper_value={m: float(table11.loc[m, "BERT-base"]) for m in quoted},
@@ -515,8 +519,26 @@ _ = ledger.claim("t13-finetune-vs-no-training", "Fine-tuning MiniLM's [CLS] with
                  criterion=stats.direction(sign=+1), note="the paper has no untrained transfer row")
 
 # %% [markdown]
-# What fine-tuning does to MiniLM (beyond the paper), and checks of the set-up (Table 7's model selection at a dev
-# plateau, Table 5's and Table 6's set sizes, the [CLS]-only top layer):
+# The dev plateau (Table 7's selection) and what it is for: the stability of the compared gaps.
+
+# %%
+gains = flat["gain over the last third"]
+ledger.claim("t7-dev-plateau", "STS-B dev is flat over the last third of training (gain < 0.2 points) in every "
+             "run, so the selected checkpoint is a dev optimum, not a budget cut", kind="check", source="Table 7",
+             ours={f"{r.model} seed {r.seed}": bool(r.flat) for r in flat.itertuples()}, criterion=holds(),
+             note=f"gain over the last third {gains.min():.3f} to {gains.max():.3f}; the best "
+                  f"checkpoint is the last evaluation in {int((flat['best step'] == cfg.steps).sum())} of {len(flat)} "
+                  "runs; the learning rate decays linearly to 0, so the last third trains at a lower rate")
+_ = ledger.claim("t7-gap-stability", "Stopping at two thirds of training would not change the compared STS-B dev "
+                 "gaps: each pair's mean gap change over the last third is smaller than the half-width of its end "
+                 "gap's 95 % CI", kind="check", source="Table 7",
+                 ours={r.pair: bool(r.stable) for r in stability.itertuples()}, criterion=holds(),
+                 note="dev gap at two thirds -> at the end: " + "; ".join(
+                     f"{r['pair']}: {r.iloc[1]:+.3f} -> {r['gap at end']:+.3f}" for _, r in stability.iterrows()))
+
+# %% [markdown]
+# What fine-tuning does to MiniLM (beyond the paper), and checks of the set-up (Table 5's and Table 6's set sizes,
+# the [CLS]-only top layer):
 
 # %%
 pre_avg = no_training[f"no training ({cfg.pooling})"]["avg"]
@@ -524,15 +546,6 @@ ledger.claim("finetune-vs-no-training", "Fine-tuning with SimACE raises MiniLM's
              "checkpoint minus the untrained encoder)", kind="beyond",
              ours=stats.sample(wide["SimACE"] - pre_avg), criterion=stats.direction(sign=+1),
              note="the paper's untrained rows (Table 1 first-last) pool raw BERT differently; no counterpart")
-ledger.claim("t7-dev-plateau", "STS-B dev is flat over the last third of training (gain < 0.2 points) in every "
-             "run, so the selected checkpoint is a dev optimum, not a budget cut", kind="check", source="Table 7",
-             ours={f"{r.model} seed {r.seed}": bool(r.flat) for r in flat.itertuples()}, criterion=holds())
-ledger.claim("t7-gap-stability", "Stopping at two thirds of training would not change the compared STS-B dev gaps: "
-             "each pair's mean gap change over the last third is smaller than the half-width of its end gap's 95 % "
-             "CI", kind="check", source="Table 7",
-             ours={r.pair: bool(r.stable) for r in stability.itertuples()}, criterion=holds(),
-             note="dev gap at two thirds -> at the end: " + "; ".join(
-                 f"{r['pair']}: {r.iloc[1]:+.3f} -> {r['gap at end']:+.3f}" for _, r in stability.iterrows()))
 ledger.claim("t5-sts-sizes", "Our full STS test sets have Table 5's pair counts", kind="check", source="Table 5",
              ours={name: bool(full_sizes.get(name) == int(table5.loc[name, "test"])) for name in table5.index},
              criterion=holds(), note=str(full_sizes))
