@@ -1,4 +1,4 @@
-r"""SimCSE, ArcCon and SimACE: three unsupervised in-batch contrastive losses that differ ONLY in their logits.
+r"""SimCSE, ArcCon, SimACE and RBF: unsupervised in-batch contrastive losses that differ ONLY in their logits.
 
 Paper: Jeong, Han & Chae, "A Simple Angle-based Approach for Contrastive Learning of Unsupervised Sentence
 Representation" (SimACE), Findings of EMNLP 2024, pp. 5553-5572 (aclanthology 2024.findings-emnlp.318; reviewed
@@ -16,6 +16,8 @@ SimCSE     :math:`\cos(z_i, z'_i)/\tau`                              :math:`\cos
 ArcCon     :math:`\cos(\phi_{ii'} + m)/\tau`                         :math:`\cos\phi_{ij'}/\tau`  (ArcCSE, Zhang et
                                                                                                  al. ACL 2022)
 SimACE     :math:`(\theta_{ii'} - m)/\tau`                           :math:`\theta_{ij'}/\tau`    (SimACE Eq. 9)
+RBF        :math:`\varphi(z'_i; z_i)/\tau`                            :math:`\varphi(z'_j; z_i)/\tau`  (SimACE Eq. 15,
+                                                                                                 App. F)
 =========  =======================================================  ===============================================
 
 with :math:`\phi = \arccos\cos` the angle between two vectors and :math:`\theta = \pi/2 - \phi = \arcsin\cos`
@@ -29,6 +31,11 @@ degrees, and only degrees make sense (10 rad = 573 deg wraps around the circle; 
 multiplies by :math:`\partial k/\partial z`: for the cosine :math:`\|\partial\cos/\partial z\| = \sin\phi/\|z\|`
 vanishes at small and large angles, for the angle :math:`\|\partial\theta/\partial z\| = 1/\|z\|` does not
 (:func:`similarity_derivative`, :func:`pair_forces`).
+
+RBF (App. F, Table 11) replaces the similarity by the Gaussian kernel of Eq. 15,
+:math:`\varphi(x) = \exp(-\|x - c\|^2 / 2\sigma^2)`, centred on the anchor (:math:`c = z_i`) and evaluated at every
+candidate of the other view (:math:`x = z'_j`, the positive included). See :func:`rbf_logits` for the two decisions
+the paper leaves open (how :math:`\varphi` becomes a logit, and whether embeddings are normalised).
 """
 
 from __future__ import annotations
@@ -41,9 +48,18 @@ from companion._checks import check_matrix, check_temperature
 from companion.losses.core import contrastive_nll
 from companion.similarities import ANGLE_EPS, clamp_cos, cos_to_angle, cosine_matrix
 
-OBJECTIVES = ("simcse", "arccon", "simace")
-DEFAULT_TAU = {"simcse": 0.05, "arccon": 0.05, "simace": 0.05}
-DEFAULT_MARGIN_DEG = {"simcse": 0.0, "arccon": 10.0, "simace": 10.0}
+OBJECTIVES = ("simcse", "arccon", "simace", "rbf")
+DEFAULT_TAU = {"simcse": 0.05, "arccon": 0.05, "simace": 0.05, "rbf": 0.05}
+DEFAULT_MARGIN_DEG = {"simcse": 0.0, "arccon": 10.0, "simace": 10.0, "rbf": 0.0}
+
+
+def check_sigma(sigma: float) -> float:
+    """RBF's kernel width σ (Eq. 15): a finite number > 0."""
+    if isinstance(sigma, torch.Tensor):
+        sigma = float(sigma)
+    if not isinstance(sigma, (int, float)) or isinstance(sigma, bool) or not math.isfinite(sigma) or sigma <= 0:
+        raise ValueError(f"sigma (the RBF kernel width, Eq. 15) must be a finite number > 0, got {sigma!r}.")
+    return float(sigma)
 
 
 def check_margin(margin_deg: float) -> float:
@@ -66,11 +82,45 @@ def _check_views(z1: torch.Tensor, z2: torch.Tensor) -> None:
         raise ValueError("a batch of one sentence has no in-batch negatives; the contrastive loss needs >= 2.")
 
 
-def contrastive_logits(z1: torch.Tensor, z2: torch.Tensor, objective: str = "simace", tau: float = 0.05,
-                       margin_deg: float | None = None, eps: float = ANGLE_EPS) -> torch.Tensor:
-    r"""The ``N x N`` logit matrix :math:`k_{ij}` of SimCSE (Eq. 1), ArcCon or SimACE (Eq. 9), already divided by τ.
+def rbf_logits(z1: torch.Tensor, z2: torch.Tensor, tau: float = 0.05, sigma: float = 1.0) -> torch.Tensor:
+    r"""The ``N x N`` RBF logits of SimACE App. F (Eq. 15): :math:`k_{ij} = \varphi_{ij}/\tau` with
+    :math:`\varphi_{ij} = \exp(-\|u_i - u'_j\|^2 / 2\sigma^2)`, the kernel centred on the anchor ``z1[i]`` and
+    evaluated at every candidate ``z2[j]`` (diagonal: the positive).
 
-    ``margin_deg`` defaults to 0 for SimCSE (which has none; a non-zero value raises) and 10° for ArcCon/SimACE.
+    Two decisions the paper leaves open, taken here:
+
+    * **Embeddings are L2-normalised** (:math:`u = z/\|z\|`), so :math:`\|u_i - u'_j\|^2 = 2 - 2\cos_{ij}` and
+      :math:`\varphi_{ij} = \exp(-(1 - \cos_{ij})/\sigma^2) \in [e^{-2/\sigma^2}, 1]`. The compared objectives all
+      see directions only, so the similarity function stays the only difference; and on raw vectors the loss could
+      be lowered by growing the norms (negatives' kernel → 0) instead of arranging directions, with a σ that means
+      nothing once the norms drift.
+    * **The kernel value divided by τ is the logit** (the scaled kernel of RBF-softmax, Zhang et al. 2020a, the
+      work the paper cites for RBF; scale = 1/τ). Not :math:`\log\varphi`: that is :math:`(\cos - 1)/\sigma^2`, a
+      SimCSE with temperature σ² (softmax ignores the constant), so it would test nothing new.
+
+    For σ → ∞, :math:`\varphi_{ij}/\tau = 1/\tau - (1 - \cos_{ij})/(\sigma^2\tau) + O(\sigma^{-4})`: RBF tends to
+    SimCSE at temperature σ²τ; small σ makes the kernel vanish for far negatives (their gradient too).
+
+    >>> z = torch.tensor([[1.0, 0.0], [0.0, 2.0]])
+    >>> rbf_logits(z, z, tau=0.5, sigma=1.0)  # diagonal exp(0)/0.5, off-diagonal exp(-1)/0.5
+    tensor([[2.0000, 0.7358],
+            [0.7358, 2.0000]])
+    """
+    tau = check_temperature(tau)
+    sigma = check_sigma(sigma)
+    _check_views(z1, z2)
+    cos = cosine_matrix(z1, z2)
+    return torch.exp(-(1.0 - cos) / sigma ** 2) / tau
+
+
+def contrastive_logits(z1: torch.Tensor, z2: torch.Tensor, objective: str = "simace", tau: float = 0.05,
+                       margin_deg: float | None = None, eps: float = ANGLE_EPS, sigma: float | None = None
+                       ) -> torch.Tensor:
+    r"""The ``N x N`` logit matrix :math:`k_{ij}` of SimCSE (Eq. 1), ArcCon, SimACE (Eq. 9) or RBF (Eq. 15,
+    :func:`rbf_logits`), already divided by τ.
+
+    ``margin_deg`` defaults to 0 for SimCSE and RBF (which have none; a non-zero value raises) and 10° for
+    ArcCon/SimACE. ``sigma`` is RBF's kernel width: required for ``"rbf"``, refused for the others.
     """
     if objective not in OBJECTIVES:
         raise ValueError(f"Unknown objective {objective!r}; choose one of {', '.join(OBJECTIVES)}.")
@@ -78,6 +128,14 @@ def contrastive_logits(z1: torch.Tensor, z2: torch.Tensor, objective: str = "sim
     _check_views(z1, z2)
     margin_deg = DEFAULT_MARGIN_DEG[objective] if margin_deg is None else margin_deg
     m = check_margin(margin_deg)
+    if objective == "rbf":
+        if sigma is None:
+            raise ValueError("the RBF objective needs sigma, its kernel width (Eq. 15); the paper grid-searches it.")
+        if m != 0.0:
+            raise ValueError("RBF has no margin; use margin_deg=0.")
+        return rbf_logits(z1, z2, tau, sigma)
+    if sigma is not None:
+        raise ValueError(f"sigma is the RBF kernel width; {objective} has none (pass sigma=None).")
     cos = cosine_matrix(z1, z2)
     eye = torch.eye(cos.shape[0], dtype=torch.bool, device=cos.device)
     if objective == "simcse":
@@ -92,9 +150,11 @@ def contrastive_logits(z1: torch.Tensor, z2: torch.Tensor, objective: str = "sim
 
 
 def contrastive_loss(z1: torch.Tensor, z2: torch.Tensor, objective: str = "simace", tau: float = 0.05,
-                     margin_deg: float | None = None, reduction: str = "mean") -> torch.Tensor:
-    """In-batch dropout-view loss of ``objective`` (see module table) through the shared core ``contrastive_nll``."""
-    logits = contrastive_logits(z1, z2, objective, tau, margin_deg)
+                     margin_deg: float | None = None, reduction: str = "mean", sigma: float | None = None
+                     ) -> torch.Tensor:
+    """In-batch dropout-view loss of ``objective`` (see module table) through the shared core ``contrastive_nll``
+    (``sigma``: RBF's kernel width, for ``"rbf"`` only)."""
+    logits = contrastive_logits(z1, z2, objective, tau, margin_deg, sigma=sigma)
     positives = torch.eye(logits.shape[0], dtype=torch.bool, device=logits.device)
     return contrastive_nll(logits, positives, reduction=reduction)
 
@@ -120,6 +180,20 @@ def simace_loss(z1: torch.Tensor, z2: torch.Tensor, tau: float = 0.05, margin_de
     e^{\theta_{ij'}/\tau}}` with :math:`\theta = \pi/2 - \arccos\cos` (Eq. 7) and ``m`` in degrees (Table 7:
     10°). ``margin_deg = 0`` gives Eq. 8."""
     return contrastive_loss(z1, z2, "simace", tau, margin_deg, reduction)
+
+
+def rbf_loss(z1: torch.Tensor, z2: torch.Tensor, sigma: float, tau: float = 0.05,
+             reduction: str = "mean") -> torch.Tensor:
+    r"""The RBF objective of SimACE App. F (Eq. 15, Table 11's RBF row): InfoNCE on the kernel logits of
+    :func:`rbf_logits`, :math:`\ell_i = -\log\frac{e^{\varphi_{ii'}/\tau}}{\sum_j e^{\varphi_{ij'}/\tau}}` with
+    :math:`\varphi_{ij'} = \exp(-\|u_i - u'_j\|^2/2\sigma^2)` on L2-normalised views ``z1``, ``z2`` (``N x d``,
+    ``N >= 2``). ``sigma`` has no default: the paper grid-searches it and states no value.
+
+    >>> z1, z2 = torch.eye(3), torch.eye(3)
+    >>> round(float(rbf_loss(z1, z2, sigma=1.0, tau=1.0)), 4)  # log(1 + 2 e^{e^-1 - 1})
+    0.7241
+    """
+    return contrastive_loss(z1, z2, "rbf", tau, 0.0, reduction, sigma=sigma)
 
 
 # ------------------------------------------------------------------------------------------- §3: gradients

@@ -14,11 +14,13 @@ from typing import Any
 #: length 32; five seeds as in Table 2's mean and standard deviation over 5 runs).
 RUN_SETTINGS: dict[str, dict[str, Any]] = {
     "smoke": dict(seeds=[0], steps=2, batch_size=8, model="tiny-bert", n_top=1, n_pairs=8, n_dev=40, lr=1e-4,
-                  eval_every=1, threads=1, n_probe=8),
-    "cpu": dict(seeds=[0, 1, 2], steps=320, batch_size=64, model="sentence-transformers/all-MiniLM-L6-v2",
-                n_top=1, n_pairs=500, n_dev=None, lr=1e-4, eval_every=32, threads=1, n_probe=64),
+                  eval_every=1, threads=1, n_probe=8, rbf_sigmas=[0.5, 1.0]),
+    "cpu": dict(seeds=[0, 1, 2], steps=640, batch_size=64, model="sentence-transformers/all-MiniLM-L6-v2",
+                n_top=1, n_pairs=500, n_dev=None, lr=1e-4, eval_every=64, threads=1, n_probe=64,
+                rbf_sigmas=[0.5, 0.7, 1.0, 1.4]),
     "gpu": dict(seeds=[0, 1, 2, 3, 4], steps=15625, batch_size=64, model="bert-base-uncased", n_top=12,
-                n_pairs=None, n_dev=None, lr=3e-5, eval_every=125, threads=None, n_probe=64),
+                n_pairs=None, n_dev=None, lr=3e-5, eval_every=125, threads=None, n_probe=64,
+                rbf_sigmas=[0.5, 0.7, 1.0, 1.4]),
     "common": dict(dropout=0.1, pooling="cls", max_length=32, n_heldout=1000),
 }
 
@@ -39,6 +41,28 @@ CONTROLS: dict[str, tuple[str, float, float]] = {
     "SimACE m=-10°": ("simace", 0.06, -10.0),
     "SimCSE τ=0.06": ("simcse", 0.06, 0.0),
 }
+
+
+#: App. F's RBF objective (Eq. 15, Table 11): (objective, tau, margin); its kernel width sigma is selected on STS-B dev
+#: (:func:`rbf_jobs`, :func:`companion.papers.simace.analysis.select_sigma`). The paper states neither a temperature
+#: nor sigma; tau is SimCSE's 0.05 (:func:`companion.losses.simace.rbf_logits`: the logit is the kernel over tau)
+RBF: tuple[str, float, float] = ("rbf", 0.05, 0.0)
+
+
+def rbf_name(sigma: float) -> str:
+    """The run name of the RBF objective at kernel width ``sigma``."""
+    return f"RBF σ={sigma:g}"
+
+
+def rbf_jobs(seeds, sigmas) -> list[tuple[str, tuple[str, float, float, float], int]]:
+    """``(name, (objective, tau, margin, sigma), seed)`` of the RBF objective (:data:`RBF`) for every seed and
+    kernel width, seed-major (the same batches per seed as :func:`run_jobs`)."""
+    from companion.losses.simace import check_sigma
+
+    sigmas = [check_sigma(s) for s in sigmas]
+    if not sigmas:
+        raise ValueError("rbf_jobs() needs at least one sigma.")
+    return [(rbf_name(s), (*RBF, s), int(seed)) for seed in seeds for s in sigmas]
 
 
 def run_jobs(seeds, names=None) -> list[tuple[str, tuple[str, float, float], int]]:

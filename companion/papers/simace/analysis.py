@@ -95,6 +95,61 @@ def plateau(curves, steps: int, frac: float = 2 / 3, tol: float = 0.2):
     return pd.DataFrame(rows)
 
 
+def select_sigma(finals) -> tuple[float, object]:
+    """RBF's kernel width chosen on STS-B dev: among the RBF runs of ``finals`` (:func:`analysis_runs` rows named
+    by :func:`companion.papers.simace.rbf_name`, one seed), the sigma whose selected checkpoint scores highest on
+    dev (``dev (best)``; ties: the smaller sigma). Returns ``(sigma, table)``, the table one row per sigma."""
+    import pandas as pd
+
+    rows = finals[finals.model.str.startswith("RBF σ=")]
+    if rows.empty:
+        raise ValueError("select_sigma(): no RBF run in finals (names 'RBF σ=<sigma>').")
+    if rows.seed.nunique() != 1:
+        raise ValueError(f"select_sigma() selects on one seed, got seeds {sorted(rows.seed.unique())}.")
+    table = pd.DataFrame({"sigma": rows.model.str.removeprefix("RBF σ=").astype(float),
+                          "dev (best)": rows["dev (best)"], "best step": rows["best step"],
+                          "STS avg (not used)": rows["STS avg"]}).sort_values("sigma").reset_index(drop=True)
+    best = table.loc[table["dev (best)"].idxmax()]
+    return float(best["sigma"]), table.assign(selected=table["sigma"] == best["sigma"])
+
+
+def gap_stability(curves, pairs, steps: int, frac: float = 2 / 3):
+    """Does stopping earlier change what the comparisons say? For each ``(a, b)`` of ``pairs``, the seed-paired STS-B
+    dev gap ``a − b`` at the last evaluation at or before ``frac`` x ``steps`` and at the end (``curves``:
+    :func:`analysis_runs`' logs), and the per-seed change of the gap between the two (:func:`companion.stats.paired`).
+    ``stable``: the mean change is smaller than the half-width of the 95 % CI of the gap at the end, i.e. the
+    budget cut moves the gap by less than the seed noise its interval already carries (a gap of one seed, no
+    interval: not stable). Returns one row per pair."""
+    import pandas as pd
+
+    from companion import stats
+
+    if not 0 < frac < 1:
+        raise ValueError(f"frac must be in (0, 1), got {frac}.")
+    trained = curves[curves.step > 0]
+    ref_step = int(trained.step[trained.step <= frac * steps].max()) if (trained.step <= frac * steps).any() else None
+    if ref_step is None:
+        raise ValueError(f"no dev evaluation at or before step {frac * steps:.0f}.")
+    end_step = int(trained.step.max())
+    wide = trained.pivot_table(index=["step", "seed"], columns="model", values="dev")
+    rows = []
+    for a, b in pairs:
+        missing = [m for m in (a, b) if m not in wide.columns]
+        if missing:
+            raise KeyError(f"gap_stability(): no dev curve for {missing}.")
+        ref, end = wide.loc[ref_step], wide.loc[end_step]
+        g_ref, g_end = stats.paired(ref[a], ref[b]), stats.paired(end[a], end[b])
+        change = stats.paired(end[a] - end[b], ref[a] - ref[b])
+        half = None if g_end.ci is None else (g_end.ci[1] - g_end.ci[0]) / 2
+        rows.append({"pair": f"{a} − {b}", f"gap at step {ref_step}": g_ref.estimate, "gap at end": g_end.estimate,
+                     "gap at end, CI low": g_end.ci[0] if g_end.ci else float("nan"),
+                     "gap at end, CI high": g_end.ci[1] if g_end.ci else float("nan"),
+                     "change": change.estimate, "change, CI low": change.ci[0] if change.ci else float("nan"),
+                     "change, CI high": change.ci[1] if change.ci else float("nan"),
+                     "stable": bool(half is not None and abs(change.estimate) < half)})
+    return pd.DataFrame(rows)
+
+
 def analysis_runs(base, train_texts: Sequence[str], jobs: Sequence[tuple[str, tuple, int]], *, steps: int,
                   batch_size: int, lr: float, dev: tuple, eval_every: int, probe: Sequence[str], cache: str,
                   pairs: dict, score_key: str, held_out_texts: Sequence[str], progress: bool = True):
@@ -109,15 +164,16 @@ def analysis_runs(base, train_texts: Sequence[str], jobs: Sequence[tuple[str, tu
     from tqdm import tqdm
 
     from companion.metrics.geometry import pairwise_angles
-    from companion.papers.simace.runs import run_dropout_views
+    from companion.papers.simace.runs import run_dropout_views, split_spec
     from companion.sts import score_pairs
 
     finals, curves, models, reloaded = [], [], {}, 0
-    for name, (objective, tau, margin), seed in tqdm(jobs, desc="runs", disable=not progress):
+    for name, spec, seed in tqdm(jobs, desc="runs", disable=not progress):
+        objective, tau, margin, sigma = split_spec(spec)
         r = run_dropout_views(base, train_texts, objective, tau, margin, steps, batch_size, lr, seed, dev=dev,
                               eval_every=eval_every, probe=probe, cache=str(cache), reuse=True,
                               score_fn=lambda model: score_pairs(model.encode, pairs, average=True),
-                              score_key=score_key, desc=f"{name} seed {seed}",
+                              score_key=score_key, desc=f"{name} seed {seed}", sigma=sigma,
                               progress=False)  # progress bars do not enter the cache key
         reloaded += r["from_cache"]
         held_angle = (float(pairwise_angles(r["model"].encode(held_out_texts)).mean())

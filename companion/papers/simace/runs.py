@@ -12,32 +12,50 @@ import torch
 
 from companion._checks import check_temperature
 from companion._io import cache_key, read_cache, torch_save_atomic
-from companion.losses.simace import DEFAULT_MARGIN_DEG, OBJECTIVES, check_margin, contrastive_loss
+from companion.losses.simace import (
+    DEFAULT_MARGIN_DEG,
+    OBJECTIVES,
+    check_margin,
+    check_sigma,
+    contrastive_loss,
+)
+
+
+def split_spec(spec: tuple) -> tuple[str, float, float, float | None]:
+    """A run spec ``(objective, tau, margin_deg)`` or, for RBF, ``(objective, tau, margin_deg, sigma)`` as
+    ``(objective, tau, margin_deg, sigma)`` (``sigma`` None when absent)."""
+    if not isinstance(spec, tuple) or len(spec) not in (3, 4):
+        raise ValueError(f"a run spec is (objective, tau, margin_deg[, sigma]), got {spec!r}.")
+    return (*spec, None) if len(spec) == 3 else spec
 
 
 def dropout_view_loss(embed: Callable[[Sequence[str]], torch.Tensor], texts: Sequence[str], objective: str,
-                      tau: float, margin_deg: float | None = None) -> Callable[[torch.Tensor], torch.Tensor]:
+                      tau: float, margin_deg: float | None = None, sigma: float | None = None
+                      ) -> Callable[[torch.Tensor], torch.Tensor]:
     """A ``loss_fn(index_batch)`` for :func:`companion.training.train`: embeds the batch twice (two dropout views
-    from ``embed`` in training mode, SimCSE's augmentation) and returns the objective's loss."""
+    from ``embed`` in training mode, SimCSE's augmentation) and returns the objective's loss (``sigma``: the RBF
+    objective's kernel width)."""
     if objective not in OBJECTIVES:
         raise ValueError(f"Unknown objective {objective!r}; choose one of {', '.join(OBJECTIVES)}.")
     check_temperature(tau)
     margin_deg = DEFAULT_MARGIN_DEG[objective] if margin_deg is None else margin_deg
     check_margin(margin_deg)
+    if sigma is not None:
+        check_sigma(sigma)
     texts = list(texts)
 
     def loss_fn(idx: torch.Tensor) -> torch.Tensor:
         batch = [texts[int(i)] for i in idx]
         z1 = embed(batch)
         z2 = embed(batch)
-        return contrastive_loss(z1, z2, objective, tau, margin_deg)
+        return contrastive_loss(z1, z2, objective, tau, margin_deg, sigma=sigma)
 
     return loss_fn
 
 
 def train_dropout_views(model: torch.nn.Module, embed: Callable[[Sequence[str]], torch.Tensor], texts: Sequence[str],
                         objective: str, tau: float, margin_deg: float | None, steps: int, batch_size: int,
-                        lr: float, seed: int, **train_kwargs):
+                        lr: float, seed: int, sigma: float | None = None, **train_kwargs):
     """One unsupervised run (SimCSE-style dropout views) with :func:`companion.training.train`.
 
     The data order comes from ``index_batches(len(texts), batch_size, seed)``, so every objective sees the SAME
@@ -46,7 +64,7 @@ def train_dropout_views(model: torch.nn.Module, embed: Callable[[Sequence[str]],
     (``log_fn``, ``log_every``, ``eval_fn`` ...). Returns the :class:`~companion.training.TrainResult`."""
     from companion.training import index_batches, train
 
-    loss_fn = dropout_view_loss(embed, texts, objective, tau, margin_deg)
+    loss_fn = dropout_view_loss(embed, texts, objective, tau, margin_deg, sigma)
     batches = index_batches(len(texts), batch_size, seed=seed, epochs=None)
     desc = train_kwargs.pop("desc", f"{objective} seed {seed}")
     return train(model, loss_fn, batches, steps, lr, desc=desc, **train_kwargs)
@@ -147,7 +165,7 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
                       steps: int, batch_size: int, lr: float, seed: int, dev: tuple | None = None,
                       eval_every: int = 0, probe: Sequence[str] | None = None, cache: str | None = None,
                       reuse: bool = True, score_fn: Callable | None = None, score_key: str | None = None,
-                      **train_kwargs) -> dict:
+                      sigma: float | None = None, **train_kwargs) -> dict:
     """One SimACE-paper run on an :class:`~companion.encoders.upper.UpperEncoder` ``base`` (its cached lower states are
     shared, its weights never touched): seed, ``base.fresh()``, :func:`train_dropout_views`, optional STS-B dev
     monitoring every ``eval_every`` steps with best-checkpoint selection among steps >= ``eval_every``
@@ -172,6 +190,10 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
     tau = check_temperature(tau)
     margin_deg = DEFAULT_MARGIN_DEG[objective] if margin_deg is None else margin_deg
     check_margin(margin_deg)
+    if objective == "rbf" and sigma is None:
+        raise ValueError("the RBF objective needs sigma, its kernel width (Eq. 15).")
+    if sigma is not None:
+        sigma = check_sigma(sigma)
     if eval_every and dev is None:
         raise ValueError("eval_every > 0 needs a dev set (sentence1, sentence2, gold).")
     texts = list(texts)
@@ -182,7 +204,8 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
                   eval_every=eval_every, dev=None if dev is None else run_key(dev=[list(dev[0]), list(dev[1]),
                                                                                [float(g) for g in dev[2]]]),
                   probe=None if probe is None else run_key(probe=list(probe)), texts=text_hash,
-                  train={k: str(v) for k, v in sorted(train_kwargs.items()) if k != "progress"})
+                  train={k: str(v) for k, v in sorted(train_kwargs.items()) if k != "progress"},
+                  **({} if sigma is None else {"sigma": sigma}))  # runs without sigma keep their earlier keys
     path = Path(cache) / f"{key}.pt" if cache else None
     seed_everything(seed)
     model = base.fresh()
@@ -200,7 +223,7 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
         return {**meta, "model": model, "from_cache": True, "key": key}
     monitor = DevMonitor(model, *dev, probe=probe, eligible_from=1) if eval_every else None
     result = train_dropout_views(model, model.embed, texts, objective, tau, margin_deg, steps, batch_size, lr, seed,
-                                 eval_fn=monitor, eval_every=eval_every, **train_kwargs)
+                                 sigma=sigma, eval_fn=monitor, eval_every=eval_every, **train_kwargs)
     history = [{"step": h["step"], "loss": h["loss"], "lr": h["lr"]} for h in result.history if "loss" in h]
     records = []
     if monitor is not None:
@@ -223,7 +246,7 @@ def step_times(base, texts: Sequence[str], specs: dict, rounds: int = 10, batch_
                lr: float = 1e-4):
     """Training-step time of each objective measured side by side (SimACE Table 8's comparison, as a ratio).
 
-    ``specs`` maps a name to ``(objective, tau, margin_deg)``. One fresh copy of ``base`` and one AdamW per
+    ``specs`` maps a name to ``(objective, tau, margin_deg[, sigma])``. One fresh copy of ``base`` and one AdamW per
     objective; for ``rounds`` rounds every objective in turn takes one full step (two dropout views of the same
     batch, loss, backward, optimiser step) on the same batch, so machine load affects all alike. The first round is
     a warm-up and is not timed. Returns one row per objective: median and minimum seconds per step and the ratio of
@@ -241,11 +264,12 @@ def step_times(base, texts: Sequence[str], specs: dict, rounds: int = 10, batch_
     texts = list(texts)
     seed_everything(seed)
     runs = {}
-    for name, (objective, tau, margin) in specs.items():
+    for name, spec in specs.items():
+        objective, tau, margin, sigma = split_spec(spec)
         model = base.fresh()
         model.train()
         runs[name] = (model, torch.optim.AdamW(model.parameters(), lr=lr),
-                      dropout_view_loss(model.embed, texts, objective, tau, margin))
+                      dropout_view_loss(model.embed, texts, objective, tau, margin, sigma))
     batches = index_batches(len(texts), batch_size, seed=seed, epochs=None)
     times: dict[str, list[float]] = {name: [] for name in specs}
     names = list(runs)

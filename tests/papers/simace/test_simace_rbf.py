@@ -1,0 +1,175 @@
+"""SimACE App. F's RBF objective (Eq. 15): hand computation, invariants, bad input; its run plan, the dev selection
+of sigma and the gap-stability check of the dev curves."""
+
+import math
+
+import pandas as pd
+import pytest
+import torch
+
+from companion.losses.simace import contrastive_loss, rbf_logits, rbf_loss, simcse_loss
+from companion.papers.simace import rbf_jobs, rbf_name, run_jobs
+from companion.papers.simace.analysis import gap_stability, select_sigma
+from companion.papers.simace.runs import dropout_view_loss, run_dropout_views, split_spec
+
+
+def views(n=6, d=5, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    z1 = torch.randn(n, d, generator=g, dtype=torch.float64)
+    return z1, z1 + 0.7 * torch.randn(n, d, generator=g, dtype=torch.float64)
+
+
+def test_rbf_by_hand_on_two_sentences():
+    z1 = torch.tensor([[3.0, 0.0], [0.0, 1.0]], dtype=torch.float64)  # unit rows (1, 0), (0, 1)
+    z2 = torch.tensor([[1.0, 1.0], [0.0, -2.0]], dtype=torch.float64)  # unit rows (1, 1)/sqrt 2, (0, -1)
+    sigma, tau = 0.8, 0.5
+    r = 1 / math.sqrt(2)
+    d2 = [[(1 - r) ** 2 + r ** 2, 1 + 1], [r ** 2 + (1 - r) ** 2, 0 + 4]]  # squared distances of the unit rows
+    phi = [[math.exp(-v / (2 * sigma ** 2)) for v in row] for row in d2]
+    torch.testing.assert_close(rbf_logits(z1, z2, tau, sigma), torch.tensor(phi, dtype=torch.float64) / tau)
+    by_hand = -sum(phi[i][i] / tau - math.log(sum(math.exp(v / tau) for v in phi[i])) for i in range(2)) / 2
+    assert rbf_loss(z1, z2, sigma, tau).item() == pytest.approx(by_hand, rel=1e-12)
+    assert contrastive_loss(z1, z2, "rbf", tau, sigma=sigma).item() == pytest.approx(by_hand, rel=1e-12)
+
+
+def test_rbf_invariants():
+    z1, z2 = views()
+    loss = rbf_loss(z1, z2, 0.7)
+    # only directions count (normalised), rows permuted together permute the terms, identical vectors give log N
+    scale = torch.tensor([0.1, 2.0, 5.0, 1.0, 3.0, 0.5], dtype=torch.float64)[:, None]
+    assert rbf_loss(scale * z1, 7 * z2, 0.7).item() == pytest.approx(loss.item(), rel=1e-12)
+    perm = torch.tensor([3, 1, 5, 0, 2, 4])
+    torch.testing.assert_close(rbf_loss(z1[perm], z2[perm], 0.7, reduction="none"),
+                               rbf_loss(z1, z2, 0.7, reduction="none")[perm])
+    same = torch.ones(6, 5, dtype=torch.float64)
+    assert rbf_loss(same, same, 0.7).item() == pytest.approx(math.log(6), rel=1e-12)
+    # logits lie in [exp(-2 / sigma^2), 1] / tau, the positive of identical views at the top
+    k = rbf_logits(z1, z1, 0.05, 0.7)
+    assert k.max().item() == pytest.approx(1 / 0.05) and k.min().item() >= math.exp(-2 / 0.49) / 0.05 - 1e-12
+    assert torch.allclose(torch.diagonal(k), torch.full((6,), 1 / 0.05, dtype=torch.float64))
+    # wide kernel: phi/tau = 1/tau - (1 - cos)/(sigma^2 tau) + ..., i.e. SimCSE at temperature sigma^2 tau
+    s = 30.0
+    assert rbf_loss(z1, z2, s, 0.05).item() == pytest.approx(simcse_loss(z1, z2, s ** 2 * 0.05).item(), rel=1e-3)
+    assert abs(rbf_loss(z1, z2, 1.0, 0.05).item() - simcse_loss(z1, z2, 0.05).item()) > 1e-2  # not SimCSE at sigma 1
+
+
+def test_rbf_gradient_is_finite_and_trains_a_tiny_model():
+    z1, z2 = views()
+    z1 = z1.clone().requires_grad_(True)
+    rbf_loss(z1, z2, 0.5).backward()
+    assert torch.isfinite(z1.grad).all() and z1.grad.abs().sum() > 0
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.Dropout(0.2), torch.nn.Linear(16, 8))
+    data = torch.randn(32, 4)
+    fn = dropout_view_loss(lambda b: model(data[[int(t) for t in b]]), [str(i) for i in range(32)], "rbf", 0.05,
+                           sigma=0.7)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    first = None
+    for _ in range(30):
+        loss = fn(torch.arange(16))
+        first = loss.item() if first is None else first
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert loss.item() < first
+
+
+def test_rbf_bad_input():
+    z1, z2 = views()
+    for bad in (0, -1.0, float("nan"), float("inf"), True, "1"):
+        with pytest.raises(ValueError, match="sigma .* must be a finite number > 0"):
+            rbf_loss(z1, z2, bad)
+    with pytest.raises(ValueError, match="needs sigma"):
+        contrastive_loss(z1, z2, "rbf")
+    with pytest.raises(ValueError, match="has none"):
+        contrastive_loss(z1, z2, "simace", sigma=1.0)
+    with pytest.raises(ValueError, match="RBF has no margin"):
+        contrastive_loss(z1, z2, "rbf", margin_deg=10, sigma=1.0)
+    with pytest.raises(ValueError, match="tau must be a finite number > 0"):
+        rbf_loss(z1, z2, 1.0, tau=0)
+    with pytest.raises(ValueError, match="batch of one sentence"):
+        rbf_loss(z1[:1], z2[:1], 1.0)
+    with pytest.raises(ValueError, match="needs sigma"):
+        run_dropout_views(None, ["a", "b"], "rbf", 0.05, 0.0, 1, 2, 1e-4, 0)
+    with pytest.raises(ValueError, match="sigma"):
+        dropout_view_loss(lambda b: z1, ["a"], "rbf", 0.05, sigma=-1)
+
+
+def test_rbf_run_plan():
+    assert rbf_jobs([0, 1], [0.5, 1.0]) == [("RBF σ=0.5", ("rbf", 0.05, 0.0, 0.5), 0),
+                                            ("RBF σ=1", ("rbf", 0.05, 0.0, 1.0), 0),
+                                            ("RBF σ=0.5", ("rbf", 0.05, 0.0, 0.5), 1),
+                                            ("RBF σ=1", ("rbf", 0.05, 0.0, 1.0), 1)]
+    assert rbf_name(0.7) == "RBF σ=0.7"
+    assert split_spec(("simace", 0.06, 10.0)) == ("simace", 0.06, 10.0, None)
+    assert split_spec(("rbf", 0.05, 0.0, 0.7)) == ("rbf", 0.05, 0.0, 0.7)
+    assert all(split_spec(spec)[3] is None for _, spec, _ in run_jobs([0]))  # the other runs keep their keys
+    with pytest.raises(ValueError, match="at least one sigma"):
+        rbf_jobs([0], [])
+    with pytest.raises(ValueError, match="must be a finite number > 0"):
+        rbf_jobs([0], [0.0])
+    with pytest.raises(ValueError, match="run spec"):
+        split_spec(("rbf", 0.05))
+
+
+def test_select_sigma_takes_the_best_dev_checkpoint():
+    finals = pd.DataFrame({"model": ["SimCSE", "RBF σ=0.5", "RBF σ=1", "RBF σ=0.7"], "seed": [0] * 4,
+                           "dev (best)": [99.0, 80.0, 81.5, 81.5], "best step": [10] * 4,
+                           "STS avg": [70.0, 90.0, 60.0, 61.0]})
+    sigma, table = select_sigma(finals)
+    assert sigma == 0.7  # the tie at 81.5 goes to the smaller sigma; the STS test score plays no part
+    assert table["sigma"].tolist() == [0.5, 0.7, 1.0] and table["selected"].tolist() == [False, True, False]
+    with pytest.raises(ValueError, match="one seed"):
+        select_sigma(finals.assign(seed=[0, 0, 1, 0]))
+    with pytest.raises(ValueError, match="no RBF run"):
+        select_sigma(finals.iloc[:1])
+
+
+def _curves(end_gap_b):
+    rows = []
+    for seed, noise in enumerate([0.0, 0.1, -0.1]):
+        for step, dev_a, dev_b in [(0, 70, 70), (10, 75, 74), (20, 77 + noise, 76), (30, 78 + noise, 77 - end_gap_b)]:
+            rows += [{"model": "A", "seed": seed, "step": step, "dev": dev_a},
+                     {"model": "B", "seed": seed, "step": step, "dev": dev_b}]
+    return pd.DataFrame(rows)
+
+
+def test_gap_stability_by_hand_and_failing():
+    out = gap_stability(_curves(0.0), [("A", "B")], steps=30).iloc[0]
+    assert out["pair"] == "A − B" and out["gap at step 20"] == pytest.approx(1.0)
+    assert out["gap at end"] == pytest.approx(1.0) and out["change"] == pytest.approx(0.0)
+    assert bool(out["stable"])
+    moved = gap_stability(_curves(1.5), [("A", "B")], steps=30).iloc[0]  # B falls 1.5 behind in the last third
+    assert moved["change"] == pytest.approx(1.5) and not bool(moved["stable"])
+    with pytest.raises(KeyError, match="no dev curve"):
+        gap_stability(_curves(0.0), [("A", "C")], steps=30)
+    with pytest.raises(ValueError, match="frac"):
+        gap_stability(_curves(0.0), [("A", "B")], steps=30, frac=1.0)
+
+
+def test_scale_table_reads_the_paper_side_and_claims_summary_formats():
+    from types import SimpleNamespace
+
+    from companion import stats
+    from companion.papers.simace.summary import claims_summary, scale_table
+    from companion.results import Ledger, holds
+    from companion.settings import REPO_ROOT
+
+    settings7 = pd.read_csv(REPO_ROOT / "data" / "simace" / "table7_settings.csv", comment="#")
+    cfg = SimpleNamespace(model="m", n_top=1, n_heldout=10, steps=640, batch_size=64, lr=1e-4, max_length=32,
+                          pooling="cls", n_dev=None, eval_every=64, n_pairs=500, seeds=[0, 1, 2])
+    table = scale_table(cfg, 1000, settings7)
+    assert table.loc["steps", "ours"].startswith("640 (40.96 passes")
+    assert table.loc["batch size", "paper"] == "64 (Table 7)" and table.loc["learning rate (linear decay to 0)",
+                                                                              "paper"] == "3e-5 (Table 7)"
+    with pytest.raises(ValueError, match="table7_settings has no"):
+        scale_table(cfg, 1000, settings7[settings7.setting != "epochs"])
+    ledger = Ledger("simace", "test", profile="smoke")
+    ledger.claim("a", "gap", 1.0, stats.paired([1.0, 2.0, 3.0], [0.0, 0.0, 0.0]), stats.direction(sign=+1),
+                 kind="beyond")
+    ledger.claim("b", "checks", None, {"x": True, "y": False}, holds(), kind="check")
+    out = claims_summary(ledger)
+    assert out.loc["a", "ours"] == "+2.000 [-0.484, +4.484] (n = 3)" and out.loc["b", "ours"] == "1 of 2 true"
+    assert out.loc["b", "verdict"] == "failed" and list(claims_summary(ledger, kinds=("check",)).index) == ["b"]
+    with pytest.raises(ValueError, match="Unknown claim kind"):
+        claims_summary(ledger, kinds=("papers",))
