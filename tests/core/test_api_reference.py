@@ -123,6 +123,8 @@ def test_simple_tables_become_pipe_tables():
 
 
 # --------------------------------------------------------------------------------------------- the hand-written page
+# the page keeps the trainer's defaults for readers on a GPU; on this CPU torch says pinning does nothing
+@pytest.mark.filterwarnings("ignore:'pin_memory' argument is set as true:UserWarning")
 def test_use_the_objectives_page_code_runs(tmp_path, monkeypatch, capsys):
     text = (ROOT / apidoc.USE_PAGE).read_text(encoding="utf-8")
     blocks = re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)

@@ -350,6 +350,8 @@ def _example(cls) -> str:
 
 
 @pytest.mark.parametrize("name", st.__all__)
+# the examples keep the trainer's defaults for readers on a GPU; on this CPU torch says pinning does nothing
+@pytest.mark.filterwarnings("ignore:'pin_memory' argument is set as true:UserWarning")
 def test_docstring_example_runs(name, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the trainer's default output folder lands here
     namespace: dict = {}

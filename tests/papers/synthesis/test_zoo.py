@@ -95,7 +95,7 @@ def test_supcon_dispatch_matches_hand_computation():
     idx = torch.arange(12)
     ours = zoo.loss_fn("SupCon", table.embed, data)(idx)
     ref = _supcon_by_hand(table.weight.detach(), data.emolit_labels, 0.1)
-    assert float(ours) == pytest.approx(ref, rel=1e-5)
+    assert ours.item() == pytest.approx(ref, rel=1e-5)
 
 
 def test_soft_supcon_tends_to_supcon_as_eps_vanishes_and_differs_otherwise():
