@@ -102,9 +102,9 @@ def test_soft_supcon_tends_to_supcon_as_eps_vanishes_and_differs_otherwise():
     data = _data()
     table = Table(data.emolit_texts)
     idx = torch.arange(12)
-    hard = float(zoo.loss_fn("SupCon", table.embed, data)(idx))
-    tiny = float(zoo.loss_fn("Soft SupCon", table.embed, data, eps=1e-9)(idx))
-    soft = float(zoo.loss_fn("Soft SupCon", table.embed, data)(idx))
+    hard = zoo.loss_fn("SupCon", table.embed, data)(idx).item()
+    tiny = zoo.loss_fn("Soft SupCon", table.embed, data, eps=1e-9)(idx).item()
+    soft = zoo.loss_fn("Soft SupCon", table.embed, data)(idx).item()
     assert tiny == pytest.approx(hard, rel=1e-4)
     assert abs(soft - hard) > 1e-3
 
@@ -128,7 +128,7 @@ def test_cosent_dispatch_equals_the_angle_module():
     idx = torch.tensor([0, 3, 5, 6])
     batch = data.stsb.batch(idx)
     ref = cosent_loss(table.embed(batch.texts), batch.labels)
-    assert float(zoo.loss_fn("CoSENT", table.embed, data)(idx)) == pytest.approx(float(ref), rel=1e-6)
+    assert zoo.loss_fn("CoSENT", table.embed, data)(idx).item() == pytest.approx(ref.item(), rel=1e-6)
 
 
 def test_loss_fn_errors():
