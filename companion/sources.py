@@ -1239,10 +1239,6 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if total else 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
-
-
 def prose_number(paper: str, quantity_start: str) -> tuple[float, str]:
     """The number ``paper`` prints in its prose for the quantity of ``data/<paper>/prose.csv`` (columns quantity,
     value, source, ...) whose name starts with ``quantity_start``, with its source: paper values read in one place
@@ -1256,3 +1252,7 @@ def prose_number(paper: str, quantity_start: str) -> tuple[float, str]:
     if len(hit) != 1:
         raise KeyError(f"{len(hit)} rows of data/{paper}/prose.csv start with {quantity_start!r}; need one.")
     return float(hit["value"].iloc[0]), str(hit["source"].iloc[0])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
