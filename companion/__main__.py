@@ -117,12 +117,35 @@ def _cmd_site(args: argparse.Namespace) -> int:
 def _cmd_scoreboard(args: argparse.Namespace) -> int:
     from companion.results import scoreboard
 
-    print("Paper claims (the scoreboard):")
-    print(scoreboard().to_string(index=False))
-    for kind, title in (("beyond", "Beyond the papers"), ("check", "Our own checks (never counted as reproductions)")):
+    print("Paper claims of the five papers, split by regime ('scaled': our set-up differs from the paper's; the "
+          "regime never changes a verdict):")
+    print(scoreboard(by_regime=True).to_string(index=False))
+    for kind, title in (("erratum", "Errata (statements a paper's own text or tables contradict; never counted as "
+                                    "reproductions)"),
+                        ("beyond", "Beyond the papers (questions the papers do not ask)"),
+                        ("check", "Our own checks (identities, parity, set-up; never counted as reproductions)")):
         print(f"\n{title}:")
         print(scoreboard(kind=kind).to_string(index=False))
     return 0
+
+
+def _cmd_criteria(args: argparse.Namespace) -> int:
+    from companion import results, settings
+
+    if args.action == "register":
+        source = Path(args.source) if args.source else results.output_dirs("smoke")[0]
+        if not source.is_dir():
+            print(f"no ledgers under {source}: run 'python -m companion run --profile smoke' first")
+            return 1
+        written = results.register_criteria(source)
+        print(f"registered the criteria of {len(written)} notebook(s) under data/<paper>/criteria/"
+              if written else "every registered criterion is up to date")
+        return 0
+    problems = [p for ledger in results.load_ledgers(settings.results_dir()) for p in results.criteria_problems(ledger)]
+    for line in problems:
+        print(line)
+    print("every ledger was graded with its committed criteria" if not problems else f"{len(problems)} problem(s)")
+    return 1 if problems else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -174,6 +197,14 @@ def build_parser() -> argparse.ArgumentParser:
     colab.add_argument("--check", action="store_true", help="only check, exit 1 when a notebook is out of date")
     colab.set_defaults(func=_cmd_colab)
 
+    crit = sub.add_parser("criteria", help="register the criteria of every notebook before a run, or check the "
+                                           "ledgers against them")
+    crit.add_argument("action", choices=("register", "check"),
+                      help="register: write data/<paper>/criteria/<notebook>.json from a smoke run's ledgers; "
+                           "check: every committed ledger was graded with its committed criteria")
+    crit.add_argument("--from", dest="source", default=None,
+                      help="the results folder to register from (default: the smoke scratch folder)")
+    crit.set_defaults(func=_cmd_criteria)
     board = sub.add_parser("scoreboard", help="print the claims scoreboard")
     board.set_defaults(func=_cmd_scoreboard)
     return parser

@@ -54,9 +54,12 @@ from companion import papers as _papers
 from companion import settings as _settings
 from companion._io import write_atomic
 from companion.profiles import check_profile
-from companion.stats import CHECK_VERDICTS, VERDICTS, Comparison, Criterion, Judgement, apply_regime, as_check
+from companion.stats import (CHECK_VERDICTS, ERRATUM_VERDICTS, VERDICTS, Comparison, Criterion, Judgement,
+                             Validity, as_check, as_erratum, regime_label, validity_gate)
 
-KINDS = ("paper", "check", "beyond")
+KINDS = ("paper", "check", "beyond", "erratum")
+#: the verdicts each kind of claim can take
+KIND_VERDICTS = {"paper": VERDICTS, "beyond": VERDICTS, "check": CHECK_VERDICTS, "erratum": ERRATUM_VERDICTS}
 SCHEMA = 2
 PAPERS = _papers.IDS
 
@@ -86,7 +89,7 @@ def within(target: float, tol: float, partly_tol: float | None = None) -> Criter
             return "reproduced"
         return "partly" if partly_tol is not None and gap <= partly_tol else "not reproduced"
 
-    return Criterion(desc, rule)
+    return Criterion(desc, rule, name="within", params={"target": target, "tol": tol, "partly_tol": partly_tol})
 
 
 def at_least(threshold: float, partly: float | None = None) -> Criterion:
@@ -99,7 +102,7 @@ def at_least(threshold: float, partly: float | None = None) -> Criterion:
             return "reproduced"
         return "partly" if partly is not None and value >= partly else "not reproduced"
 
-    return Criterion(desc, rule)
+    return Criterion(desc, rule, name="at_least", params={"threshold": threshold, "partly": partly})
 
 
 def at_most(threshold: float, partly: float | None = None) -> Criterion:
@@ -112,7 +115,7 @@ def at_most(threshold: float, partly: float | None = None) -> Criterion:
             return "reproduced"
         return "partly" if partly is not None and value <= partly else "not reproduced"
 
-    return Criterion(desc, rule)
+    return Criterion(desc, rule, name="at_most", params={"threshold": threshold, "partly": partly})
 
 
 def holds(description: str = "every listed condition holds") -> Criterion:
@@ -127,7 +130,8 @@ def holds(description: str = "every listed condition holds") -> Criterion:
             return "reproduced"
         return "partly" if any(values) and len(values) > 1 else "not reproduced"
 
-    return Criterion(f"{description} (all: reproduced; some: partly)", rule)
+    return Criterion(f"{description} (all: reproduced; some: partly; none: not reproduced)", rule, name="holds",
+                     params={"description": description})
 
 
 def same_sign(paper_value: float, min_magnitude: float = 0.0) -> Criterion:
@@ -141,14 +145,16 @@ def same_sign(paper_value: float, min_magnitude: float = 0.0) -> Criterion:
             return "not reproduced"
         return "reproduced" if abs(value) >= min_magnitude else "partly"
 
-    return Criterion(desc, rule)
+    return Criterion(desc + " (same sign but smaller: partly; other sign: not reproduced)", rule, name="same_sign",
+                     params={"paper_value": paper_value, "min_magnitude": min_magnitude})
 
 
 def not_testable(reason: str) -> Criterion:
     """The claim cannot be tested here; ``reason`` says why (stored as the criterion and the reason)."""
     if not reason.strip():
         raise ValueError("not_testable() needs a reason")
-    return Criterion(f"not testable here: {reason}", lambda ours: Judgement("not testable", reason))
+    return Criterion(f"not testable here: {reason}", lambda ours: Judgement("not testable", reason),
+                     name="not_testable", params={"reason": reason})
 
 
 # --------------------------------------------------------------------------------------------- io helpers
@@ -272,14 +278,18 @@ class Ledger:
 
     def claim(self, id: str, claim: str, paper_value: Any = None, ours: Any = None,
               criterion: Criterion | None = None, note: str | None = None, *, kind: str,
-              source: str | None = None, regime: str | None = None) -> str:
+              source: str | None = None, regime: str | None = None,
+              validity: Sequence[Validity] | Validity | None = None) -> str:
         """Record one claim; returns its computed verdict.
 
         ``kind``: ``paper`` (a statement the paper makes; needs ``source``, the place in the paper text),
         ``check`` (our own identity, parity or set-up check: passed/failed, never a reproduction) or ``beyond``
         (a question the paper does not ask). ``ours`` is a number, a structure of numbers/booleans, or a
         :class:`companion.stats.Comparison` (per-seed values; its estimate, CI and tests are stored under
-        ``stats``). ``regime`` names a set-up unlike the paper's and caps the verdict (see :mod:`companion.stats`).
+        ``stats``). ``regime`` names how our set-up differs from the paper's (backbone, layers trained, steps,
+        data, seeds); it is stored beside the verdict (``paper setting`` / ``scaled: …``) and **never changes it**.
+        ``validity``: checks measured in our run (:class:`companion.stats.Validity`: trained, plateau, ceiling);
+        a failed one makes the claim ``inconclusive`` with that reason, before the criterion is consulted.
         """
         if not isinstance(id, str) or not _ID.match(id):
             raise ValueError(f"Claim id {id!r} must be a non-empty word of letters, digits, '_.:-'.")
@@ -287,16 +297,24 @@ class Ledger:
             raise ValueError(f"Claim id {id!r} recorded twice in {self.notebook}.")
         if kind not in KINDS:
             raise ValueError(f"Claim {id!r}: kind must be one of {', '.join(KINDS)}, got {kind!r}.")
-        if kind == "paper" and not (isinstance(source, str) and source.strip()):
-            raise ValueError(f"Claim {id!r}: a paper claim needs source= (where the paper says it, e.g. 'Table 4').")
+        if kind in ("paper", "erratum") and not (isinstance(source, str) and source.strip()):
+            raise ValueError(f"Claim {id!r}: a {kind} claim needs source= (where the paper says it, e.g. 'Table 4').")
         if not isinstance(criterion, Criterion):
             raise TypeError(f"Claim {id!r}: criterion must come from companion.stats or within/at_least/at_most/"
                             "holds/same_sign/not_testable")
         if regime is not None and not (isinstance(regime, str) and regime.strip()):
             raise ValueError(f"Claim {id!r}: regime= must be a non-empty reason or None")
-        judgement = apply_regime(criterion.judge(ours), regime)
+        checks = [validity] if isinstance(validity, Validity) else list(validity or ())
+        if not all(isinstance(c, Validity) for c in checks):
+            raise TypeError(f"Claim {id!r}: validity= takes companion.stats.Validity checks")
+        judgement = criterion.judge(ours)
+        gate = validity_gate(checks)
+        if gate is not None and judgement.verdict != "not testable":
+            judgement = gate
         if kind == "check":
             judgement = as_check(judgement)
+        elif kind == "erratum":
+            judgement = as_erratum(judgement)
         record: dict[str, Any] = {"id": id, "kind": kind, "claim": claim, "source": source,
                                   "paper_value": _jsonable(paper_value)}
         if isinstance(ours, Comparison):
@@ -308,16 +326,33 @@ class Ledger:
         record["verdict"] = judgement.verdict
         if judgement.reason:
             record["reason"] = judgement.reason
-        if regime:
-            record["regime"] = regime
+        if kind in ("paper", "beyond") or regime:
+            record["regime"] = regime_label(regime)
+        if checks:
+            record["validity"] = [c.to_dict() for c in checks]
         if note:
             record["note"] = note
         self.claims.append(record)
         return judgement.verdict
 
     def to_dict(self) -> dict[str, Any]:
-        return {"schema": SCHEMA, "paper": self.paper, "notebook": self.notebook, "profile": self.profile,
-                "seeds": self.seeds, "claims": self.claims}
+        out = {"schema": SCHEMA, "paper": self.paper, "notebook": self.notebook, "profile": self.profile,
+               "seeds": self.seeds}
+        registered = self._registered_criteria()
+        if registered is not None:
+            out["criteria"] = registered
+        out["claims"] = self.claims
+        return out
+
+    def _registered_criteria(self) -> dict[str, Any] | None:
+        """The committed criteria file this ledger is graded against (path and sha256), where there is one."""
+        try:
+            path = criteria_path(self.paper, self.notebook)
+        except Exception:  # noqa: BLE001 - a pip-installed package away from a checkout has no registry
+            return None
+        if not path.exists():
+            return None
+        return {"file": f"data/{self.paper}/criteria/{path.name}", "sha256": sha256_file(path)}
 
     def table(self):
         """The claims as a pandas DataFrame (for display in the notebook)."""
@@ -361,6 +396,70 @@ class Ledger:
         return FigurePath(path)
 
 
+# --------------------------------------------------------------------------------------------- registered criteria
+#: what a registered criterion fixes before a run: the claim, where the paper makes it, its value and the rule
+CRITERIA_FIELDS = ("id", "kind", "claim", "source", "paper_value", "criterion")
+
+
+def criteria_path(paper: str, notebook: str, root: Path | None = None) -> Path:
+    """``data/<paper>/criteria/<notebook>.json``: the criteria a notebook's claims are graded with, committed
+    before the run that grades them."""
+    root = Path(root) if root is not None else _settings.repo_root()
+    return root / "data" / paper / "criteria" / f"{Path(notebook).stem}.json"
+
+
+def criteria_entries(claims: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The registered part of each claim (:data:`CRITERIA_FIELDS`), in ledger order."""
+    return [{k: c.get(k) for k in CRITERIA_FIELDS} for c in claims]
+
+
+def criteria_text(paper: str, notebook: str, claims: Sequence[dict[str, Any]]) -> str:
+    payload = {"paper": paper, "notebook": Path(notebook).stem, "criteria": criteria_entries(claims)}
+    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+
+
+def sha256_file(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def register_criteria(source: Path, root: Path | None = None) -> list[Path]:
+    """Write ``data/<paper>/criteria/<notebook>.json`` from the ledgers under ``source`` (a smoke run's results:
+    the criteria depend on the paper and the rule, not on our numbers). Returns the files written or changed."""
+    written = []
+    for ledger in load_ledgers(source):
+        path = criteria_path(ledger["paper"], ledger["notebook"], root)
+        text = criteria_text(ledger["paper"], ledger["notebook"], ledger["claims"])
+        if path.exists() and path.read_text(encoding="utf-8") == text:
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def criteria_problems(ledger: dict[str, Any], root: Path | None = None) -> list[str]:
+    """Why a stored ledger was not graded with its committed criteria (empty when it was): the file is missing,
+    its hash differs from the one the ledger recorded, or a claim's registered fields differ."""
+    name = f"{ledger['paper']}/{ledger['notebook']}"
+    path = criteria_path(ledger["paper"], ledger["notebook"], root)
+    if not path.exists():
+        return [f"{name}: no registered criteria ({path.name} under data/{ledger['paper']}/criteria/)"]
+    recorded = (ledger.get("criteria") or {}).get("sha256")
+    problems = []
+    if recorded != sha256_file(path):
+        problems.append(f"{name}: graded with criteria {str(recorded)[:12]}, committed {sha256_file(path)[:12]}")
+    registered = {e["id"]: e for e in json.loads(path.read_text(encoding="utf-8"))["criteria"]}
+    for entry in criteria_entries(ledger["claims"]):
+        if entry["id"] not in registered:
+            problems.append(f"{name}: claim {entry['id']!r} is not registered")
+        elif registered[entry["id"]] != entry:
+            diff = [k for k in CRITERIA_FIELDS if registered[entry["id"]].get(k) != entry.get(k)]
+            problems.append(f"{name}: claim {entry['id']!r} differs from its registered criterion in {diff}")
+    return problems
+
+
 # --------------------------------------------------------------------------------------------- reading
 def validate_claim(claim: dict[str, Any], where: str = "ledger") -> None:
     """Raise ValueError naming the problem if a stored claim does not follow ledger schema 2."""
@@ -368,11 +467,13 @@ def validate_claim(claim: dict[str, Any], where: str = "ledger") -> None:
     kind = claim.get("kind")
     if kind not in KINDS:
         raise ValueError(f"{where}: claim {cid!r} has kind {kind!r} (one of {', '.join(KINDS)})")
-    allowed = CHECK_VERDICTS if kind == "check" else VERDICTS
+    allowed = KIND_VERDICTS[kind]
     if claim.get("verdict") not in allowed:
         raise ValueError(f"{where}: {kind} claim {cid!r} has verdict {claim.get('verdict')!r}")
-    if kind == "paper" and not claim.get("source"):
-        raise ValueError(f"{where}: paper claim {cid!r} has no source")
+    if kind in ("paper", "erratum") and not claim.get("source"):
+        raise ValueError(f"{where}: {kind} claim {cid!r} has no source")
+    if kind in ("paper", "beyond") and not claim.get("regime"):
+        raise ValueError(f"{where}: {kind} claim {cid!r} has no regime ('paper setting' or 'scaled: …')")
     if claim["verdict"] in ("inconclusive", "not testable") and not claim.get("reason"):
         raise ValueError(f"{where}: claim {cid!r} is {claim['verdict']!r} without a reason")
 
@@ -398,7 +499,7 @@ def load_ledgers(root: Path | None = None) -> list[dict[str, Any]]:
 
 
 CLAIM_COLUMNS = ["paper", "notebook", "profile", "id", "kind", "claim", "source", "paper_value", "ours",
-                 "ci_low", "ci_high", "n_seeds", "criterion", "verdict", "reason"]
+                 "ci_low", "ci_high", "n_seeds", "mde", "criterion", "verdict", "reason", "regime"]
 
 
 def claims_frame(root: Path | None = None):
@@ -412,26 +513,37 @@ def claims_frame(root: Path | None = None):
             ci = st.get("ci") or [None, None]
             rows.append({"paper": ledger["paper"], "notebook": ledger["notebook"], "profile": ledger["profile"],
                          **{k: claim.get(k) for k in ("id", "kind", "claim", "source", "paper_value", "ours",
-                                                      "criterion", "verdict", "reason")},
-                         "ci_low": ci[0], "ci_high": ci[1], "n_seeds": st.get("n")})
+                                                      "criterion", "verdict", "reason", "regime")},
+                         "ci_low": ci[0], "ci_high": ci[1], "n_seeds": st.get("n"), "mde": st.get("mde")})
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
 
 
-def scoreboard(root: Path | None = None, kind: str = "paper"):
+def regime_kind(regime: str | None) -> str:
+    """``paper setting`` or ``scaled`` — the two columns every count is split by."""
+    return "paper setting" if not regime or regime == "paper setting" else "scaled"
+
+
+def scoreboard(root: Path | None = None, kind: str = "paper", by_regime: bool = False):
     """Counts of verdicts per paper (rows) for claims of one ``kind`` — the site's landing-page table.
 
-    The headline scoreboard counts ``paper`` claims only; ``check`` and ``beyond`` are shown separately.
+    The headline scoreboard counts ``paper`` claims of the five papers only (an entry of the registry with a
+    paper text); ``check``, ``beyond`` and ``erratum`` claims are counted apart. ``by_regime=True`` adds a
+    ``regime`` column (``paper setting`` / ``scaled``) and one row per paper and regime.
     """
     import pandas as pd
 
     if kind not in KINDS:
         raise ValueError(f"scoreboard(): kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    verdicts = list(CHECK_VERDICTS if kind == "check" else VERDICTS)
+    verdicts = list(KIND_VERDICTS[kind])
+    index = ["paper", "regime"] if by_regime else ["paper"]
     frame = claims_frame(root)
     frame = frame[frame["kind"] == kind]
+    if kind == "paper":
+        frame = frame[frame["paper"].isin(_papers.REPRODUCED)]
     if frame.empty:
-        return pd.DataFrame(columns=["paper", *verdicts, "total"])
-    counts = frame.pivot_table(index="paper", columns="verdict", values="id", aggfunc="count", fill_value=0)
+        return pd.DataFrame(columns=[*index, *verdicts, "total"])
+    frame = frame.assign(regime=frame["regime"].map(regime_kind))
+    counts = frame.pivot_table(index=index, columns="verdict", values="id", aggfunc="count", fill_value=0)
     counts = counts.reindex(columns=verdicts, fill_value=0)
     counts["total"] = counts.sum(axis=1)
     counts.columns.name = None

@@ -63,8 +63,8 @@ PAPERS: dict[str, dict[str, str]] = {p.id: {"title": p.title, "reference": p.ref
 REPRODUCED_PAPERS = _papers.REPRODUCED  # notebooks that name a section
 VERDICT_COLOURS = {"reproduced": "#2e8540", "partly": "#f0ad4e", "not reproduced": "#c9302c",
                    "inconclusive": "#6f8fb3", "not testable": "#9e9e9e"}
-ERRATUM_STATUS = {"reproduced": "confirmed", "partly": "partly confirmed", "not reproduced": "not confirmed",
-                  "inconclusive": "cannot tell", "not testable": "not testable here"}
+ERRATUM_STATUS = {"confirmed": "confirmed", "partly": "partly confirmed", "not confirmed": "not confirmed",
+                  "inconclusive": "cannot tell"}
 KIND_TITLES = {"paper": "Paper claims", "beyond": "Beyond the paper (questions the paper does not ask)",
                "check": "Our own checks (identities, parity, set-up: never counted as reproductions)"}
 SECTION_REF = re.compile(r"§|\bSections?\b|\bSec\.|\bTables?\b|\bFig(?:ure|s?\.)|\bApp(?:endix|\.)|\bEqs?\.")

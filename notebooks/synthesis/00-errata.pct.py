@@ -27,9 +27,9 @@
 #
 # Every erratum below is a **claim of the form "the paper is inconsistent here"**, located in the paper's text
 # (`source` = `<paper> | <block>`), and decided by a cell that recomputes a formula, a gradient or a table average,
-# or compares two statements the paper makes about the same thing. The verdict is computed: *reproduced* = the
-# inconsistency is confirmed; *partly* = the two statements differ but the text leaves a reading under which they
-# agree. Prose numbers come from `data/synthesis/errata_statements.csv`, table cells from the papers' transcriptions
+# or compares two statements the paper makes about the same thing. The verdict is computed: *confirmed* = the
+# inconsistency holds; *partly* = the two statements differ but the text leaves a reading under which they agree.
+# An erratum is counted apart from the reproductions: it is never a reproduced paper claim. Prose numbers come from `data/synthesis/errata_statements.csv`, table cells from the papers' transcriptions
 # `data/<paper>/table*.csv` (each row with its source), never from a cell. The
 # [errata page](../../site/errata.qmd) is generated from this notebook's ledger.
 #
@@ -144,7 +144,7 @@ measured = tau_table["beta measured (free embeddings)"]
 _ = ledger.claim("weighted-cl:soft-tau-star",
                  "Cor. 3.9's printed simplex temperature tau* = (C-1)/(-C log eps) does not give the regular simplex "
                  "its own beta = 1 + tau log eps requires; tau* = C/((C-1)(-log eps)) does",
-                 kind="paper", source=statements.loc["weighted-cl-tau-star", "source"],
+                 kind="erratum", source=statements.loc["weighted-cl-tau-star", "source"],
                  paper_value="tau* = (C-1)/(-C log eps), beta* = -1/(C-1)",
                  ours={"closed form: beta(printed tau*) != -1/(C-1)": bool(abs(soft_supcon_beta(tau_paper, eps) - simplex)
                                                                            > 0.1),
@@ -164,7 +164,7 @@ _ = ledger.claim("weighted-cl:soft-tau-star",
 ledger.claim("weighted-cl:sec4.2-tau-0.9",
              "§4.2's tau* = (10-1)/10 = 0.9 gives inter-class cosine +0.1 (Cor. 3.9's beta), not the regular simplex "
              "(-0.111, Fig. 4 caption) the section says it yields with imbalanced classes",
-             kind="paper", source="weighted-cl | §4.2: (10 - 1)/10", paper_value=0.9,
+             kind="erratum", source="weighted-cl | §4.2: (10 - 1)/10", paper_value=0.9,
              ours={"closed form: beta(0.9) = +0.1": bool(abs(soft_supcon_beta(0.9, eps) - 0.1) < 1e-12),
                    "free embeddings, sizes 1:2:...:10: beta(0.9) = +0.1 (to 1e-3)":
                        bool(abs(measured["imbalanced 1:2:...:10", "printed tau*"] - 0.1) < 1e-3),
@@ -202,7 +202,7 @@ eq6
 ledger.claim("angle:eq6-literal-zero-gradient",
              "AnglE's Eq. 6, abs((z/w)/gamma) with gamma = |z|/|w|, is the constant 1 with zero gradient, not an "
              "angle difference; the code's similarity is not constant",
-             kind="paper", source=statements.loc["angle-eq6", "source"],
+             kind="erratum", source=statements.loc["angle-eq6", "source"],
              paper_value="abs((z/w) x 1/gamma), gamma = |z|/|w|",
              ours={"printed value == 1 (max |s - 1| < 1e-9)": bool(float((literal - 1).abs().max()) < 1e-9),
                    "printed gradient == 0 (max norm < 1e-9)": bool(float(g_literal.norm(dim=1).max()) < 1e-9),
@@ -224,7 +224,7 @@ print(f"E = {E}: pi/E = {half_margin:.1f} deg, 2 pi/E = {spacing:.1f} deg, text 
 
 # %%
 ledger.claim("circumplex:pi-over-E", "§5.1 gives the ring's maximum margin pi/E as 30° for 12 classes; pi/12 is "
-             "15° (30° is 2 pi/E)", kind="paper", source=statements.loc["circumplex-max-margin", "source"],
+             "15° (30° is 2 pi/E)", kind="erratum", source=statements.loc["circumplex-max-margin", "source"],
              paper_value=stated_deg,
              ours={"pi/E != stated value": bool(abs(half_margin - stated_deg) > 0.5),
                    "stated value == 2 pi/E": bool(abs(spacing - stated_deg) < 1e-9)},
@@ -261,7 +261,7 @@ margins
 # %%
 ledger.claim("simace:margin-unit",
              "§4.2's margin '10 (radians)' contradicts Table 7 (10°, unit degree) and could not be trained",
-             kind="paper", source=statements.loc["simace-margin-text", "source"], paper_value=m_text,
+             kind="erratum", source=statements.loc["simace-margin-text", "source"], paper_value=m_text,
              ours={"units differ": bool(statements.loc["simace-margin-text", "unit"]
                                        != statements.loc["simace-margin-table7", "unit"]),
                    "10 rad: positive below every negative (pi/2 - m < -pi/2)": bool(math.pi / 2 - m_text < -math.pi / 2),
@@ -309,7 +309,7 @@ t4 = averages[averages.table == "simace Table 4"].set_index("row")
 rank = t4.loc["BERT-base · RankCSE-listMLE"]
 _ = ledger.claim("simace:rankcse-avg",
                  "SimACE Table 4's printed RankCSE-listMLE averages (BERT-base 80.06, BERT-large 80.11) are not the "
-                 "means of their rows", kind="paper", source="simace | Table 4, BERT-base, RankCSE-listMLE, Avg.",
+                 "means of their rows", kind="erratum", source="simace | Table 4, BERT-base, RankCSE-listMLE, Avg.",
                  paper_value=rank["printed avg"],
                  ours={"BERT-base: |printed - row mean| > 0.01": bool(rank["off"]),
                        "only RankCSE-listMLE rows are off in Table 4": all("RankCSE-listMLE" in r
@@ -328,7 +328,7 @@ t13 = averages[averages.table == "simace Table 13"].set_index("row")
 arc = t13.loc["BERT-base · ArcCon"]
 ledger.claim("simace:table13-arccon-avgs",
              "SimACE Table 13's ArcCon transfer averages (BERT-base 85.41, the same as SimCSE's; BERT-large 87.94) "
-             "are not the means of their rows", kind="paper", source="simace | Table 13, BERT-base, ArcCon, Avg.",
+             "are not the means of their rows", kind="erratum", source="simace | Table 13, BERT-base, ArcCon, Avg.",
              paper_value=arc["printed avg"],
              ours={"BERT-base ArcCon: |printed - row mean| > 0.01": bool(arc["off"]),
                    "BERT-large ArcCon off too": bool(t13.loc["BERT-large · ArcCon", "off"]),
@@ -340,7 +340,7 @@ ledger.claim("simace:table13-arccon-avgs",
                   f"{t13.loc['BERT-large · ArcCon', 'row mean']:.3f}. Evidence: recomputed averages.")
 sbert = averages[(averages.table == "angle Table 2")].set_index("row").loc["SBERT"]
 ledger.claim("angle:table2-sbert-avg", "AnglE Table 2: SBERT's printed average (74.89) is not the mean of its row",
-             kind="paper", source="angle | Table 2, SBERT, Avg.", paper_value=sbert["printed avg"],
+             kind="erratum", source="angle | Table 2, SBERT, Avg.", paper_value=sbert["printed avg"],
              ours={"SBERT: |printed - row mean| > 0.01": bool(sbert["off"]),
                    "control: every other Table 2/3 average matches its row":
                        off_rows(averages, "angle Table 2") == ["SBERT"]
@@ -382,7 +382,7 @@ display(fig9, sec43, t9)
 # %%
 ledger.claim("simace:fig9-vs-table14",
              "Fig. 9's caption and Table 14 give different STS averages for BERT-base SimACE without margin (m = 0)",
-             kind="paper", source=statements.loc["simace-fig9-no-margin", "source"],
+             kind="erratum", source=statements.loc["simace-fig9-no-margin", "source"],
              paper_value=stated("simace-fig9-no-margin"),
              ours={"m = 0: |Fig. 9 - Table 14| > 0.01": bool(fig9.loc["m = 0", "|difference|"] > ROW_MEAN_TOL),
                    "control: m = 10 and m = -10 agree": bool((fig9.loc[["m = 10", "m = -10"], "|difference|"]
@@ -393,7 +393,7 @@ ledger.claim("simace:fig9-vs-table14",
 simcse = sec43[sec43.method == "simcse"]
 _ = ledger.claim("simace:text-simcse-avgs",
                  "§4.3's SimCSE STS averages (76.95 / 78.46 / 76.64 / 78.53) are not Table 1's SimCSE averages",
-                 kind="paper", source="simace | §4.3", paper_value=simcse["§4.3"].tolist(),
+                 kind="erratum", source="simace | §4.3", paper_value=simcse["§4.3"].tolist(),
                  ours={"every PLM: |§4.3 - Table 1| > 0.01": bool((simcse["|difference|"] > ROW_MEAN_TOL).all()),
                        "control: §4.3's SimACE averages equal Table 1's":
                            bool((sec43[sec43.method == "simace"]["|difference|"] == 0).all())},
@@ -408,7 +408,7 @@ _ = ledger.claim("simace:text-simcse-avgs",
 # %%
 ledger.claim("simace:table2-caption-p",
              "Table 2's caption calls every baseline comparison of Table 9 p < 0.001; Table 9 prints 0.05 and 0.01 "
-             "for ArcCon (BERT-base, BERT-large)", kind="paper", source="simace | Table 2", paper_value=0.001,
+             "for ArcCon (BERT-base, BERT-large)", kind="erratum", source="simace | Table 2", paper_value=0.001,
              ours={"some ArcCon p-value in Table 9 >= 0.01": bool((arccon_p >= 0.01).any())},
              criterion=holds("Table 9 has baseline p-values far above 0.001"),
              note="Table 9 ArcCon: " + ", ".join(f"{k} {v:g}" for k, v in arccon_p.items())
@@ -437,7 +437,7 @@ pd.DataFrame({"Table 1": [v1, cd1], "Table 4 Average": [v4, cd4], "mean of Table
 # %%
 ledger.claim("circumplex:table1-vs-table4",
              "Table 1 and Table 4 report different average V-Measures for Qwen3-Embedding-4B / SINCERE / nGPT "
-             "(0.739 vs 0.741)", kind="paper",
+             "(0.739 vs 0.741)", kind="erratum",
              source="circumplex | Table 1, Qwen3-Embedding-4B, SINCERE - nGPT, V-Measure", paper_value=v1,
              ours={"values differ beyond rounding (0.0005)": bool(abs(v1 - v4) > 0.0005),
                    "Table 4's average is the mean of its four cells (to 0.001)": bool(abs(v4 - v4_mean) <= 0.001),
@@ -476,7 +476,7 @@ display(dbpedia, geometry)
 
 # %%
 _ = ledger.claim("concepts:dbpedia-queries", "The DBpedia test set is announced with 250 queries (§1) but has 245 "
-                 "(§4.5, Fig. 2, App. J, Tables 6 and 13 captions)", kind="paper",
+                 "(§4.5, Fig. 2, App. J, Tables 6 and 13 captions)", kind="erratum",
                  source=statements.loc["concepts-dbpedia-test-contrib", "source"],
                  paper_value=stated("concepts-dbpedia-test-contrib"),
                  ours={"the two test counts differ": bool(dbpedia.loc["test"].nunique() == 2),
@@ -496,7 +496,7 @@ trained = ["B1", "B3", "M1"]
 breaking = [c for c in trained if not geometry.loc[c, "P1 holds"]]
 ledger.claim("concepts:p1-vs-app-h",
              "P1 (fine-tuning lowers anisotropy, leaves effective rank unchanged) fails for the fine-tuned B3: App. H "
-             "gives anisotropy 0.166 (B0 0.126) and effective rank 193.9 (B0 247.0)", kind="paper",
+             "gives anisotropy 0.166 (B0 0.126) and effective rank 193.9 (B0 247.0)", kind="erratum",
              source=statements.loc["concepts-b3-erank", "source"],
              paper_value=[stated("concepts-b0-anisotropy"), stated("concepts-b0-erank"),
                           stated("concepts-b3-anisotropy"), stated("concepts-b3-erank")],
@@ -540,7 +540,7 @@ display(per_col.T, llm.to_frame("Table 5").assign(**{"above the best unsupervise
 # %%
 ledger.claim("angle:s4.3-consistently",
              "§4.3: AnglE-BERT and AnglE-LLaMA 'consistently' beat SimCSE-BERT and SimCSE-LLaMA, but each is below "
-             "its SimCSE on one Table 2 set (the average gains 0.80 and 0.72 are right)", kind="paper",
+             "its SimCSE on one Table 2 set (the average gains 0.80 and 0.72 are right)", kind="erratum",
              source=statements.loc["angle-s43-gain-bert", "source"], paper_value=[gains["BERT"], gains["LLaMA"]],
              ours={"some Table 2 set where an AnglE model is not above its SimCSE": bool(any(below.values())),
                    "the stated average gains disagree with Table 2":
@@ -551,7 +551,7 @@ ledger.claim("angle:s4.3-consistently",
                     f"{per_col.loc['Avg.', 'LLaMA']:.2f}. Evidence: recomputed from Table 2.")
 _ = ledger.claim("angle:s4.5-llm-vs-unsupervised",
                  "§4.5: LLM-supervised AnglE is said to beat the unsupervised contrastive baselines, but Table 5's "
-                 "AnglE-BERT + LLaMA (79.29) is below DiffCSE-BERT (80.59)", kind="paper",
+                 "AnglE-BERT + LLaMA (79.29) is below DiffCSE-BERT (80.59)", kind="erratum",
                  source="angle | Table 5, AngleE-BERT + LLaMA", paper_value=float(llm["AngleE-BERT + LLaMA"]),
                  ours={"an LLM-supervised row is below the best unsupervised row": bool((llm <= best_unsup).any()),
                        "every LLM-supervised row is below it": bool((llm <= best_unsup).all())},
@@ -565,7 +565,7 @@ _ = ledger.claim("angle:s4.5-llm-vs-unsupervised",
 # %%
 ledger.claim("concepts:p3-range",
              "P3 (§1) gives the hard-negative ROC-AUC gains as +0.19 to +0.46; §5.4 reports +0.504 for type swap",
-             kind="paper", source=statements.loc["concepts-typeswap-gain", "source"],
+             kind="erratum", source=statements.loc["concepts-typeswap-gain", "source"],
              paper_value=stated("concepts-typeswap-gain"),
              ours={"§5.4's type-swap gain is above §1's range": bool(stated("concepts-typeswap-gain") > p3_high),
                    "it is the difference of §5.4's two cells (0.976 - 0.472)":
@@ -609,7 +609,7 @@ p_values
 
 # %%
 ledger.claim("angle:t2-ttest-p", "Table 2's caption p-value (3.71 %) matches no t-test (paired, one-sided, Student, "
-             "Welch) or Wilcoxon test between the AnglE and SimCSE rows over the seven columns", kind="paper",
+             "Welch) or Wilcoxon test between the AnglE and SimCSE rows over the seven columns", kind="erratum",
              source=statements.loc["angle-t2-ttest-p", "source"], paper_value=stated("angle-t2-ttest-p"),
              ours={"no recomputed p-value rounds to 3.71 %":
                        bool((p_values.sub(stated("angle-t2-ttest-p")).abs() > 0.005).all().all()),
@@ -632,7 +632,7 @@ pd.DataFrame({"SimCSE above SBERT": {c: c in simcse_above_sbert for c in cols3}}
 
 # %%
 _ = ledger.claim("angle:s43-simcse-poor", "§4.3's 'SimCSE performs poorly compared with SBERT and AnglE' on Table "
-                 "3 holds against AnglE and on the average, but not on MRPC against SBERT", kind="paper",
+                 "3 holds against AnglE and on the average, but not on MRPC against SBERT", kind="erratum",
                  source=statements.loc["angle-s43-simcse-poor", "source"],
                  ours={"SimCSE is below AnglE on every column": bool((num3.loc["SimCSE-BERT", cols3]
                                                                       < num3.loc["Angle-BERT", cols3]).all()),
@@ -661,7 +661,7 @@ t7[["batch_size", "temperature"]].assign(**{"outside the grid": [m in tau_out + 
 
 # %%
 ledger.claim("simace:grid-vs-table7", "Table 7's chosen temperature (RoBERTa) and batch size (BERT-base) lie outside "
-             "the search grid §4.2 describes", kind="paper", source=statements.loc["simace-s42-tau-grid", "source"],
+             "the search grid §4.2 describes", kind="erratum", source=statements.loc["simace-s42-tau-grid", "source"],
              paper_value=[tau_grid, batch_grid],
              ours={"a Table 7 temperature lies outside §4.2's grid": bool(tau_out),
                    "a Table 7 batch size is not in §4.2's grid": bool(batch_out)},
@@ -669,7 +669,7 @@ ledger.claim("simace:grid-vs-table7", "Table 7's chosen temperature (RoBERTa) an
              note=f"temperature outside: {', '.join(tau_out)}; batch size outside: {', '.join(batch_out)}. "
                   "Evidence: Table 7 against §4.2.")
 _ = ledger.claim("simace:table10-p-all", "Table 10's caption calls the Table 9 p-values of Table 4's methods all "
-                 "below 0.001; Table 9 prints larger ones", kind="paper",
+                 "below 0.001; Table 9 prints larger ones", kind="erratum",
                  source=statements.loc["simace-table10-p-all-significant", "source"], paper_value=p_cut,
                  ours={"a Table 9 p-value of PCL or RankCSE is above 0.001": bool(above)},
                  criterion=holds("the caption contradicts Table 9"),
@@ -696,7 +696,7 @@ rows_per_family.to_frame("Table 12 rows")
 
 # %%
 ledger.claim("concepts:s55-two-gains", "§5.5 gives B1's intersective R@1 gain as +0.071 and later as +0.064, each "
-             "beside the same relational change (-0.162)", kind="paper",
+             "beside the same relational change (-0.162)", kind="erratum",
              source=statements.loc["concepts-s55-intersective-aggregate", "source"], paper_value=list(s55),
              ours={"the two stated intersective gains differ": bool(abs(s55[0] - s55[1]) > 5e-4)},
              criterion=holds("the two sentences give different values for what reads as one quantity"),
@@ -704,7 +704,7 @@ ledger.claim("concepts:s55-two-gains", "§5.5 gives B1's intersective R@1 gain a
                   "the text does not say. Evidence: stated values compared.")
 ledger.claim("concepts:s51-last-two-layers", "§5.1 places the anisotropy drop at the last two layers, while App. H's "
              "per-layer values put layer 11 in the 0.45-0.50 band of layers 5-10 and only layer 12 below it (0.146)",
-             kind="paper",
+             kind="erratum",
              source=statements.loc["concepts-s51-last-two-layers", "source"],
              ours={"App. H's layers 5-11 (layer 11 included) are all above layer 12":
                        bool(stated("concepts-apph-layers5-11-low") > stated("concepts-apph-layer12-aniso"))},
@@ -715,7 +715,7 @@ ledger.claim("concepts:s51-last-two-layers", "§5.1 places the anisotropy drop a
 # %%
 ledger.claim("concepts:table12-rank-order", "Table 12's caption calls a lower rank a harder failure, but each family "
              "is listed hardest-first from the largest rank down, and a larger rank goes with a lower similarity "
-             "of the correct paraphrase", kind="paper",
+             "of the correct paraphrase", kind="erratum",
              source=statements.loc["concepts-table12-caption-order", "source"],
              ours={"every family is listed by descending rank": bool(listed_by_descending_rank),
                    "within every family a larger rank has a lower correct similarity": bool(larger_rank_lower_sim)},
@@ -723,7 +723,7 @@ ledger.claim("concepts:table12-rank-order", "Table 12's caption calls a lower ra
              note="App. I says the rows are sorted by rank, descending; 'lower' would fit only as 'further down the "
                   "pool'. Evidence: Table 12 recomputed.")
 _ = ledger.claim("concepts:appi-three-per-family", "App. I promises the three hardest B1 failures per modifier family; "
-                 "Table 12 lists fewer for one family", kind="paper",
+                 "Table 12 lists fewer for one family", kind="erratum",
                  source=statements.loc["concepts-appi-three-per-family", "source"],
                  paper_value=stated("concepts-appi-three-per-family"),
                  ours={"a family has fewer rows than promised":
@@ -748,7 +748,7 @@ cdr_leader
 
 # %%
 ledger.claim("circumplex:s43-circular-highest-cdr", "§4.3: CircularCSE gives the higher CD-r (Table 1); it leads "
-             "every backbone-head row but one", kind="paper",
+             "every backbone-head row but one", kind="erratum",
              source=statements.loc["circumplex-s43-circular-highest-cdr", "source"],
              ours={"CircularCSE leads CD-r in most backbone-head rows of Table 1":
                        bool((cdr_leader == "CircularCSE").to_numpy().mean() > 0.5),
@@ -761,7 +761,7 @@ ledger.claim("circumplex:s43-circular-highest-cdr", "§4.3: CircularCSE gives th
 
 # %%
 _ = ledger.claim("circumplex:emolit-38-vs-39", "App. C.1 counts 38 Emolit labels; Fig. 7 and §6 show 39, Neutral "
-                 "among them; the text never says that Neutral is added to the 38", kind="paper",
+                 "among them; the text never says that Neutral is added to the 38", kind="erratum",
                  source=statements.loc["circumplex-emolit-labels-fig7", "source"],
                  paper_value=stated("circumplex-emolit-labels-fig7"),
                  ours={"the two counts differ": stated("circumplex-emolit-labels-appc")
@@ -803,8 +803,8 @@ summary[["id", "paper", "claim", "source", "verdict"]]
 
 # %%
 counts = summary.verdict.value_counts()
-print(f"{counts.get('reproduced', 0)} errata confirmed, {counts.get('partly', 0)} partly, "
-      f"{counts.get('not testable', 0)} not testable, {counts.get('not reproduced', 0)} not confirmed")
+print(f"{counts.get('confirmed', 0)} errata confirmed, {counts.get('partly', 0)} partly, "
+      f"{counts.get('inconclusive', 0)} inconclusive, {counts.get('not confirmed', 0)} not confirmed")
 _ = ledger.save()
 
 # %%

@@ -23,7 +23,7 @@ def test_paired_matches_scipy_and_hand_computation():
     half = sp.t.ppf(0.975, 4) * d.std(ddof=1) / math.sqrt(5)
     assert cmp.ci == pytest.approx((d.mean() - half, d.mean() + half))
     assert cmp.p == pytest.approx(sp.ttest_rel(a, b).pvalue)
-    assert cmp.p_wilcoxon == pytest.approx(sp.wilcoxon(d).pvalue)
+    assert cmp.p_wilcoxon is None     # five values: below the n at which the signed-rank test can reject
 
 
 def test_sample_matches_one_sample_t():
@@ -69,45 +69,195 @@ CLEAR_UP = stats.sample([1.0, 1.1, 0.9, 1.05, 0.95])      # CI well above 0, aro
 CLEAR_DOWN = stats.sample([-1.0, -1.1, -0.9, -1.05])      # CI well below 0
 NOISY = stats.sample([0.5, -0.4, 0.6, -0.5, 0.1])         # CI covers 0 and about ±0.6
 TIGHT_ZERO = stats.sample([0.01, -0.01, 0.0, 0.005, -0.005])  # CI covers 0, excludes ±0.5
+WIDE = stats.sample([3.0, -3.0, 2.5])                      # CI covers 0 and ±5; MDE far above 0.5
+_Z = np.array([-1.6, -1.1, -0.7, -0.4, -0.2, 0.0, 0.1, 0.3, 0.5, 0.8, 1.1, 1.2])
+MID = stats.sample(0.25 + 0.5 * (_Z - _Z.mean()) / _Z.std(ddof=1))  # 12 values: CI ≈ [-0.07, 0.57], MDE ≈ 0.45
 
 
-@pytest.mark.parametrize("ours, criterion, verdict", [
-    (CLEAR_UP, stats.direction(sign=1), "reproduced"),
-    (CLEAR_UP, stats.direction(paper_effect=1.0, tol=0.2, tol_reason="test"), "reproduced"),
-    (CLEAR_UP, stats.direction(paper_effect=3.0, tol=0.2, tol_reason="test"), "partly"),
-    (CLEAR_DOWN, stats.direction(sign=1), "not reproduced"),
-    (TIGHT_ZERO, stats.direction(paper_effect=0.5), "not reproduced"),
-    (NOISY, stats.direction(paper_effect=0.5), "inconclusive"),
-    (NOISY, stats.direction(sign=-1), "inconclusive"),
-    (CLEAR_UP, stats.direction(sign=1, trained=False), "inconclusive"),
-    (stats.sample([1.0]), stats.direction(sign=1), "inconclusive"),
+@pytest.mark.parametrize("ours, criterion, verdict, why", [
+    (CLEAR_UP, stats.direction(sign=1), "reproduced", None),
+    (CLEAR_UP, stats.direction(paper_effect=1.0), "reproduced", None),
+    (CLEAR_UP, stats.direction(paper_effect=1.0, paper_se=0.1), "reproduced", None),
+    (CLEAR_UP, stats.direction(paper_effect=3.0), "partly", "smaller"),      # ours 1 against 3 ± 1.5
+    (CLEAR_UP, stats.direction(paper_effect=0.3), "partly", "larger"),       # ours 1 against 0.3 ± 0.15
+    (CLEAR_DOWN, stats.direction(sign=1), "not reproduced", "reversed"),
+    (CLEAR_DOWN, stats.direction(paper_effect=5.57), "not reproduced", "reversed"),
+    (TIGHT_ZERO, stats.direction(paper_effect=0.5), "not reproduced", "absent"),
+    (MID, stats.direction(paper_effect=0.5), "inconclusive", "covers both"),
+    (NOISY, stats.direction(paper_effect=1.0), "inconclusive", "neither the effect nor its absence"),
+    (WIDE, stats.direction(paper_effect=0.5), "inconclusive", "underpowered"),
+    (NOISY, stats.direction(sign=-1), "inconclusive", "covers 0"),
+    (CLEAR_UP, stats.direction(sign=1, trained=False), "inconclusive", "did not train"),
+    (stats.sample([1.0]), stats.direction(sign=1), "inconclusive", "one seed"),
 ])
-def test_direction_gives_every_verdict(ours, criterion, verdict):
+def test_direction_gives_every_verdict(ours, criterion, verdict, why):
     judgement = criterion.judge(ours)
     assert judgement.verdict == verdict
-    if verdict in ("inconclusive", "not testable", "partly"):
+    if why is not None:
+        assert why in judgement.reason
+    if verdict in ("inconclusive", "not testable", "partly", "not reproduced"):
         assert judgement.reason
 
 
-@pytest.mark.parametrize("ours, verdict", [
-    (stats.sample([77.0, 77.1, 76.9, 77.05]), "reproduced"),
-    (stats.sample([74.0, 74.1, 73.9, 74.05]), "not reproduced"),
-    (stats.sample([77.0, 78.5, 75.5]), "inconclusive"),
+def test_direction_is_symmetric_in_the_sign_of_the_effect():
+    for ours, effect in [(CLEAR_UP, 1.0), (CLEAR_UP, 3.0), (TIGHT_ZERO, 0.5), (NOISY, 0.5), (WIDE, 0.5),
+                         (CLEAR_DOWN, 1.0)]:
+        mirrored = stats.sample([-v for v in ours.values])
+        a = stats.direction(paper_effect=effect).judge(ours)
+        b = stats.direction(paper_effect=-effect).judge(mirrored)
+        assert a.verdict == b.verdict
+
+
+def test_tolerance_boundary_is_inclusive_and_one_policy():
+    ours = stats.paired([1.5, 1.5, 1.5], [0.0, 0.0, 0.0])          # a point CI at 1.5
+    assert stats.direction(paper_effect=1.0).verdict(ours) == "reproduced"   # |1.5 - 1| = 0.5 = tol
+    assert stats.direction(paper_effect=0.99).verdict(ours) == "partly"      # 0.51 > 0.495
+    assert stats.tolerance(2.0).value == pytest.approx(stats.TOLERANCE_FRACTION * 2.0)
+    assert stats.tolerance(-2.0).value == pytest.approx(stats.TOLERANCE_FRACTION * 2.0)
+    assert stats.tolerance(2.0, paper_se=0.1).value == pytest.approx(stats.TOLERANCE_SE * 0.1)
+    with pytest.raises(ValueError):
+        stats.tolerance(0.0)
+    with pytest.raises(ValueError):
+        stats.tolerance(1.0, paper_se=-0.1)
+
+
+def test_absence_needs_the_paper_effect_outside_the_band():
+    # the CI sits inside ±tol, but with a paper effect of 0.5 the band is ±0.25 and the effect lies outside it
+    assert stats.direction(paper_effect=0.5).verdict(TIGHT_ZERO) == "not reproduced"
+    # a tight CI at zero against a paper effect the tolerance swallows (se-based band wider than the effect)
+    j = stats.direction(paper_effect=0.02, paper_se=0.05).judge(TIGHT_ZERO)
+    assert j.verdict == "inconclusive"
+
+
+def test_criterion_text_is_generated_from_the_rule():
+    crit = stats.direction(paper_effect=2.0)
+    assert "tolerance ±1" in crit.description and "not reproduced" in crit.description
+    assert crit.params == {"paper_effect": 2.0, "sign": 1, "tol": 1.0, "tol_reason": crit.params["tol_reason"],
+                           "trained": True}
+    assert "covering 0: inconclusive" in stats.direction(sign=-1).description
+
+
+@pytest.mark.parametrize("ours, verdict, why", [
+    (stats.sample([77.0, 77.1, 76.9, 77.05]), "reproduced", None),
+    (stats.sample([74.0, 74.1, 73.9, 74.05]), "not reproduced", "outside"),
+    (stats.sample([77.3, 77.5, 77.4]), "inconclusive", "straddles"),
+    (stats.sample([77.0, 78.5, 75.5]), "inconclusive", "underpowered"),
+    (stats.sample([77.0]), "inconclusive", "one seed"),
 ])
-def test_level_gives_every_verdict(ours, verdict):
-    assert stats.level(77.08, tol=0.5, tol_reason="paper seed sd").judge(ours).verdict == verdict
+def test_level_gives_every_verdict(ours, verdict, why):
+    judgement = stats.level(77.08, tol=0.5, tol_reason="paper seed sd").judge(ours)
+    assert judgement.verdict == verdict
+    if why:
+        assert why in judgement.reason
 
 
-def test_regime_caps_the_verdict_and_checks_pass_or_fail():
+def test_the_regime_never_changes_a_verdict(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path))
+    for ours, crit in [(CLEAR_DOWN, stats.direction(paper_effect=1.0)), (CLEAR_UP, stats.direction(paper_effect=1.0)),
+                       (TIGHT_ZERO, stats.direction(paper_effect=0.5)), (NOISY, stats.direction(paper_effect=0.5))]:
+        ledger = Ledger("angle", "99-test", profile="smoke", seeds=[0])
+        plain = ledger.claim("a", "x", kind="paper", source="Table 1", ours=ours, criterion=crit)
+        scaled = ledger.claim("b", "x", kind="paper", source="Table 1", ours=ours, criterion=crit,
+                              regime="MiniLM top layer, 640 steps")
+        assert plain == scaled == crit.verdict(ours)
+        a, b = ledger.to_dict()["claims"]
+        assert a["regime"] == "paper setting" and b["regime"] == "scaled: MiniLM top layer, 640 steps"
+        assert a.get("reason") == b.get("reason")
+
+
+def test_checks_pass_or_fail_and_errata_are_confirmed_never_reproduced():
     up = stats.Judgement("reproduced")
-    assert stats.apply_regime(up, "MiniLM").verdict == "partly"
     down = stats.Judgement("not reproduced", "CI below 0")
-    capped = stats.apply_regime(down, "MiniLM")
-    assert capped.verdict == "inconclusive" and "MiniLM" in capped.reason
-    assert stats.apply_regime(up, None) == up
     assert stats.as_check(up).verdict == "passed"
     assert stats.as_check(stats.Judgement("partly")).verdict == "failed"
     assert stats.as_check(down).verdict == "failed"
+    assert stats.as_erratum(up).verdict == "confirmed"
+    assert stats.as_erratum(down).verdict == "not confirmed"
+    assert stats.as_erratum(stats.Judgement("partly", "a reading")).verdict == "partly"
+
+
+def test_validity_gate_makes_a_claim_inconclusive_with_the_failed_check(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path))
+    ledger = Ledger("angle", "99-test", profile="smoke", seeds=[0])
+    ok = stats.Validity("trained", True, "loss fell from 2.1 to 0.4")
+    flat = stats.Validity("plateau", False, "slope +0.01/step")
+    v = ledger.claim("a", "x", kind="paper", source="Table 1", ours=CLEAR_DOWN, criterion=stats.direction(sign=1),
+                     validity=[ok, flat])
+    assert v == "inconclusive"
+    record = ledger.to_dict()["claims"][0]
+    assert record["reason"] == "budget: slope +0.01/step" and len(record["validity"]) == 2
+    assert ledger.claim("b", "x", kind="paper", source="Table 1", ours=CLEAR_DOWN,
+                        criterion=stats.direction(sign=1), validity=ok) == "not reproduced"
+    with pytest.raises(TypeError):
+        ledger.claim("c", "x", kind="paper", source="Table 1", ours=CLEAR_UP, criterion=stats.direction(sign=1),
+                     validity=[True])
+    with pytest.raises(ValueError):
+        stats.Validity("plateau", True, " ")
+
+
+def test_plateau_reads_the_slope_of_the_last_third():
+    steps = np.arange(0, 640, 64)
+    rising = 0.5 + 0.0005 * steps                      # still climbing: +0.1 over the last third
+    flat = np.minimum(0.5 + 0.002 * steps, 0.8) + np.array([0.001, -0.001] * 5)
+    assert not stats.plateau(steps, rising).passed
+    assert stats.plateau(steps, flat).passed
+    # a rising curve still passes when its gain is small against the compared gap
+    assert stats.plateau(steps, rising, gap=1.0).passed
+    assert not stats.plateau(steps, rising, gap=0.2).passed
+    assert "slope" in stats.plateau(steps, rising).detail
+    with pytest.raises(ValueError):
+        stats.plateau([0, 1], [0.1, 0.2])
+    with pytest.raises(ValueError):
+        stats.plateau([0, 1, 2], [0.1, 0.2])
+
+
+@pytest.mark.parametrize("n", [3, 5, 10, 30])
+def test_mde_has_about_the_stated_power(n):
+    sd = 1.3
+    effect = stats.mde(sd, n)
+    dof = n - 1
+    crit = sp.t.ppf(0.975, dof)
+    nc = effect / (sd / math.sqrt(n))
+    power = sp.nct.sf(crit, dof, nc) + sp.nct.cdf(-crit, dof, nc)
+    assert power == pytest.approx(stats.POWER, abs=1e-6)
+    assert stats.mde(sd, n) > stats.mde(sd, n + 1)
+    assert stats.n_for_power(sd, effect) <= n
+
+
+def test_comparison_records_mde_and_wilcoxon_only_from_six_values():
+    assert stats.sample([0.1, 0.2, 0.3]).p_wilcoxon is None
+    assert stats.sample([0.1, 0.2, 0.3, 0.4, 0.5, 0.6]).p_wilcoxon == pytest.approx(
+        sp.wilcoxon([0.1, 0.2, 0.3, 0.4, 0.5, 0.6]).pvalue)
+    cmp = stats.sample([0.1, 0.2, 0.3])
+    assert cmp.to_dict()["mde"] == pytest.approx(stats.mde(cmp.sd, 3))
+
+
+def test_hierarchical_bootstrap_resamples_items_within_seeds():
+    rng = np.random.default_rng(1)
+    gold = rng.normal(size=300)
+    a = gold + rng.normal(scale=0.6, size=(3, 300))
+    b = gold + rng.normal(scale=0.9, size=(3, 300))
+
+    def rho(pred, g):
+        return sp.spearmanr(pred, g)[0]
+
+    cmp = stats.hierarchical_bootstrap(a, b, rho, gold=gold, n_boot=300, seed=0)
+    per_seed = [rho(a[s], gold) - rho(b[s], gold) for s in range(3)]
+    assert cmp.values == pytest.approx(tuple(per_seed)) and cmp.n == 3
+    lo, hi = cmp.ci_items
+    assert lo < cmp.estimate < hi and lo > 0
+    assert cmp.interval[0] <= min(cmp.ci[0], lo) and cmp.to_dict()["ci_items"] == [lo, hi]
+    # the same call gives the same interval; identical systems give a zero interval
+    assert stats.hierarchical_bootstrap(a, b, rho, gold=gold, n_boot=300, seed=0).ci_items == (lo, hi)
+    same = stats.hierarchical_bootstrap(a, a, rho, gold=gold, n_boot=100)
+    assert same.ci_items == (0.0, 0.0)
+    # with few items the item interval is wider than the seed-only one
+    small = stats.hierarchical_bootstrap(a[:, :30], b[:, :30], rho, gold=gold[:30], n_boot=300)
+    assert small.ci_items[1] - small.ci_items[0] > cmp.ci_items[1] - cmp.ci_items[0]
+    with pytest.raises(ValueError):
+        stats.hierarchical_bootstrap(a, b[:2], rho, gold=gold)
+    with pytest.raises(ValueError):
+        stats.hierarchical_bootstrap(a, b, rho, gold=gold[:5])
 
 
 def test_inconclusive_needs_a_reason_and_exact_criteria_refuse_seed_comparisons():
@@ -119,11 +269,18 @@ def test_inconclusive_needs_a_reason_and_exact_criteria_refuse_seed_comparisons(
         stats.direction(sign=1).judge(0.5)
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"sign": 2}, {"paper_effect": 1.0, "tol": 0.1},
-                                    {"paper_effect": 1.0, "sign": -1}, {"sign": 1, "tol": 0.1, "tol_reason": "x"}])
+@pytest.mark.parametrize("kwargs", [{}, {"sign": 2}, {"paper_effect": 0.0}, {"paper_effect": float("inf")},
+                                    {"paper_effect": 1.0, "sign": -1}, {"sign": 1, "paper_se": 0.1}])
 def test_direction_rejects_ill_posed_rules(kwargs):
     with pytest.raises(ValueError):
         stats.direction(**kwargs)
+
+
+def test_regime_label():
+    assert stats.regime_label(None) == "paper setting"
+    assert stats.regime_label("scaled: x") == "scaled: x"
+    with pytest.raises(ValueError):
+        stats.regime_label("  ")
 
 
 # --------------------------------------------------------------------------------------------- the ledger uses them
@@ -133,15 +290,17 @@ def test_ledger_records_kind_source_stats_reason_and_regime(tmp_path, monkeypatc
     v = ledger.claim("gap", "A beats B", kind="paper", source="Table 4: 86.26 - 85.28", paper_value=0.98,
                      ours=stats.paired([1.0, 1.2, 1.1], [0.1, 0.2, 0.15]),
                      criterion=stats.direction(paper_effect=0.98), regime="MiniLM is already trained")
-    assert v == "partly"
+    assert v == "reproduced"      # the regime is shown beside the verdict, never caps it
     v = ledger.claim("chk", "parity", kind="check", ours=True, criterion=holds())
     assert v == "passed"
     v = ledger.claim("noisy", "noisy", kind="beyond", ours=NOISY, criterion=stats.direction(sign=1))
     assert v == "inconclusive"
     records = {c["id"]: c for c in ledger.to_dict()["claims"]}
     assert records["gap"]["stats"]["n"] == 3 and len(records["gap"]["stats"]["ci"]) == 2
-    assert records["gap"]["regime"] == "MiniLM is already trained"
-    assert records["noisy"]["reason"] == "the CI covers zero"
+    assert records["gap"]["regime"] == "scaled: MiniLM is already trained"
+    assert records["gap"]["stats"]["mde"] > 0
+    assert "covers 0" in records["noisy"]["reason"] and records["noisy"]["regime"] == "paper setting"
+    assert "regime" not in records["chk"]
     assert ledger.to_dict()["schema"] == 2
 
 

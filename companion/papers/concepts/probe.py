@@ -201,9 +201,9 @@ def firm_order(firm: float = 0.95):
     """Criterion for Theorem D.3's ordering read from :func:`ordered_pairs`' bootstrap shares (``ours``: pair ->
     share of resamples in which the pair is ordered as D.3 says). A pair counts as ordered at a share >= ``firm``,
     as reversed at <= ``1 - firm``, and as undetermined in between (a point estimate on the right side of a coin
-    flip orders nothing). All ordered: reproduced; all reversed: not reproduced; some ordered or reversed and the
-    rest undetermined or mixed: partly when at least one is ordered, else not reproduced when one is reversed;
-    none determined: inconclusive."""
+    flip orders nothing). Any pair firmly reversed: not reproduced (the ordering is contradicted, whatever the other
+    pairs do); all ordered: reproduced; some ordered and the rest undetermined: partly; none determined:
+    inconclusive."""
     from companion.stats import Criterion, Judgement
 
     if not 0.5 < firm < 1:
@@ -217,15 +217,15 @@ def firm_order(firm: float = 0.95):
         open_ = [p for p in shares if p not in ordered and p not in reversed_]
         detail = (f"ordered: {', '.join(ordered) or 'none'}; reversed: {', '.join(reversed_) or 'none'}; "
                   f"undetermined: {', '.join(open_) or 'none'}")
-        if len(ordered) == len(shares):
-            return Judgement("reproduced")
-        if len(reversed_) == len(shares):
-            return Judgement("not reproduced", detail)
-        if ordered:
-            return Judgement("partly", detail)
         if reversed_:
             return Judgement("not reproduced", detail)
+        if len(ordered) == len(shares):
+            return Judgement("reproduced")
+        if ordered:
+            return Judgement("partly", detail)
         return Judgement("inconclusive", f"no pair is firmly ordered either way at bootstrap share {firm}: {detail}")
 
     return Criterion(f"each consecutive pair ordered as D.3 in >= {firm:.0%} of bootstrap resamples (reversed at "
-                     f"<= {1 - firm:.0%}, undetermined in between)", rule)
+                     f"<= {1 - firm:.0%}, undetermined in between): all ordered: reproduced; any reversed: not "
+                     f"reproduced; some ordered, the rest undetermined: partly; none determined: inconclusive", rule,
+                     name="firm_order", params={"firm": firm})

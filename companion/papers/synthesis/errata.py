@@ -183,7 +183,7 @@ def evidence_claims(statements, table) -> list[dict]:
         paper_value = None if value is None or (isinstance(value, float) and math.isnan(value)) else value
         out.append(dict(
             id=f"{paper}:{erratum[len(paper) + 1:] if erratum.startswith(paper + '-') else erratum}",
-            claim=rows["finding"].iloc[0], kind="paper", source=st["source"], paper_value=paper_value,
+            claim=rows["finding"].iloc[0], kind="erratum", source=st["source"], paper_value=paper_value,
             ours={f"{r.ledger} · {r.claim} is {r.confirms}": bool(r.confirmed) for r in rows.itertuples()},
             criterion=holds("the paper notebook's measurement confirms it"),
             note="Evidence: " + "; ".join(f"{r.ledger} · {r.claim} ({r.verdict})" for r in rows.itertuples())
