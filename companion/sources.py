@@ -1182,13 +1182,14 @@ def claim_paper(ledger: dict, claim: dict) -> str | None:
 
 
 def ledger_problems(path: str | Path) -> list[tuple[str | None, str]]:
-    """``(paper, problem)`` for the ``kind="paper"`` claims of one ledger (see :func:`check_ledger`)."""
+    """``(paper, problem)`` for the ``kind="paper"`` and ``kind="erratum"`` claims of one ledger (both quote the
+    paper; see :func:`check_ledger`)."""
     path = Path(path)
     ledger = json.loads(path.read_text(encoding="utf-8"))
     name = f"{path.parent.name}/{path.name}"
     out: list[tuple[str | None, str]] = []
     for claim in ledger.get("claims", []):
-        if claim.get("kind") != "paper":
+        if claim.get("kind") not in ("paper", "erratum"):
             continue
         paper = claim_paper(ledger, claim)
         if paper is None:

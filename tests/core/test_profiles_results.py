@@ -94,7 +94,8 @@ def test_ledger_schema_roundtrip_and_scoreboard(tmp_path, monkeypatch):
     assert path == tmp_path / "results" / "angle" / "03-ablation.json"
     assert list(data) == ["schema", "paper", "notebook", "profile", "seeds", "claims"] and data["schema"] == 2
     assert list(data["claims"][0]) == ["id", "kind", "claim", "source", "paper_value", "ours", "criterion",
-                                       "verdict"]
+                                       "verdict", "regime"]
+    assert data["claims"][0]["regime"] == "paper setting" and "regime" not in data["claims"][1]
     assert data["claims"][0]["ours"] == 85.1235  # rounded to 6 significant digits
     assert path.with_suffix(".provenance.json").exists()
     board = scoreboard(tmp_path / "results")
@@ -102,6 +103,31 @@ def test_ledger_schema_roundtrip_and_scoreboard(tmp_path, monkeypatch):
     assert board.loc[0, "paper"] == "angle" and board.loc[0, "partly"] == 1 and board.loc[0, "total"] == 1
     assert scoreboard(tmp_path / "results", kind="check").loc[0, "passed"] == 1
     assert set(claims_frame(tmp_path / "results")["verdict"]) <= set(VERDICTS) | {"passed"}
+
+
+def test_scoreboard_counts_the_five_papers_split_by_regime_and_errata_apart(tmp_path, monkeypatch):
+    from companion import stats
+
+    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
+    up = stats.paired([1.0, 1.1, 0.9], [0.0, 0.0, 0.0])
+    angle = Ledger("angle", "01-x", profile="cpu", seeds=[0, 1, 2])
+    angle.claim("a", "x", 1.0, up, stats.direction(paper_effect=1.0), kind="paper", source="Table 4")
+    angle.claim("b", "x", -1.0, up, stats.direction(paper_effect=-1.0), kind="paper", source="Table 4",
+                regime="MiniLM top layer")
+    angle.save()
+    synth = Ledger("synthesis", "00-errata", profile="cpu")
+    assert synth.claim("angle:e", "printed twice", 1, True, holds(), kind="erratum", source="angle | Table 4") \
+        == "confirmed"
+    synth.claim("angle:p", "a paper claim of the synthesis notebook", 1, 1.0, within(1, 0.1), kind="paper",
+                source="angle | Table 4")
+    synth.save()
+    board = scoreboard(tmp_path / "results")
+    assert list(board["paper"]) == ["angle"]                      # synthesis is not one of the five papers
+    assert board.loc[0, "reproduced"] == 1 and board.loc[0, "not reproduced"] == 1
+    split = scoreboard(tmp_path / "results", by_regime=True).set_index("regime")
+    assert split.loc["paper setting", "reproduced"] == 1 and split.loc["scaled", "not reproduced"] == 1
+    errata = scoreboard(tmp_path / "results", kind="erratum")
+    assert errata.loc[0, "confirmed"] == 1 and "reproduced" not in errata
 
 
 def test_provenance_records_the_chosen_settings(tmp_path, monkeypatch):
@@ -141,7 +167,9 @@ def test_committed_ledgers_follow_the_schema():
     ({"id": "a", "kind": "paper", "verdict": "reproduced"}, "no source"),
     ({"id": "a", "kind": "check", "verdict": "reproduced"}, "verdict"),
     ({"id": "a", "kind": "beyond", "verdict": "passed"}, "verdict"),
-    ({"id": "a", "kind": "beyond", "verdict": "inconclusive"}, "reason"),
+    ({"id": "a", "kind": "beyond", "verdict": "inconclusive", "regime": "paper setting"}, "reason"),
+    ({"id": "a", "kind": "beyond", "verdict": "reproduced"}, "regime"),
+    ({"id": "a", "kind": "erratum", "verdict": "reproduced", "source": "x"}, "verdict"),
     ({"id": "a", "verdict": "reproduced"}, "kind"),
 ])
 def test_stored_claims_are_validated(claim, error):
