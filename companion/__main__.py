@@ -137,7 +137,7 @@ def _cmd_criteria(args: argparse.Namespace) -> int:
         if not source.is_dir():
             print(f"no ledgers under {source}: run 'python -m companion run --profile smoke' first")
             return 1
-        written = results.register_criteria(source)
+        written = results.register_criteria(source, only=args.only or ())
         print(f"registered the criteria of {len(written)} notebook(s) under data/<paper>/criteria/"
               if written else "every registered criterion is up to date")
         return 0
@@ -204,6 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
                            "check: every committed ledger was graded with its committed criteria")
     crit.add_argument("--from", dest="source", default=None,
                       help="the results folder to register from (default: the smoke scratch folder)")
+    crit.add_argument("--only", nargs="*", default=None, metavar="PART",
+                      help="register only the ledgers whose '<paper>/<notebook>' contains one of these")
     crit.set_defaults(func=_cmd_criteria)
     board = sub.add_parser("scoreboard", help="print the claims scoreboard")
     board.set_defaults(func=_cmd_scoreboard)

@@ -424,11 +424,15 @@ def sha256_file(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def register_criteria(source: Path, root: Path | None = None) -> list[Path]:
+def register_criteria(source: Path, root: Path | None = None, only: Sequence[str] = ()) -> list[Path]:
     """Write ``data/<paper>/criteria/<notebook>.json`` from the ledgers under ``source`` (a smoke run's results:
-    the criteria depend on the paper and the rule, not on our numbers). Returns the files written or changed."""
+    the criteria depend on the paper and the rule, not on our numbers); ``only``: substrings of
+    ``<paper>/<notebook>`` to register (default: every ledger). Returns the files written or changed."""
     written = []
     for ledger in load_ledgers(source):
+        key = f"{ledger['paper']}/{ledger['notebook']}"
+        if only and not any(part in key for part in only):
+            continue
         path = criteria_path(ledger["paper"], ledger["notebook"], root)
         text = criteria_text(ledger["paper"], ledger["notebook"], ledger["claims"])
         if path.exists() and path.read_text(encoding="utf-8") == text:
