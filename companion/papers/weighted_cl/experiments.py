@@ -9,13 +9,14 @@ analogues (an MLP on scikit-learn's 8x8 digits trained with weighted InfoNCE), t
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 import torch
 from torch import nn
 
+from companion import stats
 from companion.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import (
     cosine_similarities,
@@ -26,7 +27,8 @@ from companion.losses.weighted import (
 )
 from companion.training import TrainResult, index_batches, seed_everything, train
 
-__all__ = ["yaware_sweep", "xclr_sweep", "digit_mlp", "fit_digit_encoder", "end_of_rise", "xclr_target_embedding",
+__all__ = ["yaware_sweep", "xclr_sweep", "digit_mlp", "fit_digit_encoder", "monitor_every", "run_curve",
+           "loss_moved", "dev_plateau", "dev_plateau_groups", "lower_bound", "line_fraction", "arc_order", "end_of_rise", "xclr_target_embedding",
            "hyperboloid_dissimilarities", "thm37_cases", "fit_exp_similarity", "chain_weights", "chain_sequence",
            "sne_distance_slope", "local_global_r2", "pca_sweep", "topk_ridge", "xclr_digit_table",
            "paper_number", "shape_spread"]
@@ -96,7 +98,8 @@ def digit_mlp(q: int, hidden: int = 256, n_in: int = 64) -> nn.Module:
 
 def fit_digit_encoder(X: torch.Tensor, train_idx: np.ndarray, test_idx: np.ndarray, q: int, W_full: torch.Tensor,
                       similarity: str, *, tau: float = 1.0, seed: int = 0, steps: int, batch: int, lr: float,
-                      weight_decay: float, hidden: int, desc: str = "train"
+                      weight_decay: float, hidden: int, desc: str = "train",
+                      monitor: Callable[[nn.Module], dict] | None = None, every: int = 0
                       ) -> tuple[nn.Module, torch.Tensor, TrainResult]:
     r"""Train :func:`digit_mlp` (output ``q``) on the rows ``train_idx`` of ``X`` with weighted InfoNCE.
 
@@ -105,11 +108,16 @@ def fit_digit_encoder(X: torch.Tensor, train_idx: np.ndarray, test_idx: np.ndarr
     :math:`s = -\|z_i - z_j\|^2/\tau`; ``"cosine"``: :math:`s = \cos/\tau`); AdamW at constant ``lr``, no clipping.
     The torch RNG is seeded with ``seed`` before the MLP is built. Returns the model, the float64 embeddings of the
     rows ``test_idx`` and the training record (Vock et al. §4.1 and §4.3, digit analogues).
+
+    ``monitor(model)`` (optional) returns a dict of held-out numbers, recorded in the history every ``every`` steps
+    (model in eval mode, no gradients): the dev curves the plateau checks read (:func:`dev_plateau`).
     """
     if similarity not in ENCODER_SIMILARITIES:
         raise ValueError(f"similarity must be one of {ENCODER_SIMILARITIES}, got {similarity!r}.")
     if W_full.shape != (len(X), len(X)):
         raise ValueError(f"W_full must be {len(X)} x {len(X)} (one row per image), got {tuple(W_full.shape)}.")
+    if monitor is not None and (not isinstance(every, int) or every < 1):
+        raise ValueError(f"a monitor needs every >= 1 (steps between its records), got {every!r}.")
     seed_everything(seed)
     model = digit_mlp(q, hidden, n_in=X.shape[1])
     sim = euclidean_similarities if similarity == "euclidean" else cosine_similarities
@@ -120,12 +128,116 @@ def fit_digit_encoder(X: torch.Tensor, train_idx: np.ndarray, test_idx: np.ndarr
         return weighted_infonce(W_full[rows][:, rows], sim(model(X[rows]), tau))
 
     batches = index_batches(len(train_idx), batch, seed=seed, epochs=None)
+    log_fn = (lambda step: {k: float(v) for k, v in monitor(model).items()}) if monitor is not None else None
     result = train(model, loss_fn, batches, steps=steps, lr=lr, weight_decay=weight_decay, schedule="constant",
-                   max_grad_norm=None, desc=desc, progress=False)
+                   max_grad_norm=None, desc=desc, progress=False, log_fn=log_fn,
+                   log_every=every if monitor is not None else 0)
     with torch.no_grad():
         Z_test = model(X[torch.as_tensor(test_idx)]).double()
     return model, Z_test, result
 
+
+# ---------------------------------------------------------------- validity of the trained runs (companion.stats)
+def monitor_every(steps: int, points: int = 10) -> int:
+    """Steps between two records of a dev curve, so that a run of ``steps`` steps records about ``points`` of them
+    (at least every step: a 3-step smoke run records 3)."""
+    if steps < 1 or points < 1:
+        raise ValueError(f"steps and points must be positive, got {steps} and {points}.")
+    return max(1, steps // points)
+
+
+def run_curve(results: Sequence[TrainResult], key: str) -> tuple[np.ndarray, np.ndarray]:
+    """The steps at which ``key`` was recorded (a ``monitor`` of :func:`fit_digit_encoder`) and its mean over the
+    runs ``results`` at each of them (every run must have recorded it at the same steps)."""
+    curves = [[(h["step"], h[key]) for h in r.history if key in h] for r in results]
+    if not curves or not all(curves):
+        raise ValueError(f"no run recorded {key!r}: train with a monitor that returns it.")
+    steps = [s for s, _ in curves[0]]
+    if any([s for s, _ in c] != steps for c in curves):
+        raise ValueError(f"the runs recorded {key!r} at different steps.")
+    return np.asarray(steps, dtype=float), np.mean([[v for _, v in c] for c in curves], axis=0)
+
+
+def loss_moved(results: Sequence[TrainResult], *, window: float = 0.1) -> stats.Validity:
+    """``trained``: in every run the training loss moved off its start — the mean over the last ``window`` of the
+    steps lies below the mean over the first ``window`` by more than twice the standard error of that difference
+    (the minibatch noise of the two stretches). Measured from each run's loss curve; it fails for a run whose loss
+    stayed where it began."""
+    if not results:
+        raise ValueError("loss_moved() needs at least one training run.")
+    drops, moved = [], []
+    for r in results:
+        losses = np.asarray([h["loss"] for h in r.history if "loss" in h], dtype=float)
+        if losses.size < 2:
+            raise ValueError(f"a loss curve needs at least 2 steps, got {losses.size}.")
+        k = max(1, int(round(window * losses.size)))
+        first, last = losses[:k], losses[-k:]
+        se = math.sqrt(first.var(ddof=1) / k + last.var(ddof=1) / k) if k > 1 else 0.0
+        drop = float(first.mean() - last.mean())
+        drops.append(drop)
+        moved.append(drop > 2 * se)
+    return stats.Validity("trained", bool(all(moved)),
+                          f"the training loss fell beyond its minibatch noise in {sum(moved)} of {len(moved)} runs "
+                          f"(mean fall {np.mean(drops):+.3g}, smallest {min(drops):+.3g})")
+
+
+def dev_plateau(results: Sequence[TrainResult], key: str, *, gap: float | None = None,
+                what: str | None = None) -> stats.Validity:
+    """``plateau``: :func:`companion.stats.plateau` of the dev curve ``key`` (mean over the runs ``results``):
+    the slope over its last third has a CI covering 0, or its gain there is at most a quarter of ``gap`` (the
+    compared gap, or the tolerance a level is judged at)."""
+    steps, values = run_curve(results, key)
+    check = stats.plateau(steps, values, gap=gap)
+    return stats.Validity("plateau", check.passed, f"{what or key} (mean of {len(results)} runs): {check.detail}")
+
+
+def dev_plateau_groups(groups: dict, key: str, *, gap: float | None = None) -> stats.Validity:
+    """:func:`dev_plateau` for several configurations at once (``groups``: label -> the runs of one configuration,
+    e.g. one q over the seeds): it passes when every configuration's mean curve passes, and names those that fail
+    (else the one with the largest gain over its last third)."""
+    if not groups:
+        raise ValueError("dev_plateau_groups() needs at least one group of runs.")
+    curves = {label: run_curve(runs, key) for label, runs in groups.items()}
+    checks = {label: stats.plateau(*curve, gap=gap) for label, curve in curves.items()}
+    failed = [label for label, c in checks.items() if not c.passed]
+    if failed:
+        label = failed[0]
+        detail = (f"{key} not at its plateau for {', '.join(map(str, failed))} of {len(groups)} configurations; "
+                  f"{label}: {checks[label].detail}")
+        return stats.Validity("plateau", False, detail)
+    # the configuration whose mean curve moved most over its last third, to show the margin
+    late = {label: abs(float(v[-1] - v[int(len(v) * 2 / 3)])) for label, (_, v) in curves.items()}
+    label = max(late, key=late.get)
+    return stats.Validity("plateau", True, f"{key} at its plateau in all {len(groups)} configurations; the latest "
+                                           f"mover, {label}: {checks[label].detail}")
+
+def lower_bound(cmp: stats.Comparison) -> float:
+    """The lower end of a comparison's 95 % interval over seeds (its estimate with one seed): a threshold claim on a
+    trained quantity is judged on it, so that seed noise cannot lift it over the threshold."""
+    return float(cmp.interval[0]) if cmp.interval is not None else float(cmp.estimate)
+
+
+def line_fraction(Z: np.ndarray) -> float:
+    """The fraction of the variance of ``Z`` (one row per point) on its first principal axis: 1 for points on a line
+    (Vock et al. §4.3, Fig. 5: the Euclidean embedding of a 1-D label)."""
+    Z = np.asarray(Z, np.float64)
+    sv = np.linalg.svd(Z - Z.mean(0), compute_uv=False)
+    return float(sv[0] ** 2 / (sv ** 2).sum())
+
+
+def arc_order(Z: np.ndarray, t: np.ndarray) -> dict:
+    """How a 2-D embedding orders a 1-D label ``t`` along the circle (Vock et al. §4.3, Fig. 5: y-Aware bends a
+    segment into an arc): the rows of ``Z`` are normalised, their angles unwrapped in the order of ``t``, and the
+    result is ``|Spearman(angle, t)|`` and the angular span of the arc (radians)."""
+    from scipy.stats import spearmanr
+
+    Z, t = np.asarray(Z, np.float64), np.asarray(t, np.float64)
+    if Z.ndim != 2 or Z.shape[1] != 2 or len(Z) != len(t):
+        raise ValueError(f"arc_order() needs an n x 2 embedding and n labels, got {Z.shape} and {t.shape}.")
+    order = np.argsort(t)
+    angles = np.unwrap(np.arctan2(Z[order, 1], Z[order, 0]))
+    return {"spearman": float(abs(spearmanr(t[order], angles).statistic)),
+            "span": float(angles.max() - angles.min())}
 
 def end_of_rise(curve: pd.Series) -> int:
     """The index (e.g. the dimension q) where a curve rising along its index stops rising: the point with the
@@ -353,36 +465,46 @@ def topk_ridge(Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, y_t
 
 def xclr_digit_table(X: torch.Tensor, labels: np.ndarray, train_idx: np.ndarray, test_idx: np.ndarray,
                      geometries: dict, *, q: int, tau: float, tau_prime: float, seeds: Sequence[int], steps: int,
-                     batch: int, lr: float, weight_decay: float, hidden: int) -> pd.DataFrame:
+                     batch: int, lr: float, weight_decay: float, hidden: int, every: int = 0
+                     ) -> tuple[pd.DataFrame, dict[tuple[str, int], TrainResult]]:
     r"""Vock et al. App. E, Table 1's protocol on digits: an MLP encoder (:func:`fit_digit_encoder`) trained with
     X-CLR, :math:`w = e^{\cos(y_i, y_j)/\tau'}` and :math:`s = \cos/\tau`, for each label geometry in
     ``geometries`` (name -> one row per class), and per seed: held-out :math:`r^2_\mathrm{Proc}` against Thm. 3.12's
     target (:func:`xclr_target_embedding`), the held-out entropic gap :math:`\Delta_W` (%), and top-1/top-3
-    accuracy of a cross-validated ridge probe fitted on the training representations (:func:`topk_ridge`)."""
+    accuracy of a cross-validated ridge probe fitted on the training representations (:func:`topk_ridge`).
+
+    Returns the table (one row per geometry and seed) and the training records by ``(geometry, seed)``; with
+    ``every`` > 0 the same four numbers are recorded every ``every`` steps (the dev curves of :func:`dev_plateau`)."""
     from companion.losses.weighted import cosine_similarities, xclr_weights
     from companion.metrics.distance_geometry import delta_w, r2_procrustes
 
     if not 0 < tau <= tau_prime:
         raise ValueError(f"Thm. 3.12's target needs 0 < tau <= tau', got tau={tau}, tau'={tau_prime}.")
     labels = np.asarray(labels)
-    rows = []
+    X_train, X_test = X[torch.as_tensor(train_idx)], X[torch.as_tensor(test_idx)]
+    rows, runs = [], {}
     for name, G in geometries.items():
         G = np.asarray(G, np.float64)
         W_full = xclr_weights(G[labels], tau_prime).float()
         target = xclr_target_embedding(G[labels[test_idx]], tau / tau_prime)
-        for seed in seeds:
-            model, Z_test, _ = fit_digit_encoder(X, train_idx, test_idx, q, W_full, "cosine", tau=tau, seed=seed,
-                                                 steps=steps, batch=batch, lr=lr, weight_decay=weight_decay,
-                                                 hidden=hidden, desc=name)
+        W_test = xclr_weights(G[labels[test_idx]], tau_prime)
+
+        def metrics(model: nn.Module, target=target, W_test=W_test) -> dict:
             with torch.no_grad():
-                Z_train = model(X[torch.as_tensor(train_idx)]).double().numpy()
+                Z_train, Z_test = model(X_train).double(), model(X_test).double()
             Zt = Z_test.numpy()
-            Zt_unit = Zt / np.linalg.norm(Zt, axis=1, keepdims=True)
-            W_test = xclr_weights(G[labels[test_idx]], tau_prime)
-            rows.append({"Target": name, "seed": seed, "r2_Proc_test": r2_procrustes(Zt_unit, target),
-                         "Delta_W_test (%)": 100 * delta_w(W_test, cosine_similarities(Z_test, tau)),
-                         **topk_ridge(Z_train, labels[train_idx], Zt, labels[test_idx])})
-    return pd.DataFrame(rows)
+            return {"r2_Proc_test": r2_procrustes(Zt / np.linalg.norm(Zt, axis=1, keepdims=True), target),
+                    "Delta_W_test (%)": 100 * delta_w(W_test, cosine_similarities(Z_test, tau)),
+                    **topk_ridge(Z_train.numpy(), labels[train_idx], Zt, labels[test_idx])}
+
+        for seed in seeds:
+            model, _, result = fit_digit_encoder(X, train_idx, test_idx, q, W_full, "cosine", tau=tau, seed=seed,
+                                                 steps=steps, batch=batch, lr=lr, weight_decay=weight_decay,
+                                                 hidden=hidden, desc=name, monitor=metrics if every else None,
+                                                 every=every)
+            rows.append({"Target": name, "seed": seed, **metrics(model)})
+            runs[(name, seed)] = result
+    return pd.DataFrame(rows), runs
 
 
 # ------------------------------------------------------------------------------------ the paper's own numbers

@@ -222,9 +222,11 @@ def test_paired_comparisons_with_untrained_reference():
     frame = zoo.paired_comparisons(runs, "avg", [("A", "B"), ("A", "untrained")], reference={"avg": 78.0})
     assert frame.loc[0, "per_seed"] == [1.0, 1.5, 1.5]
     assert frame.loc[1, "mean_diff"] == pytest.approx(3.0)
-    assert frame.loc[0, "wins"] == 3 and frame.loc[0, "p_wilcoxon"] == pytest.approx(0.25)
-    assert (frame["p_holm"] >= frame["p_t"]).all()
+    assert frame.loc[0, "wins"] == 3 and "p_wilcoxon" not in frame  # three pairs: no signed-rank test is reported
     from companion import stats
+
+    assert frame.loc[0, "mde"] == pytest.approx(stats.paired([80.0, 81.0, 82.0], [79.0, 79.5, 80.5]).mde)
+    assert (frame["p_holm"] >= frame["p_t"]).all()
 
     assert list(frame["p_holm"]) == pytest.approx(stats.holm(list(frame["p_t"])))
     with pytest.raises(ValueError, match="reference"):
@@ -237,13 +239,62 @@ def test_holm_direction_each_verdict():
     from companion import stats
 
     strong = stats.sample([1.0, 1.1, 0.9])
-    assert zoo.holm_direction(strong, 0.01, sign=1, family=5).verdict(strong) == "reproduced"
-    assert zoo.holm_direction(strong, 0.01, sign=-1, family=5).verdict(strong) == "not reproduced"
-    judged = zoo.holm_direction(strong, 0.2, sign=1, family=5).judge(strong)
+    assert zoo.holm_direction(0.01, sign=1, family=5).verdict(strong) == "reproduced"
+    assert zoo.holm_direction(0.01, sign=-1, family=5).verdict(strong) == "not reproduced"
+    judged = zoo.holm_direction(0.2, sign=1, family=5).judge(strong)
     assert judged.verdict == "inconclusive" and "Holm" in judged.reason
+    reversed_ = zoo.holm_direction(0.2, sign=-1, family=5).judge(strong)      # a reversal that does not survive Holm
+    assert reversed_.verdict == "inconclusive" and "Holm" in reversed_.reason
     noisy = stats.sample([1.0, -1.0, 0.5])
-    assert zoo.holm_direction(noisy, 1.0, sign=1, family=5).verdict(noisy) == "inconclusive"
-    untrained = zoo.holm_direction(strong, 0.01, sign=1, family=5, trained=False, untrained_reason="flat loss")
-    assert untrained.judge(strong).reason == "flat loss"
+    assert zoo.holm_direction(1.0, sign=1, family=5).verdict(noisy) == "inconclusive"
+    # with the source paper's difference: magnitude and absence apply
+    assert zoo.holm_direction(0.01, paper_effect=1.0, family=5).verdict(strong) == "reproduced"
+    assert zoo.holm_direction(0.01, paper_effect=3.0, family=5).judge(strong).verdict == "partly"
+    tiny = stats.sample([0.01, -0.01, 0.0, 0.005, -0.005])
+    assert zoo.holm_direction(1.0, paper_effect=2.0, family=5).verdict(tiny) == "not reproduced"
 
 
+def test_holm_direction_text_does_not_depend_on_the_measured_p():
+    a = zoo.holm_direction(0.001, sign=1, family=12)
+    b = zoo.holm_direction(0.9, sign=1, family=12)
+    assert a.description == b.description and "Holm over the 12 zoo claims" in a.description
+    assert a.params == b.params and a.params["family"] == 12
+    with pytest.raises(ValueError):
+        zoo.holm_direction(0.01, family=3)                                    # neither a sign nor a difference
+
+
+def _runs_with_losses(curves: dict[str, list[list[float]]]):
+    rows = [{"model": name, "seed": seed, "losses": c} for name, cs in curves.items() for seed, c in enumerate(cs)]
+    return pd.DataFrame(rows)
+
+
+def test_trained_and_plateau_checks_read_the_loss_curves():
+    rng = np.random.default_rng(0)
+    steps = 30
+    decay = np.exp(-np.arange(steps) / 2.0)
+    falling = [list(2.0 + decay + rng.normal(0, 0.01, steps)) for _ in range(4)]     # falls, then flat
+    flat = [list(1e-3 + rng.normal(0, 1e-4, steps)) for _ in range(4)]               # nothing to train
+    still = [list(np.linspace(3.0, 1.0, steps) + rng.normal(0, 0.01, steps)) for _ in range(4)]  # still falling
+    runs = _runs_with_losses({"A": falling, "flat": flat, "still": still})
+    assert zoo.loss_matrix(runs, "A").shape == (4, steps)
+    ok = zoo.trained_check(runs, ["A"])
+    assert ok.name == "trained" and ok.passed and "A: loss fell" in ok.detail
+    bad = zoo.trained_check(runs, ["A", "flat"])
+    assert not bad.passed and bad.reason.startswith("did not train")
+    assert zoo.plateau_check(runs, ["A"]).passed
+    budget = zoo.plateau_check(runs, ["A", "still"])
+    assert not budget.passed and budget.reason.startswith("budget") and "still:" in budget.detail
+    one_seed = _runs_with_losses({"A": falling[:1]})
+    assert not zoo.trained_check(one_seed, ["A"]).passed                             # no interval, no evidence
+    with pytest.raises(KeyError):
+        zoo.loss_matrix(runs, "B")
+    with pytest.raises(ValueError, match="same number"):
+        zoo.loss_matrix(_runs_with_losses({"A": [[1.0, 2.0, 3.0], [1.0, 2.0]]}), "A")
+
+
+def test_source_differences_come_from_the_transcribed_tables():
+    diffs = zoo.source_differences()
+    assert diffs[("SimACE", "SimCSE")][0] == pytest.approx(78.20 - 76.25)
+    assert diffs[("SimACE", "ArcCon")][0] == pytest.approx(78.20 - 77.76)
+    assert diffs[("AnglE", "CoSENT")][0] == pytest.approx(86.26 - 85.28)
+    assert all(isinstance(v, float) and src for v, src in diffs.values())

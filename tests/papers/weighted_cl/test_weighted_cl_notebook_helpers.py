@@ -107,3 +107,123 @@ def test_xclr_target_embedding_has_the_theorem_cosines():
     assert np.allclose(xclr_target_embedding(Y, 1.0)[:, -1], 0.0)
     with pytest.raises(ValueError, match="ratio"):
         xclr_target_embedding(Y, 1.5)
+
+
+# ------------------------------------------------------------------ the validity checks of the trained digit runs
+from companion import stats  # noqa: E402
+from companion.papers.weighted_cl.experiments import (  # noqa: E402
+    arc_order,
+    dev_plateau,
+    dev_plateau_groups,
+    line_fraction,
+    loss_moved,
+    lower_bound,
+    monitor_every,
+    run_curve,
+    xclr_digit_table,
+)
+from companion.training import TrainResult  # noqa: E402
+
+
+def _run(losses, curve=None, key="m"):
+    """A TrainResult with the given per-step losses and, optionally, a monitored value every step of ``curve``."""
+    history = [{"step": i + 1, "loss": float(v)} for i, v in enumerate(losses)]
+    for i, v in enumerate([] if curve is None else curve):
+        history[i][key] = float(v)
+    return TrainResult(history=history, steps=len(losses))
+
+
+def test_fit_digit_encoder_records_its_monitor(digits_like):
+    X, labels, test_idx, train_idx = digits_like
+    W = soft_supcon_weights(labels, math.exp(-1)).float()
+    seen = []
+
+    def monitor(model):
+        seen.append(model.training)
+        return {"norm": float(model(X[:3]).norm())}
+
+    kw = dict(steps=12, batch=10, lr=1e-2, weight_decay=0.0, hidden=8)
+    _, _, res = fit_digit_encoder(X, train_idx, test_idx, 3, W, "euclidean", seed=0, monitor=monitor, every=4, **kw)
+    assert [h["step"] for h in res.history if "norm" in h] == [4, 8, 12]
+    assert seen == [False, False, False]                       # evaluated in eval mode
+    steps, values = run_curve([res, res], "norm")
+    assert list(steps) == [4, 8, 12] and len(values) == 3
+    with pytest.raises(ValueError, match="every"):
+        fit_digit_encoder(X, train_idx, test_idx, 3, W, "euclidean", seed=0, monitor=monitor, every=0, **kw)
+
+
+def test_monitor_every_records_about_ten_points():
+    assert monitor_every(400) == 40 and monitor_every(3) == 1 and monitor_every(25, points=5) == 5
+    with pytest.raises(ValueError):
+        monitor_every(0)
+
+
+def test_run_curve_needs_the_same_steps_in_every_run():
+    a, b = _run([1, 1, 1], [0.1, 0.2, 0.3]), _run([1, 1, 1], [0.3, 0.4, 0.5])
+    steps, mean = run_curve([a, b], "m")
+    assert np.allclose(mean, [0.2, 0.3, 0.4]) and list(steps) == [1, 2, 3]
+    with pytest.raises(ValueError, match="no run recorded"):
+        run_curve([a], "other")
+    with pytest.raises(ValueError, match="different steps"):
+        run_curve([a, _run([1, 1], [0.1, 0.2])], "m")
+
+
+def test_loss_moved_fails_for_a_flat_loss_and_passes_for_a_falling_one():
+    rng = np.random.default_rng(0)
+    falling = _run(np.linspace(2.0, 1.0, 100) + rng.normal(0, 0.01, 100))
+    flat = _run(1.0 + rng.normal(0, 0.05, 100))
+    ok = loss_moved([falling, falling])
+    assert ok.name == "trained" and ok.passed and "2 of 2" in ok.detail
+    bad = loss_moved([falling, flat])
+    assert not bad.passed and "1 of 2" in bad.detail
+    assert bad.reason.startswith("did not train")
+    with pytest.raises(ValueError):
+        loss_moved([])
+
+
+def test_dev_plateau_reads_the_mean_curve_and_the_gap():
+    steps = 12
+    rising = [_run([1] * steps, np.linspace(0, 1, steps)) for _ in range(2)]
+    flat = [_run([1] * steps, [0.9, 0.91] * (steps // 2)) for _ in range(2)]
+    assert not dev_plateau(rising, "m").passed
+    assert dev_plateau(rising, "m", gap=10.0).passed          # the gain is small against a large compared gap
+    assert dev_plateau(flat, "m").passed
+    both = dev_plateau_groups({"flat": flat, "rising": rising}, "m")
+    assert not both.passed and "rising" in both.detail and both.reason.startswith("budget")
+    ok = dev_plateau_groups({"flat": flat, "also flat": flat}, "m")
+    assert ok.passed and "all 2 configurations" in ok.detail
+
+
+def test_lower_bound_is_the_interval_end():
+    cmp = stats.sample([0.9, 0.92, 0.94])
+    assert lower_bound(cmp) == pytest.approx(cmp.ci[0]) and lower_bound(cmp) < 0.9
+    assert lower_bound(stats.sample([0.5])) == 0.5             # one seed: no interval, the value itself
+
+
+def test_line_fraction_and_arc_order():
+    t = np.linspace(-1, 1, 50)
+    assert line_fraction(np.c_[t, 0.0 * t]) == pytest.approx(1.0)
+    assert line_fraction(np.random.default_rng(0).normal(size=(200, 2))) < 0.7
+    arc = np.c_[np.cos(t), np.sin(t)]                         # an arc of 2 radians, ordered by t
+    out = arc_order(arc * 3.0, t)
+    assert out["spearman"] == pytest.approx(1.0) and out["span"] == pytest.approx(2.0)
+    shuffled = arc_order(arc[np.random.default_rng(1).permutation(50)], t)
+    assert shuffled["spearman"] < 0.5
+    with pytest.raises(ValueError, match="n x 2"):
+        arc_order(np.zeros((5, 3)), np.zeros(5))
+
+
+def test_xclr_digit_table_returns_rows_and_monitored_runs(digits_like):
+    X, labels, test_idx, train_idx = digits_like
+    labels = labels.numpy()
+    geometries = {"Simplex": np.eye(4), "other": np.eye(4) + 0.3}
+    table, runs = xclr_digit_table(X, labels, train_idx, test_idx, geometries, q=6, tau=0.1, tau_prime=0.1,
+                                   seeds=[0, 1], steps=6, batch=10, lr=1e-2, weight_decay=0.0, hidden=8, every=2)
+    assert list(table.columns) == ["Target", "seed", "r2_Proc_test", "Delta_W_test (%)", "Top-1 (%)", "Top-3 (%)"]
+    assert len(table) == 4 and set(runs) == {(g, s) for g in geometries for s in (0, 1)}
+    steps, top1 = run_curve([runs[("Simplex", 0)], runs[("Simplex", 1)]], "Top-1 (%)")
+    assert list(steps) == [2, 4, 6] and ((0 <= top1) & (top1 <= 100)).all()
+    # the table's last row of a run is the monitor's last record (the same model, the same numbers)
+    last = [h for h in runs[("Simplex", 0)].history if "r2_Proc_test" in h][-1]
+    row = table[(table["Target"] == "Simplex") & (table["seed"] == 0)].iloc[0]
+    assert row["r2_Proc_test"] == pytest.approx(last["r2_Proc_test"])
