@@ -46,8 +46,9 @@
 #   one pass over the full corpus); lr 1e-4 (above the paper's, for the short budget), decayed linearly to 0 over
 #   the 640 steps, so the end of training is also the end of the schedule.
 # * **Model selection as Table 7:** STS-B dev (all pairs) every 64 steps (`eval_every`), the best trained
-#   checkpoint kept. Whether the dev curve is flat over the last third of training, and whether stopping at two
-#   thirds would change the compared gaps, are checked below.
+#   checkpoint kept. Whether each run's dev curve is at its plateau over the last third of training, and whether
+#   the compared gaps are stable there, are measured below (`companion.stats.plateau`); every claim on trained runs
+#   carries that check.
 # * STS test: **one fixed random subset of 500 pairs per test set** (`n_pairs`, seed 0), the same for every model,
 #   so comparisons stay paired; the untrained rows are also shown on the full sets to calibrate the subset.
 # * Seeds: 3 per objective, paired (same batches, initial weights and dropout stream per seed); the paper reports
@@ -63,10 +64,16 @@
 #
 # **Regime.** MiniLM is already a sentence encoder; the paper starts from raw BERT / RoBERTa. What this notebook
 # measures is the effect of the three objectives on an encoder that is already contrastively trained. Every claim
-# that compares with the paper names that regime, which caps its verdict (a reproduction becomes *partly*, a
-# contradiction *inconclusive*); levels (absolute STS or transfer accuracy) are not comparable at all.
+# that compares with the paper names that regime beside its verdict (`scaled: …`); the regime never changes the
+# verdict. Levels (absolute STS or transfer accuracy) of different encoders are compared only as the paper states
+# them, and read with that in mind.
 #
-# **Verdicts** are computed, never typed: the claims table and the summary table at the end are the results.
+# **Verdicts** are computed, never typed, by one rule (`companion.stats.direction`): our seed-paired CI on the
+# paper's side of 0 is *reproduced* when within the tolerance of the paper's gap (1.96 × the SE of the paper's gap
+# where Table 2 prints seed sds, otherwise half the gap), else *partly*; on the other side *not reproduced*; covering
+# 0 *inconclusive* (or *not reproduced* when it rules the paper's effect out). A failed validity check of our own
+# runs (the dev plateau below) makes a claim *inconclusive* (`budget: …`). The claims table and the summary table at
+# the end are the results.
 
 # %% tags=["colab-setup"]
 # Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
@@ -94,11 +101,12 @@ from companion import stats
 from companion.metrics.geometry import anisotropy, mean_negative_angle, mean_positive_angle
 from companion.losses.simace import contrastive_loss
 from companion.papers.simace import MAIN, rbf_jobs, rbf_name, run_jobs, run_settings
-from companion.papers.simace.analysis import gap_stability, plateau, select_sigma, setup, shared_runs
-from companion.papers.simace.claims import TABLE2_SEEDS, gap_fields, paper_gap, seed_paired
+from companion.papers.simace.analysis import (gap_stability, plateau, plateau_validity, select_sigma, setup,
+                                              shared_runs)
+from companion.papers.simace.claims import TABLE2_SEEDS, gap_fields, paper_gap, seed_paired, spread_gap
 from companion.papers.simace.cls_top import check_cls_top
 from companion.papers.simace.runs import step_times
-from companion.papers.simace.summary import claims_summary, scale_table
+from companion.papers.simace.summary import claims_summary, paired_rows, scale_table
 from companion.papers.simace.transfer import (SENTEVAL_REGS, TASKS, evaluate_transfer, summarise, task_texts, transfer_sizes,
                                               transfer_tasks)
 from companion.profiles import settings
@@ -269,8 +277,10 @@ sigma_table.round(3)
 # %% [markdown]
 # ## STS-B dev towards the plateau (Table 7's selection)
 #
-# Dev Spearman over the steps, one line per seed; the dot marks the selected (best) checkpoint. `plateau` gives,
-# per run, the gain of the dev score over the last third of training: below 0.2 points the curve is flat.
+# Dev Spearman over the steps, one line per seed; the dot marks the selected (best) checkpoint. `plateau` fits a
+# line to each run's dev curve over the last third of training (`companion.stats.plateau`): the run is at its
+# plateau when the slope's 95 % CI covers 0. A curve still climbing is not at its plateau, whatever the size of the
+# climb.
 
 # %%
 fig, axes = plt.subplots(1, len(NAMES), figsize=(3.2 * len(NAMES), 3.4), sharey=True)
@@ -285,20 +295,22 @@ axes[0].legend(fontsize=8)
 fig.suptitle("STS-B dev during training (dot: selected checkpoint)", y=1.02)
 fig.tight_layout()
 _ = ledger.savefig(fig, "table7-dev-curves")
-flat = plateau(curves, cfg.steps)
+flat = plateau(curves)
 flat.round(3)
 
 # %% [markdown]
-# What the plateau is for: the claims compare *gaps* between objectives, so the question is whether stopping at
-# two thirds of training would change them. `gap_stability` takes each compared pair's seed-paired STS-B dev gap at
-# the last evaluation at or before 2/3 of the steps and at the end, and the per-seed change between the two;
-# `stable` says the mean change is smaller than the half-width of the 95 % CI of the end gap (the budget cut moves
-# the gap by less than the seed noise its interval already carries). This is on dev (the curves we log), not test.
+# What the plateau is for: the claims compare *gaps* between objectives, so a run that still climbs matters only if
+# the gap still moves. `gap_stability` takes each compared pair's seed-paired STS-B dev gap at every evaluation
+# (mean over seeds) and applies the same `companion.stats.plateau` to it: `stable` when the gap's slope over the last
+# third has a CI covering 0, or when the gap moves by at most a quarter of its end value there. Each claim's validity
+# check (`plateau_validity`) passes when its runs are at their plateau (a climb of at most a quarter of the compared
+# dev gap counts as at the plateau), or else when its gap is stable; otherwise the claim is *inconclusive: budget*.
+# This is on dev (the curves we log), not test.
 
 # %%
 STAB_PAIRS = [("SimACE", "SimCSE"), ("SimACE", "ArcCon"), ("ArcCon", "SimCSE"), ("SimACE τ=0.05", "SimCSE"),
               ("SimACE", "SimCSE τ=0.06"), ("SimACE", RBF_SEL)]
-stability = gap_stability(curves, STAB_PAIRS, cfg.steps)
+stability = gap_stability(curves, STAB_PAIRS)
 stability.round(3)
 
 # %% [markdown]
@@ -338,14 +350,15 @@ _ = ledger.savefig(fig, "table1-sts-avg-by-objective")
 # ## Paired comparisons across seeds, and the equal-τ control
 #
 # Per seed, the difference in STS average between two runs trained on the same batches from the same start
-# (`companion.stats`: mean difference, 95 % t interval, paired t and exact Wilcoxon p, Holm over the tests). The
+# (`companion.stats`: mean difference, 95 % t interval, paired t p, Holm over the tests; the Wilcoxon signed-rank p
+# is left out below 6 seeds, where it cannot reach 5 %). The
 # last two rows hold the temperature equal, so the similarity function is the only difference. The paper's
 # counterpart is the gap between Table 2's 5-seed means (its p-values are in Table 9).
 
 # %%
 PAIRS = [("SimACE", "SimCSE"), ("SimACE", "ArcCon"), ("ArcCon", "SimCSE"), ("SimACE τ=0.05", "SimCSE"),
          ("SimACE", "SimCSE τ=0.06"), ("SimACE", "SimACE τ=0.05"), ("SimCSE τ=0.06", "SimCSE")]
-tests = stats.paired_table({m: wide[m].tolist() for m in NAMES}, PAIRS)
+tests = paired_rows({m: wide[m].tolist() for m in NAMES}, PAIRS)
 tests["paper (Table 2, BERT-base)"] = [table2.loc["BERT-base", a.split(" ")[0]] - table2.loc["BERT-base", b.split(
     " ")[0]] if a.split(" ")[0] != b.split(" ")[0] else float("nan") for a, b in PAIRS]
 tests.round(3)
@@ -409,54 +422,54 @@ pd.concat([transfer, paper13]).round(2)
 
 # %%
 twide = pd.DataFrame(transfer_rows).dropna(subset=["seed"]).pivot(index="seed", columns="model", values="avg")
-stats.paired_table({m: twide[m].tolist() for m in MAIN}, [("SimACE", "SimCSE"), ("SimACE", "ArcCon")]).round(3)
+paired_rows({m: twide[m].tolist() for m in MAIN}, [("SimACE", "SimCSE"), ("SimACE", "ArcCon")]).round(3)
 
 # %% [markdown]
 # ## Claims
 #
 # Gap claims compare our seed-paired mean gap with the gap between Table 2's BERT-base means; the magnitude
-# tolerance is 1.96 × the standard error of the paper's gap computed from its own seed sds (5 seeds each). The
-# regime (an already-trained encoder, top layer only) caps every verdict.
+# tolerance is 1.96 × the standard error of the paper's gap computed from its own seed sds (5 seeds each), passed to
+# `stats.direction` as `paper_se`. Each claim on trained runs carries the measured plateau check of its runs
+# (`plateau_validity`, above); the regime is stated beside the verdict and does not change it.
 
 # %%
-n_flat = int(flat["flat"].sum())
-REGIME = (f"MiniLM is already contrastively trained on ~1B sentence pairs and only its top layer is fine-tuned "
-          f"({cfg.steps} steps of {cfg.batch_size} sentences, STS-B dev flat over the last third in {n_flat} of "
-          f"{len(flat)} runs); the paper fine-tunes raw BERT-base for one epoch; our STS uses "
-          f"{cfg.n_pairs or 'all'} pairs per set")
+REGIME = (f"all-MiniLM-L6-v2 (already contrastively trained), top layer ([CLS] path) only, {cfg.steps} steps x "
+          f"{cfg.batch_size}, {len(cfg.seeds)} seeds, STS on {cfg.n_pairs or 'all'} pairs per set; paper: BERT-base, "
+          "full fine-tuning, one epoch, 5 seeds")
 TAU_NOTE = {("SimACE", "SimCSE"): "SimACE at tau 0.06, SimCSE at 0.05, as in the paper (Table 7, App. B)",
             ("SimACE", "ArcCon"): "SimACE at tau 0.06, ArcCon at 0.05 (margin 10 deg), as in the paper",
             ("ArcCon", "SimCSE"): "both at tau 0.05; ArcCon adds its 10 deg margin"}
 for a, b in PAIRS[:3]:
-    effect, source, tol, tol_reason = paper_gap(table2, a, b, plm="BERT-base")
+    effect, source, se = paper_gap(table2, a, b, plm="BERT-base")
     cmp = seed_paired(wide, a, b)
     ledger.claim(f"t2-{a.lower()}-vs-{b.lower()}", f"{a} beats {b} on the 7-set STS average (seed-paired gap)",
                  kind="paper", source=source, paper_value=effect, ours=cmp,
-                 criterion=stats.direction(paper_effect=effect, tol=tol, tol_reason=tol_reason), regime=REGIME,
+                 criterion=stats.direction(paper_effect=effect, paper_se=se), regime=REGIME,
+                 validity=plateau_validity(curves, a, b),
                  note=f"{TAU_NOTE[(a, b)]}; {a} >= {b} in {sum(v >= 0 for v in cmp.values)} of {cmp.n} seeds")
 
 # %% [markdown]
 # The equal-temperature control: the paper's headline is that the angle, not the temperature, makes the gain. Its
 # BERT-base gap (Table 2) is at unequal temperatures (Table 7), so it mixes both; the paper's own equal-τ comparison
-# is RoBERTa-base, where Table 7 runs SimACE at the baselines' τ. Our equal-τ gaps are compared with that RoBERTa-base gap, the
-# same quantity (the BERT-base gap is in the note).
+# is RoBERTa-base, where Table 7 runs SimACE at the baselines' τ. Our equal-τ gaps are compared with that
+# RoBERTa-base gap, the same quantity (the BERT-base gap is in the note).
 
 # %%
-effect, source, tol, tol_reason = paper_gap(table2, "SimACE", "SimCSE", plm="RoBERTa-base")
+effect, source, se = paper_gap(table2, "SimACE", "SimCSE", plm="RoBERTa-base")
 bert_gap = paper_gap(table2, "SimACE", "SimCSE", plm="BERT-base")[0]
 for cid, a, b, t in [("equal-tau-005", "SimACE τ=0.05", "SimCSE", "0.05"),
                      ("equal-tau-006", "SimACE", "SimCSE τ=0.06", "0.06")]:
     ledger.claim(cid, f"At equal temperature ({t} for both) SimACE still beats SimCSE on the STS average: the "
                  "similarity function is the only difference", kind="paper", source=source, paper_value=effect,
-                 ours=seed_paired(wide, a, b),
-                 criterion=stats.direction(paper_effect=effect, tol=tol, tol_reason=tol_reason), regime=REGIME,
+                 ours=seed_paired(wide, a, b), criterion=stats.direction(paper_effect=effect, paper_se=se),
+                 regime=REGIME, validity=plateau_validity(curves, a, b),
                  note=f"paper: RoBERTa-base, both at 0.05 (Table 7), its only equal-tau gap; its BERT-base gap, "
                       f"SimACE at 0.06 and SimCSE at 0.05, is {bert_gap:+.2f}")
 
 # %% [markdown]
 # Table 11 (App. F): SimACE against the RBF similarity on the STS average. The paper's gap is between its SimACE and
-# RBF rows for BERT-base (means over the seeds of Table 2). Table 11 gives no sd for RBF, so the magnitude tolerance
-# assumes RBF's seed sd equals SimACE's (Table 2, BERT-base): 1.96 × the standard error of a gap between two 5-seed
+# RBF rows for BERT-base (means over the seeds of Table 2). Table 11 gives no sd for RBF, so the standard error of
+# the paper's gap assumes RBF's seed sd equals SimACE's (Table 2, BERT-base): the SE of a gap between two 5-seed
 # means. Our σ was chosen on dev with one seed (above). The ♡ rows (DCL, MPT, MET, MAT) are quoted by the paper from
 # Nie et al. 2022 and not run here.
 
@@ -464,15 +477,15 @@ for cid, a, b, t in [("equal-tau-005", "SimACE τ=0.05", "SimCSE", "0.05"),
 t11 = table11.loc[:, "BERT-base"].astype(float)
 t11_gap = round(t11["Ours(SimACE)"] - t11["RBF"], 2)
 sd_simace = float(table2.loc["BERT-base", "SimACE_std"])
-t11_tol = round(1.96 * stats.difference_se(sd_simace, sd_simace, TABLE2_SEEDS), 2)
 ledger.claim("t11-simace-vs-rbf", "SimACE beats the RBF similarity (Eq. 15, sigma grid-searched) on the 7-set STS "
              "average", kind="paper", source=f"Table 11: {t11['Ours(SimACE)']:.2f} - {t11['RBF']:.2f}",
              paper_value=t11_gap, ours=seed_paired(wide, "SimACE", RBF_SEL),
-             criterion=stats.direction(paper_effect=t11_gap, tol=t11_tol, tol_reason=(
-                 f"1.96 x the SE of a gap of two {TABLE2_SEEDS}-seed means, both with Table 2's SimACE sd "
-                 f"{sd_simace:.2f}: Table 11 gives no sd for RBF")), regime=REGIME,
+             criterion=stats.direction(paper_effect=t11_gap,
+                                       paper_se=stats.difference_se(sd_simace, sd_simace, TABLE2_SEEDS)),
+             regime=REGIME, validity=plateau_validity(curves, "SimACE", RBF_SEL),
              note=f"BERT-base; RBF: kernel over tau 0.05 on normalised embeddings, sigma {sigma:g} chosen on STS-B "
-                  f"dev (seed {cfg.seeds[0]}) from {list(cfg.rbf_sigmas)}; SimACE at tau 0.06 as in Table 7")
+                  f"dev (seed {cfg.seeds[0]}) from {list(cfg.rbf_sigmas)}; SimACE at tau 0.06 as in Table 7; the "
+                  f"paper's SE assumes RBF's sd equals SimACE's {sd_simace:.2f} (Table 11 gives none)")
 quoted = [m for m in table11.index if "♡" in m]
 _ = ledger.claim("t11-quoted-objectives", "Table 11's quoted objectives (DCL, MPT, MET, MAT) against SimACE",
                  kind="paper", source="Table 11", paper_value={m: float(table11.loc[m, "BERT-base"]) for m in quoted},
@@ -482,7 +495,9 @@ pd.DataFrame({"paper Table 11 (BERT-base)": t11, "ours (mean over seeds)": pd.Se
     {"Ours(SimACE)": wide["SimACE"].mean(), "RBF": wide[RBF_SEL].mean()})}).reindex(table11.index).round(2)
 
 # %% [markdown]
-# SimACE's level and its seed spread (Table 2):
+# SimACE's level and its seed spread (Table 2). The spread claim is a paired Levene-type comparison on the same
+# seeds (`spread_gap`: per seed the scaled absolute deviation from the objective's own mean, whose mean estimates
+# sd(SimACE) − sd(SimCSE)), against the paper's difference of the two printed sds.
 
 # %%
 r2 = table2.loc["BERT-base"]
@@ -490,50 +505,55 @@ ledger.claim("t2-simace-level", "SimACE's 7-set STS average (level, mean over se
              source="Table 2, BERT-base, SimACE", paper_value=float(r2["SimACE"]), ours=stats.sample(wide["SimACE"]),
              criterion=stats.level(float(r2["SimACE"]), tol=float(r2["SimACE_std"]),
                                    tol_reason="Table 2's seed sd of SimACE on BERT-base"),
-             regime=REGIME + "; levels of different encoders are not comparable")
+             regime=REGIME, validity=plateau_validity(curves, "SimACE"))
+sd_gap = round(float(r2["SimACE_std"]) - float(r2["SimCSE_std"]), 2)
 sds = {m: float(wide[m].std(ddof=1)) if len(wide) > 1 else float("nan") for m in ("SimACE", "SimCSE")}
 _ = ledger.claim("s4.4-seed-robustness", "SimACE varies less across seeds than SimCSE (seed sd of the STS average)",
-                 kind="paper", source="Table 2", paper_value=f"SimACE sd {float(r2['SimACE_std']):.2f} < SimCSE sd "
-                 f"{float(r2['SimCSE_std']):.2f} (BERT-base)",
-                 ours={f"{m} sd": round(v, 4) for m, v in sds.items()},
-                 criterion=stats.inconclusive(f"{len(wide)} seeds per objective cannot order two standard "
-                                              "deviations (the 95 % interval of a ratio of two sds from 3 seeds "
-                                              "spans a factor of about 6 either way); and the paper's own Table 2 "
-                                              "has SimACE's sd above SimCSE's on RoBERTa-base"),
-                 note="ours: " + ", ".join(f"{m} {v:.3f}" for m, v in sds.items()))
+                 kind="paper", source=f"Table 2: {float(r2['SimACE_std']):.2f} - {float(r2['SimCSE_std']):.2f}",
+                 paper_value=sd_gap, ours=spread_gap(wide, "SimACE", "SimCSE"),
+                 criterion=stats.direction(paper_effect=sd_gap), regime=REGIME,
+                 validity=plateau_validity(curves, "SimACE", "SimCSE"),
+                 note="ours: seed sds " + ", ".join(f"{m} {v:.3f}" for m, v in sds.items())
+                      + f"; the paper's RoBERTa-base row has SimACE's sd above SimCSE's "
+                        f"({float(table2.loc['RoBERTa-base', 'SimACE_std']):.2f} vs "
+                        f"{float(table2.loc['RoBERTa-base', 'SimCSE_std']):.2f})")
 
 # %% [markdown]
-# Table 13 (App. J): SimACE against SimCSE on the transfer average (for BERT-base the paper gives one run of each,
-# a gap within rounding of its own noise, so only the direction is compared; its values are in the claim).
+# Table 13 (App. J): SimACE against SimCSE on the transfer average (for BERT-base the paper gives one run of each and
+# no spread, so its gap is judged with the policy's half-gap tolerance).
 
 # %%
 p13 = table13[table13.PLMs == "BERT-base"].set_index("Method")["Avg."]
 tw = pd.concat({"avg": twide}, axis=1)  # (quantity, model) columns, as gap_fields reads them
+t13_gap = round(float(p13["SimACE*"] - p13["SimCSE"]), 2)
 ledger.claim("t13-simace-vs-simcse", "SimACE beats SimCSE on the SentEval transfer average (frozen-embedding "
-             "probe)", kind="paper", source="Table 13",
+             "probe)", kind="paper", source=f"Table 13: {p13['SimACE*']:.2f} - {p13['SimCSE']:.2f}",
              regime=REGIME + f"; transfer training sets subsampled to {cfg.n_transfer} items",
-             **gap_fields(tw, "avg", "SimACE", "SimCSE", +1,
-                          paper_text=f"SimACE {p13['SimACE*']:.2f} > SimCSE {p13['SimCSE']:.2f} (BERT-base, one run)"))
+             validity=plateau_validity(curves, "SimACE", "SimCSE"),
+             **gap_fields(tw, "avg", "SimACE", "SimCSE", t13_gap))
 _ = ledger.claim("t13-finetune-vs-no-training", "Fine-tuning MiniLM's [CLS] with SimACE raises its transfer average",
                  kind="beyond", ours=stats.sample(twide["SimACE"] - transfer.loc["no training ([CLS])", "avg"]),
-                 criterion=stats.direction(sign=+1), note="the paper has no untrained transfer row")
+                 criterion=stats.direction(sign=+1), regime=REGIME, validity=plateau_validity(curves, "SimACE"),
+                 note="the paper has no untrained transfer row")
 
 # %% [markdown]
-# The dev plateau (Table 7's selection) and what it is for: the stability of the compared gaps.
+# The dev plateau (Table 7's selection) and what it is for: the stability of the compared gaps. Both are our own
+# checks of the runs, measured on the logged curves; they can fail.
 
 # %%
 gains = flat["gain over the last third"]
-ledger.claim("t7-dev-plateau", "STS-B dev is flat over the last third of training (gain < 0.2 points) in every "
-             "run, so the selected checkpoint is a dev optimum, not a budget cut", kind="check", source="Table 7",
+ledger.claim("t7-dev-plateau", "STS-B dev is at its plateau over the last third of training in every run (a line "
+             "fitted there has a slope whose 95 % CI covers 0), so the selected checkpoint is a dev optimum, not a "
+             "budget cut", kind="check", source="Table 7",
              ours={f"{r.model} seed {r.seed}": bool(r.flat) for r in flat.itertuples()}, criterion=holds(),
-             note=f"gain over the last third {gains.min():.3f} to {gains.max():.3f}; the best "
+             note=f"dev gain over the last third {gains.min():.3f} to {gains.max():.3f}; the best "
                   f"checkpoint is the last evaluation in {int((flat['best step'] == cfg.steps).sum())} of {len(flat)} "
                   "runs; the learning rate decays linearly to 0, so the last third trains at a lower rate")
-_ = ledger.claim("t7-gap-stability", "Stopping at two thirds of training would not change the compared STS-B dev "
-                 "gaps: each pair's mean gap change over the last third is smaller than the half-width of its end "
-                 "gap's 95 % CI", kind="check", source="Table 7",
+_ = ledger.claim("t7-gap-stability", "Each compared STS-B dev gap is stable over the last third of training (the "
+                 "gap's slope has a 95 % CI covering 0, or the gap moves by at most a quarter of its end value)",
+                 kind="check", source="Table 7",
                  ours={r.pair: bool(r.stable) for r in stability.itertuples()}, criterion=holds(),
-                 note="dev gap at two thirds -> at the end: " + "; ".join(
+                 note="seed-mean dev gap at the start of the last third -> at the end: " + "; ".join(
                      f"{r['pair']}: {r.iloc[1]:+.3f} -> {r['gap at end']:+.3f}" for _, r in stability.iterrows()))
 
 # %% [markdown]
@@ -544,7 +564,8 @@ _ = ledger.claim("t7-gap-stability", "Stopping at two thirds of training would n
 pre_avg = no_training[f"no training ({cfg.pooling})"]["avg"]
 ledger.claim("finetune-vs-no-training", "Fine-tuning with SimACE raises MiniLM's [CLS] STS average (best "
              "checkpoint minus the untrained encoder)", kind="beyond",
-             ours=stats.sample(wide["SimACE"] - pre_avg), criterion=stats.direction(sign=+1),
+             ours=stats.sample(wide["SimACE"] - pre_avg), criterion=stats.direction(sign=+1), regime=REGIME,
+             validity=plateau_validity(curves, "SimACE"),
              note="the paper's untrained rows (Table 1 first-last) pool raw BERT differently; no counterpart")
 ledger.claim("t5-sts-sizes", "Our full STS test sets have Table 5's pair counts", kind="check", source="Table 5",
              ours={name: bool(full_sizes.get(name) == int(table5.loc[name, "test"])) for name in table5.index},
@@ -563,16 +584,19 @@ ledger.table()
 #
 # * **Table 2 gaps** (`t2-*`): our seed-paired STS-average gaps SimACE − SimCSE, SimACE − ArcCon, ArcCon − SimCSE
 #   against the gaps of Table 2's BERT-base means, magnitude tolerance from the paper's own seed sds; the level of
-#   SimACE and §4.4's seed robustness (three seeds cannot order two sds: inconclusive by construction).
+#   SimACE and §4.4's seed robustness (a paired Levene-type comparison of the two objectives' seed spreads).
 # * **Equal-τ controls** (`equal-tau-*`): the same gap with the temperature held equal, against the paper's only
 #   equal-τ gap (RoBERTa-base).
 # * **Table 11** (`t11-*`): SimACE − RBF, σ chosen on dev; the quoted rows are not testable.
 # * **Table 13** (`t13-*`): the transfer average, a frozen-embedding probe.
-# * **Checks**: the dev plateau (`t7-dev-plateau`, can fail, and its purpose: `t7-gap-stability`), Table 5's and
-#   Table 6's sizes, the [CLS]-only top layer. Table 8's timing is shown, not claimed.
+# * **Checks**: the dev plateau of every run (`t7-dev-plateau`) and the stability of the compared gaps
+#   (`t7-gap-stability`), both measured and able to fail; Table 5's and Table 6's sizes, the [CLS]-only top layer.
+#   Table 8's timing is shown, not claimed.
 #
-# Every paper-kind verdict is capped by the regime (MiniLM is already contrastively trained and only its top layer
-# is fine-tuned; the paper fine-tunes raw BERT): a reproduction becomes *partly*, a contradiction *inconclusive*.
+# Every claim on trained runs carries its plateau check (`validity` in the ledger): where the runs still climb and
+# the compared gap is not stable, the verdict is *inconclusive: budget*. The regime (MiniLM is already
+# contrastively trained and only its top layer is fine-tuned; the paper fine-tunes raw BERT) is shown beside each
+# verdict and never changes it.
 
 # %%
 claims_summary(ledger)

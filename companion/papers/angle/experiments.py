@@ -4,8 +4,10 @@
   task (STS-B, MRPC, SNLI → seven STS sets), every seed, beside the untrained encoder (02);
 * :func:`mean_std`, :func:`seed_scores` — mean ± std tables and per-seed scores paired by seed (02);
 * :class:`AblationRuns` — Table 4's objective and pooling variants fine-tuned on STS-B (03);
-* :func:`ablation_summary`, :func:`seed_table`, :func:`untrained_reason`, :func:`table4_gap` — Table 4 beside the
-  paper and the fields of a Table 4 gap claim (ours A − B over seeds against the paper's A − B) (03).
+* :func:`ablation_summary`, :func:`seed_table`, :func:`trained_validity`, :func:`table4_gap` — Table 4 beside the
+  paper and the fields of a Table 4 gap claim (ours A − B over seeds against the paper's A − B) (03);
+* :func:`trained_validity`, :func:`idle_validity`, :func:`ceiling_validity`, :func:`loss_plateau` — the validity
+  checks measured in our runs (:class:`companion.stats.Validity`) that a claim on trained runs carries.
 
 Every run goes through :func:`companion.papers.angle.pairs.upper_experiment` (same batches per seed for every
 objective); every comparison through :mod:`companion.stats`.
@@ -58,7 +60,8 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
     order: the untrained copy of ``base`` (``seed = -1``, labelled ``pretrained_label``), then each of
     :func:`sts_objectives` (``taus``: ``tau_cos``, ``tau_ibn``, ``tau_angle``) at each seed through
     :func:`~companion.papers.angle.pairs.upper_experiment`. Returns one row per run: ``task, objective, seed``, a
-    column per evaluation set, and for trained runs ``steps, train_s, run_s, loss_first10, loss_last10``.
+    column per evaluation set, and for trained runs ``steps, train_s, run_s, loss_first10, loss_last10`` and
+    ``loss_curve`` (the training loss at every step).
     """
     import pandas as pd
     from tqdm.auto import tqdm
@@ -74,7 +77,8 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
                                    lr=lr, warmup_steps=warmup, buckets=buckets)
             rows.append({"task": task, "objective": name, "seed": seed, **run["scores"], "steps": steps,
                          "train_s": run["train_s"], "run_s": time.perf_counter() - t1,
-                         "loss_first10": run["loss_first"], "loss_last10": run["loss_last"]})
+                         "loss_first10": run["loss_first"], "loss_last10": run["loss_last"],
+                         "loss_curve": run["loss_curve"]})
     return pd.DataFrame(rows)
 
 
@@ -82,7 +86,7 @@ def batch_size_runs(base, train_data, evals: Mapping[str, Any], objective, sizes
                     seeds: Sequence[int], *, pairs: int, lr: float, warmup: int, buckets: int, progress: bool = True):
     """AnglE App. A.5's batch-size effect at equal data: for each batch size and seed, one run of ``objective``
     over ``pairs // size`` steps (the same number of pairs seen at every size, one pass), scored on ``evals``.
-    Returns one row per run: ``batch_size, seed, steps``, a column per evaluation set, ``run_s``."""
+    Returns one row per run: ``batch_size, seed, steps``, a column per evaluation set, ``loss_curve``, ``run_s``."""
     import pandas as pd
     from tqdm.auto import tqdm
 
@@ -95,39 +99,69 @@ def batch_size_runs(base, train_data, evals: Mapping[str, Any], objective, sizes
         run = upper_experiment(base, train_data, evals, objective, seed=seed, steps=steps, batch_size=size, lr=lr,
                                warmup_steps=min(warmup, steps // 10), buckets=buckets)
         rows.append({"batch_size": size, "seed": seed, "steps": steps, **run["scores"],
-                     "run_s": time.perf_counter() - t1})
+                     "loss_curve": run["loss_curve"], "run_s": time.perf_counter() - t1})
     return pd.DataFrame(rows)
 
 
-def regime_reason(vs_untrained, task: str) -> str | None:
-    """The reason a paper gap on ``task`` cannot be judged when fine-tuning lowered the score below the untrained
+def ceiling_validity(vs_untrained, task: str) -> stats.Validity:
+    """The ``ceiling`` check of a gap claim on ``task``: failed when fine-tuning lowered the score below the untrained
     encoder (``vs_untrained``: :func:`companion.stats.paired` of the fine-tuned AnglE and the untrained scores, CI
-    entirely below 0), else ``None``. Then every gap measures which objective harms the already trained encoder
-    least, not which one trains a better encoder (AnglE's claims are about training raw BERT)."""
-    if vs_untrained.ci is None or vs_untrained.excludes_zero() != -1:
-        return None
+    entirely below 0). Then the untrained encoder is a ceiling the runs cannot reach, and a difference between runs
+    ranks which objective harms the already trained encoder least, not which one trains a better encoder. With one
+    seed (no CI) nothing is measured and the check passes, saying so."""
+    if vs_untrained.ci is None:
+        return stats.Validity("ceiling", True, f"on {task}: one seed, AnglE − untrained {vs_untrained.estimate:+.2f} "
+                                               "(no CI)")
     lo, hi = vs_untrained.ci
-    return (f"on {task} fine-tuning lowers MiniLM below the untrained model (AnglE − untrained {vs_untrained.estimate:+.2f}, "
-            f"CI [{lo:+.2f}, {hi:+.2f}]): a difference between runs ranks which one harms an already contrastively "
-            "trained encoder least, not which trains a better one")
+    below = vs_untrained.excludes_zero() == -1
+    detail = f"on {task} AnglE − untrained MiniLM {vs_untrained.estimate:+.2f}, CI [{lo:+.2f}, {hi:+.2f}]"
+    if below:
+        detail += (": fine-tuning lowers the encoder below its untrained score, so a gap between runs ranks which one "
+                   "harms it least, not which trains a better one")
+    return stats.Validity("ceiling", not below, detail)
 
 
-def idle_reason(runs, task: str, objective: str, *, near_zero: float | None = None,
-                ratio: float = TRAINED_LOSS_RATIO) -> str | None:
-    """Why ``objective`` did not train on ``task`` (mean over seeds of ``loss_first10``/``loss_last10`` of
-    :func:`sts_task_runs`' rows): for an in-batch-negative objective (pass ``near_zero``, e.g. 0.05: InfoNCE's loss
-    starts near log(batch) for an encoder blind to the pairs) a loss already below it over the first ten steps
-    (nothing to learn), or a loss that did not fall to ``ratio`` of its start; ``None`` when it trained."""
+def idle_validity(runs, task: str, objective: str, *, near_zero: float | None = None,
+                  ratio: float = TRAINED_LOSS_RATIO) -> stats.Validity:
+    """The ``trained`` check of ``objective`` on ``task`` (mean over seeds of ``loss_first10``/``loss_last10`` of
+    :func:`sts_task_runs`' rows): failed for an in-batch-negative objective (pass ``near_zero``, e.g. 0.05: InfoNCE's
+    loss starts near log(batch) for an encoder blind to the pairs) whose loss is already below it over the first ten
+    steps (nothing to learn), or for a loss that did not fall to ``ratio`` of its start."""
     sub = runs[(runs["task"] == task) & (runs["objective"] == objective)]
     if sub.empty:
         raise ValueError(f"no runs of {objective!r} on {task!r}.")
     first, last = float(sub["loss_first10"].mean()), float(sub["loss_last10"].mean())
+    detail = f"{objective} on {task}: loss {first:.3f} -> {last:.3f} (first -> last ten steps)"
     if near_zero is not None and first < near_zero:
-        return (f"{objective} did not train on {task}: its loss is {first:.3f} over the first ten steps (MiniLM was "
-                "trained with in-batch negatives on about a billion pairs, so the term is near zero from step one)")
-    if last > ratio * first:
-        return f"{objective} did not train on {task}: loss {first:.3f} -> {last:.3f} (first -> last ten steps)"
-    return None
+        return stats.Validity("trained", False, detail + " (MiniLM was trained with in-batch negatives on about a "
+                                                         "billion pairs, so the term is near zero from step one)")
+    return stats.Validity("trained", bool(last <= ratio * first), detail)
+
+
+def loss_plateau(frame, labels: Sequence[str], *, key: str = "objective", tail: float = 1 / 3) -> stats.Validity:
+    """The ``plateau`` check of the runs of ``labels`` (rows of ``frame`` whose ``key`` is one of them, each with its
+    per-step ``loss_curve``): every run's training loss is at its plateau over the last ``tail`` of its steps
+    (:func:`companion.stats.plateau`: a line fitted there has a slope whose 95 % CI covers 0). A curve of fewer than
+    three steps cannot be fitted: the check fails, saying so."""
+    sub = frame[frame[key].isin(list(labels))]
+    missing = [lab for lab in labels if lab not in set(sub[key])]
+    if missing:
+        raise KeyError(f"loss_plateau(): no runs of {missing}.")
+    checks, short = [], []
+    for _, row in sub.iterrows():
+        curve = list(row["loss_curve"])
+        if len(curve) < 3:
+            short.append(f"{row[key]} seed {row['seed']} ({len(curve)} steps)")
+            continue
+        checks.append((row[key], row["seed"], stats.plateau(np.arange(1, len(curve) + 1), curve, tail=tail)))
+    failed = [(lab, seed, c) for lab, seed, c in checks if not c.passed]
+    detail = f"{len(checks) - len(failed)} of {len(sub)} runs of {', '.join(labels)} at their training-loss plateau"
+    if failed:
+        lab, seed, c = failed[0]
+        detail += f" (e.g. {lab} seed {seed}: {c.detail})"
+    if short:
+        detail += "; too few steps to fit: " + ", ".join(short)
+    return stats.Validity("plateau", not failed and not short, detail)
 
 
 def mean_std(frame, cols: Sequence[str]):
@@ -176,7 +210,7 @@ class AblationRuns:
 
     def run(self, weights: Sequence[float] | None, seed: int, pooling: str, objective=None) -> dict:
         """One fine-tuning run of Table 4's ``weights`` (or of any pair ``objective``): STS-B score ``ours``, the
-        test cosines ``cos``, times and mean first/last losses."""
+        test cosines ``cos``, times, mean first/last losses and the per-step ``loss_curve``."""
         if (weights is None) == (objective is None):
             raise ValueError("pass exactly one of weights and objective.")
         t1 = time.perf_counter()
@@ -184,7 +218,8 @@ class AblationRuns:
                              steps=self.steps, batch_size=self.batch_size, lr=self.lr, warmup_steps=self.warmup,
                              buckets=self.buckets, return_cosines=True, pooling=pooling)
         return {"ours": r["scores"]["STS-B"], "cos": r["cosines"]["STS-B"], "train_s": r["train_s"],
-                "run_s": time.perf_counter() - t1, "loss_first10": r["loss_first"], "loss_last10": r["loss_last"]}
+                "run_s": time.perf_counter() - t1, "loss_first10": r["loss_first"], "loss_last10": r["loss_last"],
+                "loss_curve": r["loss_curve"]}
 
     def frozen(self, pooling: str) -> tuple[float, Any]:
         """The untrained encoder with ``pooling``: its STS-B score and test cosines (no fine-tuning)."""
@@ -218,40 +253,43 @@ def seed_table(ablation, group: str, seeds: Sequence[int]):
     return sub.pivot(index="seed", columns="variant", values="ours").loc[list(seeds)]
 
 
-def untrained_reason(loss, *variants: str, group: str = "objective", ratio: float = TRAINED_LOSS_RATIO,
-                     explain: Mapping[str, str] | None = None) -> str | None:
-    """The reason naming the variants whose training loss did not fall, or ``None`` when every one trained.
+def trained_validity(loss, *variants: str, group: str = "objective", ratio: float = TRAINED_LOSS_RATIO,
+                     explain: Mapping[str, str] | None = None) -> stats.Validity:
+    """The ``trained`` check of Table 4 ``variants``: passed when every one's training loss fell.
 
     ``loss`` is indexed by ``(group, variant)`` with the mean ``loss_first10`` and ``loss_last10`` over seeds; a
-    variant trained when ``loss_last10 <= ratio * loss_first10``. ``explain[variant]``, when given, is appended to
-    that variant's entry (the measured cause).
+    variant trained when ``loss_last10 <= ratio * loss_first10``. ``explain[variant]``, when given, is appended to an
+    idle variant's entry (the measured cause).
     """
     explain = explain or {}
-    idle = [v for v in variants
-            if not bool(loss.loc[(group, v), "loss_last10"] <= ratio * loss.loc[(group, v), "loss_first10"])]
-    return ("did not train: " + "; ".join(f"{v} loss {loss.loc[(group, v), 'loss_first10']:.3f} -> "
-                                          f"{loss.loc[(group, v), 'loss_last10']:.3f} (first -> last ten steps)"
-                                          + (f": {explain[v]}" if v in explain else "")
-                                          for v in idle)) if idle else None
+    parts, idle = [], []
+    for v in variants:
+        first, last = loss.loc[(group, v), "loss_first10"], loss.loc[(group, v), "loss_last10"]
+        trained = bool(last <= ratio * first)
+        parts.append(f"{v} loss {first:.3f} -> {last:.3f} (first -> last ten steps)"
+                     + ("" if trained or v not in explain else f": {explain[v]}"))
+        idle += [] if trained else [v]
+    return stats.Validity("trained", not idle, "; ".join(parts))
 
 
-def table4_gap(paper4, by_seed, loss, a: str, b: str, *, group: str = "objective", tol_reason: str,
-               explain: Mapping[str, str] | None = None) -> dict:
+def table4_gap(paper4, by_seed, loss, a: str, b: str, *, group: str = "objective",
+               explain: Mapping[str, str] | None = None, ablation=None) -> dict:
     """The fields of a Table 4 gap claim: ours A − B paired over seeds against the paper's A − B.
 
     ``paper4`` maps ``(group, variant)`` to the paper's STS-B score, ``by_seed`` is :func:`seed_table`'s table of
-    ``group``, ``loss`` as in :func:`untrained_reason`. Returns ``source``, ``paper_value`` (the gap rounded to 2
-    decimals), ``ours`` (:func:`companion.stats.paired`) and ``criterion`` (:func:`companion.stats.direction` with
-    half the paper's gap as tolerance, inconclusive when a variant did not train, with ``explain``'s cause), for
-    ``Ledger.claim(**...)``.
+    ``group``, ``loss`` as in :func:`trained_validity`. Returns ``source``, ``paper_value`` (the gap rounded to 2
+    decimals), ``ours`` (:func:`companion.stats.paired`), ``criterion`` (:func:`companion.stats.direction` on the
+    paper's gap: its tolerance comes from the policy, half the gap, as Table 4 prints one run per row) and
+    ``validity`` (:func:`trained_validity` of both variants, with ``explain``'s cause, and, with ``ablation`` (the
+    runs with their ``loss_curve``), :func:`loss_plateau` of both), for ``Ledger.claim(**...)``.
     """
     pa, pb = float(paper4[(group, a)]), float(paper4[(group, b)])
     gap = round(pa - pb, 2)
-    why = untrained_reason(loss, a, b, group=group, explain=explain)
+    checks = [trained_validity(loss, a, b, group=group, explain=explain)]
+    if ablation is not None:
+        checks.append(loss_plateau(ablation[ablation["group"] == group], [a, b], key="variant"))
     return {"source": f"Table 4: {pa:.2f} - {pb:.2f}", "paper_value": gap,
-            "ours": stats.paired(by_seed[a], by_seed[b]),
-            "criterion": stats.direction(gap, tol=abs(gap) / 2, tol_reason=tol_reason, trained=why is None,
-                                         untrained_reason=why)}
+            "ours": stats.paired(by_seed[a], by_seed[b]), "criterion": stats.direction(gap), "validity": checks}
 
 
 #: the gold-score buckets of Fig. 5 (the last one closed: [4, 5])
@@ -411,22 +449,3 @@ def isp_share(data, batch_size: int, seed: int, steps: int, positive_threshold: 
         changed += int((with_isp & ~without).any(dim=1).sum())
         rows += 2 * len(batch)
     return changed / rows
-
-
-def distance_criterion(a, b, *, sign: int = +1, paper_effect: float | None = None, **direction_kwargs):
-    """The criterion for a Fig. 5 distance comparison (AnglE §4.5): the paired rule of
-    :func:`companion.stats.direction` on ``b − a`` when that mean difference exceeds the seed CIs of both distances
-    (their larger half-width, :func:`companion.stats.sample`), otherwise inconclusive, naming both numbers. ``a`` and
-    ``b`` are the per-seed distances of the two models (paired by seed); ``direction_kwargs`` go to ``direction``."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.shape != b.shape or a.size < 1:
-        raise ValueError(f"need two equally long, non-empty per-seed vectors, got {a.size} and {b.size}.")
-    rule = stats.direction(paper_effect, sign=None if paper_effect is not None else sign, **direction_kwargs)
-    if a.size < 2:
-        return rule  # one seed: no interval (the rule says so)
-    half = max((s.ci[1] - s.ci[0]) / 2 if s.ci is not None else 0.0 for s in (stats.sample(a), stats.sample(b)))
-    diff = float((b - a).mean())
-    if abs(diff) <= half:
-        return stats.inconclusive(f"the mean difference {diff:+.4f} lies within the seed CIs of the distances "
-                                  f"(half-width {half:.4f})")
-    return rule

@@ -300,8 +300,8 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
     ``buckets`` is passed to :meth:`UpperEncoder.embed` (length-sorted sub-batches, less padding). AdamW with
     linear warm-up/decay and gradient clipping at 1 (:func:`companion.training.train`).
 
-    Returns ``{"scores": {set: Spearman}, "loss_first": ..., "loss_last": ..., "train_s": ..., "cosines"?}``
-    (losses: mean of the first / last 10 steps).
+    Returns ``{"scores": {set: Spearman}, "loss_first": ..., "loss_last": ..., "loss_curve": [...], "train_s": ...,
+    "cosines"?}`` (losses: mean of the first / last 10 steps, and the loss at every step; empty for ``steps = 0``).
     """
     import time
 
@@ -311,7 +311,7 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
         raise ValueError(f"steps must be an int >= 0, got {steps!r}.")
     seed_everything(seed)
     model = base.fresh(**fresh_overrides)
-    out: dict = {"loss_first": float("nan"), "loss_last": float("nan"), "train_s": 0.0}
+    out: dict = {"loss_first": float("nan"), "loss_last": float("nan"), "loss_curve": [], "train_s": 0.0}
     if steps:
         t0 = time.perf_counter()
         batches = index_batches(len(train_data), batch_size=batch_size, seed=seed, epochs=None)
@@ -320,7 +320,8 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
                     progress=progress, desc=desc)
         losses = [h["loss"] for h in res.history if "loss" in h]
         k = min(10, len(losses))
-        out.update(loss_first=sum(losses[:k]) / k, loss_last=sum(losses[-k:]) / k, train_s=time.perf_counter() - t0)
+        out.update(loss_first=sum(losses[:k]) / k, loss_last=sum(losses[-k:]) / k, loss_curve=[float(x) for x in losses],
+                   train_s=time.perf_counter() - t0)
     model.eval()
     res = evaluate_pair_sets(model.encode, eval_sets, return_cosines=return_cosines)
     if return_cosines:

@@ -73,26 +73,97 @@ def run_record(name: str, seed: int, run: dict, held_out_angle: float) -> tuple[
     return row, mon
 
 
-def plateau(curves, steps: int, frac: float = 2 / 3, tol: float = 0.2):
-    """Whether each run's STS-B dev curve is flat at the end (Table 7's selection picks a dev-best checkpoint, not a
-    budget cut): per ``(model, seed)`` of ``curves`` (:func:`analysis_runs`' logs), the dev score at the last
-    evaluation at or before ``frac`` x ``steps``, at the end, the gain between them, the best trained step and
-    ``flat`` = gain < ``tol`` (Spearman x 100)."""
+def _dev_curves(curves, column: str = "dev"):
+    """``column`` of ``curves`` (:func:`analysis_runs`' logs) as a ``(step, seed) x model`` table (step 0, the shared
+    start, included: a point on every curve)."""
+    if column not in curves:
+        raise KeyError(f"no {column!r} column in the curves (have {list(curves.columns)}).")
+    return curves.pivot_table(index=["step", "seed"], columns="model", values=column)
+
+
+def plateau(curves, *, gap: float | None = None, tail: float = 1 / 3):
+    """Is each run's STS-B dev curve at its plateau? Per ``(model, seed)`` of ``curves`` (:func:`analysis_runs`'
+    logs), :func:`companion.stats.plateau` of the dev curve: a line fitted to the last ``tail`` of the evaluations,
+    ``flat`` when the slope's 95 % CI covers 0 (or, with ``gap``, when the fitted gain over that stretch is at most
+    0.25 x ``|gap|``). Also the dev score at the start of that stretch and at the end, the fitted gain, the best
+    trained step and the check's detail. One row per run."""
     import pandas as pd
 
-    if not 0 < frac < 1:
-        raise ValueError(f"frac must be in (0, 1), got {frac}.")
+    from companion import stats
+
     rows = []
-    for (model, seed), g in curves[curves.step > 0].groupby(["model", "seed"], sort=False):
+    for (model, seed), g in curves.groupby(["model", "seed"], sort=False):
         g = g.sort_values("step")
-        ref = g[g.step <= frac * steps]
-        if ref.empty:
-            raise ValueError(f"{model} seed {seed}: no dev evaluation at or before step {frac * steps:.0f}.")
-        gain = float(g["dev"].iloc[-1] - ref["dev"].iloc[-1])
-        rows.append({"model": model, "seed": seed, f"dev at step {int(ref.step.iloc[-1])}": ref["dev"].iloc[-1],
-                     "dev at end": g["dev"].iloc[-1], "gain over the last third": gain,
-                     "best step": int(g.loc[g["dev"].idxmax(), "step"]), "flat": gain < tol})
+        check = stats.plateau(g["step"], g["dev"], gap=gap, tail=tail)
+        cut = g["step"].iloc[0] + (1 - tail) * (g["step"].iloc[-1] - g["step"].iloc[0])
+        stretch = g[g["step"] >= cut - 1e-9]
+        trained = g[g["step"] > 0]
+        rows.append({"model": model, "seed": seed, "dev at the start of the last third": stretch["dev"].iloc[0],
+                     "dev at end": g["dev"].iloc[-1], "gain over the last third": g["dev"].iloc[-1]
+                     - stretch["dev"].iloc[0],
+                     "best step": int(trained.loc[trained["dev"].idxmax(), "step"]) if len(trained) else 0,
+                     "flat": bool(check.passed), "detail": check.detail})
     return pd.DataFrame(rows)
+
+
+def gap_curve(curves, a: str, b: str, column: str = "dev"):
+    """The seed-paired gap ``a − b`` of ``column`` at every logged step, mean over seeds (a Series indexed by step)."""
+    wide = _dev_curves(curves, column)
+    missing = [m for m in (a, b) if m not in wide.columns]
+    if missing:
+        raise KeyError(f"gap_curve(): no {column!r} curve for {missing}.")
+    return (wide[a] - wide[b]).groupby(level="step").mean()
+
+
+def gap_stability(curves, pairs, *, column: str = "dev", tail: float = 1 / 3):
+    """Is each compared gap stable at the end of training? For each ``(a, b)`` of ``pairs``, the seed-mean gap
+    ``a − b`` of ``column`` (:func:`gap_curve`) through :func:`companion.stats.plateau` against its own end value:
+    ``stable`` when the gap's slope over the last ``tail`` has a 95 % CI covering 0, or when the gap moves by at most
+    0.25 x its end value over that stretch (so a longer budget could not plausibly change the comparison). One row
+    per pair."""
+    import pandas as pd
+
+    from companion import stats
+
+    rows = []
+    for a, b in pairs:
+        g = gap_curve(curves, a, b, column)
+        check = stats.plateau(g.index.to_numpy(dtype=float), g.to_numpy(), gap=float(g.iloc[-1]), tail=tail)
+        cut = g.index[0] + (1 - tail) * (g.index[-1] - g.index[0])
+        rows.append({"pair": f"{a} − {b}", "gap at the start of the last third": float(g[g.index >= cut - 1e-9]
+                                                                                           .iloc[0]),
+                     "gap at end": float(g.iloc[-1]), "stable": bool(check.passed), "detail": check.detail})
+    return pd.DataFrame(rows)
+
+
+def plateau_validity(curves, a: str, b: str | None = None, *, column: str = "dev", tail: float = 1 / 3):
+    """The ``plateau`` validity check of a claim on the runs of ``a`` (and ``b``), measured on their curves.
+
+    Passed when every run of ``a`` and ``b`` is at its STS-B dev plateau (:func:`plateau`; with ``b``, a run whose dev
+    score still climbs counts as at its plateau when its gain over the last third is at most 0.25 x the end dev gap
+    ``a − b``), or, with ``b``, when the compared gap of ``column`` is stable over the last third
+    (:func:`gap_stability`). A failed check makes the claim ``inconclusive`` with the reason ``budget: …``
+    (:meth:`companion.results.Ledger.claim`). Returns a :class:`companion.stats.Validity`."""
+    from companion import stats
+
+    models = [a] if b is None else [a, b]
+    sub = curves[curves["model"].isin(models)]
+    missing = [m for m in models if m not in set(sub["model"])]
+    if missing:
+        raise KeyError(f"plateau_validity(): no curves for {missing}.")
+    end_gap = None if b is None else float(gap_curve(curves, a, b, "dev").iloc[-1])
+    runs = plateau(sub, gap=end_gap, tail=tail)
+    at = int(runs["flat"].sum())
+    worst = runs.loc[runs["gain over the last third"].abs().idxmax()]
+    detail = (f"{at} of {len(runs)} runs at their STS-B dev plateau (largest climb: {worst['model']} seed "
+              f"{worst['seed']}, {worst['detail']})")
+    passed = at == len(runs)
+    if b is not None:
+        stable = gap_stability(curves, [(a, b)], column=column, tail=tail).iloc[0]
+        detail += (f"; the {column} gap {a} − {b} is {'stable' if stable['stable'] else 'not stable'} over the last "
+                   f"third ({stable['detail']})")
+        passed = passed or bool(stable["stable"])
+    return stats.Validity("plateau", bool(passed), detail)
 
 
 def select_sigma(finals) -> tuple[float, object]:
@@ -111,43 +182,6 @@ def select_sigma(finals) -> tuple[float, object]:
                           "STS avg (not used)": rows["STS avg"]}).sort_values("sigma").reset_index(drop=True)
     best = table.loc[table["dev (best)"].idxmax()]
     return float(best["sigma"]), table.assign(selected=table["sigma"] == best["sigma"])
-
-
-def gap_stability(curves, pairs, steps: int, frac: float = 2 / 3):
-    """Does stopping earlier change what the comparisons say? For each ``(a, b)`` of ``pairs``, the seed-paired STS-B
-    dev gap ``a − b`` at the last evaluation at or before ``frac`` x ``steps`` and at the end (``curves``:
-    :func:`analysis_runs`' logs), and the per-seed change of the gap between the two (:func:`companion.stats.paired`).
-    ``stable``: the mean change is smaller than the half-width of the 95 % CI of the gap at the end, i.e. the
-    budget cut moves the gap by less than the seed noise its interval already carries (a gap of one seed, no
-    interval: not stable). Returns one row per pair."""
-    import pandas as pd
-
-    from companion import stats
-
-    if not 0 < frac < 1:
-        raise ValueError(f"frac must be in (0, 1), got {frac}.")
-    trained = curves[curves.step > 0]
-    ref_step = int(trained.step[trained.step <= frac * steps].max()) if (trained.step <= frac * steps).any() else None
-    if ref_step is None:
-        raise ValueError(f"no dev evaluation at or before step {frac * steps:.0f}.")
-    end_step = int(trained.step.max())
-    wide = trained.pivot_table(index=["step", "seed"], columns="model", values="dev")
-    rows = []
-    for a, b in pairs:
-        missing = [m for m in (a, b) if m not in wide.columns]
-        if missing:
-            raise KeyError(f"gap_stability(): no dev curve for {missing}.")
-        ref, end = wide.loc[ref_step], wide.loc[end_step]
-        g_ref, g_end = stats.paired(ref[a], ref[b]), stats.paired(end[a], end[b])
-        change = stats.paired(end[a] - end[b], ref[a] - ref[b])
-        half = None if g_end.ci is None else (g_end.ci[1] - g_end.ci[0]) / 2
-        rows.append({"pair": f"{a} − {b}", f"gap at step {ref_step}": g_ref.estimate, "gap at end": g_end.estimate,
-                     "gap at end, CI low": g_end.ci[0] if g_end.ci else float("nan"),
-                     "gap at end, CI high": g_end.ci[1] if g_end.ci else float("nan"),
-                     "change": change.estimate, "change, CI low": change.ci[0] if change.ci else float("nan"),
-                     "change, CI high": change.ci[1] if change.ci else float("nan"),
-                     "stable": bool(half is not None and abs(change.estimate) < half)})
-    return pd.DataFrame(rows)
 
 
 def analysis_runs(base, train_texts: Sequence[str], jobs: Sequence[tuple[str, tuple, int]], *, steps: int,

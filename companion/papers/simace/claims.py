@@ -27,16 +27,14 @@ def seed_paired(frame, a: str, b: str, col: Any = None) -> stats.Comparison:
     return stats.paired(data[a], data[b], labels=(a, b))
 
 
-def paper_gap(table2, a: str, b: str, plm: str = "BERT-base") -> tuple[float, str, float, str]:
-    """The paper's Table 2 gap ``a − b`` on ``plm`` (rounded to 2 decimals), its source string, 1.96 × the standard
-    error of that gap between two 5-seed means (:func:`companion.stats.difference_se` of Table 2's sds, rounded to
-    2 decimals) and the reason for that tolerance. ``table2`` is indexed by PLM with columns ``<method>`` and
-    ``<method>_std``."""
+def paper_gap(table2, a: str, b: str, plm: str = "BERT-base") -> tuple[float, str, float]:
+    """The paper's Table 2 gap ``a − b`` on ``plm`` (rounded to 2 decimals), its source string and the standard error
+    of that gap between two 5-seed means (:func:`companion.stats.difference_se` of Table 2's sds): pass it as
+    ``paper_se`` to :func:`companion.stats.direction`, whose tolerance policy turns it into 1.96 x SE. ``table2`` is
+    indexed by PLM with columns ``<method>`` and ``<method>_std``."""
     r = table2.loc[plm]
     se = stats.difference_se(float(r[f"{a}_std"]), float(r[f"{b}_std"]), TABLE2_SEEDS)
-    return (round(float(r[a]) - float(r[b]), 2), f"Table 2: {float(r[a]):.2f} - {float(r[b]):.2f}",
-            round(1.96 * se, 2), f"1.96 x the SE of the paper's 5-seed gap from Table 2's sds "
-            f"({float(r[f'{a}_std']):.2f}, {float(r[f'{b}_std']):.2f})")
+    return round(float(r[a]) - float(r[b]), 2), f"Table 2: {float(r[a]):.2f} - {float(r[b]):.2f}", se
 
 
 def caption(captions, figure: str, model: str, quantity: str, setting: str | None = None) -> float:
@@ -59,16 +57,18 @@ def caption_gap(captions, figure: str, quantity: str, a: tuple, b: tuple) -> tup
     return round(va - vb, 2), f"{figure} caption: {va:.2f} - {vb:.2f}"
 
 
-def gap_fields(data, col: str, a: str, b: str, effect: float | int, *, tol: float | None = None,
-               tol_reason: str | None = None, paper_text: str | None = None) -> dict:
+def gap_fields(data, col: str, a: str, b: str, effect: float | int, *, paper_se: float | None = None,
+               paper_text: str | None = None) -> dict:
     """``paper_value``, ``ours`` and ``criterion`` of a paper claim on the seed-paired difference ``a − b`` of column
     ``col`` of ``data`` (columns ``(col, model)``). ``effect`` is the paper's gap (a float: judged by
-    :func:`companion.stats.direction` with ``tol``) or only its sign (+1 / −1, an int, with ``paper_text`` saying
-    what the paper states)."""
+    :func:`companion.stats.direction`, whose tolerance is 1.96 x ``paper_se`` where the paper prints a seed spread,
+    else half the gap) or only its sign (+1 / −1, an int, with ``paper_text`` saying what the paper states)."""
     cmp = seed_paired(data, a, b, col)
     if isinstance(effect, float):
         return {"paper_value": effect, "ours": cmp,
-                "criterion": stats.direction(paper_effect=effect, tol=tol, tol_reason=tol_reason)}
+                "criterion": stats.direction(paper_effect=effect, paper_se=paper_se)}
+    if paper_se is not None:
+        raise ValueError("gap_fields(): paper_se needs a paper gap (a float effect)")
     if effect not in (1, -1) or isinstance(effect, bool):
         raise ValueError(f"gap_fields(): effect must be a float gap or a sign +1/-1, got {effect!r}")
     return {"paper_value": paper_text, "ours": cmp, "criterion": stats.direction(sign=effect)}
@@ -92,3 +92,21 @@ def caption_beside(captions, finals, rows, quantities: dict[str, str]):
             row[f"{quantity}: ours"] = float(ours.loc[run, col])
         out.append(row)
     return pd.DataFrame(out)
+
+
+def spread_gap(frame, a: str, b: str) -> stats.Comparison:
+    """Which of two runs varies less across seeds, as a paired comparison (a Levene-type test on the same seeds):
+    per seed, ``k · (|a_s − mean(a)| − |b_s − mean(b)|)`` with ``k = sqrt(π/2) · sqrt(n/(n−1))``, so that under
+    normal seed noise its mean estimates ``sd(a) − sd(b)`` (the unit of the sds a paper prints). One seed: the
+    single difference 0 (no interval; the rule says so)."""
+    import math
+
+    import numpy as np
+
+    missing = [m for m in (a, b) if m not in frame]
+    if missing:
+        raise KeyError(f"spread_gap(): no column {missing} (have {list(frame.columns)})")
+    x, y = np.asarray(frame[a], dtype=float), np.asarray(frame[b], dtype=float)
+    n = x.size
+    k = math.sqrt(math.pi / 2) * math.sqrt(n / (n - 1)) if n > 1 else 1.0
+    return stats.paired(k * np.abs(x - x.mean()), k * np.abs(y - y.mean()), labels=(a, b))

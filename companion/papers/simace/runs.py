@@ -97,8 +97,9 @@ class DevMonitor:
     * ``dev``: Spearman x 100 of cosine scores (the selection score: "evaluate on STS-B dev every 125 steps, keep
       the best checkpoint", Table 7);
     * ``align``: :math:`\ell_{align} = E\|f(x) - f(x^+)\|^2` over dev pairs with gold > 4 (Wang & Isola; SimACE
-      Eq. 10, Figs. 3, 6, 9), and ``uniform``: :math:`\ell_{uniform} = \log E e^{-2\|f(x) - f(y)\|^2}` over the
-      distinct dev sentences (Eq. 11 without the extra log its figures do not use);
+      Eq. 11 with :math:`\alpha = 2`, which writes a log in front: a monotone change that keeps every ordering;
+      Figs. 3, 6, 9), and ``uniform``: :math:`\ell_{uniform} = \log E e^{-2\|f(x) - f(y)\|^2}` over the distinct
+      dev sentences (SimACE Eq. 10 with :math:`t = 2`);
     * with a ``probe`` batch of training sentences: ``pos_angle``/``neg_angle`` of two TRAINING-mode dropout views
       (:func:`view_geometry`, Figs. 4, 7). This draws dropout masks, so a monitored run's dropout stream differs
       from an unmonitored one; monitor every run of a comparison the same way.

@@ -65,3 +65,14 @@ def claims_summary(ledger, kinds=("paper", "check", "beyond")):
              "ours": _ours(c), "verdict": c["verdict"], "reason": c.get("reason", "")}
             for c in ledger.claims if c["kind"] in kinds]
     return pd.DataFrame(rows, columns=["id", "kind", "paper", "ours", "verdict", "reason"]).set_index("id")
+
+
+def paired_rows(results, pairs):
+    """:func:`companion.stats.paired_table` of ``results`` over ``pairs``, without the Wilcoxon column when it is
+    empty (below :data:`companion.stats.WILCOXON_MIN_N` seeds the signed-rank test is not reported)."""
+    from companion import stats
+
+    table = stats.paired_table(results, pairs)
+    if "p (Wilcoxon)" in table and table["p (Wilcoxon)"].isna().all():
+        table = table.drop(columns="p (Wilcoxon)")
+    return table

@@ -410,6 +410,8 @@ def test_upper_experiment_is_seeded_paired_and_zero_steps_is_pretrained():
             for b in (2, 2)]
     assert runs[0]["scores"] == runs[1]["scores"]  # same seed, same batches and dropout: identical
     assert runs[0]["scores"]["t"] != pytest.approx(pre["t"], abs=1e-6)  # it trained
+    assert len(runs[0]["loss_curve"]) == 4 and runs[0]["loss_curve"] == runs[1]["loss_curve"]  # every step's loss
+    assert runs[0]["loss_first"] == pytest.approx(sum(runs[0]["loss_curve"]) / 4)  # fewer than ten steps: all
     for k, v in base.state_dict().items():  # each run trains a fresh copy; the base stays pretrained
         assert torch.equal(v, before[k]), k
     assert upper_experiment(base, train_data, {"t": test}, None, seed=0, steps=0, batch_size=8,

@@ -144,7 +144,7 @@ def _fake_upper(calls):
              return_cosines=False, **kw):
         calls.append(dict(objective=objective, seed=seed, steps=steps, warmup=warmup_steps, **kw))
         scores = {name: 10.0 * seed + steps for name in evals}
-        out = {"scores": scores, "loss_first": 2.0, "loss_last": 1.0, "train_s": 0.5}
+        out = {"scores": scores, "loss_first": 2.0, "loss_last": 1.0, "loss_curve": [2.0, 1.5, 1.0], "train_s": 0.5}
         if return_cosines:
             out["cosines"] = {name: np.full(3, float(seed)) for name in evals}
         return out
@@ -165,6 +165,7 @@ def test_sts_task_runs_rows_in_order(monkeypatch):
     sts = out[(out.task == "STS-B") & (out.seed >= 0)]
     assert sts["objective"].tolist() == [ex.ANGLE, ex.ANGLE, ex.COSENT, ex.COSENT, ex.INFONCE, ex.INFONCE]
     assert sts["STS-B"].tolist() == [3.0, 13.0] * 3 and (sts["loss_first10"] == 2.0).all()
+    assert all(c == [2.0, 1.5, 1.0] for c in sts["loss_curve"])  # every step's loss, for the plateau check
     assert calls[1]["objective"].positive_threshold == 4.0 and calls[1]["warmup"] == 1
 
 
@@ -180,21 +181,42 @@ def test_batch_size_runs_see_the_same_pairs_at_every_size(monkeypatch):
         ex.batch_size_runs("base", "train", {}, "objective", [1], [0], pairs=64, lr=1e-4, warmup=0, buckets=1)
 
 
-def test_regime_and_idle_reasons():
+def test_ceiling_and_idle_validity():
     from companion import stats
 
-    below = stats.paired([70.0, 71.0, 70.5], [72.0, 72.0, 72.0])
-    assert "lowers MiniLM below the untrained model" in ex.regime_reason(below, "SNLI")
-    assert ex.regime_reason(stats.paired([72.0, 73.0, 72.5], [72.0, 72.0, 72.0]), "STS-B") is None
+    below = ex.ceiling_validity(stats.paired([70.0, 71.0, 70.5], [72.0, 72.0, 72.0]), "SNLI")
+    assert below.name == "ceiling" and not below.passed and "lowers the encoder below its untrained" in below.detail
+    above = ex.ceiling_validity(stats.paired([72.0, 73.0, 72.5], [72.0, 72.0, 72.0]), "STS-B")
+    assert above.passed and "CI [" in above.detail
+    assert ex.ceiling_validity(stats.paired([70.0], [72.0]), "t").passed  # one seed: nothing measured
     runs = pd.DataFrame({"task": ["t"] * 4, "objective": ["ibn", "ibn", "cos", "cos"],
                          "loss_first10": [0.003, 0.002, 8.0, 8.2], "loss_last10": [0.004, 0.003, 6.0, 6.1]})
-    assert "near zero from step one" in ex.idle_reason(runs, "t", "ibn", near_zero=0.05)
-    assert "near zero" not in ex.idle_reason(runs, "t", "ibn")  # without near_zero only the loss drop counts
-    assert ex.idle_reason(runs, "t", "cos") is None
+    idle = ex.idle_validity(runs, "t", "ibn", near_zero=0.05)
+    assert idle.name == "trained" and not idle.passed and "near zero from step one" in idle.detail
+    assert idle.reason.startswith("did not train: ibn on t")
+    plain = ex.idle_validity(runs, "t", "ibn")  # without near_zero only the loss drop counts (it rose)
+    assert not plain.passed and "near zero" not in plain.detail
+    assert ex.idle_validity(runs, "t", "cos").passed
     flat = runs.assign(loss_last10=[0.004, 0.003, 8.0, 8.2])
-    assert ex.idle_reason(flat, "t", "cos") == "cos did not train on t: loss 8.100 -> 8.100 (first -> last ten steps)"
+    assert ex.idle_validity(flat, "t", "cos").detail == "cos on t: loss 8.100 -> 8.100 (first -> last ten steps)"
     with pytest.raises(ValueError, match="no runs"):
-        ex.idle_reason(runs, "t", "angle")
+        ex.idle_validity(runs, "t", "angle")
+
+
+def test_loss_plateau_fails_a_falling_curve_and_a_short_one():
+    steps = np.arange(30)
+    falling = list(5.0 - 0.1 * steps)                                   # still falling at the end
+    settled = list(np.r_[5.0 - 0.2 * steps[:20], 1.0 + 0.01 * (-1.0) ** steps[20:]])  # flat with a wiggle
+    frame = pd.DataFrame({"objective": ["a", "a", "b"], "seed": [0, 1, 0],
+                          "loss_curve": [settled, settled, falling]})
+    ok = ex.loss_plateau(frame, ["a"])
+    assert ok.name == "plateau" and ok.passed and ok.detail.startswith("2 of 2 runs of a")
+    bad = ex.loss_plateau(frame, ["a", "b"])
+    assert not bad.passed and "b seed 0" in bad.detail and bad.reason.startswith("budget: 2 of 3")
+    short = ex.loss_plateau(frame.assign(loss_curve=[[1.0, 0.9]] * 3), ["a"])
+    assert not short.passed and "too few steps" in short.detail
+    with pytest.raises(KeyError, match="no runs"):
+        ex.loss_plateau(frame, ["c"])
 
 
 def test_ranking_room_is_zero_for_gold_order_and_shrinks_with_the_temperature():
@@ -264,8 +286,10 @@ def _ablation():
     for group, variant, vals in [("objective", "all", [80.0, 82.0]), ("objective", "only cosine", [79.0, 80.0]),
                                  ("pooling", "cls", [70.0, 71.0]), ("pooling", "last-avg", [80.0, 82.0])]:
         for seed, v in zip([0, 1], vals):
+            curve = [1.0, 0.7, 0.5, 0.5, 0.51, 0.49, 0.5]  # settled over the last third
             rows.append({"group": group, "variant": variant, "seed": seed, "ours": v,
-                         "loss_first10": 1.0, "loss_last10": 0.5 if variant != "only cosine" else 0.99})
+                         "loss_first10": 1.0, "loss_last10": 0.5 if variant != "only cosine" else 0.99,
+                         "loss_curve": curve})
     return pd.DataFrame(rows)
 
 
@@ -288,26 +312,34 @@ def test_ablation_summary_and_seed_table():
         ex.seed_table(_ablation(), "nope", [0])
 
 
-def test_untrained_reason_and_table4_gap():
+def test_trained_validity_and_table4_gap():
+    from companion.results import Ledger
+
     ablation = _ablation()
     loss = ablation.groupby(["group", "variant"], sort=False)[["loss_first10", "loss_last10"]].mean()
-    assert ex.untrained_reason(loss, "all") is None
-    reason = ex.untrained_reason(loss, "all", "only cosine")
-    assert reason == "did not train: only cosine loss 1.000 -> 0.990 (first -> last ten steps)"
+    assert ex.trained_validity(loss, "all").passed
+    idle = ex.trained_validity(loss, "all", "only cosine")
+    assert not idle.passed
+    assert idle.reason == ("did not train: all loss 1.000 -> 0.500 (first -> last ten steps); only cosine loss 1.000 "
+                           "-> 0.990 (first -> last ten steps)")
     p4 = pd.Series({("objective", "all"): 86.26, ("objective", "only cosine"): 85.28,
                     ("pooling", "cls"): 86.0, ("pooling", "last-avg"): 85.0})
     by_seed = ex.seed_table(ablation, "pooling", [0, 1])
-    fields = ex.table4_gap(p4, by_seed, loss, "last-avg", "cls", group="pooling", tol_reason="half")
+    fields = ex.table4_gap(p4, by_seed, loss, "last-avg", "cls", group="pooling", ablation=ablation)
     assert fields["source"] == "Table 4: 85.00 - 86.00" and fields["paper_value"] == -1.0
     assert fields["ours"].values == (10.0, 11.0)
+    assert fields["criterion"].params["tol"] == 0.5  # the policy: half the paper's gap, no spread printed
+    assert [c.name for c in fields["validity"]] == ["trained", "plateau"] and all(c.passed for c in fields["validity"])
     assert fields["criterion"].verdict(fields["ours"]) == "not reproduced"  # ours +10.5, the paper's −1
-    obj = ex.table4_gap(p4, ex.seed_table(ablation, "objective", [0, 1]), loss, "all", "only cosine", tol_reason="h")
-    assert obj["paper_value"] == 0.98
-    judgement = obj["criterion"].judge(obj["ours"])
-    assert judgement.verdict == "inconclusive" and "only cosine" in judgement.reason
-    explained = ex.table4_gap(p4, ex.seed_table(ablation, "objective", [0, 1]), loss, "all", "only cosine",
-                              tol_reason="h", explain={"only cosine": "no room"})
-    assert explained["criterion"].judge(explained["ours"]).reason.endswith("(first -> last ten steps): no room")
+    obj = ex.table4_gap(p4, ex.seed_table(ablation, "objective", [0, 1]), loss, "all", "only cosine",
+                        explain={"only cosine": "no room"})
+    assert obj["paper_value"] == 0.98 and "plateau" not in [c.name for c in obj["validity"]]  # no runs given
+    assert obj["criterion"].description == ex.table4_gap(  # the criterion does not depend on our runs
+        p4, ex.seed_table(ablation, "objective", [0, 1]), loss.assign(loss_last10=0.1), "all", "only cosine"
+    )["criterion"].description
+    ledger = Ledger("angle", "t", profile="smoke")
+    verdict = ledger.claim("x", "gap", kind="paper", regime="MiniLM", **obj)
+    assert verdict == "inconclusive" and ledger.claims[0]["reason"].endswith("(first -> last ten steps): no room")
 
 
 def test_bucket_masks_and_fig5_plot():
@@ -321,16 +353,3 @@ def test_bucket_masks_and_fig5_plot():
     cos = {"a": rng.random(7), "b": rng.random(7), "c": gold / 5}
     fig = ex.plot_bucket_densities(cos, gold)
     assert len(fig.axes) == 3 and fig.axes[2].get_title().startswith("c: W = 0.0000")
-
-
-def test_distance_criterion_calls_a_difference_only_beyond_the_seed_cis():
-    from companion import stats
-
-    angle, baseline = [0.090, 0.096, 0.093], [0.0905, 0.0968, 0.0937]
-    judgement = ex.distance_criterion(angle, baseline).judge(stats.paired(baseline, angle))
-    assert judgement.verdict == "inconclusive" and "within the seed CIs" in judgement.reason
-    angle, baseline = [0.080, 0.081, 0.082], [0.090, 0.091, 0.092]
-    assert ex.distance_criterion(angle, baseline).verdict(stats.paired(baseline, angle)) == "reproduced"
-    assert ex.distance_criterion([0.1], [0.2]).verdict(stats.paired([0.2], [0.1])) == "inconclusive"  # one seed
-    with pytest.raises(ValueError, match="equally long"):
-        ex.distance_criterion([0.1, 0.2], [0.1])

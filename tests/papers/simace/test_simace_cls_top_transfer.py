@@ -120,22 +120,24 @@ def test_pair_features_and_evaluate_transfer():
     assert scores["avg"] == pytest.approx(np.mean([scores[k] for k in ("MR", "TREC", "MRPC")]))
 
 
-def test_plateau_flags_a_rising_curve():
+def test_plateau_flags_a_rising_curve_and_reads_the_gap():
     import pandas as pd
 
     from companion.papers.simace.analysis import plateau
 
     steps = [0, 10, 20, 30, 40, 50, 60]
-    flat_dev = [70, 80, 82, 82.5, 82.6, 82.65, 82.7]
-    rising = [70, 72, 74, 76, 78, 80, 82]
+    flat_dev = [70, 80, 82, 82.5, 82.6, 82.55, 82.6]          # last third 82.6, 82.55, 82.6: slope CI covers 0
+    rising = [70, 72, 74, 76, 78, 80.1, 82]                    # still climbing: slope CI above 0
     curves = pd.concat([pd.DataFrame({"step": steps, "dev": d, "model": m, "seed": 0})
                         for m, d in (("flat", flat_dev), ("rising", rising))])
-    out = plateau(curves, 60).set_index("model")
-    assert out.loc["flat", "gain over the last third"] == pytest.approx(0.2 - 0.0, abs=0.11)
+    out = plateau(curves).set_index("model")
     assert bool(out.loc["flat", "flat"]) and not bool(out.loc["rising", "flat"])
-    assert out.loc["rising", "best step"] == 60
-    with pytest.raises(ValueError, match="frac"):
-        plateau(curves, 60, frac=1.5)
+    assert out.loc["rising", "gain over the last third"] == pytest.approx(4.0)   # 78 at step 40 -> 82 at the end
+    assert out.loc["rising", "best step"] == 60 and out.loc["flat", "best step"] == 40
+    assert "slope over the last" in out.loc["rising", "detail"]
+    # a climb of 4 points is small against a compared gap of 20 (<= 0.25 x 20), not against one of 10
+    assert bool(plateau(curves, gap=20.0).set_index("model").loc["rising", "flat"])
+    assert not bool(plateau(curves, gap=10.0).set_index("model").loc["rising", "flat"])
 
 
 def test_caption_beside_reads_the_caption_and_our_means():

@@ -117,10 +117,12 @@ def test_seed_paired_with_and_without_a_quantity():
 def test_paper_gap_from_table2_by_hand():
     table2 = pd.DataFrame({"SimACE": [77.46], "SimACE_std": [0.3], "SimCSE": [75.97], "SimCSE_std": [0.4]},
                           index=pd.Index(["BERT-base"], name="PLMs"))
-    effect, source, tol, reason = claims.paper_gap(table2, "SimACE", "SimCSE")
+    effect, source, se = claims.paper_gap(table2, "SimACE", "SimCSE")
     assert effect == 1.49 and source == "Table 2: 77.46 - 75.97"
-    assert tol == round(1.96 * math.sqrt((0.09 + 0.16) / 5), 2) == 0.44
-    assert reason.endswith("(0.30, 0.40)")
+    assert se == pytest.approx(math.sqrt((0.09 + 0.16) / 5))  # the SE, not a tolerance
+    crit = stats.direction(paper_effect=effect, paper_se=se)
+    assert crit.params["tol"] == pytest.approx(1.96 * se, abs=1e-6)  # the policy turns it into 1.96 x SE
+    assert "SE of the paper's own seeds" in crit.description
 
 
 def _captions():
@@ -146,14 +148,50 @@ def test_caption_and_caption_gap():
 def test_gap_fields_for_a_gap_and_for_a_sign():
     data = pd.DataFrame({"seed": [0, 0, 1, 1, 2, 2], "model": ["A", "B"] * 3,
                          "q": [2.0, 1.0, 2.1, 1.0, 1.9, 1.0]}).pivot(index="seed", columns="model")
-    gap = claims.gap_fields(data, "q", "A", "B", 1.0, tol=0.5, tol_reason="half")
+    gap = claims.gap_fields(data, "q", "A", "B", 1.0)
     assert gap["paper_value"] == 1.0 and gap["ours"].estimate == pytest.approx(1.0)
+    assert gap["criterion"].params["tol"] == 0.5  # no printed spread: half the paper's gap (the policy)
     assert gap["criterion"].verdict(gap["ours"]) == "reproduced"
+    far = claims.gap_fields(data, "q", "A", "B", 3.0)  # ours +1.0 against +3.0, outside ±1.5: partly
+    assert far["criterion"].verdict(far["ours"]) == "partly"
+    tight = claims.gap_fields(data, "q", "A", "B", 1.2, paper_se=0.05)  # ±0.098: our +1.0 lies outside
+    assert tight["criterion"].params["tol"] == pytest.approx(0.098)
+    assert tight["criterion"].verdict(tight["ours"]) == "partly"
+    against = claims.gap_fields(data, "q", "A", "B", -5.57)  # a firm reversal of a magnitude claim
+    assert against["criterion"].verdict(against["ours"]) == "not reproduced"
     sign = claims.gap_fields(data, "q", "A", "B", -1, paper_text="A below B")
     assert sign["paper_value"] == "A below B"
     assert sign["criterion"].verdict(sign["ours"]) == "not reproduced"
     with pytest.raises(ValueError):
         claims.gap_fields(data, "q", "A", "B", 2, paper_text="?")
+    with pytest.raises(ValueError, match="paper_se"):
+        claims.gap_fields(data, "q", "A", "B", -1, paper_se=0.1)
+
+
+def test_spread_gap_estimates_the_sd_difference():
+    rng = np.random.default_rng(0)
+    noise = rng.normal(size=4000)
+    wide = pd.DataFrame({"A": 0.5 * noise, "B": 2.0 * rng.normal(size=4000)})
+    cmp = claims.spread_gap(wide, "A", "B")
+    assert cmp.labels == ("A", "B") and cmp.n == 4000
+    assert cmp.estimate == pytest.approx(0.5 - 2.0, abs=0.1)  # sd(A) - sd(B) under normal noise
+    assert cmp.excludes_zero() == -1
+    three = claims.spread_gap(pd.DataFrame({"A": [1.0, 2.0, 3.0], "B": [0.0, 0.0, 6.0]}), "A", "B")
+    k = math.sqrt(math.pi / 2) * math.sqrt(3 / 2)
+    assert three.values == pytest.approx((k * (1 - 2), k * (0 - 2), k * (1 - 4)))  # |x - 2| for both means
+    one = claims.spread_gap(pd.DataFrame({"A": [1.0], "B": [2.0]}), "A", "B")
+    assert one.values == (0.0,) and one.ci is None
+    with pytest.raises(KeyError):
+        claims.spread_gap(wide, "A", "C")
+
+
+def test_paired_rows_leaves_out_wilcoxon_below_six_seeds():
+    from companion.papers.simace.summary import paired_rows
+
+    three = paired_rows({"A": [1.0, 2.0, 3.5], "B": [0.0, 0.5, 1.0]}, [("A", "B")])
+    assert "p (Wilcoxon)" not in three and three["n"].iloc[0] == 3
+    six = paired_rows({"A": [1.0, 2.0, 3.5, 2.0, 4.0, 3.0], "B": [0.0] * 6}, [("A", "B")])
+    assert six["p (Wilcoxon)"].iloc[0] == pytest.approx(0.03125)  # exact signed-rank, all six positive
 
 
 # --------------------------------------------------------------------------------------------- analysis (03)

@@ -125,26 +125,47 @@ def test_select_sigma_takes_the_best_dev_checkpoint():
         select_sigma(finals.iloc[:1])
 
 
-def _curves(end_gap_b):
+def _curves(widen: float, climb: float = 0.2):
+    """Runs A and B over steps 0..60, three seeds, dev climbing by ``climb`` per step; B trails A by 1 point plus
+    ``widen`` per step after step 40 (the last third)."""
     rows = []
-    for seed, noise in enumerate([0.0, 0.1, -0.1]):
-        for step, dev_a, dev_b in [(0, 70, 70), (10, 75, 74), (20, 77 + noise, 76), (30, 78 + noise, 77 - end_gap_b)]:
+    for seed, noise in enumerate([0.0, 0.05, -0.05]):
+        for step in range(0, 70, 10):
+            dev_a = 70 + climb * step + noise + 0.01 * (-1) ** (step // 10)  # a wiggle: no exactly constant curve
+            dev_b = dev_a - 1.0 - widen * max(0, step - 40)
             rows += [{"model": "A", "seed": seed, "step": step, "dev": dev_a},
                      {"model": "B", "seed": seed, "step": step, "dev": dev_b}]
     return pd.DataFrame(rows)
 
 
 def test_gap_stability_by_hand_and_failing():
-    out = gap_stability(_curves(0.0), [("A", "B")], steps=30).iloc[0]
-    assert out["pair"] == "A − B" and out["gap at step 20"] == pytest.approx(1.0)
-    assert out["gap at end"] == pytest.approx(1.0) and out["change"] == pytest.approx(0.0)
-    assert bool(out["stable"])
-    moved = gap_stability(_curves(1.5), [("A", "B")], steps=30).iloc[0]  # B falls 1.5 behind in the last third
-    assert moved["change"] == pytest.approx(1.5) and not bool(moved["stable"])
-    with pytest.raises(KeyError, match="no dev curve"):
-        gap_stability(_curves(0.0), [("A", "C")], steps=30)
-    with pytest.raises(ValueError, match="frac"):
-        gap_stability(_curves(0.0), [("A", "B")], steps=30, frac=1.0)
+    out = gap_stability(_curves(0.0), [("A", "B")]).iloc[0]
+    assert out["pair"] == "A − B" and out["gap at the start of the last third"] == pytest.approx(1.0)
+    assert out["gap at end"] == pytest.approx(1.0) and bool(out["stable"])
+    moved = gap_stability(_curves(0.1), [("A", "B")]).iloc[0]  # B falls 2 more points behind over the last third
+    assert moved["gap at end"] == pytest.approx(3.0) and not bool(moved["stable"])  # 2 > 0.25 x 3
+    small = gap_stability(_curves(0.01), [("A", "B")]).iloc[0]  # 0.2 <= 0.25 x 1.2: moves, but little
+    assert bool(small["stable"])
+    with pytest.raises(KeyError, match="no 'dev' curve"):
+        gap_stability(_curves(0.0), [("A", "C")])
+
+
+def test_plateau_validity_runs_or_gap():
+    from companion.papers.simace.analysis import plateau_validity
+
+    # both runs still climb 4 points over the last third, but the gap A − B does not move: passed
+    ok = plateau_validity(_curves(0.0), "A", "B")
+    assert ok.name == "plateau" and ok.passed and "0 of 6 runs" in ok.detail and "is stable" in ok.detail
+    # both climb and the gap widens: the claim would be inconclusive (budget)
+    bad = plateau_validity(_curves(0.1), "A", "B")
+    assert not bad.passed and bad.reason.startswith("budget: 0 of 6 runs") and "not stable" in bad.detail
+    # flat runs: at the plateau, whatever the gap does
+    assert plateau_validity(_curves(0.0, climb=0.0), "A", "B").passed
+    # one model (a level or a gain over the untrained encoder): only its runs count
+    assert not plateau_validity(_curves(0.0), "A").passed
+    assert plateau_validity(_curves(0.0, climb=0.0), "A").passed
+    with pytest.raises(KeyError, match="no curves"):
+        plateau_validity(_curves(0.0), "A", "C")
 
 
 def test_scale_table_reads_the_paper_side_and_claims_summary_formats():
