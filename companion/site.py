@@ -2,14 +2,19 @@
 
 Pages:
 
-* ``index.qmd`` — the scoreboard: verdict counts of the papers' own claims per paper, a figure with one bar per
-  table row, the beyond-the-paper claims and our checks counted apart, and per paper its claims grouped by kind,
-  each linked to the notebook cell that decides it (all computed at render time from ``results/``);
+* ``index.qmd`` — the scoreboard: verdict counts of the five papers' own claims (``kind: paper``; the baselines
+  and the synthesis are not papers and have none), every count split by regime (``paper setting`` / ``scaled``,
+  which never changes a verdict), a figure with one bar per table row; the errata counted apart (confirmed,
+  partly confirmed: an erratum is never a reproduced paper claim), the beyond-the-paper claims and our checks
+  counted apart; and per paper its claims grouped by kind, each with its regime beside its verdict, its
+  interval and minimum detectable effect, and a link to the notebook cell that decides it (all computed at render
+  time from ``results/``);
 * ``site/papers/<paper>.qmd`` — one page per paper (generated): reference, the scale each notebook ran at
   (backbone, data subset and budget, seeds, hardware, wall time; read from provenance and the executed notebooks),
-  the notebooks in section order, the claims and the paper's errata;
+  the notebooks in section order, the claims (verdict, regime, CI and MDE) and the paper's errata;
 * ``site/errata.qmd`` — every verified inconsistency, one card each (what the paper prints, what was computed, in
-  words), from the errata notebook's ledger (``synthesis/00-errata``);
+  words), from the claims of kind ``erratum`` (the errata notebook ``synthesis/00-errata`` records them), with
+  their own count (:data:`ERRATUM_STATUS`);
 * ``site/run-it-yourself.qmd`` — profiles, time per notebook and profile, the ``gpu`` profile's backbones;
 * ``site/use-the-objectives.qmd`` and ``site/api/`` — the losses in your own training, and the API reference
   generated from the docstrings (:mod:`companion.apidoc`).
@@ -23,7 +28,8 @@ http(s) URL, every notebook's first cell has its Colab badge and names its paper
 ``results/`` resolves to a notebook cell. It also runs offline what it can of a real render
 (:mod:`companion.site_render`): each notebook's conversion to markdown with nbconvert, lists and paragraphs that
 Pandoc would run together, tables that would not fit the page, ``#anchor`` links, tracebacks in executed output,
-and the landing page's verdict figure against its table. Quarto renders the stored notebook outputs without
+and the landing page's verdict figure against its table; the landing page must build its scoreboard from the
+ledger, split by regime. Quarto renders the stored notebook outputs without
 re-executing them (its default for ``.ipynb``); only the pages' small Python cells run, reading ``results/``.
 Numbers and claim values are written for readers by :mod:`companion.site_format`.
 """
@@ -61,6 +67,8 @@ STYLESHEET = "site/styles.css"  # keeps link words in tables whole (see the file
 PAPERS: dict[str, dict[str, str]] = {p.id: {"title": p.title, "reference": p.reference, "url": p.url}
                                      for p in _papers.REGISTRY}
 REPRODUCED_PAPERS = _papers.REPRODUCED  # notebooks that name a section
+#: the two columns every count of the scoreboard is split by (:func:`companion.results.regime_kind`)
+REGIMES = ("paper setting", "scaled")
 VERDICT_COLOURS = {"reproduced": "#2e8540", "partly": "#f0ad4e", "not reproduced": "#c9302c",
                    "inconclusive": "#6f8fb3", "not testable": "#9e9e9e"}
 ERRATUM_STATUS = {"confirmed": "confirmed", "partly": "partly confirmed", "not confirmed": "not confirmed",
@@ -242,22 +250,41 @@ def _paper_link(paper: str, base: str, root: Path) -> str:
     return f"[{_title(paper)}]({base}{paper_page(paper)})" if (root / paper_page(paper)).exists() else _title(paper)
 
 
-def scoreboard_rows(board=None, root: Path | None = None) -> list[tuple[str, dict[str, int]]]:
-    """``(paper, {verdict: count, ..., "total": n})`` for the *paper* claims, in the registry's paper order: the
-    rows of the landing page's scoreboard table and, top to bottom, the bars of its figure."""
-    from companion.results import VERDICTS, scoreboard
+def _board(board, root: Path):
+    """The paper claims' scoreboard split by regime (:func:`companion.results.scoreboard` with ``by_regime=True``),
+    the five papers only."""
+    from companion.results import scoreboard
 
-    root = _root(root)
-    board = scoreboard(_results_dir(root)) if board is None else board
-    rows = []
-    for _, r in sorted(board.iterrows(), key=lambda kv: _paper_order(kv[1]["paper"])):
-        rows.append((r["paper"], {**{v: int(r[v]) for v in VERDICTS}, "total": int(r["total"])}))
-    return rows
+    board = scoreboard(_results_dir(root), kind="paper", by_regime=True) if board is None else board
+    if "regime" not in board.columns:
+        raise ValueError("the landing page's scoreboard is split by regime: pass scoreboard(by_regime=True)")
+    return board[board["paper"].isin(REPRODUCED_PAPERS)]
+
+
+def scoreboard_rows(board=None, root: Path | None = None) -> list[tuple[str, str, dict[str, int]]]:
+    """``(paper, regime, {verdict: count, ..., "total": n})`` for the *paper* claims of the five papers, each
+    paper in the registry's order with one row per regime (:data:`REGIMES`, zeros where a paper has no claim in
+    that regime): the rows of the landing page's scoreboard table and, top to bottom, the bars of its figure.
+    ``board``: :func:`companion.results.scoreboard` with ``by_regime=True`` (rows of the synthesis and the
+    baselines, which are not papers, are left out)."""
+    from companion.results import VERDICTS, regime_kind
+
+    board = _board(board, _root(root))
+    counts: dict[tuple[str, str], dict[str, int]] = {}
+    for _, r in board.iterrows():
+        key = (r["paper"], regime_kind(r["regime"]))
+        row = counts.setdefault(key, {**{v: 0 for v in VERDICTS}, "total": 0})
+        for v in (*VERDICTS, "total"):
+            row[v] += int(r[v]) if v in r else 0
+    papers = sorted({p for p, _ in counts}, key=_paper_order)
+    empty = {**{v: 0 for v in VERDICTS}, "total": 0}
+    return [(p, regime, dict(counts.get((p, regime), empty))) for p in papers for regime in REGIMES]
 
 
 def scoreboard_markdown(board=None, page: str = LANDING, root: Path | None = None) -> str:
-    """The verdict counts of the *paper* claims per paper (:func:`companion.results.scoreboard`), each paper linked
-    to its page. Our own checks and beyond-the-paper claims are counted apart (:func:`other_claims_markdown`)."""
+    """The verdict counts of the five papers' *paper* claims, one row per paper and regime (``paper setting`` /
+    ``scaled``), each paper linked to its page. Our own checks, beyond-the-paper claims and errata are counted
+    apart (:func:`other_claims_markdown`, :func:`errata_summary`)."""
     from companion.results import VERDICTS
 
     root = _root(root)
@@ -265,52 +292,129 @@ def scoreboard_markdown(board=None, page: str = LANDING, root: Path | None = Non
     if not rows:
         return "_No ledger yet: run the notebooks._"
     base = _base(page)
-    return md_table(["paper", *VERDICTS, "paper claims"],
-                    [[_paper_link(p, base, root), *(c[v] for v in VERDICTS), c["total"]] for p, c in rows])
+    return md_table(["paper", "regime", *VERDICTS, "claims"],
+                    [[_paper_link(p, base, root), regime, *(c[v] for v in VERDICTS), c["total"]]
+                     for p, regime, c in rows])
+
+
+REGIME_SENTENCE = ("The regime never changes a verdict: a claim tested in a scaled regime (another backbone, fewer "
+                   "layers trained, fewer steps, less data or fewer seeds than the paper) is judged by the same rule "
+                   "as one tested in the paper's setting, and the regime is shown beside it.")
+
+
+def scoreboard_summary(board=None, root: Path | None = None) -> str:
+    """One sentence of totals over the five papers, split by regime, and :data:`REGIME_SENTENCE`."""
+    from companion.results import VERDICTS
+
+    rows = scoreboard_rows(board, root)
+    if not rows:
+        return ""
+    totals = {regime: {v: sum(c[v] for _, r, c in rows if r == regime) for v in (*VERDICTS, "total")}
+              for regime in REGIMES}
+    n = sum(t["total"] for t in totals.values())
+    parts = [f"{t['total']} {'in the paper setting' if regime == REGIMES[0] else regime} "
+             f"({_verdict_counts({v: t[v] for v in VERDICTS})})" for regime, t in totals.items()]
+    papers = len({p for p, _, _ in rows})
+    return (f"**In all, {n} claim{'s' if n != 1 else ''} of {_number_word(papers)} paper{'s' if papers != 1 else ''}:** "
+            f"{parts[0]}; {parts[1]}. {REGIME_SENTENCE}")
+
+
+def _number_word(n: int) -> str:
+    return ("no", "one", "two", "three", "four", "five")[n] if 0 <= n <= 5 else str(n)
 
 
 def _verdict_counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{n} {v}" for v, n in counts.items() if n) or "none"
 
 
+def _regime_counts(frame) -> str:
+    """``2 in the paper setting, 10 scaled`` for claims with a ``regime`` column."""
+    from companion.results import regime_kind
+
+    kinds = [regime_kind(r) for r in frame["regime"]]
+    return ", ".join(f"{kinds.count(r)} {'in the paper setting' if r == REGIMES[0] else r}"
+                     for r in REGIMES if kinds.count(r))
+
+
 def other_claims_markdown(page: str = LANDING, root: Path | None = None) -> str:
-    """Per paper, the verdicts of the beyond-the-paper claims and of our own checks (never counted as
-    reproductions): ``4 reproduced, 8 inconclusive`` / ``12 passed, 1 failed``."""
-    from companion.results import scoreboard
+    """Per ledger owner (the five papers, the baselines, the synthesis), what the scoreboard does not count: the
+    verdicts of the beyond-the-paper claims (with their regimes), of our own checks (never reproductions) and of
+    the errata of each paper (:func:`errata_counts`): ``4 reproduced, 8 inconclusive (2 in the paper setting,
+    10 scaled)`` / ``12 passed, 1 failed`` / ``3 confirmed``."""
+    from companion.results import KIND_VERDICTS, claims_frame
 
     root = _root(root)
     base = _base(page)
+    frame = claims_frame(_results_dir(root))
     counts: dict[str, dict[str, str]] = {}
     for kind in ("beyond", "check"):
-        board = scoreboard(_results_dir(root), kind=kind)
-        for _, r in board.iterrows():
-            verdicts = {c: int(r[c]) for c in board.columns if c not in ("paper", "total")}
-            counts.setdefault(r["paper"], {})[kind] = _verdict_counts(verdicts)
+        mine = frame[frame["kind"] == kind]
+        for paper, claims in mine.groupby("paper"):
+            verdicts = {v: int((claims["verdict"] == v).sum()) for v in KIND_VERDICTS[kind]}
+            text = _verdict_counts(verdicts)
+            if kind == "beyond":
+                text += f" ({_regime_counts(claims)})"
+            counts.setdefault(paper, {})[kind] = text
+    for paper, statuses in errata_by_paper(root).items():
+        counts.setdefault(paper, {})["erratum"] = _verdict_counts(statuses)
     if not counts:
         return "_None recorded._"
-    rows = [[_paper_link(p, base, root), c.get("beyond", "none"), c.get("check", "none")]
+    rows = [[_paper_link(p, base, root), c.get("beyond", "none"), c.get("check", "none"), c.get("erratum", "none")]
             for p, c in sorted(counts.items(), key=lambda kv: _paper_order(kv[0]))]
-    return md_table(["paper", "beyond the paper", "our checks"], rows)
+    return md_table(["paper", "beyond the paper", "our checks", "errata"], rows)
 
 
 def _ours_text(claim: dict) -> str:
+    """Our value: over seeds, the estimate with its 95 % interval (and the interval over seeds and test items where
+    items were resampled) and the design's minimum detectable effect; otherwise the value in words."""
     st = claim.get("stats")
-    if st and st.get("ci"):
-        lo, hi = st["ci"]
-        return fmt.estimate(st["estimate"], lo, hi, st.get("n"))
     if st:
-        return fmt.estimate(st["estimate"], n=st.get("n"))
-    return fmt.md_escape(fmt.value_text(claim.get("ours"), 90))
+        signed = str(st.get("test", "")).startswith("paired")  # a difference A − B: its sign is the finding
+        lo, hi = st.get("ci") or (None, None)
+        return fmt.estimate(st["estimate"], lo, hi, st.get("n"), mde=st.get("mde"), items=st.get("ci_items"),
+                            signed=signed)
+    return fmt.md_escape(fmt.value_text(claim.get("ours")))
+
+
+def _regime_key(regime: str, keys: dict[str, str]) -> str:
+    """The regime cell: ``paper setting``, or ``scaled (A)`` with ``A`` the letter of its text in ``keys``."""
+    from companion.results import regime_kind
+
+    if regime_kind(regime) == REGIMES[0]:
+        return REGIMES[0]
+    letter = keys.setdefault(regime, _letters(len(keys)))
+    return f"scaled ({letter})"
+
+
+def _letters(i: int) -> str:
+    out = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        out = chr(ord("A") + r) + out
+    return out
+
+
+def regime_legend(keys: dict[str, str]) -> str:
+    """What each scaled regime of a claims table differs in from the paper's setting, one line per letter."""
+    if not keys:
+        return ""
+    lines = [f"- **{letter}**: {fmt.md_escape(regime.removeprefix('scaled: '))}" for regime, letter in keys.items()]
+    return "\n".join(["Scaled regimes, what differs from the paper's setting:", "", *lines])
 
 
 def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, kind: str = "paper") -> str:
-    """One table of the claims of ``paper`` of one ``kind``, four columns: the claim with where the paper says it
-    and a link to the notebook cell that decides it; the paper's value; ours (estimate [95 % CI] over seeds
-    where there are seeds, numbers to their meaning, structures in words); the verdict with its reason."""
+    """One table of the claims of ``paper`` of one ``kind``: the claim with where the paper says it and a link to
+    the notebook cell that decides it; the paper's value; ours (estimate [95 % CI] over seeds with the minimum
+    detectable effect where there are seeds, numbers to their meaning, structures in words); the verdict with its
+    full reason; and, for claims that have one (paper and beyond claims), the regime beside the verdict:
+    ``paper setting`` or ``scaled (A)``, the letter's full text listed under the table (:func:`regime_legend`)."""
     root = _root(root)
     base = _base(page)
     where = claim_locations(root)
     rows = []
+    keys: dict[str, str] = {}
+    with_regime = kind in ("paper", "beyond")
     for ledger in _ledgers(root):
         if ledger["paper"] != paper:
             continue
@@ -318,34 +422,44 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, k
             if c.get("kind") != kind:
                 continue
             loc = where.get((paper, ledger["notebook"], c["id"]))
-            source = f" *({fmt.md_escape(fmt.cut(c['source'], 60))})*" if c.get("source") else ""
-            claim = f"{fmt.md_escape(fmt.cut(c['claim'], 150))}{source} · {_cell_link(loc, base)}"
-            verdict = f"**{c['verdict']}**" + (f" — {fmt.md_escape(fmt.cut(c['reason'], 110))}"
-                                               if c.get("reason") else "")
-            rows.append([claim, fmt.md_escape(fmt.value_text(c.get("paper_value"), 70, printed=True)), _ours_text(c),
-                         verdict])
+            source = f" *({fmt.md_escape(c['source'])})*" if c.get("source") else ""
+            claim = f"{fmt.md_escape(c['claim'])}{source} · {_cell_link(loc, base)}"
+            verdict = f"**{c['verdict']}**" + (f" — {fmt.md_escape(c['reason'])}" if c.get("reason") else "")
+            row = [claim, fmt.md_escape(fmt.value_text(c.get("paper_value"), printed=True)), _ours_text(c), verdict]
+            if with_regime:
+                row.append(_regime_key(c.get("regime") or REGIMES[0], keys))
+            rows.append(row)
     if not rows:
         return "_None recorded._"
-    return md_table(["claim · where in the paper · deciding cell", "paper", "ours [95 % CI]", "verdict"], rows)
+    headers = ["claim · where in the paper · deciding cell", "paper", "ours [95 % CI], MDE", "verdict"]
+    table = md_table(headers + (["regime"] if with_regime else []), rows)
+    legend = regime_legend(keys)
+    return table + (f"\n\n{legend}" if legend else "")
 
 
-def papers_with_claims(root: Path | None = None) -> list[str]:
-    """Papers with at least one recorded claim of any kind, in the registry's order."""
+def papers_with_claims(root: Path | None = None, five: bool | None = None) -> list[str]:
+    """Ledger owners with at least one recorded claim of any kind, in the registry's order; ``five=True``: the five
+    papers only, ``five=False``: the others (the baselines, the synthesis)."""
     found = {ledger["paper"] for ledger in _ledgers(_root(root)) if ledger["claims"]}
+    if five is not None:
+        found = {p for p in found if (p in REPRODUCED_PAPERS) == five}
     return sorted(found, key=_paper_order)
 
 
 def landing_claims_markdown(paper: str, page: str = LANDING, root: Path | None = None) -> str:
-    """A paper's claims on the landing page, grouped by kind: the paper's own claims as a table, then the
-    beyond-the-paper claims and our own checks each in a collapsed callout (never counted as reproductions).
-    The synthesis row's paper claims are the errata, laid out on the errata page."""
+    """A ledger owner's claims on the landing page, grouped by kind: one of the five papers' own claims as a table,
+    then the beyond-the-paper claims and our own checks each in a collapsed callout (never counted as
+    reproductions). The baselines and the synthesis are not papers: they have no paper claims, and the errata the
+    synthesis proves are on the errata page."""
     root = _root(root)
     base = _base(page)
-    if paper == ERRATA_LEDGER[0]:
-        parts = [f"Its paper claims are the errata, one card each on [the errata page]({base}{ERRATA_PAGE}).", ""]
-    else:
+    parts: list[str] = []
+    if paper in REPRODUCED_PAPERS:
         table = claims_markdown(paper, page, root, kind="paper")
-        parts = [table if table.startswith("|") else "_No claims of a paper here (see below)._", ""]
+        parts = [table if table.startswith("|") else "_No claims of the paper recorded yet (see below)._", ""]
+    elif any(owner == paper for owner, _, _ in _errata_entries(root)):
+        parts = [f"Not one of the five papers. The errata it proves are counted apart, one card each on "
+                 f"[the errata page]({base}{ERRATA_PAGE}).", ""]
     for kind, title in (("beyond", "Beyond the paper"), ("check", "Our own checks")):
         n = sum(c.get("kind") == kind for ledger in _ledgers(root) if ledger["paper"] == paper
                 for c in ledger["claims"])
@@ -375,35 +489,40 @@ def coverage_markdown(paper: str, page: str, root: Path | None = None) -> str:
                  else fmt.md_escape(nb))
         if ids:
             where += f" ({len(ids)} claim{'s' if len(ids) > 1 else ''})"
-        status = f"**{r['status']}**" if ids else fmt.md_escape(fmt.cut(r["status"], 220))
+        status = f"**{r['status']}**" if ids else fmt.md_escape(r["status"])
         scale = (r.get("scale_or_reason") or "").strip()
         if ids and scale:
-            status += " — " + fmt.md_escape(fmt.cut(scale, 160))
-        rows.append([fmt.md_escape(r["item"]), fmt.md_escape(fmt.cut(r["states"], 160)), where or "—", status])
+            status += " — " + fmt.md_escape(scale)
+        rows.append([fmt.md_escape(r["item"]), fmt.md_escape(r["states"]), where or "—", status])
     return md_table(["item", "what the paper states", "addressed in", "status"], rows)
+
+
+def _row_label(paper: str, regime: str) -> str:
+    return f"{_title(paper)} ({regime})"
 
 
 def verdict_figure(root: Path | None = None, board=None):
     """Stacked horizontal bars of the paper claims' verdict counts: one bar per row of the scoreboard table
-    (:func:`scoreboard_rows`), top to bottom in the table's order, each segment labelled with its count."""
+    (:func:`scoreboard_rows`: each paper in the paper setting, then scaled), top to bottom in the table's order,
+    each segment labelled with its count."""
     import matplotlib.pyplot as plt
 
     from companion.results import VERDICTS
 
     rows = scoreboard_rows(board, root)
-    fig, ax = plt.subplots(figsize=(8, 1.4 + 0.42 * max(len(rows), 1)))
+    fig, ax = plt.subplots(figsize=(9, 1.4 + 0.36 * max(len(rows), 1)))
     positions = list(range(len(rows)))
     left = [0] * len(rows)
     for verdict in VERDICTS:
-        values = [c[verdict] for _, c in rows]
+        values = [c[verdict] for _, _, c in rows]
         ax.barh(positions, values, left=left, color=VERDICT_COLOURS[verdict], label=verdict, height=0.7)
         for y, (x0, w) in enumerate(zip(left, values)):
             if w:
                 ax.text(x0 + w / 2, y, str(w), ha="center", va="center", color="white", fontsize=8)
         left = [a + b for a, b in zip(left, values)]
-    ax.set_yticks(positions, [_title(p) for p, _ in rows])
+    ax.set_yticks(positions, [_row_label(p, regime) for p, regime, _ in rows])
     ax.set_ylim(len(rows) - 0.5, -0.5)  # first table row at the top
-    ax.set_xlabel("paper claims")
+    ax.set_xlabel("paper claims of the five papers (the regime never changes a verdict)")
     ax.spines[["top", "right"]].set_visible(False)
     fig.legend(*ax.get_legend_handles_labels(), ncol=len(VERDICTS), fontsize=8, loc="upper center",
                frameon=False)
@@ -433,7 +552,8 @@ def figure_problems(root: Path | None = None, board=None, figure=None) -> list[s
 
     from companion.results import VERDICTS
 
-    table = [(_title(p), {v: c[v] for v in VERDICTS if c[v]}) for p, c in scoreboard_rows(board, root)]
+    table = [(_row_label(p, regime), {v: c[v] for v in VERDICTS if c[v]})
+             for p, regime, c in scoreboard_rows(board, root)]
     fig = verdict_figure(root, board) if figure is None else figure
     try:
         drawn = figure_rows(fig)
@@ -623,15 +743,24 @@ def notebooks_markdown(paper: str, page: str, root: Path | None = None) -> str:
     return md_table(["notebook", "section", "open"], rows)
 
 
+def _errata_entries(root: Path) -> list[tuple[str, str, dict]]:
+    """``(ledger owner, notebook, claim)`` of every erratum (a claim of kind ``erratum``; the errata notebook
+    ``synthesis/00-errata`` records them), in ledger order."""
+    return [(ledger["paper"], ledger["notebook"], c) for ledger in _ledgers(root) for c in ledger["claims"]
+            if c.get("kind") == "erratum"]
+
+
 def _errata_claims(root: Path) -> list[dict]:
-    for ledger in _ledgers(root):
-        if (ledger["paper"], ledger["notebook"]) == ERRATA_LEDGER:
-            return ledger["claims"]
-    return []
+    return [c for _, _, c in _errata_entries(root)]
+
+
+def _erratum_paper(claim: dict) -> str:
+    """The paper an erratum is about: its id's prefix (``weighted-cl:soft-tau-star``)."""
+    return claim["id"].split(":")[0]
 
 
 ERRATUM_CALLOUT = {"confirmed": "callout-tip", "partly confirmed": "callout-warning",
-                   "not confirmed": "callout-important"}
+                   "not confirmed": "callout-important", "cannot tell": "callout-note"}
 
 
 def erratum_anchor(claim_id: str) -> str:
@@ -647,7 +776,8 @@ def _erratum_where(claim: dict) -> str:
 
 def erratum_card(claim: dict, number: int, base: str, location: tuple[str, int] | None) -> str:
     """One erratum as a heading (with a stable id) and a callout: what is wrong, what the paper prints, what the
-    notebook computed (each condition in words), the details and the cell that proves it."""
+    notebook computed (each condition in words), the details and the cell that proves it. Its status is one of
+    :data:`ERRATUM_STATUS` (an erratum is confirmed or not, never "reproduced")."""
     status = ERRATUM_STATUS[claim["verdict"]]
     callout = ERRATUM_CALLOUT.get(status, "callout-note")
     ours = claim.get("ours")
@@ -664,50 +794,81 @@ def erratum_card(claim: dict, number: int, base: str, location: tuple[str, int] 
         parts += [f"**Details:** {fmt.md_escape(claim['note'])}", ""]
     if claim.get("reason"):
         parts += [f"**Why {status}:** {fmt.md_escape(claim['reason'])}", ""]
+    if claim.get("regime"):
+        parts += [f"**Regime:** {fmt.md_escape(claim['regime'])}", ""]
     parts += [f"**Criterion:** {fmt.md_escape(claim.get('criterion', ''))}. Proved in {_cell_link(location, base)}.",
               ":::", ""]
     return "\n".join(parts)
 
 
 def errata_markdown(page: str = ERRATA_PAGE, root: Path | None = None, paper: str | None = None) -> str:
-    """The errata (claims of the errata notebook, ids ``<paper>:<slug>``).
+    """The errata (claims of kind ``erratum``, ids ``<paper>:<slug>``).
 
     On the errata page (``paper=None``): one section per paper, one card per erratum
     (:func:`erratum_card`). On a paper's page: a list of that paper's errata, each with its status and a link to
     its card on the errata page."""
     root = _root(root)
     base = _base(page)
-    claims = _errata_claims(root)
+    entries = _errata_entries(root)
     if paper is not None:
-        claims = [c for c in claims if c["id"].split(":")[0] == paper]
-    if not claims:
+        entries = [e for e in entries if _erratum_paper(e[2]) == paper]
+    if not entries:
         return "_No erratum recorded for this paper._" if paper else "_The errata notebook has not been run yet._"
-    claims = sorted(claims, key=lambda c: _paper_order(c["id"].split(":")[0]))
+    entries = sorted(entries, key=lambda e: _paper_order(_erratum_paper(e[2])))
     if paper is not None:
         return "\n".join(f"- **{ERRATUM_STATUS[c['verdict']]}** ({fmt.md_escape(_erratum_where(c))}): "
-                         f"{fmt.md_escape(fmt.cut(c['claim'], 200))} "
-                         f"([details]({base}{ERRATA_PAGE}#{erratum_anchor(c['id'])}))" for c in claims)
+                         f"{fmt.md_escape(c['claim'])} "
+                         f"([details]({base}{ERRATA_PAGE}#{erratum_anchor(c['id'])}))" for _, _, c in entries)
     where = claim_locations(root)
     parts: list[str] = []
     current = None
-    for n, c in enumerate(claims, 1):
-        p = c["id"].split(":")[0]
+    for n, (owner, notebook, c) in enumerate(entries, 1):
+        p = _erratum_paper(c)
         if p != current:
             current = p
             parts += [f"## {_title(p)}", ""]
             if (root / paper_page(p)).exists():
                 parts += [f"The paper's page: [{_title(p)}]({base}{paper_page(p)}).", ""]
-        parts.append(erratum_card(c, n, base, where.get((*ERRATA_LEDGER, c["id"]))))
+        parts.append(erratum_card(c, n, base, where.get((owner, notebook, c["id"]))))
     return "\n".join(parts)
 
 
 def errata_counts(root: Path | None = None) -> dict[str, int]:
-    """Errata by status (``confirmed``, ``partly confirmed``, ...)."""
-    counts: dict[str, int] = {}
+    """Errata by status (``confirmed``, ``partly confirmed``, ...; :data:`ERRATUM_STATUS`, in its order)."""
+    statuses = [ERRATUM_STATUS[c["verdict"]] for c in _errata_claims(_root(root))]
+    return {s: statuses.count(s) for s in ERRATUM_STATUS.values() if s in statuses}
+
+
+def errata_by_paper(root: Path | None = None) -> dict[str, dict[str, int]]:
+    """Per paper (an erratum's id prefix), its errata by status."""
+    out: dict[str, dict[str, int]] = {}
     for c in _errata_claims(_root(root)):
-        status = ERRATUM_STATUS[c["verdict"]]
-        counts[status] = counts.get(status, 0) + 1
-    return counts
+        counts = out.setdefault(_erratum_paper(c), {})
+        counts[ERRATUM_STATUS[c["verdict"]]] = counts.get(ERRATUM_STATUS[c["verdict"]], 0) + 1
+    return {p: {s: counts[s] for s in ERRATUM_STATUS.values() if s in counts} for p, counts in out.items()}
+
+
+def errata_summary(page: str = LANDING, root: Path | None = None) -> str:
+    """The errata's own count (confirmed, partly confirmed, and any other status), apart from the scoreboard: an
+    erratum says the paper contradicts itself, so it is never a reproduced paper claim."""
+    counts = errata_counts(root)
+    if not counts:
+        return "_No erratum recorded yet: the errata notebook has not been run._"
+    shown = {"confirmed": counts.get("confirmed", 0), "partly confirmed": counts.get("partly confirmed", 0),
+             **counts}
+    total = sum(counts.values())
+    text = ", ".join(f"**{n}** {status}" for status, n in shown.items())
+    link = "" if page == ERRATA_PAGE else f" — one card each on [the errata page]({_base(page)}{ERRATA_PAGE})"
+    return (f"**Errata**, counted apart from the scoreboard (an erratum is never a reproduced paper claim): {text} "
+            f"({total} in all){link}.")
+
+
+def _regime_summary(counts: dict[str, dict[str, int]]) -> str:
+    from companion.results import VERDICTS
+
+    return "; ".join(f"{'in the paper setting' if regime == REGIMES[0] else regime}: "
+                     f"{_verdict_counts({v: c[v] for v in VERDICTS})} (of {c['total']})"
+                     for regime, c in counts.items())
 
 
 def paper_page_markdown(paper: str, root: Path | None = None) -> str:
@@ -716,11 +877,20 @@ def paper_page_markdown(paper: str, root: Path | None = None) -> str:
     page = paper_page(paper)
     info = PAPERS.get(paper, {"title": paper, "reference": paper, "url": ""})
     ref = f"[{info['reference']}]({info['url']})" if info.get("url") else info["reference"]
-    board = dict(scoreboard_rows(root=root))
-    counts = {k: v for k, v in board.get(paper, {}).items() if k != "total"}
-    summary = (f"**Verdicts on the paper's own claims:** {_verdict_counts(counts)} "
-               f"(of {board[paper]['total']})." if paper in board
-               else "**Verdicts on the paper's own claims:** none recorded.")
+    board: dict[str, dict[str, dict[str, int]]] = {}
+    for p, regime, c in scoreboard_rows(root=root):
+        board.setdefault(p, {})[regime] = c
+    if paper not in REPRODUCED_PAPERS:
+        summary = ("**Not one of the five papers:** its claims are questions the papers do not ask and our own "
+                   "checks, counted apart from the scoreboard" + (
+                       "; the errata it proves are on [the errata page]"
+                       f"({_base(page)}{ERRATA_PAGE})." if any(o == paper for o, _, _ in _errata_entries(root))
+                       else "."))
+    elif paper in board:
+        summary = (f"**Verdicts on the paper's own claims:** {_regime_summary(board[paper])}. "
+                   f"{REGIME_SENTENCE}")
+    else:
+        summary = "**Verdicts on the paper's own claims:** none recorded."
     parts = [f"**Paper.** {ref}", "", summary, "",
              "## What was reproduced, at which scale", "",
              "Read from each run's provenance and the executed notebook (profile, seeds, hardware, wall time, "
@@ -731,11 +901,14 @@ def paper_page_markdown(paper: str, root: Path | None = None) -> str:
              "Every table, figure, theorem and headline claim of the paper: where we address it, at which scale, "
              "or why not. The status is computed from the verdicts of the listed claims.", "",
              coverage_markdown(paper, page, root), "",
-             "## Claims and verdicts", ""]
-    for kind in ("paper", "beyond", "check"):
+             "## Claims and verdicts", "",
+             "Beside each verdict, its regime: *paper setting*, or *scaled* with what differs listed under the "
+             "table. Numbers over seeds are the mean (a difference is signed) with its 95 % confidence interval "
+             "and the design's minimum detectable effect at 80 % power (MDE).", ""]
+    for kind in ("paper", "beyond", "check") if paper in REPRODUCED_PAPERS else ("beyond", "check"):
         parts += [f"### {KIND_TITLES[kind]}", "", claims_markdown(paper, page, root, kind=kind), ""]
     parts += [""]
-    if paper != ERRATA_LEDGER[0]:
+    if paper in REPRODUCED_PAPERS:
         parts += ["## Errata", "", errata_markdown(page, root, paper=paper), ""]
     return "\n".join(parts)
 
@@ -1023,6 +1196,8 @@ def check(root: Path = REPO_ROOT, execute: bool = True) -> list[str]:
     landing = (root / LANDING).read_text(encoding="utf-8") if (root / LANDING).exists() else ""
     if "scoreboard(" not in landing or "companion.results" not in landing:
         problems.append(f"{LANDING} does not build its table from the ledger (companion.results.scoreboard)")
+    elif "by_regime=True" not in landing:
+        problems.append(f"{LANDING} does not split its scoreboard by regime (scoreboard(by_regime=True))")
     if root == REPO_ROOT:
         where = claim_locations(root)
         for ledger in _ledgers(root):

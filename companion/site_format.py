@@ -4,7 +4,9 @@ whose columns suit their content.
 * :func:`number` — three significant digits; very small or very large values as ``4.07 × 10⁻⁵``; integers as
   integers; booleans as *yes*/*no*.
 * :func:`estimate` — an estimate with its 95 % interval, all three to the decimals the interval's width supports
-  (two significant digits of the half-width): ``0.140 [0.118, 0.162] (n = 3)``.
+  (two significant digits of the half-width): ``0.140 [0.118, 0.162] (n = 3)``; with the design's minimum
+  detectable effect and, where test items were resampled too, the interval over seeds and items:
+  ``+0.140 [+0.118, +0.162] (n = 3), seeds and items [+0.101, +0.180], MDE 0.045``.
 * :func:`value_text` — any stored ``paper_value``/``ours`` in words: a dict of booleans becomes "both hold" or
   "2 of 3 hold; not: …", a dict of numbers ``name = value; …``.
 * :func:`conditions` — a dict of booleans as a markdown list, one condition per line with *holds* / *does not hold*.
@@ -68,21 +70,45 @@ def number(value: Any, digits: int = 3, printed: bool = False) -> str:
     return _signed(f"{value:.{decimals}f}")
 
 
-def estimate(value: Any, low: Any = None, high: Any = None, n: int | None = None) -> str:
+def _plus(text: str) -> str:
+    """A positive number's text with its sign written out (a difference: ``+0.12``)."""
+    return "+" + text
+
+
+def estimate(value: Any, low: Any = None, high: Any = None, n: int | None = None, *, mde: Any = None,
+             items: Any = None, signed: bool = False) -> str:
     """``value [low, high] (n = …)`` with the decimals the interval supports (two significant digits of its
-    half-width); without an interval, :func:`number`."""
-    if not (_is_number(value) and _is_number(low) and _is_number(high)):
-        text = number(value)
-    else:
-        half = abs(float(high) - float(low)) / 2
-        scale = max(abs(value), abs(low), abs(high))
-        if half > 0 and 1e-3 <= scale < 1e5 and all(math.isfinite(x) for x in (value, low, high)):
+    half-width); without an interval, :func:`number`.
+
+    ``items``: the interval over seeds *and* test items (``(low, high)``, a hierarchical bootstrap), shown after
+    the seed interval; ``mde``: the minimum detectable effect of the design, ``, MDE …`` at the end, to the same
+    decimals. ``signed=True`` (a difference) writes a ``+`` before positive numbers."""
+    bounds = [float(x) for x in (low, high)] if _is_number(low) and _is_number(high) else None
+    extra = [float(x) for x in items] if isinstance(items, (list, tuple)) and len(items) == 2 \
+        and all(_is_number(x) for x in items) else None
+    decimals = None
+    if bounds is not None and _is_number(value):
+        half = abs(bounds[1] - bounds[0]) / 2
+        scale = max(abs(value), *map(abs, bounds))
+        if half > 0 and 1e-3 <= scale < 1e5 and all(math.isfinite(x) for x in (value, *bounds)):
             decimals = min(max(1 - math.floor(math.log10(half)), 0), 6)
-            parts = [_signed(f"{float(x):.{decimals}f}") for x in (value, low, high)]
-        else:
-            parts = [number(float(x)) for x in (value, low, high)]
-        text = f"{parts[0]} [{parts[1]}, {parts[2]}]"
-    return f"{text} (n = {n})" if n else text
+
+    def show(x: Any, sign: bool = signed) -> str:
+        text = _signed(f"{float(x):.{decimals}f}") if decimals is not None and _is_number(x) \
+            and math.isfinite(x) else number(float(x) if _is_number(x) else x)
+        return _plus(text) if sign and _is_number(x) and x > 0 else text
+
+    text = show(value) if bounds is not None and _is_number(value) else (
+        _plus(number(value)) if signed and _is_number(value) and value > 0 else number(value))
+    if bounds is not None and _is_number(value):
+        text += f" [{show(bounds[0])}, {show(bounds[1])}]"
+    if n:
+        text += f" (n = {n})"
+    if extra is not None:
+        text += f", seeds and items [{show(extra[0])}, {show(extra[1])}]"
+    if _is_number(mde) and math.isfinite(mde):
+        text += f", MDE {show(mde, sign=False)}"
+    return text
 
 
 def cut(text: str, limit: int) -> str:

@@ -125,6 +125,8 @@ def test_site_check_detects_problems(tmp_path):
     assert "01-a.ipynb is listed 0 times" in problems
     assert "09-gone.ipynb, which does not exist" in problems
     assert "does not build its table from the ledger" in problems
+    (tmp_path / "index.qmd").write_text("from companion.results import scoreboard\nscoreboard()")
+    assert "does not split its scoreboard by regime" in "\n".join(site.check(tmp_path))
     assert "out of date" in problems
     assert "site/errata.qmd is missing" in problems and "site/papers/angle.qmd is missing" in problems
     assert "01-a.ipynb: the first cell has no Colab badge" in problems
@@ -137,7 +139,7 @@ def test_site_check_reports_unlisted_pages_and_dangling_links(tmp_path):
     site.write_sidebar(tmp_path)
     for page in site.EXTRA_PAGES:
         (tmp_path / page).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / page).write_text("from companion.results import scoreboard; scoreboard()")
+        (tmp_path / page).write_text("from companion.results import scoreboard; scoreboard(by_regime=True)")
     assert not [p for p in site.check(tmp_path) if "site/" in p or "index.qmd" in p]
     (tmp_path / site.ERRATA_PAGE).write_text("see [the notebook](../notebooks/angle/09-gone.ipynb)")
     config = yaml.safe_load((tmp_path / site.CONFIG).read_text())

@@ -7,7 +7,16 @@ import nbformat
 import pytest
 
 from companion import colab, runner, site
-from companion.results import VERDICTS, Ledger, claims_frame, holds, not_testable, scoreboard, within
+from companion.results import (
+    VERDICTS,
+    Ledger,
+    claims_frame,
+    holds,
+    not_testable,
+    regime_kind,
+    scoreboard,
+    within,
+)
 
 
 def _table_rows(markdown: str) -> list[list[list[str]]]:
@@ -93,9 +102,17 @@ def test_settings_call_and_executed_settings(tmp_path):
                                                                "profile": "cpu"}
 
 
+LONG_REASON = ("the objective did not train: its loss moved by 0.003 over the first ten steps, because the backbone "
+               "was already trained with in-batch negatives on about a billion pairs, so the term is near zero from "
+               "the first step and the comparison says nothing about the paper's setting")
+
+
 def _tiny_project(tmp_path, monkeypatch):
-    """A project with one notebook of paper 'angle', its ledger (3 claims) and provenance."""
-    from companion import profiles
+    """A project in the new ledger format: one notebook of paper 'angle' (claims of every kind: paper claims in the
+    paper setting and scaled, one over seeds, a beyond claim and a check), its provenance, and a synthesis ledger
+    with an erratum about AnglE, a beyond claim and a stray paper claim (the synthesis is not one of the five
+    papers: the scoreboard must not count it)."""
+    from companion import profiles, stats
 
     monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
     # no settings() call of an earlier test may reach this ledger's provenance ("no recorded settings" below)
@@ -105,16 +122,28 @@ def _tiny_project(tmp_path, monkeypatch):
     _notebook(tmp_path / rel, f"# Angle 01\n{badge}\n§3", [
         'ledger.claim("a", "one", 1, 1, within(1, 0))',
         'ledger.claim("b", "two", 1, 5, within(1, 0))\nledger.claim("c", "three", 1, None, not_testable("x"))\n'
-        'ledger.claim("d", "four", None, True, holds(), kind="check")'])
+        'ledger.claim("d", "four", None, True, holds(), kind="check")',
+        'ledger.claim("e", "five", 0.1, cmp, stats.direction(0.1), kind="paper")\n'
+        'ledger.claim("f", "six", None, cmp, stats.inconclusive("long"), kind="beyond")'])
     runner.twin_path(tmp_path / rel).write_text(
         'cfg = settings(profile, smoke=dict(steps=1), cpu=dict(steps=40, n_train=300), gpu=dict(steps=9, '
         'model="bert-base-uncased"), common=dict(model="sentence-transformers/all-MiniLM-L6-v2"))\n')
+    cmp = stats.paired([0.30, 0.35, 0.40], [0.10, 0.12, 0.15])
     ledger = Ledger("angle", "01-x", profile="cpu", seeds=[0, 1, 2])
     ledger.claim("a", "one", 1, 1.0, within(1, 0.1), kind="paper", source="Table 4")
-    ledger.claim("b", "two", 1, 5.0, within(1, 0.1), kind="paper", source="Table 4")
+    ledger.claim("b", "two", 1, 5.0, within(1, 0.1), kind="paper", source="Table 4", regime="MiniLM top layer")
     ledger.claim("c", "three", 1, None, not_testable("x"), kind="paper", source="§5")
     ledger.claim("d", "four", None, True, holds(), kind="check")
+    ledger.claim("e", "five", 0.1, cmp, stats.direction(sign=1), kind="paper", source="Table 5",
+                 regime="MiniLM top layer")
+    ledger.claim("f", "six", None, cmp, stats.inconclusive(LONG_REASON), kind="beyond", regime="frozen MiniLM")
     ledger.save()
+    synthesis = Ledger("synthesis", "00-errata", profile="cpu", seeds=[0])
+    synthesis.claim("angle:eq6", "Eq. 6 is constant", "abs(z/w)", {"gradient == 0": True}, holds(),
+                    kind="erratum", source="angle | Eq. 6")
+    synthesis.claim("zoo-q", "a question", None, True, holds(), kind="beyond")
+    synthesis.claim("stray", "not a paper", 1, 1.0, within(1, 0.1), kind="paper", source="none")
+    synthesis.save()
     return tmp_path
 
 
@@ -123,20 +152,79 @@ def test_scoreboard_and_claims_tables_by_hand(tmp_path, monkeypatch):
     (root / site.paper_page("angle")).parent.mkdir(parents=True)
     (root / site.paper_page("angle")).write_text("x")
     board = _table_rows(site.scoreboard_markdown(root=root))[0]
-    assert board[0] == ["paper", "reproduced", "partly", "not reproduced", "inconclusive", "not testable",
-                        "paper claims"]
-    assert board[2] == ["[AnglE](site/papers/angle.qmd)", "1", "0", "1", "0", "1", "3"]
+    assert board[0] == ["paper", "regime", "reproduced", "partly", "not reproduced", "inconclusive",
+                        "not testable", "claims"]
+    # every count split by regime; the synthesis (not one of the five papers) has no row
+    assert board[2:] == [["[AnglE](site/papers/angle.qmd)", "paper setting", "1", "0", "0", "0", "1", "2"],
+                         ["[AnglE](site/papers/angle.qmd)", "scaled", "1", "0", "1", "0", "0", "2"]]
     others = _table_rows(site.other_claims_markdown(root=root))[0]
-    assert others[0] == ["paper", "beyond the paper", "our checks"]
-    assert others[2] == ["[AnglE](site/papers/angle.qmd)", "none", "1 passed"]
-    claims = _table_rows(site.claims_markdown("angle", page=site.paper_page("angle"), root=root))[0]
-    assert [r[3] for r in claims[2:]] == ["**reproduced**", "**not reproduced**", "**not testable** — x"]
-    assert [r[2] for r in claims[2:]] == ["1", "5", ""]
+    assert others[0] == ["paper", "beyond the paper", "our checks", "errata"]
+    assert others[2] == ["[AnglE](site/papers/angle.qmd)", "1 inconclusive (1 scaled)", "1 passed", "1 confirmed"]
+    assert others[3] == ["Synthesis", "1 reproduced (1 in the paper setting)", "none", "none"]
+    text = site.claims_markdown("angle", page=site.paper_page("angle"), root=root)
+    claims = _table_rows(text)[0]
+    assert claims[0] == ["claim · where in the paper · deciding cell", "paper", "ours [95 % CI], MDE", "verdict",
+                         "regime"]
+    assert [r[3] for r in claims[2:]] == ["**reproduced**", "**not reproduced**", "**not testable** — x",
+                                          "**reproduced**"]
+    assert [r[4] for r in claims[2:]] == ["paper setting", "scaled (A)", "paper setting", "scaled (A)"]
+    assert text.endswith("Scaled regimes, what differs from the paper's setting:\n\n- **A**: MiniLM top layer")
+    # over seeds: the signed difference, its 95 % CI and the design's minimum detectable effect beside it
+    assert [r[2] for r in claims[2:]] == ["1", "5", "", "+0.227 [+0.164, +0.289] (n = 3), MDE 0.082"]
+    stored = json.loads((root / "results" / "angle" / "01-x.json").read_text())["claims"][4]["stats"]
+    assert (round(stored["mde"], 3), [round(x, 3) for x in stored["ci"]]) == (0.082, [0.164, 0.289])
     assert [r[0] for r in claims[2:]] == ["one *(Table 4)* · [01-x, cell 2](../../notebooks/angle/01-x.ipynb)",
                                           "two *(Table 4)* · [01-x, cell 3](../../notebooks/angle/01-x.ipynb)",
-                                          "three *(§5)* · [01-x, cell 3](../../notebooks/angle/01-x.ipynb)"]
+                                          "three *(§5)* · [01-x, cell 3](../../notebooks/angle/01-x.ipynb)",
+                                          "five *(Table 5)* · [01-x, cell 4](../../notebooks/angle/01-x.ipynb)"]
+    beyond = site.claims_markdown("angle", page=site.paper_page("angle"), root=root, kind="beyond")
+    row = _table_rows(beyond)[0][2]
+    assert row[3] == f"**inconclusive** — {LONG_REASON}" and "…" not in beyond  # the full reason, never cut
+    assert row[4] == "scaled (A)" and beyond.endswith("- **A**: frozen MiniLM")
     checks = _table_rows(site.claims_markdown("angle", page=site.paper_page("angle"), root=root, kind="check"))[0]
-    assert [r[3] for r in checks[2:]] == ["**passed**"]
+    assert checks[0][-1] == "verdict" and [r[3] for r in checks[2:]] == ["**passed**"]  # a check has no regime
+
+
+def test_landing_counts_the_five_papers_by_regime_and_the_errata_apart(tmp_path, monkeypatch):
+    root = _tiny_project(tmp_path, monkeypatch)
+    board = scoreboard(root / "results", kind="paper", by_regime=True)
+    rows = site.scoreboard_rows(board, root)
+    assert [(p, r, c["total"]) for p, r, c in rows] == [("angle", "paper setting", 2), ("angle", "scaled", 2)]
+    with pytest.raises(ValueError, match="by_regime"):
+        site.scoreboard_rows(scoreboard(root / "results"), root)
+    summary = site.scoreboard_summary(board, root)
+    assert summary.startswith("**In all, 4 claims of one paper:** 2 in the paper setting (1 reproduced, 1 not "
+                              "testable); 2 scaled (1 reproduced, 1 not reproduced).")
+    assert site.REGIME_SENTENCE in summary and "never changes a verdict" in site.REGIME_SENTENCE
+    # the erratum is counted apart and is never a reproduced paper claim
+    assert site.errata_counts(root) == {"confirmed": 1}
+    errata = site.errata_summary(root=root)
+    assert "**1** confirmed, **0** partly confirmed (1 in all)" in errata
+    assert "never a reproduced paper claim" in errata and "(site/errata.qmd)" in errata
+    assert "angle:eq6" not in site.claims_markdown("angle", root=root)
+    assert site.papers_with_claims(root, five=True) == ["angle"]
+    assert site.papers_with_claims(root, five=False) == ["synthesis"]
+    synthesis = site.landing_claims_markdown("synthesis", root=root)
+    assert synthesis.startswith("Not one of the five papers") and "| not a paper" not in synthesis
+    assert 'title="Beyond the paper: 1 claim"' in synthesis
+    page = site.paper_page_markdown("angle", root)
+    assert ("**Verdicts on the paper's own claims:** in the paper setting: 1 reproduced, 1 not testable (of 2); "
+            "scaled: 1 reproduced, 1 not reproduced (of 2).") in page
+    assert "**confirmed** (Eq. 6): Eq. 6 is constant" in page
+    assert "### Paper claims" not in site.paper_page_markdown("synthesis", root)
+
+
+def test_errata_take_the_erratum_verdicts(tmp_path, monkeypatch):
+    """Every erratum verdict maps to a status and a callout; the page's cards follow the ledger."""
+    from companion.stats import ERRATUM_VERDICTS
+
+    assert set(site.ERRATUM_STATUS) == set(ERRATUM_VERDICTS)
+    assert set(site.ERRATUM_CALLOUT) == set(site.ERRATUM_STATUS.values())
+    root = _tiny_project(tmp_path, monkeypatch)
+    page = site.errata_markdown(root=root)
+    assert "### 1. Eq. 6 — confirmed {#erratum-angle-eq6}" in page and "## AnglE" in page
+    assert "[00-errata, cell" not in page  # the fixture has no errata notebook: the cell is not found
+    assert "(cell not found)" in page
 
 
 def test_notebook_scale_reads_provenance_then_falls_back(tmp_path, monkeypatch):
@@ -193,21 +281,28 @@ def test_page_cells_run_and_links_resolve(page):
 
 def test_landing_scoreboard_matches_the_ledgers():
     printed = site.execute_page(site.REPO_ROOT / site.LANDING)
-    board = scoreboard()
+    board = scoreboard(kind="paper", by_regime=True)
     table, others = _table_rows(printed)[:2]
-    assert table[0] == ["paper", *VERDICTS, "paper claims"]
-    assert others[0] == ["paper", "beyond the paper", "our checks"]
-    parsed = {re.sub(r"\]\(.*", "", row[0]).lstrip("["): [int(x) for x in row[1:]] for row in table[2:]}
+    assert table[0] == ["paper", "regime", *VERDICTS, "claims"]
+    assert others[0] == ["paper", "beyond the paper", "our checks", "errata"]
+    parsed = {(re.sub(r"\]\(.*", "", row[0]).lstrip("["), row[1]): [int(x) for x in row[2:]] for row in table[2:]}
     apart = {re.sub(r"\]\(.*", "", row[0]).lstrip("["): row[1:] for row in others[2:]}
     frame = claims_frame()
-    for _, r in board.iterrows():
-        title = site.PAPERS[r["paper"]]["title"]
-        mine = frame[frame["paper"] == r["paper"]]
-        assert parsed[title] == [int(r[v]) for v in VERDICTS] + [int(r["total"])]
-        assert sum(parsed[title][:len(VERDICTS)]) == parsed[title][len(VERDICTS)] == int((mine["kind"] == "paper").sum())
-        for kind, shown in zip(("beyond", "check"), apart.get(title, ["none", "none"])):
-            counted = sum(int(n) for n in re.findall(r"(\d+) ", shown))
-            assert counted == int((mine["kind"] == kind).sum()), (title, kind, shown)
+    frame = frame.assign(regime_kind=frame["regime"].map(regime_kind))
+    papers = {site.PAPERS[p]["title"]: p for p in site.REPRODUCED_PAPERS}
+    assert {title for title, _ in parsed} <= set(papers)  # the five papers only: no synthesis, no baselines
+    assert {regime for _, regime in parsed} <= set(site.REGIMES)
+    for (title, regime), counts in parsed.items():
+        mine = frame[(frame["paper"] == papers[title]) & (frame["kind"] == "paper") & (frame["regime_kind"] == regime)]
+        assert counts == [int((mine["verdict"] == v).sum()) for v in VERDICTS] + [len(mine)], (title, regime)
+    assert sum(c[-1] for c in parsed.values()) == int(board["total"].sum())
+    assert site.REGIME_SENTENCE in printed and "**Errata**, counted apart" in printed
+    for title, shown in apart.items():
+        paper = next(p for p in site.PAPERS if site.PAPERS[p]["title"] == title)
+        mine = frame[frame["paper"] == paper]
+        for kind, cell in zip(("beyond", "check"), shown):
+            counted = sum(int(n) for n in re.findall(r"(\d+) (?!in the paper|scaled)", cell))
+            assert counted == int((mine["kind"] == kind).sum()), (title, kind, cell)
 
 
 def test_every_claim_resolves_to_a_cell_that_records_it():
@@ -242,8 +337,10 @@ def test_errata_page_lists_every_erratum_with_its_proving_cell():
     assert len(proofs) == len(claims)
     assert "{\"" not in page  # the computed conditions are in words, not a dict
     assert {c["id"].split(":")[0] for c in claims} <= set(site.PAPERS)
+    assert {c["kind"] for c in claims} == {"erratum"}  # never paper claims: the scoreboard does not count them
     counts = site.errata_counts()
     assert sum(counts.values()) == len(claims)
+    assert set(counts) <= set(site.ERRATUM_STATUS.values())
     assert counts.get("confirmed", 0) >= 10  # the issue asks for at least ten verified errata
 
 

@@ -188,29 +188,43 @@ def test_page_width_and_stylesheet():
 
 # --------------------------------------------------------------------------------------------- the figure
 def _board(rows):
-    return pd.DataFrame([{"paper": p, **dict(zip(VERDICTS, counts)), "total": sum(counts)} for p, counts in rows])
+    """A scoreboard split by regime (``scoreboard(by_regime=True)``): ``(paper, regime, counts)`` rows."""
+    return pd.DataFrame([{"paper": p, "regime": r, **dict(zip(VERDICTS, counts)), "total": sum(counts)}
+                         for p, r, counts in rows])
 
 
 def test_the_verdict_figure_has_every_table_row_in_order():
-    board = _board([("synthesis", [14, 3, 0, 0, 0]), ("circumplex", [2, 16, 0, 9, 2])])
+    board = _board([("synthesis", "paper setting", [14, 3, 0, 0, 0]),
+                    ("circumplex", "scaled", [0, 16, 0, 9, 0]), ("circumplex", "paper setting", [2, 0, 0, 0, 2])])
     rows = site.scoreboard_rows(board)
-    assert [p for p, _ in rows] == ["circumplex", "synthesis"]  # the registry's order
+    # the five papers only (the synthesis is not one), each in the paper setting then scaled
+    assert [(p, r) for p, r, _ in rows] == [("circumplex", "paper setting"), ("circumplex", "scaled")]
     fig = site.verdict_figure(board=board)
-    assert site.figure_rows(fig) == [("Circumplex of affect", {"reproduced": 2, "partly": 16, "inconclusive": 9,
-                                                                "not testable": 2}),
-                                     ("Synthesis", {"reproduced": 14, "partly": 3})]
+    assert site.figure_rows(fig) == [("Circumplex of affect (paper setting)", {"reproduced": 2, "not testable": 2}),
+                                     ("Circumplex of affect (scaled)", {"partly": 16, "inconclusive": 9})]
     assert site.figure_problems(board=board, figure=fig) == []
     plt.close("all")
 
 
+def test_a_paper_with_one_regime_gets_a_row_of_zeros_for_the_other():
+    board = _board([("angle", "paper setting", [1, 0, 0, 0, 0]), ("simace", "scaled", [0, 2, 0, 0, 0])])
+    rows = site.scoreboard_rows(board)
+    assert [(p, r, c["total"]) for p, r, c in rows] == [("simace", "paper setting", 0), ("simace", "scaled", 2),
+                                                       ("angle", "paper setting", 1), ("angle", "scaled", 0)]
+    assert site.figure_problems(board=board) == []
+    plt.close("all")
+
+
 def test_a_figure_that_misses_a_row_is_reported():
-    board = _board([("circumplex", [2, 16, 0, 9, 2]), ("synthesis", [14, 3, 0, 0, 0])])
+    board = _board([("circumplex", "paper setting", [2, 16, 0, 9, 2]), ("angle", "scaled", [14, 3, 0, 0, 0])])
     missing = site.verdict_figure(board=board.iloc[:1])
     problems = site.figure_problems(board=board, figure=missing)
     assert len(problems) == 1 and "not the scoreboard's rows" in problems[0]
     fig, ax = plt.subplots()  # the right rows, bottom-up (matplotlib's default) instead of the table's order
-    ax.barh([0, 1], [14, 29], label="reproduced")
-    ax.set_yticks([0, 1], ["Circumplex of affect", "Synthesis"])
+    labels = ["Circumplex of affect (paper setting)", "Circumplex of affect (scaled)", "AnglE (paper setting)",
+              "AnglE (scaled)"]
+    ax.barh([0, 1, 2, 3], [29, 0, 0, 17], label="reproduced")
+    ax.set_yticks([0, 1, 2, 3], labels)
     assert "not the scoreboard's rows" in site.figure_problems(board=board, figure=fig)[0]
     plt.close("all")
 
@@ -228,7 +242,8 @@ def _project(tmp_path, monkeypatch):
     nbformat.write(nb, tmp_path / rel)
     runner.twin_path(tmp_path / rel).write_text("# %%\n")
     ledger = Ledger("angle", "01-x", profile="cpu", seeds=[0, 1, 2])
-    ledger.claim("a", "one", 0.095, 4.06951e-05, within(0, 1e-4), kind="paper", source="Table 4")
+    ledger.claim("a", "one", 0.095, 4.06951e-05, within(0, 1e-4), kind="paper", source="Table 4",
+                 regime="a frozen MiniLM, 40 steps")
     ledger.claim("b", "two", None, {"identity": True, "parity": False}, holds(), kind="check")
     ledger.claim("c", "three", None, {"x": True}, holds(), kind="beyond")
     ledger.save()
@@ -239,21 +254,37 @@ def test_landing_claims_are_grouped_by_kind_with_numbers_in_words(tmp_path, monk
     root = _project(tmp_path, monkeypatch)
     text = site.landing_claims_markdown("angle", root=root)
     paper, rest = text.split("::: {.callout-note", 1)
-    assert "| one *(Table 4)* · [01-x, cell 2](notebooks/angle/01-x.ipynb) | 0.095 | 4.07 × 10⁻⁵ |" in paper
+    # the regime beside the verdict
+    assert ("| one *(Table 4)* · [01-x, cell 2](notebooks/angle/01-x.ipynb) | 0.095 | 4.07 × 10⁻⁵ | **reproduced** "
+            "| scaled (A) |") in paper
+    assert "- **A**: a frozen MiniLM, 40 steps" in paper
     assert "two" not in paper and "three" not in paper
     assert 'title="Beyond the paper: 1 claim"' in rest and 'title="Our own checks: 1 claim"' in rest
     assert "| 1 of 2 hold; not: parity |" in rest and "**failed**" in rest
+    assert "| **reproduced** | paper setting |" in rest  # a beyond claim has a regime too
+
+
+def _erratum(verdict, **extra):
+    return {"id": "angle:eq6", "kind": "erratum", "claim": "Eq. 6 is constant", "source": "angle | Eq. 6",
+            "paper_value": "abs(z/w)", "ours": {"printed value == 1": True, "gradient == 0": False},
+            "criterion": "both hold", "verdict": verdict, "note": "2000 pairs", **extra}
 
 
 def test_errata_cards_say_the_computation_in_words(tmp_path):
-    claim = {"id": "angle:eq6", "kind": "paper", "claim": "Eq. 6 is constant", "source": "angle | Eq. 6",
-             "paper_value": "abs(z/w)", "ours": {"printed value == 1": True, "gradient == 0": False},
-             "criterion": "both hold", "verdict": "partly", "note": "2000 pairs"}
-    card = site.erratum_card(claim, 3, "../", ("notebooks/synthesis/00-errata.ipynb", 4))
+    card = site.erratum_card(_erratum("partly"), 3, "../", ("notebooks/synthesis/00-errata.ipynb", 4))
     assert card.startswith("### 3. Eq. 6 — partly confirmed {#erratum-angle-eq6}")
     assert "- **holds**: printed value == 1\n- **does not hold**: gradient == 0" in card
     assert "{\"" not in card and "[00-errata, cell 5](../notebooks/synthesis/00-errata.ipynb)" in card
     assert render.heading_ids(card) == {"erratum-angle-eq6"}
+
+
+@pytest.mark.parametrize(("verdict", "status", "callout"), [
+    ("confirmed", "confirmed", "callout-tip"), ("partly", "partly confirmed", "callout-warning"),
+    ("not confirmed", "not confirmed", "callout-important"), ("inconclusive", "cannot tell", "callout-note")])
+def test_every_erratum_verdict_has_its_card(verdict, status, callout):
+    card = site.erratum_card(_erratum(verdict, reason="the table body is not transcribed"), 1, "", None)
+    assert f"— {status} {{#erratum-angle-eq6}}" in card and f"::: {{.{callout} " in card
+    assert f"**Why {status}:** the table body is not transcribed" in card and "reproduced" not in card
 
 
 def test_the_real_site_renders_cleanly():
@@ -287,6 +318,12 @@ def test_estimates_carry_the_decimals_their_interval_supports():
     assert fmt.estimate(-3.97, -4.14, -3.81) == "−3.97 [−4.14, −3.81]"
     assert fmt.estimate(2e-5, 1e-5, 3e-5) == "2.00 × 10⁻⁵ [1.00 × 10⁻⁵, 3.00 × 10⁻⁵]"
     assert fmt.number(0.095, printed=True) == "0.095" and fmt.number(80.06, printed=True) == "80.06"
+    # a difference carries its sign; the minimum detectable effect and the interval over seeds and items follow
+    assert fmt.estimate(0.12, 0.05, 0.19, mde=0.0812, signed=True) == "+0.120 [+0.050, +0.190], MDE 0.081"
+    assert fmt.estimate(0.12, 0.05, 0.19, 3, mde=0.08, items=[0.031, 0.2], signed=True) == (
+        "+0.120 [+0.050, +0.190] (n = 3), seeds and items [+0.031, +0.200], MDE 0.080")
+    assert fmt.estimate(-1.5, -2, -1, mde=0.3, signed=True) == "−1.50 [−2.00, −1.00], MDE 0.30"
+    assert fmt.estimate(0.5, n=1, mde=None, signed=True) == "+0.500 (n = 1)"
 
 
 def test_claim_values_are_written_in_words():
