@@ -44,13 +44,16 @@ def explained_variance(embeddings: Mapping[tuple[str, str, int], torch.Tensor], 
 def label_subset_runs(train_states, train_labels: Sequence[str], test_states, test_labels: Sequence[str], *,
                       subsets: Mapping[int, Sequence[str]], losses: Sequence[str], seeds: Sequence[int],
                       full: Mapping[tuple[str, int], torch.Tensor], pretrained_test: torch.Tensor, steps: int,
-                      batch_size: int, lr: float, n_heads: int, kind: str = "nGPT") -> pd.DataFrame:
+                      batch_size: int, lr: float, n_heads: int, kind: str = "nGPT", curve_every: int = 0,
+                      curve_seeds: Sequence[int] = (), probe_steps: int | None = None) -> pd.DataFrame:
     """Fig 5b: for each label subset, ``kind`` heads retrained on the subset's training rows (same steps, every seed
-    and loss) and scored (V-Measure, CD-r) on the subset's test rows; a subset holding every label reuses ``full``
-    (``(loss, seed)`` -> test embeddings of the heads trained on all labels). The pretrained embedding is scored
-    once per subset (loss ``"pretrained"``, first seed)."""
-    from companion.losses.circumplex import LOSSES
-    from companion.papers.circumplex.heads import embed_with_head, evaluate_embeddings, train_head
+    and loss; :func:`companion.papers.circumplex.experiments.head_run`) and scored (V-Measure, CD-r) on the subset's
+    test rows, with their first and final training loss; the runs of ``curve_seeds`` record the test V every
+    ``curve_every`` steps and train on to ``probe_steps`` for that curve only. A subset holding every label reuses
+    ``full`` (``(loss, seed)`` -> test embeddings of the heads trained on all labels; no training record). The
+    pretrained embedding is scored once per subset (loss ``"pretrained"``, first seed)."""
+    from companion.papers.circumplex.experiments import head_run
+    from companion.papers.circumplex.heads import evaluate_embeddings
 
     train_labels, test_labels = pd.Series(list(train_labels)), np.asarray(list(test_labels), dtype=object)
     rows = []
@@ -64,14 +67,17 @@ def label_subset_runs(train_states, train_labels: Sequence[str], test_states, te
         for seed in seeds:
             for loss in losses:
                 if len(te) == len(test_labels):
-                    emb = full[(loss, seed)][te]
-                else:
-                    head, _ = train_head(kind, LOSSES[loss], train_states.subset(tr), list(train_labels.iloc[tr]),
-                                         steps=steps, batch_size=min(batch_size, len(tr)), lr=lr, seed=seed,
-                                         n_heads=n_heads, progress=False)
-                    emb = embed_with_head(head, test_states.subset(te))
-                rows.append({"labels": n_labels, "loss": loss, "seed": seed,
-                             **evaluate_embeddings(emb, list(test_labels[te]))})
+                    rows.append({"labels": n_labels, "loss": loss, "seed": seed,
+                                 **evaluate_embeddings(full[(loss, seed)][te], list(test_labels[te]))})
+                    continue
+                probed = seed in curve_seeds and curve_every > 0
+                scores, _, _ = head_run(kind, loss, train_states.subset(tr), list(train_labels.iloc[tr]),
+                                        test_states.subset(te), list(test_labels[te]), steps=steps,
+                                        batch_size=batch_size, lr=lr, seed=seed, n_heads=n_heads,
+                                        curve_every=curve_every if probed else 0,
+                                        probe_steps=probe_steps if probed else None)
+                rows.append({"labels": n_labels, "kind": kind, "loss": loss, "seed": seed, "steps": steps,
+                             **{k: v for k, v in scores.items() if k not in ("mean_offdiag_cos", "train_s")}})
         rows.append({"labels": n_labels, "loss": "pretrained", "seed": seeds[0],
                      **evaluate_embeddings(pretrained_test[te], list(test_labels[te]))})
     return pd.DataFrame(rows)

@@ -2,8 +2,10 @@ r"""The Table 4 claims of notebook 02 of the circumplex paper (Yamauchi & Aizawa
 
 Each ordering the paper states ("CircularCSE has the lowest V-Measure", ...) is graded on the same quantity on both
 sides: our per-seed gap (e.g. the lowest V of the other two losses minus CircularCSE's) against the same gap in the
-paper's Table 4 cell of one backbone. :func:`table4_claims` returns the claims of one data set as keyword arguments
-of :meth:`companion.results.Ledger.claim`, in the order the notebook records them.
+paper's Table 4 cell of one backbone, with the tolerance of :func:`companion.stats.tolerance` (half the paper's gap:
+Table 4 prints one seed per cell, no spread). :func:`table4_claims` returns the claims of one data set as keyword
+arguments of :meth:`companion.results.Ledger.claim` (with the validity checks measured on the compared runs), in the
+order the notebook records them.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from companion import stats
+from companion.papers.circumplex.validity import run_checks
 
 __all__ = ["ORDERINGS", "ordering_gap", "table4_claims", "table4_rows", "beside_table4"]
 
@@ -21,7 +24,6 @@ ORDERINGS = (("circular-lowest-V", "V", "V-Measure", "CircularCSE", "lowest"),
              ("circular-highest-CDr", "CD-r", "CD-r", "CircularCSE", "highest"),
              ("sincere-lowest-CDr", "CD-r", "CD-r", "SINCERE", "lowest"))
 HEADS = ("GPT", "nGPT")
-UNTRAINED = "a loss fell by less than 10 % over training"
 
 
 def table4_rows(backbone: str) -> pd.DataFrame:
@@ -73,31 +75,36 @@ def ordering_gap(ours: pd.DataFrame, paper: Mapping[str, str], col: str, kind: s
 
 
 def table4_claims(ds: str, paper_set: str, ours: pd.DataFrame, pretrained_v: float, paper: pd.DataFrame,
-                  moved: pd.Series, *, regime: str, n_labels: int, head_dim: int, backbone: str,
+                  runs: pd.DataFrame | None, *, regime: str, n_labels: int, head_dim: int, backbone: str,
                   losses: Sequence[str]) -> list[dict]:
     """The claims of data set ``ds`` against the paper's ``paper_set`` column of Table 4 (row ``backbone``).
 
     ``ours``: per-seed values (rows) with columns ``(metric, head, loss)`` for V, CD-r and ``mean_offdiag_cos``;
     ``pretrained_v``: the V-Measure of the pretrained embedding; ``paper``: the backbone's Table 4 rows indexed by
-    ``(method, head)`` (``("Pretrained", "")`` for the pretrained row) with the cells as printed; ``moved``: whether
-    each ``(dataset, head, loss)`` run's loss fell by 10 % (otherwise its claims are inconclusive). Returns, in order,
-    the three orderings for both heads, "every trained variant beats the pretrained V" and, for both heads, §5.1's
-    "SINCERE settles at orthogonal labels" (``n_labels`` labels, heads of width ``head_dim``)."""
+    ``(method, head)`` (``("Pretrained", "")`` for the pretrained row) with the cells as printed; ``runs``: the
+    trained runs (one row per run with ``dataset``, ``head``, ``loss``, ``seed``, ``steps``, ``first_loss``,
+    ``final_loss`` and, for the probed runs, ``curve``), from which each claim's validity checks are measured
+    (:func:`companion.papers.circumplex.validity.run_checks`: the compared runs trained, and their V-Measure is flat
+    from the budget on). Returns, in order, the three orderings for both heads, "every trained variant beats the
+    pretrained V" and, for both heads, §5.1's "SINCERE settles at orthogonal labels" (``n_labels`` labels, heads of
+    width ``head_dim``)."""
     claims = []
     for name, col, pcol, target, where in ORDERINGS:
         for kind in HEADS:
             pv = {loss: paper.loc[(loss, kind), f"{paper_set} {pcol}"] for loss in losses}
             gaps, a, b = ordering_gap(ours, pv, col, kind, target, where, losses)
             paper_gap = round(float(a) - float(b), 3)
-            ok = all(bool(moved[(ds, kind, loss)]) for loss in losses)
+            measured = stats.sample(gaps.to_numpy())
             claims.append(dict(
                 id=f"{ds}:{name}:{kind}",
                 claim=f"{ds}, {kind} head: {target} has the {where} {col} of the three losses "
                       f"({'min of the others minus ' + target if where == 'lowest' else target + ' minus max of the others'})",
                 kind="paper", source=f"Table 4, {backbone}, {paper_set}, {pcol}, {kind} heads: {a} - {b}",
-                paper_value=paper_gap, ours=stats.sample(gaps.to_numpy()),
-                criterion=stats.direction(paper_effect=paper_gap, trained=ok, untrained_reason=UNTRAINED),
+                paper_value=paper_gap, ours=measured,
+                criterion=stats.direction(paper_effect=paper_gap),
                 regime=regime,
+                validity=run_checks(runs, {"dataset": ds, "head": kind, "loss": list(losses)},
+                                    gap=measured.estimate if col == "V" else None),
                 note=f"paper cells ({backbone}, {paper_set}, {kind}): "
                      + ", ".join(f"{loss} {pv[loss]}" for loss in losses)
                      + "; ours (mean over seeds): "
@@ -107,14 +114,15 @@ def table4_claims(ds: str, paper_set: str, ours: pd.DataFrame, pretrained_v: flo
     low = min(pv, key=lambda k: float(pv[k]))
     p_pre = paper.loc[("Pretrained", ""), f"{paper_set} V-Measure"]
     paper_gap = round(float(pv[low]) - float(p_pre), 3)
+    measured = stats.sample(gaps.to_numpy())
     claims.append(dict(
         id=f"{ds}:trained-beat-pretrained-V",
         claim=f"{ds}: every trained variant beats the pretrained embedding on V (min over the 6 variants − pretrained)",
         kind="paper", source=f"Table 4, {backbone}, {paper_set}, V-Measure: {pv[low]} - {p_pre}",
-        paper_value=paper_gap, ours=stats.sample(gaps.to_numpy()),
-        criterion=stats.direction(paper_effect=paper_gap, trained=bool(moved.loc[ds].all()),
-                                  untrained_reason=UNTRAINED),
+        paper_value=paper_gap, ours=measured,
+        criterion=stats.direction(paper_effect=paper_gap),
         regime=regime,
+        validity=run_checks(runs, {"dataset": ds, "head": list(HEADS), "loss": list(losses)}, gap=measured.estimate),
         note=f"pretrained V: ours {pretrained_v:.3f} (MiniLM mean pooling), paper {p_pre}; lowest trained paper cell "
              f"{low[1]}/{low[0]} {pv[low]}"))
     E = n_labels
@@ -127,7 +135,7 @@ def table4_claims(ds: str, paper_set: str, ours: pd.DataFrame, pretrained_v: flo
             kind="paper", source="§5.1", paper_value=0, ours=stats.sample(cos),
             criterion=stats.level(0.0, tol=round(0.5 / (E - 1), 4),
                                   tol_reason="half the distance from 0 to the simplex value -1/(E-1)"),
-            regime=f"a head of width {head_dim} ({regime}); §5.1 ties the orthogonal optimum "
-                   "to the high dimension of the paper's heads",
+            regime=f"head width {head_dim}; {regime}",
+            validity=run_checks(runs, {"dataset": ds, "head": kind, "loss": "SINCERE"}),
             note="mean AvgCosSim over pairs of different labels, test set, per seed"))
     return claims

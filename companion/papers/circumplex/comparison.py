@@ -17,6 +17,7 @@ import torch
 
 from companion import stats
 from companion.losses.circumplex import ECM_LABELS, delta_theta, ecm_angles
+from companion.papers.circumplex.validity import run_checks
 
 __all__ = ["KINDS", "run_grid", "label_structure", "top2_explained", "pca_v", "head_gap_claims", "plateau_table",
            "steps_per_loss", "pca_frame"]
@@ -33,8 +34,8 @@ def run_grid(train_states, train_labels: Sequence[str], test_states, test_labels
     """Train and score every ``kind`` x ``loss`` x ``seed`` head, then CircularCSE ``margin_kind`` heads with each
     margin in ``margins`` (m > 0; the grid's CircularCSE runs are m = 0). ``steps`` is one budget for every loss or
     one per loss (:func:`steps_per_loss`). Runs of ``curve_seeds`` record a learning curve every ``curve_every``
-    steps; those of them whose ``(kind, loss)`` is in ``probe`` train on to ``probe_steps`` (one number or one per
-    loss) for the curve only (their scores are still taken at their budget). Returns ``(runs, embeddings)``: one row
+    steps; those of them whose ``(kind, loss)`` is in ``probe`` (margin runs included) train on to ``probe_steps``
+    (one number or one per loss) for the curve only (their scores are still taken at their budget). Returns ``(runs, embeddings)``: one row
     per run (``kind``, ``loss``, ``margin``, ``seed``, ``steps`` and the scores of
     :func:`companion.papers.circumplex.experiments.head_run`) and the test embeddings by
     ``(kind, loss, margin, seed)``."""
@@ -52,7 +53,7 @@ def run_grid(train_states, train_labels: Sequence[str], test_states, test_labels
     jobs += [(margin_kind, "CircularCSE", float(m), s) for m in margins for s in seeds]
     rows, embs = [], {}
     for kind, loss, margin, seed in tqdm(jobs, desc="head runs"):
-        probed = seed in curve_seeds and (kind, loss) in probe and margin == 0
+        probed = seed in curve_seeds and (kind, loss) in probe
         scores, _, emb = head_run(kind, loss, train_states, train_labels, test_states, test_labels,
                                   steps=budget[loss], batch_size=batch_size, lr=lr, seed=seed, n_heads=n_heads,
                                   margin=margin if margin > 0 else None,
@@ -81,7 +82,8 @@ def _per_loss(value: int | Mapping[str, int], losses: Sequence[str], what: str) 
 def steps_per_loss(epochs: int, losses: Sequence[str], per_epoch: int, by_loss: Mapping[str, int] | None = None
                    ) -> dict[str, int]:
     """Training steps per loss: ``epochs`` epochs of ``per_epoch`` steps, except the losses named in ``by_loss``
-    (loss -> epochs), which train to where their own learning curve is flat."""
+    (loss -> epochs), which get a budget of their own (whether it reaches the plateau is measured, not assumed:
+    :func:`companion.papers.circumplex.validity.plateau`)."""
     if per_epoch < 1:
         raise ValueError(f"per_epoch must be >= 1, got {per_epoch}.")
     unknown = sorted(set(by_loss or {}) - set(losses))
@@ -132,10 +134,13 @@ def pca_v(emb, labels: Sequence[str], dims: Sequence[int], seed: int = 0) -> dic
 def plateau_table(runs: pd.DataFrame, steps: int | None = None) -> pd.DataFrame:
     """The learning curves of the runs that recorded one: test V at each recorded step (one row per run), the change
     over the last interval up to the run's budget (``change before``) and, for runs trained on past it, the largest
-    departure from V at the budget afterwards (``change after``, one evaluation: it carries the evaluation's noise)
-    and the mean of the later evaluations minus V at the budget (``mean change after``, the drift). The budget is the run's ``steps`` column
-    (:func:`run_grid`), or ``steps`` for frames without one."""
+    departure from V at the budget afterwards (``change after``, one evaluation: it carries the evaluation's noise),
+    the mean of the later evaluations minus V at the budget (``mean change after``, the drift) and the plateau check
+    the claims use (:func:`companion.stats.plateau` fitted from the budget to the end of the probe, no gap):
+    ``gain after`` (the fitted gain over that stretch) and ``flat`` (its slope CI covers 0). The budget is the run's
+    ``steps`` column (:func:`run_grid`), or ``steps`` for frames without one."""
     rows = []
+    names = [c for c in ("dataset", "kind", "head", "loss", "margin", "seed") if c in runs]
     for r in runs[runs["curve"].notna()].to_dict("records") if "curve" in runs else []:
         c = r["curve"]
         budget = int(r["steps"]) if "steps" in r and pd.notna(r["steps"]) else steps
@@ -143,11 +148,18 @@ def plateau_table(runs: pd.DataFrame, steps: int | None = None) -> pd.DataFrame:
             raise ValueError("plateau_table needs steps for runs without a 'steps' column.")
         upto = [s for s in sorted(c) if s <= budget]
         after = [s for s in sorted(c) if s > budget]
-        rows.append({"kind": r["kind"], "loss": r["loss"], "margin": r["margin"], "seed": r["seed"], "budget": budget,
-                     **{f"V @ {s}": c[s] for s in sorted(c)},
-                     "change before": c[upto[-1]] - c[upto[-2]] if len(upto) > 1 else np.nan,
-                     "change after": max((c[s] - c[budget] for s in after), key=abs) if after else np.nan,
-                     "mean change after": float(np.mean([c[s] for s in after])) - c[budget] if after else np.nan})
+        row = {**{n: r[n] for n in names}, "budget": budget, **{f"V @ {s}": c[s] for s in sorted(c)},
+               "change before": c[upto[-1]] - c[upto[-2]] if len(upto) > 1 else np.nan,
+               "change after": max((c[s] - c[budget] for s in after), key=abs) if after else np.nan,
+               "mean change after": float(np.mean([c[s] for s in after])) - c[budget] if after else np.nan,
+               "gain after": np.nan, "flat": None}
+        if len(after) >= 2:
+            xs = sorted(c)
+            check = stats.plateau(xs, [c[s] for s in xs], tail=(xs[-1] - budget) / (xs[-1] - xs[0]))
+            fit = np.polyfit([budget, *after], [c[budget], *(c[s] for s in after)], 1)
+            row["gain after"] = float(fit[0] * (after[-1] - budget))
+            row["flat"] = check.passed
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -155,7 +167,8 @@ def head_gap_claims(runs: pd.DataFrame, paper: pd.DataFrame, *, paper_set: str, 
                     losses: Sequence[str], kinds: Sequence[str] = ("nGPT", "nGPT-plain")) -> list[dict]:
     """§4.3 / Table 4: for every loss, metric (V, CD-r) and nGPT kind, the per-seed gap nGPT − GPT (paired by
     seed, m = 0 runs) against the same gap in the paper's ``paper_set`` column of the ``backbone`` row (``paper``
-    indexed by ``(method, head)`` with the cells as printed). Keyword arguments of ``Ledger.claim``, in order."""
+    indexed by ``(method, head)`` with the cells as printed), with the validity checks of the two compared runs
+    (:func:`companion.papers.circumplex.validity.run_checks`). Keyword arguments of ``Ledger.claim``, in order."""
     grid = runs[runs["margin"] == 0].pivot_table(index="seed", columns=["kind", "loss"], values=["V", "CD-r"])
     claims = []
     for loss in losses:
@@ -164,6 +177,7 @@ def head_gap_claims(runs: pd.DataFrame, paper: pd.DataFrame, *, paper_set: str, 
             paper_gap = round(float(a) - float(b), 3)
             for kind in kinds:
                 gpt, ngpt = grid[(col, "GPT", loss)], grid[(col, kind, loss)]
+                measured = stats.paired(ngpt.to_numpy(), gpt.to_numpy())
                 claims.append(dict(
                     id=f"head-gap:{loss}:{col}:{kind}",
                     claim=(f"{loss}: {col} of the nGPT head minus the GPT head (authors' nGPT parametrisation, "
@@ -172,10 +186,12 @@ def head_gap_claims(runs: pd.DataFrame, paper: pd.DataFrame, *, paper_set: str, 
                            "nGPT head stored plainly minus the GPT head, against the paper's gap (paired by seed)"),
                     kind="paper" if kind == "nGPT" else "beyond",
                     source=f"Table 4, {backbone}, {paper_set}, {pcol}, {loss} nGPT - GPT: {a} - {b}",
-                    paper_value=paper_gap, ours=stats.paired(ngpt.to_numpy(), gpt.to_numpy()),
+                    paper_value=paper_gap, ours=measured,
                     criterion=stats.direction(paper_effect=paper_gap) if paper_gap else
                     stats.level(0.0, tol=0.01, tol_reason="the paper's gap is 0 at its printed precision"),
                     regime=regime,
+                    validity=run_checks(runs, {"kind": ["GPT", kind], "loss": loss, "margin": 0.0},
+                                        gap=measured.estimate if col == "V" else None),
                     note=f"ours, mean over seeds: nGPT {ngpt.mean():.3f}, GPT {gpt.mean():.3f}"))
     return claims
 
@@ -183,7 +199,7 @@ def head_gap_claims(runs: pd.DataFrame, paper: pd.DataFrame, *, paper_set: str, 
 def margin_claims(runs: pd.DataFrame, *, kind: str, tol: Mapping[str, float], tol_reason: str, regime: str
                   ) -> list[dict]:
     """App. D: CircularCSE with each margin m > 0 against m = 0 (``kind`` heads, paired by seed), V and CD-r within
-    ``tol`` of no change."""
+    ``tol`` of no change, with the validity checks of both runs."""
     sub = runs[(runs["kind"] == kind) & (runs["loss"] == "CircularCSE")]
     grid = sub.pivot_table(index="seed", columns="margin", values=["V", "CD-r"])
     claims = []
@@ -196,5 +212,6 @@ def margin_claims(runs: pd.DataFrame, *, kind: str, tol: Mapping[str, float], to
                       "head, paired by seed)",
                 paper_value="a negligible change", ours=stats.paired(with_m.to_numpy(), without.to_numpy()),
                 criterion=stats.level(0.0, tol=tol[col], tol_reason=tol_reason), regime=regime,
+                validity=run_checks(runs, {"kind": kind, "loss": "CircularCSE", "margin": [0.0, float(m)]}),
                 note=f"mean over seeds: m = {m:g} {with_m.mean():.3f}, m = 0 {without.mean():.3f}"))
     return claims

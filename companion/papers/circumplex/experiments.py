@@ -133,8 +133,8 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
     five (``first_loss``, ``final_loss``) and, with ``curve_every`` > 0, ``curve``: the test V-Measure every
     ``curve_every`` steps (a learning curve to read the plateau from; no weights are selected on it).
     ``probe_steps`` (> ``steps``, a multiple of ``curve_every`` away from it) trains on to that step for the curve
-    only: the scores and embeddings are still those at ``steps`` (the data order of the first ``steps`` steps is
-    the same), and the returned head is the one at ``probe_steps``."""
+    only: the scores, the embeddings and the returned head are still those at ``steps`` (the data order of the first
+    ``steps`` steps is the same; the head's weights are copied at that step and restored)."""
     import time
     from functools import partial
 
@@ -151,9 +151,12 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
         raise ValueError("probe_steps needs curve_every > 0 dividing steps, and probe_steps > steps.")
     loss_fn = LOSSES[loss] if margin is None else partial(LOSSES[loss], margin=margin)
     test_labels = list(test_labels)
-    snapshots = []  # test embeddings at every curve point, in order
+    snapshots = []  # test embeddings at every curve point, in order (the trainer evaluates at 0, k, 2k, ... steps)
+    at_budget = {}  # the head's weights at ``steps`` when the run trains on past it
 
     def curve_fn(h):
+        if probe_steps and len(snapshots) * curve_every == steps:
+            at_budget["state"] = {k: v.detach().clone() for k, v in h.state_dict().items()}
         snapshots.append(embed_with_head(h, test_states))
         return v_measure(snapshots[-1], test_labels)
 
@@ -163,7 +166,11 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
                            progress=False, eval_fn=curve_fn if curve_every else None, eval_every=curve_every)
     train_s = time.perf_counter() - t
     curve_steps = [h["step"] for h in res.history if "eval" in h]
-    emb = snapshots[curve_steps.index(steps)] if probe_steps else embed_with_head(head, test_states)
+    if probe_steps:
+        emb = snapshots[curve_steps.index(steps)]
+        head.load_state_dict(at_budget["state"])
+    else:
+        emb = embed_with_head(head, test_states)
     losses = [h["loss"] for h in res.history if "loss" in h][:steps]
     geo = geometry_summary(emb, test_labels, [c for c in ECM_LABELS if c in set(test_labels)])
     scores = {**evaluate_embeddings(emb, test_labels), "mean_offdiag_cos": geo["mean_offdiag_cos"],
@@ -230,12 +237,16 @@ def unseen_label_summary(emb_ecm, labels_ecm: Sequence[str], emb_other, labels_o
 
 
 def table4_runs(datasets: Mapping[str, tuple], feats: Mapping, pretrained: Mapping, *, seeds: Sequence[int],
-                kinds: Sequence[str], losses: Sequence[str], batch_size: int, lr: float, n_heads: int):
+                kinds: Sequence[str], losses: Sequence[str], batch_size: int, lr: float, n_heads: int,
+                curve_points: int = 0, curve_seeds: Sequence[int] = (), probe_factor: int = 1):
     """Notebook 02's grid (§4, Table 4): every data set x seed x head kind x loss through :func:`head_run`, plus one
     pretrained row per data set. ``datasets[name] = (train key, test key, train frame, test frame, steps)`` names
-    the states in ``feats`` / ``pretrained`` and the labelled frames. Returns ``(runs, keep)``: one row per run and,
-    in ``keep``, every head's weights (``(name, kind, loss, "state", seed)``), the first seed's test embeddings
-    (``(name, kind, loss)``) and the pretrained test embeddings (``(name, "pretrained")``)."""
+    the states in ``feats`` / ``pretrained`` and the labelled frames. The runs of ``curve_seeds`` record the test
+    V-Measure ``curve_points`` times up to their budget (which ``curve_points`` must divide) and, with
+    ``probe_factor`` > 1, train on to ``probe_factor`` x the budget for the curve only (their scores are taken at the
+    budget). Returns ``(runs, keep)``: one row per run (with its ``steps``) and, in ``keep``, every head's weights
+    (``(name, kind, loss, "state", seed)``), the first seed's test embeddings (``(name, kind, loss)``) and the
+    pretrained test embeddings (``(name, "pretrained")``)."""
     import pandas as pd
     from tqdm.auto import tqdm
 
@@ -243,6 +254,13 @@ def table4_runs(datasets: Mapping[str, tuple], feats: Mapping, pretrained: Mappi
 
     if not seeds:
         raise ValueError("table4_runs needs at least one seed.")
+    if curve_seeds and curve_points < 1:
+        raise ValueError("curve_seeds needs curve_points >= 1.")
+    if probe_factor < 1:
+        raise ValueError(f"probe_factor must be >= 1, got {probe_factor}.")
+    for ds, spec in datasets.items():
+        if curve_seeds and spec[4] % curve_points:
+            raise ValueError(f"{ds}: curve_points {curve_points} does not divide the budget of {spec[4]} steps.")
     rows, keep = [], {}
     for ds, (_, kte, _, dte, _) in datasets.items():
         rows.append({"dataset": ds, "head": "-", "loss": "pretrained", "seed": 0,
@@ -251,9 +269,12 @@ def table4_runs(datasets: Mapping[str, tuple], feats: Mapping, pretrained: Mappi
     jobs = [(ds, seed, kind, loss) for ds in datasets for seed in seeds for kind in kinds for loss in losses]
     for ds, seed, kind, loss in tqdm(jobs, desc="head runs"):
         ktr, kte, dtr, dte, n_steps = datasets[ds]
+        curve = seed in curve_seeds
         scores, head, emb = head_run(kind, loss, feats[ktr], dtr.label, feats[kte], dte.label, steps=n_steps,
-                                     batch_size=batch_size, lr=lr, seed=seed, n_heads=n_heads)
-        rows.append({"dataset": ds, "head": kind, "loss": loss, "seed": seed, **scores})
+                                     batch_size=batch_size, lr=lr, seed=seed, n_heads=n_heads,
+                                     curve_every=n_steps // curve_points if curve else 0,
+                                     probe_steps=probe_factor * n_steps if curve and probe_factor > 1 else None)
+        rows.append({"dataset": ds, "head": kind, "loss": loss, "seed": seed, "steps": n_steps, **scores})
         keep[(ds, kind, loss, "state", seed)] = {k: v.clone() for k, v in head.state_dict().items()}
         if seed == seeds[0]:
             keep[(ds, kind, loss)] = emb

@@ -63,7 +63,9 @@ def test_run_grid_trains_each_loss_to_its_own_budget_and_probes_past_it():
     assert table.loc[("SINCERE", 0.0), "change after"] == pytest.approx(sincere_curve[4] - sincere_curve[2])
     circ = runs[(runs.loss == "CircularCSE") & (runs.margin == 0)].curve.iloc[0]
     assert table.loc[("CircularCSE", 0.0), "mean change after"] == pytest.approx(circ[6] - circ[4])
-    assert np.isnan(table.loc[("CircularCSE", 0.2), "change after"])  # margin runs are not probed
+    margin = runs[runs.margin == 0.2].curve.iloc[0]
+    assert sorted(margin) == [0, 2, 4, 6]  # a margin run of a probed (kind, loss) is probed too
+    assert np.isnan(table.loc[("SINCERE", 0.0), "gain after"])  # one evaluation after the budget: no fit
     assert set(embs) == {("nGPT", "SINCERE", 0.0, 0), ("nGPT", "CircularCSE", 0.0, 0), ("nGPT", "CircularCSE", 0.2, 0)}
     with pytest.raises(ValueError, match="names no budget for CircularCSE"):
         cmp.run_grid(states, LABELS, states, LABELS, kinds=["nGPT"], losses=["SINCERE"], seeds=[0],
@@ -76,6 +78,13 @@ def test_plateau_table_without_a_steps_column_needs_steps():
     row = cmp.plateau_table(runs, 4).iloc[0]
     assert row["change before"] == pytest.approx(0.1) and row["change after"] == pytest.approx(-0.05)
     assert row["mean change after"] == pytest.approx(-0.05)
+    assert np.isnan(row["gain after"]) and row["flat"] is None  # one evaluation after the budget: no fit
+    rising = pd.DataFrame([{"kind": "GPT", "loss": "SINCERE", "margin": 0.0, "seed": 0, "steps": 2,
+                            "curve": {0: 0.1, 2: 0.5, 4: 0.6, 6: 0.7, 8: 0.81}}])
+    row = cmp.plateau_table(rising).iloc[0]
+    assert row["gain after"] == pytest.approx(0.309, abs=1e-3) and not row["flat"]
+    flat = rising.assign(curve=[{0: 0.1, 2: 0.5, 4: 0.51, 6: 0.49, 8: 0.5}])
+    assert bool(cmp.plateau_table(flat).iloc[0]["flat"]) is True
     with pytest.raises(ValueError, match="needs steps"):
         cmp.plateau_table(runs)
 
@@ -128,6 +137,14 @@ def test_label_subset_runs_reuses_the_full_heads_and_checks_labels():
                                        steps=2, batch_size=8, lr=1e-2, n_heads=2)
     assert frame[["labels", "loss"]].values.tolist() == [[3, "SINCERE"], [3, "pretrained"], [4, "SINCERE"],
                                                          [4, "pretrained"]]
+    retrained = frame.iloc[0]
+    assert retrained["kind"] == "nGPT" and retrained["steps"] == 2 and retrained["first_loss"] > 0
+    assert np.isnan(frame.iloc[2]["steps"])  # the full label set reuses the given heads: no training record
+    probed = analysis.label_subset_runs(states, LABELS, states, LABELS, subsets={3: ECM_LABELS[:3]}, losses=["SINCERE"],
+                                        seeds=[0], full=full, pretrained_test=torch.randn(24, 8), steps=2,
+                                        batch_size=8, lr=1e-2, n_heads=2, curve_every=1, curve_seeds=[0],
+                                        probe_steps=4)
+    assert sorted(probed.iloc[0]["curve"]) == [0, 1, 2, 3, 4] and probed.iloc[0]["V"] == retrained["V"]
     from companion.papers.circumplex.heads import evaluate_embeddings
 
     assert frame.iloc[2]["V"] == pytest.approx(evaluate_embeddings(full[("SINCERE", 0)], LABELS)["V"])

@@ -4,8 +4,6 @@ ordering claims (claims)."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -121,30 +119,60 @@ def test_ordering_gap_by_hand():
         ordering_gap(ours, paper, "V", "GPT", "SINCERE", "middle", LOSS_NAMES)
 
 
+def _runs(moved=True, rising=False):
+    """A record of the Table 4 runs: every (head, loss, seed), the first seed probed past its budget of 4 steps."""
+    rows = []
+    for head in ("GPT", "nGPT"):
+        for loss in LOSS_NAMES:
+            for seed in (42, 43, 44):
+                curve = None
+                if seed == 42:
+                    curve = {s: 0.5 + (0.02 * s if rising and s >= 4 else 0.001 * (-1) ** s) for s in range(9)}
+                rows.append({"dataset": "Emolit", "head": head, "loss": loss, "seed": seed, "steps": 4,
+                             "first_loss": 2.0, "final_loss": 1.0 if moved else 1.9, "curve": curve})
+    return pd.DataFrame(rows)
+
+
 def test_table4_claims_in_order_with_the_paper_gaps():
-    index = pd.MultiIndex.from_tuples([("Emolit", h, loss) for h in ("GPT", "nGPT") for loss in LOSS_NAMES])
-    moved = pd.Series(True, index=index)
-    claims = table4_claims("Emolit", "Emolit", _ours(), 0.3, _paper(), moved, regime="R", n_labels=12, head_dim=64,
+    claims = table4_claims("Emolit", "Emolit", _ours(), 0.3, _paper(), _runs(), regime="R", n_labels=12, head_dim=64,
                            backbone="B", losses=LOSS_NAMES)
     ids = [c["id"] for c in claims]
     assert ids == [f"Emolit:{name}:{kind}" for name, *_ in ORDERINGS for kind in ("GPT", "nGPT")] + [
         "Emolit:trained-beat-pretrained-V", "Emolit:sincere-orthogonal:GPT", "Emolit:sincere-orthogonal:nGPT"]
     first = claims[0]
     assert first["paper_value"] == 0.15 and first["source"] == "Table 4, B, Emolit, V-Measure, GPT heads: 0.650 - 0.500"
+    assert first["criterion"].params["tol"] == 0.075  # half the paper's gap: Table 4 prints no spread
     assert first["criterion"].judge(first["ours"]).verdict == "reproduced"  # ours: about 0.55 - 0.40 on every seed
     beat = claims[6]
     assert beat["paper_value"] == 0.2 and beat["source"].endswith("V-Measure: 0.500 - 0.300")
     assert beat["ours"].estimate == pytest.approx((_ours()["V"].min(axis=1) - 0.3).mean())
     ortho = claims[7]
-    assert ortho["claim"].endswith("-1/(E-1) = -0.091") and ortho["regime"].startswith("a head of width 64 (R)")
-    assert all(set(c) <= {"id", "claim", "kind", "source", "paper_value", "ours", "criterion", "regime", "note"}
+    assert ortho["claim"].endswith("-1/(E-1) = -0.091") and ortho["regime"] == "head width 64; R"
+    assert all(set(c) <= {"id", "claim", "kind", "source", "paper_value", "ours", "criterion", "regime", "note",
+                          "validity"} for c in claims)
+    assert all([v.name for v in c["validity"]] == ["trained", "plateau"] and all(v.passed for v in c["validity"])
                for c in claims)
-    moved[("Emolit", "nGPT", "SoftCSE")] = False
-    claims = table4_claims("Emolit", "Emolit", _ours(), 0.3, _paper(), moved, regime="R", n_labels=12, head_dim=64,
-                           backbone="B", losses=LOSS_NAMES)
-    assert claims[1]["criterion"].judge(claims[1]["ours"]).verdict == "inconclusive"  # nGPT: a loss did not fall
-    assert claims[0]["criterion"].judge(claims[0]["ours"]).verdict == "reproduced"
-    assert math.isclose(claims[6]["paper_value"], 0.2)
+    detail = claims[8]["validity"][1].detail  # sincere-orthogonal:nGPT reads the nGPT SINCERE run only
+    assert "Emolit/nGPT/SINCERE seed 42" in detail and "Emolit/GPT/" not in detail and "SoftCSE" not in detail
+
+
+def test_table4_claims_validity_fails_on_the_compared_runs_only():
+    runs = _runs()
+    runs.loc[(runs["head"] == "nGPT") & (runs.loss == "SoftCSE") & (runs.seed == 43), "final_loss"] = 1.9
+    claims = {c["id"]: c for c in table4_claims("Emolit", "Emolit", _ours(), 0.3, _paper(), runs, regime="R",
+                                                n_labels=12, head_dim=64, backbone="B", losses=LOSS_NAMES)}
+    trained = {i: c["validity"][0] for i, c in claims.items()}
+    assert not trained["Emolit:circular-lowest-V:nGPT"].passed  # a loss of the nGPT comparison did not fall
+    assert "0.95 (Emolit/nGPT/SoftCSE seed 43)" in trained["Emolit:circular-lowest-V:nGPT"].detail
+    assert trained["Emolit:circular-lowest-V:GPT"].passed and trained["Emolit:sincere-orthogonal:nGPT"].passed
+    assert not trained["Emolit:trained-beat-pretrained-V"].passed  # it compares all six variants
+    rising = table4_claims("Emolit", "Emolit", _ours(), 0.3, _paper(), _runs(rising=True), regime="R", n_labels=12,
+                           head_dim=64, backbone="B", losses=LOSS_NAMES)
+    assert not any(c["validity"][1].passed for c in rising)  # V still climbs after the budget: no gap excuses it
+    assert "still moving" in rising[0]["validity"][1].detail
+    bare = table4_claims("Emolit", "Emolit", _ours(), 0.3, _paper(), None, regime="R", n_labels=12, head_dim=64,
+                         backbone="B", losses=LOSS_NAMES)
+    assert all([v.name for v in c["validity"]] == ["record"] and not c["validity"][0].passed for c in bare)
 
 
 def test_unseen_label_summary_places_neutral_and_scores_both_sets():
@@ -170,7 +198,12 @@ def test_head_run_probe_scores_at_the_budget_and_curves_on():
     probed, _, emb_p = head_run("nGPT", "CircularCSE", states, LABELS, states, LABELS, steps=3, margin=0.1,
                                 curve_every=3, probe_steps=9, **kw)
     assert torch.allclose(emb, emb_p, atol=1e-6) and probed["V"] == plain["V"]
-    assert sorted(probed["curve"]) == [0, 3, 6, 9]
+    assert sorted(probed["curve"]) == [0, 3, 6, 9] and probed["final_loss"] == plain["final_loss"]
+    _, head, _ = head_run("nGPT", "CircularCSE", states, LABELS, states, LABELS, steps=3, margin=0.1, **kw)
+    _, head_p, _ = head_run("nGPT", "CircularCSE", states, LABELS, states, LABELS, steps=3, margin=0.1,
+                            curve_every=3, probe_steps=9, **kw)
+    # the returned head is the one at the budget, not the one the probe trained on to
+    assert all(torch.allclose(v, head.state_dict()[k], atol=1e-6) for k, v in head_p.state_dict().items())
     with pytest.raises(ValueError, match="probe_steps needs"):
         head_run("nGPT", "SINCERE", states, LABELS, states, LABELS, steps=3, curve_every=2, probe_steps=9, **kw)
     with pytest.raises(ValueError, match="a margin applies to CircularCSE only"):
@@ -201,3 +234,7 @@ def test_comparison_helpers():
     assert [c["kind"] for c in claims] == ["paper", "beyond", "paper", "beyond"]
     assert claims[1]["claim"].startswith("Beyond the paper") and claims[1]["paper_value"] == -0.019
     assert "level" not in claims[0]["criterion"].description and "± 0.01" in claims[2]["criterion"].description
+    assert claims[0]["criterion"].params["tol"] == 0.0095  # half the paper's gap
+    # these rows carry no training record: every claim says so with a failed check instead of passing silently
+    assert all([v.name for v in c["validity"]] == ["record", "record"] and not any(v.passed for v in c["validity"])
+               for c in claims)

@@ -1,0 +1,121 @@
+r"""Validity checks measured in the circumplex head runs (notebooks 02–04), for ``Ledger.claim(validity=...)``.
+
+A claim that compares trained heads is only as good as those runs. Two checks are read off each run's own record:
+
+* ``trained`` (:func:`trained`): every run the claim compares lowered its training loss (the mean of the last five
+  steps) below :data:`TRAINED_RATIO` of its first step;
+* ``plateau`` (:func:`plateau`): the probed runs (the first seed's runs, trained on past their budget for the curve
+  only, :func:`companion.papers.circumplex.experiments.head_run`) have a flat test V-Measure curve from the budget
+  on — :func:`companion.stats.plateau` fitted to the stretch from the budget to the end of the probe: its slope CI
+  covers 0, or (where the claim compares a V-Measure gap) the fitted gain over that stretch is at most a quarter of
+  the gap.
+
+A failed check makes the claim ``inconclusive`` (``did not train: …`` / ``budget: …``). Where the record of the runs
+is missing (e.g. notebook 03 without notebook 02's cache) the check is a failed ``record`` check, never a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from companion import stats
+
+__all__ = ["TRAINED_RATIO", "select", "trained", "plateau", "run_checks", "missing_record"]
+
+#: A run trained when the mean loss of its last five steps is below this fraction of its first step's loss.
+TRAINED_RATIO = 0.9
+#: Columns that name a run in a check's detail, in this order where present.
+_NAME_COLUMNS = ("dataset", "labels", "kind", "head", "loss", "margin")
+
+
+def select(runs: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
+    """The rows of ``runs`` whose column ``c`` equals ``where[c]`` (or lies in it, for a list or tuple)."""
+    keep = pd.Series(True, index=runs.index)
+    for col, value in where.items():
+        if col not in runs:
+            raise KeyError(f"the runs have no column {col!r} (they have {', '.join(map(str, runs.columns))}).")
+        values = list(value) if isinstance(value, (list, tuple, set)) else [value]
+        keep &= runs[col].isin(values)
+    return runs[keep]
+
+
+def _name(row: Mapping[str, Any]) -> str:
+    parts = []
+    for col in _NAME_COLUMNS:
+        value = row.get(col)
+        if value is None or (isinstance(value, float) and np.isnan(value)):
+            continue
+        if col == "margin":
+            if float(value) > 0:
+                parts.append(f"m = {float(value):g}")
+        elif col == "labels":
+            parts.append(f"{int(value)} labels")
+        else:
+            parts.append(str(value))
+    return "/".join(parts) + f" seed {row['seed']}"
+
+
+def missing_record(what: str) -> stats.Validity:
+    """A failed ``record`` check: the runs' record (losses, curves) is absent, so nothing could be checked."""
+    return stats.Validity("record", False, f"no training record of {what}")
+
+
+def trained(runs: pd.DataFrame, where: Mapping[str, Any]) -> stats.Validity:
+    """``trained``: every selected run's final loss (mean of its last five steps) is below :data:`TRAINED_RATIO` of
+    its first loss. The detail names the run with the smallest relative fall."""
+    rows = select(runs, where)
+    if "first_loss" in rows:
+        rows = rows[rows["first_loss"].notna() & rows["final_loss"].notna()]
+    if rows.empty or "first_loss" not in rows:
+        return missing_record(f"the runs {dict(where)}")
+    ratio = rows["final_loss"].to_numpy(float) / rows["first_loss"].to_numpy(float)
+    worst = int(np.argmax(ratio))
+    passed = bool(np.all(ratio < TRAINED_RATIO))
+    return stats.Validity("trained", passed,
+                          f"training loss, last five steps over the first: at most {ratio[worst]:.3g} "
+                          f"({_name(rows.iloc[worst].to_dict())}) over {len(rows)} run(s); each must be below "
+                          f"{TRAINED_RATIO:g}")
+
+
+def _probed(row: Mapping[str, Any]) -> bool:
+    curve = row.get("curve")
+    return isinstance(curve, Mapping) and len(curve) > 0 and max(curve) > int(row["steps"])
+
+
+def plateau(runs: pd.DataFrame, where: Mapping[str, Any], *, gap: float | None = None) -> stats.Validity:
+    """``plateau``: for every selected run that was probed past its budget, :func:`companion.stats.plateau` on its
+    test V-Measure curve, fitted from the budget to the end of the probe (at least three evaluations), with ``gap``
+    (a V-Measure gap the claim compares, or None). Passes when every probed run passes."""
+    rows = [r for r in select(runs, where).to_dict("records") if _probed(r)] if "curve" in runs else []
+    if not rows:
+        return missing_record(f"a learning curve past the budget for the runs {dict(where)}")
+    parts, passed = [], True
+    for r in rows:
+        curve, budget = r["curve"], int(r["steps"])
+        steps = sorted(curve)
+        after = [s for s in steps if s >= budget]
+        if len(after) < 3:
+            raise ValueError(f"{_name(r)}: {len(after)} evaluations from the budget {budget} on; the plateau check "
+                             "needs at least 3 (record the curve more often or probe further).")
+        tail = (steps[-1] - budget) / (steps[-1] - steps[0])
+        if len({curve[s] for s in after}) == 1:  # exactly constant: stats.plateau's fit has no spread (NaN CI)
+            check = stats.Validity("plateau", True, f"V constant at {curve[budget]:.4g} over {len(after)} evaluations")
+        else:
+            check = stats.plateau(steps, [curve[s] for s in steps], gap=gap, tail=tail)
+        passed &= check.passed
+        parts.append(f"{_name(r)} (steps {budget}-{steps[-1]}): {check.detail}"
+                     + ("" if check.passed else " — still moving"))
+    return stats.Validity("plateau", bool(passed), "test V-Measure from the budget on; " + "; ".join(parts))
+
+
+def run_checks(runs: pd.DataFrame | None, where: Mapping[str, Any], *, gap: float | None = None,
+               what: str = "the compared runs") -> list[stats.Validity]:
+    """``[trained, plateau]`` for the runs a claim compares (``where`` selects them from ``runs``); with no
+    ``runs`` at all, one failed ``record`` check naming ``what``."""
+    if runs is None or len(runs) == 0:
+        return [missing_record(what)]
+    return [trained(runs, where), plateau(runs, where, gap=gap)]
