@@ -471,7 +471,7 @@ def plateau(steps: Sequence[float], values: Sequence[float], *, gap: float | Non
         raise ValueError("plateau() needs distinct steps in the last stretch")
     fit = _sp.linregress(xs, ys)
     dof = xs.size - 2
-    if dof < 1 or fit.stderr == 0:
+    if dof < 1 or not (math.isfinite(float(fit.stderr)) and fit.stderr > 0):   # an exact line: a point interval
         lo = hi = float(fit.slope)
     else:
         half = float(_sp.t.ppf(0.5 + confidence / 2, dof)) * float(fit.stderr)

@@ -205,6 +205,9 @@ def test_plateau_reads_the_slope_of_the_last_third():
     assert stats.plateau(steps, rising, gap=1.0).passed
     assert not stats.plateau(steps, rising, gap=0.2).passed
     assert "slope" in stats.plateau(steps, rising).detail
+    # an exactly constant tail is a plateau (linregress gives no finite standard error there)
+    assert stats.plateau(steps, np.full(steps.size, 0.7)).passed
+    assert not stats.plateau(steps, 0.001 * steps).passed          # an exact line with a slope is not
     with pytest.raises(ValueError):
         stats.plateau([0, 1], [0.1, 0.2])
     with pytest.raises(ValueError):
