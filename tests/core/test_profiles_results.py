@@ -177,3 +177,51 @@ def test_stored_claims_are_validated(claim, error):
 
     with pytest.raises(ValueError, match=error):
         validate_claim(claim)
+
+
+# --------------------------------------------------------------------------------------------- exact criteria
+@pytest.mark.parametrize("criterion, ours, verdict", [
+    (within(1.0, 0.25), 1.25, "reproduced"), (within(1.0, 0.25), 0.75, "reproduced"),
+    (within(1.0, 0.25), 1.2501, "not reproduced"), (within(1.0, 0.25, 0.5), 1.5, "partly"),
+    (within(1.0, 0.25, 0.5), 0.4999, "not reproduced"),
+    (at_least(2.0), 2.0, "reproduced"), (at_least(2.0), 1.999, "not reproduced"),
+    (at_least(2.0, partly=1.0), 1.0, "partly"), (at_least(2.0, partly=1.0), 0.999, "not reproduced"),
+    (at_most(2.0), 2.0, "reproduced"), (at_most(2.0), 2.001, "not reproduced"),
+    (at_most(2.0, partly=3.0), 3.0, "partly"), (at_most(2.0, partly=3.0), 3.001, "not reproduced"),
+    (same_sign(-0.5), -0.1, "reproduced"), (same_sign(-0.5, 0.2), -0.1, "partly"),
+    (same_sign(-0.5, 0.2), -0.2, "reproduced"), (same_sign(-0.5), 0.0, "not reproduced"),
+    (same_sign(0.5), 0.3, "reproduced"), (same_sign(0.5), -0.3, "not reproduced"),
+    (holds(), True, "reproduced"), (holds(), False, "not reproduced"), (holds(), [True, False], "partly"),
+    (holds(), {"a": False, "b": False}, "not reproduced"), (holds(), [False], "not reproduced"),
+])
+def test_exact_criteria_give_each_verdict_at_their_boundaries(criterion, ours, verdict):
+    assert criterion.verdict(ours) == verdict
+
+
+def test_exact_criteria_name_their_rule_and_parameters():
+    assert (within(1.0, 0.1, 0.3).name, within(1.0, 0.1, 0.3).params) == (
+        "within", {"target": 1.0, "tol": 0.1, "partly_tol": 0.3})
+    assert (at_least(2.0, 1.0).name, at_least(2.0, 1.0).params) == ("at_least", {"threshold": 2.0, "partly": 1.0})
+    assert (at_most(2.0, 3.0).name, at_most(2.0, 3.0).params) == ("at_most", {"threshold": 2.0, "partly": 3.0})
+    assert same_sign(-0.5, 0.2).params == {"paper_value": -0.5, "min_magnitude": 0.2}
+    assert holds("x").name == "holds" and not_testable("no GPU").params == {"reason": "no GPU"}
+    for crit in (within(1, 0.1), at_least(1), at_most(1), same_sign(1.0), holds()):
+        assert crit.description and crit.name != "custom"
+    with pytest.raises(TypeError):
+        holds().verdict([1, 0])
+    with pytest.raises(TypeError):
+        at_least(1.0).verdict("high")
+    with pytest.raises(ValueError):
+        at_most(1.0).verdict(float("nan"))
+
+
+def test_checks_and_errata_keep_their_reasons_and_unknown_verdicts_pass_through():
+    from companion import stats
+
+    j = stats.Judgement("inconclusive", "one seed")
+    assert stats.as_check(j) == j and stats.as_erratum(j) == j
+    assert stats.as_check(stats.Judgement("not reproduced", "why")).reason == "why"
+    assert stats.as_erratum(stats.Judgement("partly", "a reading")) == stats.Judgement("partly", "a reading")
+    assert stats.as_erratum(stats.Judgement("not testable", "no data")) == stats.Judgement("inconclusive", "no data")
+    assert stats.as_erratum(stats.Judgement("reproduced")) == stats.Judgement("confirmed", None)
+    assert stats.regime_label("paper setting") == "paper setting"

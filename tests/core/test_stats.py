@@ -317,3 +317,167 @@ def test_ledger_rejects_claims_without_kind_or_source(tmp_path, monkeypatch, kwa
     ledger = Ledger("angle", "99-test", profile="smoke")
     with pytest.raises(ValueError, match=error):
         ledger.claim("x", "x", paper_value=1, ours=1.0, criterion=within(1, 0.1), **kwargs)
+
+
+# --------------------------------------------------------------------------------------------- boundaries (mutation tests)
+def _cmp(ci, estimate=None, sd=0.1, n=3):
+    lo, hi = ci
+    est = (lo + hi) / 2 if estimate is None else estimate
+    return stats.Comparison((est,) * n, est, sd, (lo, hi), 0.95, n, "t", 0.5, None)
+
+
+def test_an_interval_touching_zero_or_the_paper_value_covers_it():
+    assert _cmp((0.0, 1.0)).excludes_zero() == 0 and _cmp((-1.0, 0.0)).excludes_zero() == 0
+    assert _cmp((1e-9, 1.0)).excludes_zero() == 1 and _cmp((-1.0, -1e-9)).excludes_zero() == -1
+    assert _cmp((0.2, 0.5)).covers(0.2) and _cmp((0.2, 0.5)).covers(0.5) and not _cmp((0.2, 0.5)).covers(0.50001)
+    no_ci = stats.Comparison((1.0,), 1.0, None, None, 0.95, 1, "t", None, None)
+    assert no_ci.excludes_zero() == 0 and not no_ci.covers(1.0) and no_ci.mde is None
+
+
+def test_direction_boundaries_of_absence_and_power():
+    # CI exactly on the band edges [-tol, +tol] with a paper effect outside: absent
+    effect = 1.0                                            # tol 0.5
+    assert stats.direction(paper_effect=effect).judge(_cmp((-0.5, 0.5), sd=0.01)).verdict == "not reproduced"
+    assert stats.direction(paper_effect=effect).judge(_cmp((-0.50001, 0.5), sd=0.01)).verdict == "inconclusive"
+    # a paper effect exactly at the tolerance is not "outside the band" (the se-based tolerance can equal it)
+    j = stats.direction(paper_effect=0.98, paper_se=0.5).judge(_cmp((-0.9, 0.9), sd=0.01))
+    assert j.verdict == "inconclusive" and "underpowered" not in j.reason
+    # underpowered exactly when the MDE exceeds the paper's effect
+    wide = _cmp((-0.6, 0.9), sd=1.0, n=3)                   # MDE about 3.26 > 1
+    j = stats.direction(paper_effect=effect).judge(wide)
+    assert j.verdict == "inconclusive" and j.reason.startswith("underpowered") and "seeds" in j.reason
+    need = stats.n_for_power(1.0, effect)
+    assert f"about {need} seeds" in j.reason
+    powered = _cmp((-0.6, 0.9), sd=0.2, n=3)                # MDE about 0.65 < 1
+    assert not stats.direction(paper_effect=effect).judge(powered).reason.startswith("underpowered")
+
+
+def test_direction_reasons_name_the_side_and_the_magnitude():
+    big = stats.direction(paper_effect=0.3).judge(CLEAR_UP)
+    small = stats.direction(paper_effect=3.0).judge(CLEAR_UP)
+    assert "larger" in big.reason and "smaller" in small.reason
+    at = stats.direction(paper_effect=1.0).judge(_cmp((0.9, 1.1), estimate=1.0))
+    assert at.verdict == "reproduced" and at.reason is None
+    assert "did not train" not in stats.direction(paper_effect=1.0).description
+    assert "did not train" in stats.direction(paper_effect=1.0, trained=False).description
+    assert stats.direction(paper_effect=0.5, sign=1).params["sign"] == 1      # a small effect with its sign
+    assert stats.direction(paper_effect=-0.5, sign=-1).params["sign"] == -1
+    crit = stats.direction(paper_effect=1.0)
+    assert crit.name == "direction" and stats.level(1.0, tol=0.1, tol_reason="r").name == "level"
+    assert stats.level(1.0, tol=0.1, tol_reason="r").params == {"paper_value": 1.0, "tol": 0.1, "tol_reason": "r"}
+
+
+def test_level_band_edges_are_inside():
+    crit = stats.level(1.0, tol=0.5, tol_reason="r")
+    assert crit.judge(_cmp((0.5, 1.5))).verdict == "reproduced"
+    assert crit.judge(_cmp((1.5000001, 2.0))).verdict == "not reproduced"
+    assert crit.judge(_cmp((0.0, 0.4999999))).verdict == "not reproduced"
+    assert crit.judge(_cmp((1.5, 2.0))).verdict == "inconclusive"            # touching the edge is not outside
+    assert crit.judge(_cmp((0.0, 0.5))).verdict == "inconclusive"
+    # a CI exactly as wide as the band that straddles it is not "underpowered"
+    assert "straddles" in crit.judge(_cmp((0.6, 1.6))).reason
+    assert stats.level(1.0, tol=0.0, tol_reason="exact").judge(_cmp((1.0, 1.0))).verdict == "reproduced"
+    for bad in ({"tol": -0.1, "tol_reason": "r"}, {"tol": 0.1, "tol_reason": ""}):
+        with pytest.raises(ValueError):
+            stats.level(1.0, **bad)
+    with pytest.raises(ValueError):
+        stats.level(float("nan"), tol=0.1, tol_reason="r")
+
+
+def test_tolerance_needs_a_positive_se_and_always_says_why():
+    with pytest.raises(ValueError):
+        stats.tolerance(1.0, paper_se=0.0)
+    assert stats.tolerance(1.0, paper_se=0.1).reason and stats.tolerance(1.0).reason
+    assert stats.tolerance(1.0, paper_se=0.1234567).value == pytest.approx(stats.TOLERANCE_SE * 0.1234567, abs=1e-6)
+
+
+def test_mde_and_n_for_power_validate_and_scale():
+    assert stats.mde(0.0, 3) == 0.0
+    for sd, n in [(float("nan"), 3), (-1.0, 3), (1.0, 1), (1.0, 2.5), (1.0, True)]:
+        with pytest.raises(ValueError):
+            stats.mde(sd, n)
+    with pytest.raises(ValueError):
+        stats.mde(1.0, 3, confidence=1.0)
+    assert stats.mde(1.0, 5, confidence=0.99) > stats.mde(1.0, 5) > stats.mde(1.0, 5, power=0.5)
+    n = stats.n_for_power(1.0, 1.0)
+    assert stats.mde(1.0, n) <= 1.0 < stats.mde(1.0, n - 1)
+    assert stats.n_for_power(1.0, 1.0, confidence=0.99) > n and stats.n_for_power(1.0, 1.0, power=0.5) < n
+    assert stats.n_for_power(0.0, 1.0) == 2 and stats.n_for_power(1.0, 0.0) is None
+    assert stats.n_for_power(1.0, float("inf")) is None and stats.n_for_power(1.0, 0.01, n_max=50) is None
+    assert stats.n_for_power(1.0, -1.0) == n
+
+
+def test_plateau_bounds_and_the_last_third():
+    for tail in (0.0, 1.5):
+        with pytest.raises(ValueError):
+            stats.plateau(range(9), range(9), tail=tail)
+    with pytest.raises(ValueError):
+        stats.plateau(range(9), range(9), fraction=-0.1)
+    assert stats.plateau(range(9), [0, 1, 2, 3, 4, 5, 6, 7, 8], tail=1.0, fraction=0.0).passed is False
+    # a steep climb up to step 6, then flat from step 6 on: the last third (steps 6-9) is flat
+    steps = list(range(10))
+    curve = [0, 1, 2, 3, 4, 5, 6, 6.01, 5.99, 6]
+    assert stats.plateau(steps, curve).passed
+    assert stats.plateau(steps[::-1], curve[::-1]).passed           # the order of the points does not matter
+    assert not stats.plateau(steps, curve, tail=1.0).passed         # the whole curve includes the climb
+    # the slope interval is the t interval of the least-squares slope
+    x, y = np.arange(12.0), np.array([0.0, 0.2, 0.1, 0.4, 0.3, 0.5, 0.45, 0.6, 0.58, 0.7, 0.66, 0.8])
+    fit = sp.linregress(x[x >= 11 * (2 / 3)], y[x >= 11 * (2 / 3)])
+    half = sp.t.ppf(0.975, (x >= 11 * (2 / 3)).sum() - 2) * fit.stderr
+    detail = stats.plateau(x, y).detail
+    assert f"[{fit.slope - half:+.3g}, {fit.slope + half:+.3g}]" in detail
+    # the gain against the gap: exactly at the fraction passes
+    line = 0.01 * np.arange(10.0)                           # gain over steps 6-9: 0.03
+    assert stats.plateau(range(10), line, gap=0.12).passed and not stats.plateau(range(10), line, gap=0.119).passed
+
+
+def test_validity_checks_and_the_gate():
+    with pytest.raises(ValueError):
+        stats.Validity("", True, "x")
+    with pytest.raises(TypeError):
+        stats.Validity("trained", 1, "x")
+    v = stats.Validity("ceiling", False, "at 100 %")
+    assert v.to_dict() == {"name": "ceiling", "passed": False, "detail": "at 100 %"}
+    assert v.reason == "ceiling: at 100 %" and stats.Validity("trained", False, "flat").reason == "did not train: flat"
+    assert stats.validity_gate([]) is None and stats.validity_gate(None) is None
+    gate = stats.validity_gate([v, stats.Validity("plateau", False, "rising"), stats.Validity("x", True, "ok")])
+    assert gate.verdict == "inconclusive" and gate.reason == "ceiling: at 100 %; budget: rising"
+
+
+def test_summary_fields_and_confidence_bounds():
+    for bad in (0.0, 1.0, 1.5):
+        with pytest.raises(ValueError):
+            stats.sample([0.1, 0.2], confidence=bad)
+    one = stats.paired([1.0], [0.5], labels=("a", "b"))
+    assert one.values == (0.5,) and one.estimate == 0.5 and one.n == 1 and one.labels == ("a", "b")
+    assert one.confidence == 0.95 and one.test.startswith("paired t") and one.p is None
+    two = stats.sample([0.1, 0.3])
+    assert two.ci is not None and two.sd == pytest.approx(np.std([0.1, 0.3], ddof=1))
+    zero = stats.sample([0.0, 0.0, 0.0])
+    assert zero.p == 1.0 and zero.ci == (0.0, 0.0) and zero.p_wilcoxon is None
+    ones = stats.sample([1.0] * 6)
+    assert ones.p == 0.0 and ones.p_wilcoxon == pytest.approx(sp.wilcoxon([1.0] * 6).pvalue)
+    labelled = stats.paired([1.0, 2.0, 3.0], [0.0, 0.5, 1.0], labels=("A", "B"))
+    assert labelled.labels == ("A", "B") and labelled.to_dict()["labels"] == ["A", "B"]
+    assert "ci_items" not in labelled.to_dict() and labelled.interval == labelled.ci
+    assert stats.sample([0.1, 0.2, 0.4], confidence=0.9).ci[1] < stats.sample([0.1, 0.2, 0.4]).ci[1]
+
+
+def test_hierarchical_bootstrap_keeps_the_seed_statistics_and_validates():
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(1.0, 1.0, size=(4, 50)), rng.normal(0.0, 1.0, size=(4, 50))
+    cmp = stats.hierarchical_bootstrap(a, b, np.mean, n_boot=200, labels=("a", "b"))
+    base = stats.paired(a.mean(axis=1), b.mean(axis=1))
+    assert cmp.sd == pytest.approx(base.sd) and cmp.p == pytest.approx(base.p) and cmp.labels == ("a", "b")
+    assert cmp.test.startswith("paired t over seeds")
+    assert cmp.ci_items[0] < cmp.estimate < cmp.ci_items[1]
+    narrow = stats.hierarchical_bootstrap(a, b, np.mean, n_boot=200, confidence=0.5)
+    assert narrow.ci_items[1] - narrow.ci_items[0] < cmp.ci_items[1] - cmp.ci_items[0]
+    with pytest.raises(ValueError):
+        stats.hierarchical_bootstrap(a[:, :1], b[:, :1], np.mean)
+    with pytest.raises(ValueError):
+        stats.hierarchical_bootstrap(a, np.where(b > 0, np.nan, b), np.mean)
+    with pytest.raises(ValueError):
+        stats.hierarchical_bootstrap(a, b, np.mean, n_boot=10)
+    ints = stats.hierarchical_bootstrap([[1, 2, 3]], [[0, 0, 1]], np.mean, n_boot=100)
+    assert ints.estimate == pytest.approx(5 / 3) and ints.ci is None and ints.ci_items is not None
