@@ -54,8 +54,19 @@ from companion import papers as _papers
 from companion import settings as _settings
 from companion._io import write_atomic
 from companion.profiles import check_profile
-from companion.stats import (CHECK_VERDICTS, ERRATUM_VERDICTS, VERDICTS, Comparison, Criterion, Judgement,
-                             Validity, as_check, as_erratum, regime_label, validity_gate)
+from companion.stats import (
+    CHECK_VERDICTS,
+    ERRATUM_VERDICTS,
+    VERDICTS,
+    Comparison,
+    Criterion,
+    Judgement,
+    Validity,
+    as_check,
+    as_erratum,
+    regime_label,
+    validity_gate,
+)
 
 KINDS = ("paper", "check", "beyond", "erratum")
 #: the verdicts each kind of claim can take
