@@ -7,8 +7,9 @@ or tensors. Angles are in DEGREES (what the papers plot).
   Alignment and Uniformity on the Hypersphere", ICML 2020, Eq. (4)-(5); used by SimCSE (Gao et al. 2021, §6) and
   SimACE (Jeong et al. 2024, §5 Eq. 10-11, Figs. 3, 6, 9): :math:`\ell_{align} = E\|f(x) - f(x^+)\|^2` over positive
   pairs (STS-B dev pairs with gold > 4) and :math:`\ell_{uniform} = \log E\, e^{-2\|f(x) - f(y)\|^2}` over all
-  pairs of distinct items, both on L2-normalised embeddings. SimACE's Eq. 11 writes a log in front of the alignment
-  too; its figures report the plain mean (values around 0.2-0.3), as do we.
+  pairs of distinct items, both on L2-normalised embeddings. SimACE's Eq. 11 defines the alignment with a log in
+  front of the mean (Wang & Isola's Eq. 4 has none); both readings are here, named: :func:`alignment` (the plain
+  mean, which our SimACE notebooks report) and :func:`log_alignment` (Eq. 11 as printed).
 * :func:`positive_angles`, :func:`mean_negative_angle`, :func:`pairwise_angles` — SimACE §5 (Fig. 4, 5, 7, 8).
 * :func:`anisotropy` — mean cosine of random pairs (Ethayarajh 2019, "How contextual are contextualized word
   representations?", §3; SimCSE §6's discussion of anisotropy).
@@ -43,6 +44,22 @@ def alignment(x: torch.Tensor, y: torch.Tensor, alpha: float = 2.0, normalize: b
     xu, yu = (_unit(x, "x"), _unit(y, "y")) if normalize else (check_matrix(x, "x").double(),
                                                              check_matrix(y, "y").double())
     return float((xu - yu).norm(dim=1).pow(alpha).mean())
+
+
+def log_alignment(x: torch.Tensor, y: torch.Tensor, alpha: float = 2.0, normalize: bool = True) -> float:
+    r"""SimACE Eq. 11 as printed: :math:`\log E\|f(x) - f(x^+)\|_2^\alpha`, the log of :func:`alignment`.
+
+    :math:`-\infty` for identical pairs (one clear error instead); at most :math:`\alpha \log 2` on the unit sphere.
+
+    >>> import torch
+    >>> x = torch.tensor([[1.0, 0.0], [0.0, 1.0]]); y = torch.tensor([[0.0, 1.0], [1.0, 0.0]])
+    >>> round(log_alignment(x, y), 4)            # every pair at distance sqrt(2): log 2
+    0.6931
+    """
+    plain = alignment(x, y, alpha=alpha, normalize=normalize)
+    if plain <= 0:
+        raise ValueError("log_alignment() is undefined when every positive pair coincides (alignment 0).")
+    return math.log(plain)
 
 
 def uniformity(x: torch.Tensor, t: float = 2.0, normalize: bool = True) -> float:

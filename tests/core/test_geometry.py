@@ -10,6 +10,7 @@ from companion.metrics.geometry import (
     anisotropy,
     effective_rank,
     geometry_summary,
+    log_alignment,
     mean_negative_angle,
     mean_positive_angle,
     pairwise_angles,
@@ -32,6 +33,17 @@ def test_alignment_zero_for_identical_and_hand_value():
     e = torch.eye(3, dtype=torch.float64)
     assert alignment(e, e.roll(1, 0)) == pytest.approx(2.0)  # orthogonal unit vectors: |u - v|^2 = 2
     assert alignment(e, e.roll(1, 0), alpha=1) == pytest.approx(math.sqrt(2))
+
+
+def test_log_alignment_is_simace_eq11_the_log_of_the_plain_mean():
+    e = torch.eye(3, dtype=torch.float64)
+    assert log_alignment(e, e.roll(1, 0)) == pytest.approx(math.log(2.0))
+    x = gauss(50)
+    y = x + 0.3 * gauss(50, seed=1)
+    assert log_alignment(x, y) == pytest.approx(math.log(alignment(x, y)))
+    assert log_alignment(x, y) < alignment(x, y)       # log a < a for every a > 0: the two readings differ
+    with pytest.raises(ValueError, match="coincides"):
+        log_alignment(x, x.clone())
 
 
 def test_uniformity_nonpositive_zero_under_collapse_and_brute_force():
