@@ -43,8 +43,10 @@
 # definition's (up to 5) hard negatives per step (a fresh draw each step, the same for every condition; the paper
 # uses all five), seeds 0, 1, 2 for all eight conditions, evaluated on 500 held-out in-domain concepts and 300 of
 # each other split. Section 5 (P1): B1 for `p1_steps` = 600 steps on 1,600 synsets, seeds 0, 1, 2 — still 7.5 % of the
-# paper's step count, on one layer, but long enough for the curves to flatten. all-mpnet-base-v2 is analysed frozen
-# in notebook 04. Measured values and verdicts: closing note at the end.
+# paper's step count, on one layer; a plateau check on the logged curves says whether they flattened.
+# all-mpnet-base-v2 is analysed frozen in notebook 04. Section 5b trains the top `p2_n_top` layers of B1 (3 of 6 in
+# the cpu profile) so that the layers below the last can move (§5.1). Verdicts are computed in the claims table at
+# the end, never typed.
 
 # %% tags=["colab-setup"]
 # Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
@@ -80,31 +82,34 @@ from companion.encoders import load_encoder
 from companion.profiles import settings
 from companion.encoders.states import LowerStates
 from companion.papers.concepts.evaluation import (ConceptRetrieval, EmbeddingLookup, GeometryMonitor,
-                                                  PairedConditionClaims, direction_unless_ceiling, settling,
-                                                  split_recalls)
+                                                  PairedConditionClaims, curve_plateau, exact_direction,
+                                                  loss_plateau, paired_item_bootstrap, room, split_recalls,
+                                                  trained_check, verdict_summary)
 from companion.papers.concepts.finetune import top_layer_recipe, train_condition
 from companion.papers.concepts.readouts import CONDITIONS, TopLayerConceptModel, save_trained
 from companion import stats
-from companion.results import Ledger, at_most, holds, not_testable, same_sign, show_provenance
+from companion.results import Ledger, at_most, holds, not_testable, show_provenance
 
 # %% [markdown]
 # Settings per profile (smoke: 24 test concepts, 48 training synsets, 2 steps; cpu: the scale described above; gpu:
 # the paper's 8k steps on all twelve layers), the claims ledger and the numbers the paper states. `p1_*`: the long
-# B1 runs of section 5 (P1's geometry curves).
+# B1 runs of section 5 (P1's geometry curves); `p2_n_top`: the layers B1 trains in section 5b (§5.1's earlier
+# layers).
 
 # %%
 ALL = ["B1", "B2", "B3", "M1", "M1-K6", "M2", "M3", "B1-unified"]
 cfg = settings(profile,
                smoke=dict(seeds=[0], n_rows=24, n_split_rows=24, n_train=48, steps=2, n_top=1, conditions=ALL,
-                          threads=2, max_negatives=None, p1_steps=4, p1_every=2, p1_n_train=48),
+                          threads=2, max_negatives=None, p1_steps=4, p1_every=2, p1_n_train=48, p2_n_top=2),
                cpu=dict(seeds=[0, 1, 2], n_rows=500, n_split_rows=300, n_train=800, steps=150, n_top=1,
-                        conditions=ALL, threads=1, max_negatives=2, p1_steps=600, p1_every=50, p1_n_train=1600),
+                        conditions=ALL, threads=1, max_negatives=2, p1_steps=600, p1_every=50, p1_n_train=1600,
+                        p2_n_top=3),
                # gpu: all-mpnet-base-v2, 8k steps x batch 16 (Table 1 caption), all 12 layers fine-tuned with the
                # layer-wise lr decay 0.9 and 100 warm-up steps (§4.4); the paper uses one seed (Limitations, 'Single seed'),
                # three here; the P1 curves then are the 8k-step runs themselves
                gpu=dict(seeds=[0, 1, 2], n_rows=5000, n_split_rows=2000, n_train=100_000, steps=8000, n_top=12,
                         conditions=ALL, threads=8, max_negatives=None, p1_steps=8000, p1_every=500,
-                        p1_n_train=100_000, model="sentence-transformers/all-mpnet-base-v2"),
+                        p1_n_train=100_000, p2_n_top=12, model="sentence-transformers/all-mpnet-base-v2"),
                common=dict(k=4, batch=16, lr=2e-4, pooling_lr_mult=5.0, layer_decay=0.9, warmup_frac=100 / 8000,
                            tau=0.05, max_length=64, model="sentence-transformers/all-MiniLM-L6-v2"),
                overrides=dict(seeds=seeds, n_rows=n_rows, steps=steps, p1_steps=p1_steps))
@@ -191,7 +196,7 @@ pd.DataFrame(paper_rows).T
 
 # %%
 recipe_common = top_layer_recipe(cfg, rows.rules)  # B1's weights are saved under it for notebook 04
-results, times, weights = [], {}, {}
+results, times, weights, histories = [], {}, {}, {}
 for seed in cfg.seeds:
     for name in cfg.conditions:
         model, res, train_s = train_condition(enc, lower, rows, name, seed, recipe_common)
@@ -202,6 +207,7 @@ for seed in cfg.seeds:
                             first_loss=float(np.mean([h["loss"] for h in res.history[:window]])),
                             last_loss=float(np.mean([h["loss"] for h in res.history[-window:]]))))
         times[(name, seed)] = (train_s, time.perf_counter() - t0)
+        histories[(name, seed)] = res.history
         if CONDITIONS[name][0] == "weighted":
             weights[(name, seed)] = model.readout.weights().detach().numpy().round(3)
         if name == "B1":
@@ -285,7 +291,7 @@ fig_path = ledger.savefig(fig, "fig-conditions")
 # linear decay to zero) on `p1_n_train` training synsets (twice section 3's: the long run passes over each about six
 # times), one run per seed, and every `p1_every` steps the in-domain pool's
 # t2d R@10, anisotropy and effective rank are logged (step 0 is frozen B0). The curves show whether the statistics
-# have settled; the claims read their last point.
+# have settled (the plateau check of section 6); the claims read their last point.
 
 # %%
 p1_rows = C.training_rows(data, train_sids, n=cfg.p1_n_train, seed=0)
@@ -321,36 +327,81 @@ fig.tight_layout()
 fig_path = ledger.savefig(fig, "fig-p1-geometry-curves")
 
 # %% [markdown]
-# ## 6. Claims: the paper's differences against ours, paired over seeds
+# ## 5b. The layers below the last after fine-tuning (§5.1)
 #
-# Every fine-tuned comparison pairs the conditions seed by seed (same batches) and goes through `companion.stats`:
-# the mean difference over seeds 0-2 with its 95 % t interval. Frozen B0/B0-WM are deterministic (no seed), so
-# their comparisons are judged on the single value, with a minimum size stated in the criterion. Two regimes cap
-# the verdicts (`reproduced` → `partly`, `not reproduced` → `inconclusive`): fine-tuning of MiniLM's top layer for
-# a few hundred steps against the paper's full 8k-step fine-tuning of mpnet, and, for the frozen claims, a 6-layer
-# backbone whose last K = 4 layers are two thirds of the network. Anisotropy and effective rank follow App. H (mean
-# cosine of 10,000 random pairs; exp entropy of the normalised singular values), the definitions of the paper's
-# numbers.
+# §5.1 says fine-tuning sharpens the final-layer concentration: the earlier layers see lower MRR and higher
+# anisotropy after training. Section 3 trains only the top layer, so its earlier layers cannot move; here B1 trains
+# the top `p2_n_top` layers (three of MiniLM's six in the cpu profile; the same recipe, steps, rows and seeds as
+# section 3, layer-wise LR decay 0.9 below the top), and the t2d MRR and anisotropy of every trained hidden state
+# below the last are compared with the frozen encoder's, seed by seed.
 
 # %%
-REGIME_FT = (f"top {cfg.n_top} of the 6 layers of all-MiniLM-L6-v2 fine-tuned for {cfg.steps} steps x batch "
-             f"{cfg.batch} on {len(rows)} WordNet synsets; the paper fine-tunes all of all-mpnet-base-v2 for 8k steps "
-             "on 3.3M WordNet/Wiktionary pairs")
-REGIME_FROZEN = ("frozen all-MiniLM-L6-v2, 6 layers (the last K = 4 are two thirds of the network) instead of "
-                 f"all-mpnet-base-v2, 12 layers (K = 4 a third); our WordNet test pool of {cfg.n_rows} concepts")
+p2_lower = LowerStates(enc, start=n_layers - cfg.p2_n_top, means="all")
+p2_lower.precompute(texts + rows.texts())
+p2_recipe = dict(recipe_common, n_top=cfg.p2_n_top)
+p2_states = list(range(n_layers - cfg.p2_n_top + 1, n_layers))  # trained hidden states below the last
+p2_rows, p2_hist = [], []
+for seed in cfg.seeds:
+    model, res, p2_s = train_condition(enc, p2_lower, rows, "B1", seed, p2_recipe)
+    LT = model.encode_layers(texts)
+    window = max(1, len(res.history) // 10)
+    p2_hist.append(res.history)
+    p2_rows.append(dict(seed=seed, first_loss=float(np.mean([h["loss"] for h in res.history[:window]])),
+                        last_loss=float(np.mean([h["loss"] for h in res.history[-window:]])),
+                        **{f"{stat} h{h}": evaluate(LT[:, h])[stat] for h in p2_states
+                           for stat in ("t2d MRR", "anisotropy")}))
+    print(f"B1 top {cfg.p2_n_top} seed {seed}: {cfg.steps} steps in {p2_s:.0f} s")
+p2 = pd.DataFrame(p2_rows).set_index("seed")
+p2_before = {f"{stat} h{h}": float(table.loc[f"layer {h}", stat]) for h in p2_states
+             for stat in ("t2d MRR", "anisotropy")}
+pd.concat([pd.Series(p2_before, name="frozen"), p2.drop(columns=["first_loss", "last_loss"]).T], axis=1).round(3)
+
+# %% [markdown]
+# ## 6. Claims: the paper's differences against ours
+#
+# Every fine-tuned comparison pairs the conditions seed by seed (same batches) and goes through the one rule of
+# `companion.stats` (`direction`): the mean difference over the seeds with its 95 % t interval, against the paper's
+# difference between the same two rows. The paper prints one run (no seed spread), so the magnitude tolerance is half
+# the paper's effect. The CI on the paper's side of 0 is *reproduced* within that tolerance, else *partly*; on the
+# other side *not reproduced*; covering 0 *not reproduced* when it lies inside the tolerance band (the effect is
+# absent), *inconclusive: underpowered* when the design cannot detect an effect the paper's size, else
+# *inconclusive*. A statement of a level (a difference "near" a value, a ratio that "stays") is judged against the
+# band the paper's own wording implies (`level`). Before any of this, the validity checks measured in our runs
+# apply: each condition's loss fell (`trained`), its training loss reached its plateau (`plateau`), and where the
+# reference level leaves less room than the paper's change (`ceiling` / `floor`) the claim cannot show it. A failed
+# check makes the claim *inconclusive* and names it. Frozen B0/B0-WM are one deterministic run: a difference of a
+# per-concept rate gets a bootstrap interval over the test concepts; a spectral statistic of the whole pool
+# (anisotropy, effective rank) is judged as an exact value. The regime (how our run differs from the paper's:
+# backbone, layers trained, steps, data) stands beside every verdict and never changes it. Anisotropy and effective
+# rank follow App. H (mean cosine of 10,000 random pairs; exp entropy of the normalised singular values), the
+# definitions of the paper's numbers.
+
+# %%
+MODEL = cfg.model.split("/")[-1]
+REGIME_FT = (f"{MODEL}, top {cfg.n_top} of {n_layers} layers, {cfg.steps} steps, {len(rows)} WordNet synsets, "
+             f"{len(cfg.seeds)} seeds (paper: all of mpnet, 8k steps, 3.3M pairs, one seed)")
+REGIME_FROZEN = f"frozen {MODEL} (K = 4 of {n_layers} layers; paper: mpnet, 4 of 12), {cfg.n_rows} WordNet test concepts"
 probe = f"top-{cfg.n_top} layer, {cfg.steps} steps x batch {cfg.batch}, {len(rows)} train synsets, {cfg.n_rows} test"
-moved = {n: bool((g["last_loss"] < 0.9 * g["first_loss"]).all()) for n, g in ft.groupby("condition")}
+first = {n: g.sort_values("seed")["first_loss"].to_numpy() for n, g in ft.groupby("condition")}
+last = {n: g.sort_values("seed")["last_loss"].to_numpy() for n, g in ft.groupby("condition")}
+checks = {n: [trained_check(first, last, n), loss_plateau([histories[(n, s)] for s in cfg.seeds], n)]
+          for n in first}
 ledger.claim("objective_trained", "every fine-tuned condition's loss fell by at least a tenth (mean of the last tenth "
-             "of the steps against the first tenth), every seed", ours=moved,
+             "of the steps against the first tenth), every seed", ours={n: c[0].passed for n, c in checks.items()},
              criterion=holds("each condition's loss moved"), kind="check",
-             note="first -> last tenth, mean loss: " + "; ".join(
-                 f"{n} {g['first_loss'].mean():.2f} -> {g['last_loss'].mean():.2f}" for n, g in ft.groupby("condition")))
-# a - b of one metric, paired over seeds (frozen readouts repeat their single value), under the fine-tuning regime
-paired = PairedConditionClaims(ledger, table, ft, cfg.seeds, moved, REGIME_FT, probe)
+             note="; ".join(c[0].detail for c in checks.values()))
+pd.DataFrame([{"condition": n, "check": c.name, "passed": c.passed, "detail": c.detail}
+              for n, cs in checks.items() for c in cs])
+
+# %%
+# a - b of one metric, paired over seeds (frozen readouts repeat their single value), with each condition's checks
+paired = PairedConditionClaims(ledger, table, ft, cfg.seeds, checks, REGIME_FT, probe)
 seeds_of, ft_claim = paired.seeds_of, paired.claim
 
 # %% [markdown]
-# **The frozen encoder** (P2 and Table 11): single values, each judged with a stated minimum size.
+# **The frozen encoder** (P2 and Table 11): one deterministic run. The R@10 difference gets a bootstrap interval over
+# the test concepts (the per-concept hits of the two readouts resampled together); anisotropy and effective rank are
+# statistics of the whole pool, judged as exact values with the same tolerance policy.
 
 # %%
 b0, wm = table.loc["B0"], table.loc["B0-WM"]
@@ -362,33 +413,32 @@ ledger.claim("P2_last_layer_peaks", "P2: layer-wise t2d MRR peaks at the last la
                   f"{layer_rows['t2d MRR'].round(3).tolist()}")
 p = pv[(2, "B0-WM", "t2d R@10")] - pv[(2, "B0", "t2d R@10")]
 _ = ledger.claim("P2_wm_not_better", "P2: cross-layer pooling of the frozen encoder lowers t2d R@10 (B0-WM - B0)", p,
-                 float(wm["t2d R@10"] - b0["t2d R@10"]), same_sign(p, min_magnitude=0.05), kind="paper",
-                 source="App. H: 0.392 - 0.552", regime=REGIME_FROZEN,
-                 note=f"B0 {b0['t2d R@10']:.3f}, B0-WM {wm['t2d R@10']:.3f}; 0.05 is about two standard errors of "
-                      f"a paired R@10 difference over {cfg.n_rows} concepts")
+                 paired_item_bootstrap(evaluate.hits(readouts["B0-WM"]), evaluate.hits(readouts["B0"]),
+                                       "test concepts", labels=("B0-WM", "B0")),
+                 stats.direction(p), kind="paper", source="App. H: 0.392 - 0.552", regime=REGIME_FROZEN,
+                 note=f"B0 {b0['t2d R@10']:.3f}, B0-WM {wm['t2d R@10']:.3f}")
 
 # %%
 p = pv[(11, "B0-WM", "anisotropy")] - pv[(11, "B0", "anisotropy")]
 ledger.claim("T11_wm_aniso_up", "Table 11: B0-WM is more anisotropic than B0", p,
-             float(wm["anisotropy"] - b0["anisotropy"]), same_sign(p, min_magnitude=0.02), kind="paper",
+             float(wm["anisotropy"] - b0["anisotropy"]), exact_direction(p), kind="paper",
              source="App. H: 0.303 - 0.126", regime=REGIME_FROZEN,
-             note=f"B0 {b0['anisotropy']:.3f}, B0-WM {wm['anisotropy']:.3f}; 0.02 is ten times the sampling error "
-                  "of a 10,000-pair mean cosine")
+             note=f"B0 {b0['anisotropy']:.3f}, B0-WM {wm['anisotropy']:.3f}")
 p = pv[(11, "B0-WM", "effective rank")] - pv[(11, "B0", "effective rank")]
 ledger.claim("T11_wm_erank_down", "Table 11: B0-WM has a lower effective rank than B0", p,
-             float(wm["effective rank"] - b0["effective rank"]), same_sign(p, min_magnitude=5.0), kind="paper",
-             source="App. H: 177.0 - 247.0", regime=REGIME_FROZEN,
-             note=f"B0 {b0['effective rank']:.1f}, B0-WM {wm['effective rank']:.1f} (ours: d = 384, {cfg.n_rows} "
-                  "definitions; the paper: d = 768); 5 is about 1 % of our d")
+             float(wm["effective rank"] - b0["effective rank"]), exact_direction(p), kind="paper",
+             source="App. H: 177.0 - 247.0", regime=REGIME_FROZEN + f"; d = {enc.dim} (paper: 768)",
+             note=f"B0 {b0['effective rank']:.1f}, B0-WM {wm['effective rank']:.1f} ({cfg.n_rows} definitions)")
 _ = ledger.claim("B0_negate_below_chance", "the frozen encoder fails the negation stress test (AUC below chance)",
                  pv[(2, "B0", "Negate ROC-AUC")], float(b0["AUC negation"]), at_most(0.5), kind="paper", source="§5.2",
-                 regime=REGIME_FROZEN + "; our negation rule puts 'not' in front of glosses without a finite verb",
+                 regime=REGIME_FROZEN + "; 'not' put in front of glosses without a finite verb",
                  note=f"ours {b0['AUC negation']:.3f} over {int((hn['rule'] == 'negation').sum())} negatives")
 
 # %% [markdown]
-# **Per-layer anisotropy** (App. H, Fig. 3): the frozen encoder's last layer is far less anisotropic than the layers
-# below it (the paper: 0.146 against 0.45–0.50 for mpnet's layers 5–11). The paper also says fine-tuning raises the
-# anisotropy of the earlier layers; with only the top layer trained, ours cannot move by construction.
+# **Per-layer anisotropy** (App. H, Fig. 3): the paper says the frozen encoder's last layer is far less anisotropic
+# than the layers below it (0.146 against 0.45–0.50 for mpnet's layers 5–11), and (§5.1) that fine-tuning lowers
+# the earlier layers' MRR and raises their anisotropy: section 5b's runs, paired over seeds against the frozen
+# layers (the paper gives no number: a direction).
 
 # %%
 aniso = layer_rows["anisotropy"].to_numpy()[1:]  # transformer layers 1..L (hidden state 0 = embeddings)
@@ -397,11 +447,22 @@ ledger.claim("P2_last_layer_aniso", "App. H / Fig. 3: the frozen last layer is t
              "every earlier layer", round(ratio, 3), float(aniso[-1] / aniso[:-1].min()),
              at_most(0.5), kind="paper", source="App. H: 0.146 / 0.45", regime=REGIME_FROZEN,
              note=f"ours: last / lowest earlier layer; anisotropy by transformer layer {aniso.round(3).tolist()}; the "
-                  "paper's ratio is about 1/3 (mpnet, NP pairs); 0.5 = 'far below' read as at most half")
-_ = ledger.claim("P2_earlier_layers_after_ft", "§5.1: fine-tuning lowers earlier layers' MRR and raises their "
-                 "anisotropy", "earlier layers sharpen", None,
-                 not_testable("only the top layer is trained here: the earlier layers are frozen, identical before "
-                              "and after fine-tuning by construction"), kind="paper", source="§5.1")
+                  "paper's ratio is about 1/3 (mpnet, NP pairs); 'far below' read as at most half")
+REGIME_P2 = (REGIME_FT.replace(f"top {cfg.n_top} of", f"top {cfg.p2_n_top} of")
+             + "; layers read on WordNet t2d (paper: NP pairs)")
+p2_checks = [trained_check({"B1": p2["first_loss"].to_numpy()}, {"B1": p2["last_loss"].to_numpy()}, "B1"),
+             loss_plateau(p2_hist, f"B1 top {cfg.p2_n_top}")]
+for cid, stat, sign, text in [
+        ("P2_earlier_layers_after_ft", "t2d MRR", -1,
+         "§5.1: fine-tuning lowers the t2d MRR of the trained layers below the last (mean over those layers)"),
+        ("P2_earlier_layers_aniso_after_ft", "anisotropy", +1,
+         "§5.1: fine-tuning raises the anisotropy of the trained layers below the last (mean over those layers)")]:
+    after = p2[[f"{stat} h{h}" for h in p2_states]].mean(axis=1).loc[cfg.seeds].to_numpy()
+    before = np.mean([p2_before[f"{stat} h{h}"] for h in p2_states])
+    ledger.claim(cid, text, "earlier layers: lower MRR, higher anisotropy",
+                 stats.paired(after, np.full(len(cfg.seeds), before), labels=("after", "frozen")),
+                 stats.direction(sign=sign), kind="paper", source="§5.1", regime=REGIME_P2, validity=p2_checks,
+                 note=f"hidden states {p2_states}; frozen {before:.3f}, after per seed {np.round(after, 3).tolist()}")
 
 # %% [markdown]
 # **Fine-tuning** (P1, H1: B1 against frozen B0).
@@ -417,35 +478,34 @@ if "B1" in have:
 # %% [markdown]
 # **P1 at the end of the long runs** (section 5): B1 after `p1_steps` steps against frozen B0, per seed. "Stays" is
 # judged with the tolerance the paper itself uses: App. H calls M1's effective rank 3.2 % below B1's "marginally
-# below". That the curves have settled is our own check: less than a quarter of each statistic's total movement
-# may fall in the last fifth of training, every seed.
+# below". Validity: B1's loss fell, and each statistic's seed-mean curve reached its plateau (the slope over the last
+# third of training has a 95 % interval covering zero, or its gain there is at most a quarter of the compared
+# difference; `companion.stats.plateau`).
 
 # %%
 REGIME_P1 = REGIME_FT.replace(f"{cfg.steps} steps", f"{cfg.p1_steps} steps").replace(
-    f"on {len(rows)} WordNet", f"on {len(p1_rows)} WordNet")
+    f"{len(rows)} WordNet", f"{len(p1_rows)} WordNet")
 p1 = {col: stats.paired(p1_end[col].to_numpy(), np.full(len(cfg.seeds), start[col]), labels=("B1", "B0"))
       for col in P1_STATS}
 for cid, col, src in [("P1_aniso_falls", "anisotropy", "App. H: 0.012 - 0.126"),
                       ("P1_r10_up", "t2d R@10", "§1 (P1): 0.654 - 0.552")]:
     p = pv[(11 if col == "anisotropy" else 2, "B1", col)] - pv[(11 if col == "anisotropy" else 2, "B0", col)]
-    ledger.claim(cid, f"P1: fine-tuning (B1, {cfg.p1_steps} steps) changes {col} vs B0 as the paper says", p, p1[col],
+    ledger.claim(cid, f"P1: fine-tuning (B1, the long runs) changes {col} vs B0 as the paper says", p, p1[col],
                  stats.direction(p), kind="paper", source=src, regime=REGIME_P1,
+                 validity=curve_plateau(curves, col, gap=p1[col].estimate, what=f"B1 {col} curve (mean over seeds)"),
                  note=f"B0 {start[col]:.3f}; B1 per seed {p1_end[col].round(3).tolist()}")
 p = pv[(11, "B1", "effective rank")] / pv[(11, "B0", "effective rank")]
-ledger.claim("P1_erank_stays", f"P1: effective rank stays (B1 after {cfg.p1_steps} steps / B0)", round(p, 4),
+ledger.claim("P1_erank_stays", "P1: effective rank stays (B1 after the long runs / B0)", round(p, 4),
              stats.sample(p1_end["effective rank"].to_numpy() / start["effective rank"]),
              stats.level(p, tol=0.032, tol_reason="App. H calls M1's 239.4 against B1's 247.2 (-3.2 %) marginally "
                          "below"), kind="paper", source="App. H: 247.2 / 247.0", regime=REGIME_P1,
+             validity=curve_plateau(curves, "effective rank", gap=p1["effective rank"].estimate,
+                                    what="B1 effective rank curve (mean over seeds)"),
              note=f"B0 {start['effective rank']:.1f}; B1 per seed {p1_end['effective rank'].round(1).tolist()}")
-settle = {f"{col} seed {s}": settling(c, col) for s, c in curves.groupby("seed") for col in P1_STATS}
-_ = ledger.claim("P1_settled", "the P1 curves have settled: under a quarter of each statistic's movement falls in "
-                 "the last fifth of training", ours={k: bool(v["tail_share"] < 0.25) for k, v in settle.items()},
-                 criterion=holds("every statistic, every seed"), kind="check",
-                 note="; ".join(f"{k}: total {v['total']:+.3f}, last fifth {v['tail']:+.3f}" for k, v in settle.items()))
 
 # %% [markdown]
-# **Hard negatives** (P3, H3, Table 11: M1 against B3, the same readout without them). Where B3 already sits closer to
-# 1 than the paper's gain, the claim is inconclusive (a ceiling).
+# **Hard negatives** (P3, H3, Table 11: M1 against B3, the same readout without them). Where B3's level leaves less
+# room than the paper's gain (a ceiling measured in our run), the claim is inconclusive.
 
 # %%
 if {"M1", "B3"} <= have:
@@ -457,16 +517,16 @@ if {"M1", "B3"} <= have:
              criterion=stats.level(p, tol=0.01, tol_reason="§5.3 treats margins below 1 % absolute as marginal"))
     p = pv[(4, "M1", "type-swap ROC-AUC")] - pv[(4, "B3", "type-swap ROC-AUC")]
     ft_claim("T4_type_swap", "H3: hard negatives raise the type-swap AUC (M1 - B3)", "M1", "B3", "AUC type_swap",
-             "§5.4: 0.976 - 0.472", p, criterion=direction_unless_ceiling(p, seeds_of("B3", "AUC type_swap").mean(),
-                                                                          "B3's type-swap AUC"))
+             "§5.4: 0.976 - 0.472", p,
+             validity=[room(p, seeds_of("B3", "AUC type_swap").mean(), "B3's type-swap AUC")])
     p = pv[(2, "M1", "pair ROC-AUC")] - pv[(2, "B3", "pair ROC-AUC")]
     ft_claim("T2_pair_auc", "hard negatives raise the pair ROC-AUC (M1 - B3)", "M1", "B3", "pair AUC",
-             "§5.2: 0.961 - 0.769", p, criterion=direction_unless_ceiling(p, seeds_of("B3", "pair AUC").mean(),
-                                                                          "B3's pair AUC"))
+             "§5.2: 0.961 - 0.769", p, validity=[room(p, seeds_of("B3", "pair AUC").mean(), "B3's pair AUC")])
     ft_claim("T11_m1_vs_b3_aniso", "Table 11: M1 is less anisotropic than B3", "M1", "B3", "anisotropy",
              "App. H: 0.015 - 0.166", pv[(11, "M1", "anisotropy")] - pv[(11, "B3", "anisotropy")])
     ft_claim("T11_m1_vs_b3_erank", "Table 11: M1 has a higher effective rank than B3", "M1", "B3", "effective rank",
-             "App. H: 239.4 - 193.9", pv[(11, "M1", "effective rank")] - pv[(11, "B3", "effective rank")])
+             "App. H: 239.4 - 193.9", pv[(11, "M1", "effective rank")] - pv[(11, "B3", "effective rank")],
+             note=f"effective rank in d = {enc.dim} (paper: 768)")
 
 # %% [markdown]
 # **The BCE term and its alternative** (App. H: B1 against B3; App. F: B1-unified, hard negatives in the InfoNCE
@@ -478,7 +538,8 @@ if {"B1", "B3"} <= have:
              "B1", "B3", "anisotropy", "App. H: 0.012 - 0.166",
              pv[(11, "B1", "anisotropy")] - pv[(11, "B3", "anisotropy")])
     ft_claim("T11_b1_vs_b3_erank", "App. H: B1 has a higher effective rank than B3", "B1", "B3", "effective rank",
-             "App. H: 247.2 - 193.9", pv[(11, "B1", "effective rank")] - pv[(11, "B3", "effective rank")])
+             "App. H: 247.2 - 193.9", pv[(11, "B1", "effective rank")] - pv[(11, "B3", "effective rank")],
+             note=f"effective rank in d = {enc.dim} (paper: 768)")
 if {"B1-unified", "B1"} <= have:
     for cid, col, pcol in [("unified_negate_drop", "AUC negation", "Negate ROC-AUC"),
                            ("unified_pair_auc", "pair AUC", "pair ROC-AUC"), ("unified_r10", "t2d R@10", "t2d R@10"),
@@ -490,7 +551,8 @@ if {"B1-unified", "B1"} <= have:
 # %% [markdown]
 # **Readouts** (H2, §5.3, Table 3): M2 and M3 against B1 and M1 as §5.3 compares them; B2 ([CLS]) and the K = 6
 # window against B1 on the three splits (in-domain t2d, HH, SH proxy); and the table's summary, no readout
-# above B1 on every split.
+# above B1 on every split. §5.3 gives no number for these (the table body is not in the text) except M2's margin:
+# directions only.
 
 # %%
 ft_claim("T3_m2_vs_b1", "H2: the input-dependent gate (M2) matches or marginally exceeds B1 (t2d R@10)", "M2", "B1",
@@ -507,72 +569,38 @@ for cond, tag in [("B2", "b2"), ("M1-K6", "k6")]:
     for split_name, col in SPLITS.items():
         ft_claim(f"T3_{tag}_below_b1_{split_name}", f"H2: {cond} underperforms B1 on the {split_name} split (R@10)",
                  cond, "B1", col, "§5.3", f"{cond} below B1", criterion=stats.direction(sign=-1))
+READOUTS_H2 = ["B2", "M1", "M1-K6", "M2", "M3"]
 above = {c: all((stats.paired(seeds_of(c, col), seeds_of("B1", col)).ci or (0, 0))[0] > 0 for col in SPLITS.values())
-         for c in ["B2", "M1", "M1-K6", "M2", "M3"]}  # one seed: no interval, never "above"
+         for c in READOUTS_H2}  # one seed: no interval, never "above"
 _ = ledger.claim("T3_no_consistent_gain", "H2: no cross-layer or CLS readout beats B1 on every split", "none",
                  {f"{c} not above B1 on every split": not v for c, v in above.items()},
                  holds("no readout's paired 95 % CI lies above B1 on all three splits"), kind="paper",
-                 source="§5.3", regime=REGIME_FT, note=f"{probe}; SH is our lexicographer-file proxy")
+                 source="§5.3", regime=REGIME_FT, validity=paired.validity("B1", *READOUTS_H2),
+                 note=f"{probe}; SH is our lexicographer-file proxy")
 ledger.claim("mpnet_backbone", "fine-tuned conditions on all-mpnet-base-v2 (the paper's backbone)", "8k steps", None,
-             not_testable("fine-tuning 12-layer mpnet does not fit the cpu budget; its frozen B0/B0-WM and "
-                          "layer-wise analysis are in notebook 04"), kind="paper", source="Table 1")
+             not_testable("fully fine-tuning 12-layer all-mpnet-base-v2 for 8k steps x batch 16, 8 conditions x 3 "
+                          "seeds, needs roughly 10-25 hours of one CPU core per run (about 48 times the per-step "
+                          "cost of our one-layer MiniLM runs), some 200-600 core-hours in all: beyond this 2-core "
+                          "machine; the GPU lent to some tasks has 15 minutes, about one 8k-step run"),
+             kind="paper", source="Table 1")
 print(f"notebook wall time so far {time.perf_counter() - T0:.0f} s; per condition (train s, eval s):",
       {f"{k[0]} s{k[1]}": tuple(round(x) for x in v) for k, v in times.items()})
 
 # %% [markdown]
-# ## Closing note (cpu profile, executed)
+# ## Closing summary (computed from the ledger)
 #
-# **Sizes and times.** all-MiniLM-L6-v2, one thread. Evaluation: 500 in-domain test concepts (1,748 rule-made hard
-# negatives), 300 head-holdout and 300 source-holdout-proxy concepts (t2d R@10); the training synsets avoid all three
-# test parts. Section 3: eight conditions × seeds 0, 1, 2, top layer only, 150 steps × batch 16 on 800 synsets, LR
-# 2e-4 (readout 1e-3), at most 2 hard negatives per definition and step; 12–35 s of training per run. Section 5: B1
-# for 600 steps on 1,600 synsets, seeds 0, 1, 2, about 90 s each with the geometry logged every 50 steps. Whole
-# notebook about 17 minutes on one shared core.
-#
-# Fine-tuned comparisons: mean over seeds with the 95 % t interval of the paired per-seed differences. The regimes
-# named in the claims (top-layer MiniLM after 150 or 600 steps; a 6-layer frozen backbone) cap every verdict at
-# *partly* and turn *not reproduced* into *inconclusive*.
-#
-# | claim | paper (location) | ours | verdict |
-# |---|---|---|---|
-# | P1: B1 − B0 anisotropy, end of the 600-step runs | −0.114 (App. H) | **+0.129** [+0.118, +0.139] | inconclusive (opposite sign, regime) |
-# | P1: effective rank stays (B1 / B0) | 1.001 ± 0.032 (App. H) | 0.927 [0.926, 0.929] | inconclusive (outside the band, regime) |
-# | P1: B1 − B0 t2d R@10, 600 steps | +0.102 (§1) | +0.071 [+0.068, +0.074] | partly |
-# | H1: B1 − B0 t2d R@10 / negation AUC, 150 steps | +0.102 / +0.510 (§5.2) | +0.076 / +0.285 | partly / partly |
-# | P2: layer-wise t2d MRR peaks at the last layer (frozen) | final layer (§1) | hidden state 6 of 6 (0.397; ≤ 0.212 below) | partly |
-# | P2: B0-WM − B0 t2d R@10 | −0.160 (App. H) | −0.120 (0.412 vs 0.532) | partly |
-# | App. H: last-layer / lowest earlier-layer anisotropy | 0.146 / 0.45 = 0.32 | 0.089 / 0.543 = 0.16 | partly |
-# | Table 11: B0-WM − B0 anisotropy / effective rank | +0.177 / −70.0 (App. H) | +0.388 / −56.3 | partly / partly |
-# | frozen negation AUC below chance | 0.470 (§5.2) | 0.530 | inconclusive (regime; ours above 0.5) |
-# | P3: M1 − B3 negation AUC | +0.456 (§5.4) | +0.185 [+0.169, +0.201] | partly |
-# | P3: M1 − B3 t2d R@10 near −0.006 (± 0.01) | −0.006 (§5.4) | −0.011 [−0.023, +0.002] | inconclusive (CI wider than the band) |
-# | M1 − B3 type-swap / pair AUC | +0.504 (§5.4) / +0.192 (§5.2) | +0.000 / +0.001 | inconclusive (ceiling: B3 at 0.919 / 0.905) |
-# | Table 11: M1 − B3 anisotropy / effective rank | −0.151 / +45.5 (App. H) | +0.017 / +1.7 | inconclusive (opposite sign) / partly |
-# | App. H: B1 − B3 anisotropy / effective rank | −0.154 / +53.3 | −0.109 / +26.5 | partly / partly |
-# | App. F: B1-unified − B1 negation AUC / pair AUC | −0.182 / −0.058 | −0.105 / +0.006 | partly / inconclusive (opposite sign) |
-# | App. F: B1-unified − B1 t2d R@10 / MRR | +0.012 / +0.014 | +0.008 [−0.010, +0.026] / +0.015 | inconclusive / partly |
-# | §5.3: M2 − B1 t2d R@10 within ± 0.01 of +0.005 | +0.005 | −0.001 [−0.039, +0.037] | inconclusive (CI wider than the band) |
-# | §5.3: M3 above M1 / M3 below B1 (t2d R@10) | M3 between | −0.007 [−0.013, −0.002] / −0.031 [−0.051, −0.011] | inconclusive (opposite sign) / partly |
-# | §5.3: B2 below B1 on t2d / HH / SH | below on all splits | −0.054 / −0.056 / +0.010 [−0.015, +0.035] | partly / partly / inconclusive |
-# | §5.3: K = 6 window below B1 on t2d / HH / SH | below on all splits | −0.064 / −0.114 / −0.064 | partly × 3 |
-# | §5.3: no readout above B1 on every split | none | none of B2, M1, M1-K6, M2, M3 | partly |
-#
-# **Reading.** *P1 at the scale we can run.* The long runs answer the question the 150-step runs could not: the
-# statistics have settled (less than a tenth of each curve's movement falls in the last fifth of training, every
-# seed), and they settle where P1 says they should not. One trained layer of MiniLM, 600 steps (7.5 % of the paper's
-# 8k on one layer of six) with the paper's objective, raises anisotropy from 0.089 to 0.22 (it peaks near 0.34 after
-# 100 steps and then falls, but stays above B0) and lowers the effective rank by 7 %, while retrieval rises and then
-# holds (t2d R@10 0.53 → 0.60). What was scaled: the backbone (MiniLM for mpnet), the trained depth (top layer only),
-# the step count, the data (1,600 WordNet synsets against 3.3M pairs) and the BCE logit's scale and offset (not in
-# the text). The verdict is therefore *inconclusive*, not a refutation: the direction is opposite to the paper's and
-# firm across seeds, in a regime unlike the paper's. *Readouts (Table 3).* With M2 and M3 on three seeds, the
-# gate matches B1 (−0.001, but the interval is ±0.04, too wide to confirm a 1 % match), deep supervision falls below
-# both M1 and B1, and [CLS] and the K = 6 window lose to B1 on the in-domain and head-holdout splits; on the
-# source-holdout proxy [CLS] ties. No readout beats mean pooling on every split, as §5.3 says. *Hard negatives.* The
-# BCE term raises the negation AUC by +0.19 without moving ranking detectably (P3's shape at about 40 % of its size);
-# type-swap and pair AUCs are at about 0.9 for MiniLM already. B3 and M1 share the weighted readout, whose frozen
-# version (B0-WM) is already at anisotropy 0.48, so Table 11's M1 − B3 anisotropy gap has little to show here. The
-# learned layer weights of B3/M1 moved little (last layer 0.28 of K = 4).
+# Every row below is computed in this run: the paper's statement, ours with its 95 % interval where there is one,
+# the verdict with its reason, the validity checks that failed, and the regime. How to read it. *P1* is read at the
+# end of the long B1 runs, after their curves' plateau check: a firm difference against the paper's direction there
+# is *not reproduced* in our regime (MiniLM's top layer, a fraction of the paper's steps and data), which the regime
+# column names. *Readouts (Table 3)*: §5.3's summary is that no readout beats mean pooling on every split; the
+# per-split rows show where each readout stands. *Hard negatives*: the type-swap and pair AUCs carry a ceiling check,
+# since MiniLM may already sit near 1 before any training. Effective-rank magnitudes are in our d = 384 against the
+# paper's 768, so their tolerance (half the paper's gap) is a loose guide. The notes hold the per-seed values and the
+# learned layer weights are printed in section 3.
+
+# %%
+verdict_summary(ledger)
 
 # %%
 ledger.table()

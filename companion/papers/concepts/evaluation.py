@@ -1,7 +1,8 @@
 r"""Evaluation and claim helpers of the concept-representation notebooks (Mohr, Dujany, Souquet & Freitas,
 arXiv 2606.06994): the §5 metrics of an encoder on a held-out WordNet pool (notebook 03), the reduced set of the
-frozen-mpnet analysis and the noun-phrase probe's recall by modifier family (notebook 04), and the paired
-fine-tuned-vs-reference claims with their ceiling rule (notebook 03).
+frozen-mpnet analysis and the noun-phrase probe's recall by modifier family (notebook 04), the paired
+fine-tuned-vs-reference claims (notebook 03), and the validity checks measured in our runs (trained, plateau,
+ceiling / floor; :class:`companion.stats.Validity`) that make a claim inconclusive when they fail.
 
 Embeddings are passed as an ``N x d`` tensor whose rows follow a list of texts; every metric works on the unit
 vectors. The retrieval metrics live in :mod:`companion.metrics.retrieval`, the geometry in
@@ -22,9 +23,10 @@ from companion.metrics.geometry import anisotropy, effective_rank
 from companion.metrics.retrieval import gold_ranks, mrr, pair_roc_auc, recall_at_k
 from companion.papers.concepts.data import RULES
 
-__all__ = ["ConceptRetrieval", "GeometryMonitor", "split_recalls", "EmbeddingLookup", "settling", "t2d_probe_metrics",
-           "recall_by_family", "np_layerwise", "table12_beside", "geometry_definitions", "direction_unless_ceiling",
-           "direction_with_room", "PairedConditionClaims"]
+__all__ = ["ConceptRetrieval", "GeometryMonitor", "split_recalls", "EmbeddingLookup", "t2d_probe_metrics", "t2d_hits",
+           "recall_by_family", "np_layerwise", "table12_beside", "geometry_definitions", "room", "trained_check",
+           "loss_plateau", "curve_plateau", "frozen_bootstrap", "exact_direction", "PairedConditionClaims",
+           "verdict_summary"]
 
 #: Table 12 marks some phrases with these footnote signs; they are not part of the phrase.
 _FOOTNOTES = "†‡"
@@ -83,6 +85,11 @@ class ConceptRetrieval:
         out["effective rank"] = effective_rank(d)
         return out
 
+    def hits(self, Z: torch.Tensor, k: int = 10) -> np.ndarray:
+        """Per concept, whether a gold definition (any of the same term) ranks in the term's top ``k`` (t2d): the
+        items whose mean is ``t2d R@k``, for a bootstrap over concepts (:func:`frozen_bootstrap`)."""
+        return t2d_hits(Z, self.row, pd.DataFrame({"term": self.terms, "masked": self.defs}), k)
+
 
 class GeometryMonitor:
     """The statistics P1 is about, cheap enough to log along training (notebook 03, P1 curves; §1 P1, App. H):
@@ -131,22 +138,6 @@ def split_recalls(encode, monitors: Mapping[str, GeometryMonitor]) -> dict[str, 
     return {f"{name} t2d R@10": mon.of(encode(mon.texts))["t2d R@10"] for name, mon in monitors.items()}
 
 
-def settling(curve: pd.DataFrame, col: str, tail: float = 0.2) -> dict[str, float]:
-    """How much of a training curve's movement happens late: ``curve`` has ``step`` and ``col`` (step 0 = the
-    start); returns the total change (last - first), the change over the last ``tail`` share of the steps and
-    their ratio ``tail_share`` (0 when the curve is flat at the end; the P1 curves of notebook 03)."""
-    if not 0 < tail < 1:
-        raise ValueError(f"tail must be in (0, 1), got {tail!r}.")
-    c = curve.dropna(subset=[col]).sort_values("step")
-    if len(c) < 3:
-        raise ValueError(f"a curve needs at least 3 logged points of {col!r}, got {len(c)}.")
-    last = c["step"].iloc[-1]
-    before = c[c["step"] <= last * (1 - tail)][col].iloc[-1]
-    total = float(c[col].iloc[-1] - c[col].iloc[0])
-    late = float(c[col].iloc[-1] - before)
-    return {"total": total, "tail": late, "tail_share": abs(late) / abs(total) if total else float("inf")}
-
-
 def geometry_definitions(Z: torch.Tensor) -> dict[str, dict[str, float]]:
     """Both of the paper's wordings of its two geometry statistics on the unit rows of ``Z`` (notebook 04: which
     one Table 11's numbers use). Anisotropy: App. H, mean cosine of 10,000 random pairs; App. D.6 (Theorem D.5),
@@ -172,6 +163,16 @@ def geometry_definitions(Z: torch.Tensor) -> dict[str, dict[str, float]]:
                                                                                      / (sv_c ** 4).sum()),
                                "App. D.6: participation ratio of singular values": float(sv_c.sum() ** 2
                                                                                          / (sv_c ** 2).sum())}}
+
+
+def t2d_hits(Z: torch.Tensor, index: Mapping[str, int], pairs: pd.DataFrame, k: int = 10) -> np.ndarray:
+    """Per row of ``pairs`` (``term``, ``masked``), whether a definition of the same term ranks in the term's top
+    ``k`` among all the pool's definitions (t2d; their mean is t2d R@k). ``index`` maps each text to its row of
+    ``Z``."""
+    Z = F.normalize(Z.double(), dim=-1)
+    q, d = _unit_rows(Z, index, pairs["term"]), _unit_rows(Z, index, pairs["masked"])
+    term = pairs["term"].to_numpy()
+    return gold_ranks((q @ d.T).numpy(), term[:, None] == term[None, :]) <= k
 
 
 def t2d_probe_metrics(Z: torch.Tensor, index: Mapping[str, int], pairs: pd.DataFrame,
@@ -249,28 +250,105 @@ def table12_beside(table12: pd.DataFrame, encoder, label: str) -> pd.DataFrame:
     return out
 
 
-def direction_unless_ceiling(paper_effect: float, base: float, what: str):
-    """:func:`companion.stats.direction` for the paper's gain ``paper_effect`` on a metric bounded by 1, unless the
-    reference level ``base`` leaves less room than that gain (``1 - base < paper_effect``): then the claim cannot be
-    tested here and the criterion is :func:`companion.stats.inconclusive` naming the ceiling (notebook 03, the
-    type-swap and pair AUCs of §5.2 / §5.4)."""
-    if 1.0 - base < paper_effect:
-        return stats.inconclusive(f"ceiling: {what} is already {base:.3f}, leaving at most {1 - base:.3f} of the "
-                                  f"paper's {paper_effect:+.3f}")
-    return stats.direction(paper_effect)
+# ------------------------------------------------------------------------------------ validity checks and claims
+def room(paper_effect: float, base: float, what: str) -> stats.Validity:
+    """A ``ceiling`` (the paper's change is a gain) or ``floor`` (a loss) check of a rate in [0, 1]: does the
+    reference level ``base`` measured in our run leave room for the paper's change ``paper_effect``? A gain larger
+    than ``1 - base`` or a loss larger than ``base`` could not show, and the claim is inconclusive (notebook 03's
+    type-swap and pair AUCs, notebook 04's family recalls)."""
+    gain = paper_effect > 0
+    left = (1.0 - base) if gain else base
+    name = "ceiling" if gain else "floor"
+    detail = (f"{what} is {base:.3f}, leaving {left:.3f} of room for the paper's change of {paper_effect:+.3f}")
+    return stats.Validity(name, bool(left >= abs(paper_effect)), detail)
 
 
-def direction_with_room(paper_effect: float, base: float, what: str):
-    """:func:`companion.stats.direction` for the paper's change ``paper_effect`` of a rate in [0, 1] from the
-    reference level ``base``, unless the level leaves less room than that change: a gain larger than ``1 - base``
-    (a ceiling) or a loss larger than ``base`` (a floor) makes the claim :func:`companion.stats.inconclusive`
-    (notebook 04, the P4 family changes)."""
-    if paper_effect > 0 and 1.0 - base < paper_effect:
-        return direction_unless_ceiling(paper_effect, base, what)
-    if paper_effect < 0 and base < -paper_effect:
-        return stats.inconclusive(f"floor: {what} is only {base:.3f}, so it cannot fall by the paper's "
-                                  f"{-paper_effect:.3f}")
-    return stats.direction(paper_effect)
+def trained_check(first: Mapping[str, Sequence[float]], last: Mapping[str, Sequence[float]], name: str,
+                  fraction: float = 0.9) -> stats.Validity:
+    """``trained``: the loss of condition ``name`` fell below ``fraction`` of its start in every seed (``first`` and
+    ``last``: per condition, the mean loss of the first and of the last tenth of the steps, one value per seed)."""
+    a, b = np.asarray(first[name], float), np.asarray(last[name], float)
+    detail = f"{name}: loss {np.round(a, 3).tolist()} -> {np.round(b, 3).tolist()} (first -> last tenth, per seed)"
+    return stats.Validity("trained", bool(np.all(b < fraction * a)), detail)
+
+
+def loss_plateau(histories: Sequence[Sequence[Mapping]], name: str) -> stats.Validity:
+    """``plateau`` of condition ``name``'s training loss: :func:`companion.stats.plateau` on the per-step loss
+    averaged over the seeds' ``histories`` (each a list of ``{"step", "loss", ...}``): the slope over the last third
+    must have a confidence interval covering zero. Fewer than three logged steps cannot show a plateau: failed."""
+    frame = pd.DataFrame([{"step": h["step"], "loss": h["loss"]} for hist in histories for h in hist
+                          if "loss" in h])
+    curve = frame.groupby("step")["loss"].mean() if len(frame) else pd.Series(dtype=float)
+    if len(curve) < 3:
+        return stats.Validity("plateau", False, f"{name}: {len(curve)} logged steps, too few to see a plateau")
+    check = stats.plateau(curve.index.to_numpy(float), curve.to_numpy(float))
+    return stats.Validity("plateau", check.passed, f"{name} training loss (mean over seeds): {check.detail}")
+
+
+def curve_plateau(curves: pd.DataFrame, col: str, gap: float | None, what: str) -> stats.Validity:
+    """``plateau`` of a logged dev curve: :func:`companion.stats.plateau` on ``col`` of ``curves`` (``step``,
+    ``seed``, ``col``; step 0 = the start) averaged over seeds, with ``gap`` the compared difference (the gain over
+    the last third may be at most a quarter of it). Fewer than three logged points: failed."""
+    curve = curves.groupby("step")[col].mean()
+    if len(curve) < 3:
+        return stats.Validity("plateau", False, f"{what}: {len(curve)} logged points, too few to see a plateau")
+    check = stats.plateau(curve.index.to_numpy(float), curve.to_numpy(float), gap=gap)
+    return stats.Validity("plateau", check.passed, f"{what}: {check.detail}")
+
+
+def frozen_bootstrap(estimate: float, replicates: Sequence[float], what: str, confidence: float = 0.95,
+                     labels: tuple[str, str] | None = None) -> stats.Comparison:
+    """A :class:`companion.stats.Comparison` for one deterministic run (a frozen encoder on a fixed pool, no seeds):
+    the point ``estimate`` with the percentile interval of its bootstrap ``replicates`` over ``what`` (the test items
+    resampled with replacement). ``n`` is 1 and ``sd`` None (no seeds: no minimum detectable effect); ``p`` is the
+    two-sided bootstrap p-value (twice the share of replicates on the smaller side of 0)."""
+    boots = np.asarray(replicates, dtype=np.float64)
+    if boots.size < 100 or not np.all(np.isfinite(boots)):
+        raise ValueError(f"frozen_bootstrap() needs at least 100 finite replicates, got {boots.size}.")
+    lo, hi = np.quantile(boots, [(1 - confidence) / 2, (1 + confidence) / 2])
+    p = float(min(1.0, 2 * min((boots <= 0).mean(), (boots >= 0).mean())))
+    return stats.Comparison((float(estimate),), float(estimate), None, (float(lo), float(hi)), confidence, 1,
+                            f"percentile bootstrap over {what} (one deterministic run: no seeds)", p, None, labels)
+
+
+def paired_item_bootstrap(a: np.ndarray, b: np.ndarray, what: str, n_boot: int = 2000, seed: int = 0,
+                          labels: tuple[str, str] | None = None) -> stats.Comparison:
+    """:func:`frozen_bootstrap` of ``mean(a) - mean(b)`` for per-item values of two readouts on the same items
+    (e.g. per-concept R@10 hits): the items are resampled together, so the comparison stays paired."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1 or a.size < 2:
+        raise ValueError(f"paired_item_bootstrap() needs two 1-d arrays of one length >= 2, got {a.shape}, {b.shape}.")
+    diff = a - b
+    rng = np.random.default_rng(seed)
+    boots = diff[rng.integers(0, diff.size, (n_boot, diff.size))].mean(axis=1)
+    return frozen_bootstrap(float(diff.mean()), boots, f"the {diff.size} {what}", labels=labels)
+
+
+def exact_direction(paper_effect: float) -> stats.Criterion:
+    """The symmetric rule of :func:`companion.stats.direction` for a deterministic difference with no interval (a
+    spectral statistic of a frozen encoder on a fixed pool: effective rank, anisotropy): the paper's sign and
+    ``|ours - paper| <=`` the tolerance of :func:`companion.stats.tolerance`: reproduced; the paper's sign but
+    outside it: partly; zero or the other sign: not reproduced."""
+    paper_effect = float(paper_effect)
+    tol = stats.tolerance(paper_effect)
+    side = 1 if paper_effect > 0 else -1
+    desc = (f"{'A > B' if side > 0 else 'A < B'} (paper {paper_effect:+.4g}; tolerance ±{tol.value:g}: {tol.reason}); "
+            f"a deterministic value (frozen encoder, fixed pool: no interval): the paper's sign and |ours − paper| "
+            f"<= {tol.value:g}: reproduced; the paper's sign, outside: partly; zero or the other sign: not reproduced")
+
+    def rule(ours):
+        if isinstance(ours, stats.Comparison) or not np.isfinite(float(ours)):
+            raise TypeError(f"exact_direction() judges one finite deterministic number, got {ours!r}")
+        value = float(ours)
+        if value * side <= 0:
+            return stats.Judgement("not reproduced", f"{value:+.4g} is not on the paper's side of 0")
+        if abs(value - paper_effect) <= tol.value:
+            return stats.Judgement("reproduced")
+        return stats.Judgement("partly", f"direction holds; magnitude {value:+.4g} against the paper's "
+                                         f"{paper_effect:+.4g}, outside the tolerance {tol.value:g}")
+
+    return stats.Criterion(desc, rule, name="exact_direction",
+                           params={"paper_effect": paper_effect, "tol": tol.value, "tol_reason": tol.reason})
 
 
 class PairedConditionClaims:
@@ -279,14 +357,15 @@ class PairedConditionClaims:
 
     ``frozen``: one row per frozen readout (B0, B0-WM, ...; deterministic, so its value repeats for every seed);
     ``runs``: one row per fine-tuned condition and seed (columns ``condition``, ``seed`` and the metrics);
-    ``moved``: whether each condition's loss fell (an untrained comparison is inconclusive); ``regime`` and
-    ``probe`` describe the run for every claim.
+    ``checks``: per fine-tuned condition, the validity checks measured in its runs (:func:`trained_check`,
+    :func:`loss_plateau`): a failed one makes every claim on that condition inconclusive; ``regime`` (how the run
+    differs from the paper's, stored beside the verdict) and ``probe`` describe the run for every claim.
     """
 
     def __init__(self, ledger, frozen: pd.DataFrame, runs: pd.DataFrame, seeds: Sequence[int],
-                 moved: Mapping[str, bool], regime: str, probe: str):
+                 checks: Mapping[str, Sequence[stats.Validity]], regime: str, probe: str):
         self.ledger, self.frozen, self.runs, self.seeds = ledger, frozen, runs, list(seeds)
-        self.moved, self.regime, self.probe = moved, regime, probe
+        self.checks, self.regime, self.probe = checks, regime, probe
 
     def seeds_of(self, name: str, col: str, seeds: Sequence[int] | None = None) -> np.ndarray:
         """Per-seed values of metric ``col`` for condition ``name`` (a frozen readout repeats its single value)."""
@@ -296,18 +375,37 @@ class PairedConditionClaims:
         runs = self.runs
         return np.array([float(runs[(runs["condition"] == name) & (runs["seed"] == s)][col].item()) for s in seeds])
 
+    def validity(self, *names: str) -> list[stats.Validity]:
+        """The checks of the fine-tuned conditions among ``names`` (frozen readouts have none)."""
+        return [c for n in dict.fromkeys(names) for c in self.checks.get(n, ())]
+
     def claim(self, cid: str, text: str, a: str, b: str, col: str, source: str, paper_effect, criterion=None,
-              seeds: Sequence[int] | None = None, note: str = "") -> stats.Comparison:
+              seeds: Sequence[int] | None = None, note: str = "", validity: Sequence[stats.Validity] = ()
+              ) -> stats.Comparison:
         """Record the paper's difference ``a - b`` of ``col`` against ours, paired over ``seeds`` (default: all),
-        judged by ``criterion`` (default: :func:`companion.stats.direction` of ``paper_effect``, inconclusive if
-        either condition did not train). Returns the comparison."""
+        judged by ``criterion`` (default: :func:`companion.stats.direction` of ``paper_effect``), with the checks of
+        ``a`` and ``b`` and the extra ``validity`` (e.g. :func:`room`). Returns the comparison."""
         seeds = self.seeds if seeds is None else seeds
         cmp = stats.paired(self.seeds_of(a, col, seeds), self.seeds_of(b, col, seeds), labels=(a, b))
-        trained = all(self.moved.get(x, True) for x in (a, b))
-        crit = criterion or stats.direction(paper_effect, trained=trained,
-                                            untrained_reason=f"the loss of {a} or {b} did not fall")
+        crit = criterion or stats.direction(paper_effect)
         self.ledger.claim(cid, text, paper_effect, cmp, crit, kind="paper", source=source, regime=self.regime,
+                          validity=[*self.validity(a, b), *validity],
                           note=f"{a} {self.seeds_of(a, col, seeds).mean():.3f}, {b} "
                                f"{self.seeds_of(b, col, seeds).mean():.3f}; {self.probe}"
                                + (f"; {note}" if note else ""))
         return cmp
+
+
+def verdict_summary(ledger) -> pd.DataFrame:
+    """The ledger's claims as the closing table of a notebook, computed (never typed): paper value, ours with its
+    95 % interval where there is one, the verdict with its reason, the failed validity checks, and the regime."""
+    rows = []
+    for c in ledger.claims:
+        st = c.get("stats") or {}
+        ci = st.get("ci")
+        failed = [v["name"] for v in c.get("validity", ()) if not v["passed"]]
+        rows.append({"id": c["id"], "kind": c["kind"], "paper": c.get("paper_value"), "ours": c.get("ours"),
+                     "95 % CI": f"[{ci[0]:+.3g}, {ci[1]:+.3g}]" if ci else "",
+                     "verdict": c["verdict"], "reason": c.get("reason", ""),
+                     "failed checks": ", ".join(failed), "regime": c.get("regime", "")})
+    return pd.DataFrame(rows).set_index("id")

@@ -1,6 +1,8 @@
 """The helpers the concept-paper notebooks call: the §5 metrics on a pool (evaluation.ConceptRetrieval), the reduced
-frozen-mpnet set, recall by modifier family, Table 12 beside an encoder, the paired claims with their ceiling rule
-(companion.papers.concepts.evaluation), top-layer recipes and training (finetune) and the Theorem D.5 toy (toy)."""
+frozen-mpnet set, recall by modifier family, Table 12 beside an encoder, the validity checks measured in our runs
+(trained, plateau), the frozen-run bootstrap and exact rule, the paired claims with their checks and the computed
+summary (companion.papers.concepts.evaluation), top-layer recipes and training (finetune) and the Theorem D.5 toy
+(toy)."""
 
 from __future__ import annotations
 
@@ -16,10 +18,17 @@ from companion.papers.concepts import finetune
 from companion.papers.concepts.evaluation import (
     ConceptRetrieval,
     PairedConditionClaims,
-    direction_unless_ceiling,
+    curve_plateau,
+    exact_direction,
+    frozen_bootstrap,
+    loss_plateau,
+    paired_item_bootstrap,
     recall_by_family,
+    t2d_hits,
     t2d_probe_metrics,
     table12_beside,
+    trained_check,
+    verdict_summary,
 )
 from companion.papers.concepts.toy import capacity_toy_trace, toy_endpoints
 
@@ -53,6 +62,21 @@ def test_concept_retrieval_texts_and_metrics(pool):
     assert math.isnan(out["AUC antonym"])  # a single antonym negative: no AUC
     assert set(out) == {"t2d R@10", "t2d MRR", "d2t R@10", "d2t MRR", "pair AUC", "AUC negation", "AUC antonym",
                         "anisotropy", "effective rank"}
+
+
+def test_per_concept_hits_average_to_recall():
+    ev = pd.DataFrame({"term": ["a", "b", "c"], "masked": ["da", "db", "dc"]})
+    hn = pd.DataFrame({"term": ["a", "b"], "positive": ["da", "db"], "negative": ["na", "nb"],
+                       "rule": ["negation", "negation"]})
+    evaluate = ConceptRetrieval(ev, hn, ["db", "dc", "da"], rules=("negation",))
+    vec = dict(zip(["a", "b", "c", "da", "db", "dc", "na", "nb"], _unit(0, 90, 180, 5, 150, 100, 60, 60)))
+    Z = torch.as_tensor(np.stack([vec[t] for t in evaluate.texts]))
+    # a -> da (rank 1); b -> dc (its own db ranks 2nd); c -> db (its own dc ranks 2nd)
+    assert evaluate.hits(Z, k=1).tolist() == [True, False, False]
+    assert evaluate.hits(Z, k=2).all()
+    assert evaluate.hits(Z, k=10).mean() == evaluate(Z)["t2d R@10"] == 1.0
+    row = {t: i for i, t in enumerate(evaluate.texts)}
+    assert t2d_hits(Z, row, ev, k=1).tolist() == [True, False, False]
 
 
 def test_concept_retrieval_rejects_mismatched_inputs(pool):
@@ -112,14 +136,69 @@ def test_table12_beside_adds_the_encoder_cosines():
         table12_beside(t12.drop(columns="Ret. sim"), enc, "frozen")
 
 
+# ------------------------------------------------------------------------------------------ validity checks
+def test_trained_check_needs_every_seed_to_fall():
+    first, last = {"B1": [2.0, 2.0], "B3": [2.0, 2.0]}, {"B1": [1.0, 1.5], "B3": [1.0, 1.95]}
+    ok, stuck = trained_check(first, last, "B1"), trained_check(first, last, "B3")
+    assert ok.name == "trained" and ok.passed and "B1: loss [2.0, 2.0] -> [1.0, 1.5]" in ok.detail
+    assert not stuck.passed and stuck.reason.startswith("did not train: B3")
+
+
+def _history(losses):
+    return [{"step": i + 1, "loss": float(v), "lr": 1e-3} for i, v in enumerate(losses)]
+
+
+def test_loss_plateau_reads_the_seed_mean_curve():
+    rng = np.random.default_rng(0)
+    flat = [_history(np.r_[np.linspace(3, 1, 30), 1 + 0.01 * rng.normal(size=60)]) for _ in range(2)]
+    falling = [_history(np.linspace(3, 0.5, 90)) for _ in range(2)]
+    assert loss_plateau(flat, "B1").passed
+    still = loss_plateau(falling, "B3")
+    assert not still.passed and still.reason.startswith("budget: B3 training loss")
+    short = loss_plateau([_history([3.0, 2.0])], "B2")  # a smoke run: two steps cannot show a plateau
+    assert not short.passed and "2 logged steps" in short.detail
+
+
+def test_curve_plateau_compares_the_late_gain_with_the_gap():
+    steps = np.arange(0, 700, 50)
+    rising = pd.DataFrame({"step": np.tile(steps, 2), "seed": np.repeat([0, 1], len(steps)),
+                           "x": np.tile(steps / 600.0, 2)})  # still climbing at a constant rate
+    assert not curve_plateau(rising, "x", gap=0.2, what="x").passed
+    assert curve_plateau(rising, "x", gap=10.0, what="x").passed  # the late gain is small beside a large gap
+    few = rising[rising["step"] <= 50]
+    assert not curve_plateau(few, "x", gap=1.0, what="x").passed
+
+
+# ------------------------------------------------------------------------------------------ frozen runs
+def test_frozen_bootstrap_is_a_comparison_the_rule_can_judge():
+    cmp = paired_item_bootstrap(np.r_[np.ones(80), np.zeros(20)], np.r_[np.ones(40), np.zeros(60)], "items",
+                                labels=("A", "B"))
+    assert cmp.estimate == pytest.approx(0.4) and cmp.n == 1 and cmp.sd is None and cmp.mde is None
+    assert 0 < cmp.ci[0] < 0.4 < cmp.ci[1] and cmp.p < 0.01 and "100 items" in cmp.test
+    assert stats.direction(0.4).verdict(cmp) == "reproduced"
+    assert stats.direction(-0.1).verdict(cmp) == "not reproduced"
+    assert cmp.to_dict()["mde"] is None
+    same = paired_item_bootstrap(np.ones(50), np.ones(50), "items")
+    assert same.ci == (0.0, 0.0) and stats.direction(0.3).verdict(same) == "not reproduced"  # absent
+    noisy = frozen_bootstrap(0.01, np.random.default_rng(0).normal(0.01, 0.2, 500), "pairs")
+    assert stats.direction(sign=+1).judge(noisy).verdict == "inconclusive"
+    with pytest.raises(ValueError, match="100 finite"):
+        frozen_bootstrap(0.0, [0.0] * 10, "items")
+    with pytest.raises(ValueError, match="one length"):
+        paired_item_bootstrap(np.ones(3), np.ones(4), "items")
+
+
+def test_exact_direction_applies_the_tolerance_policy():
+    crit = exact_direction(-70.0)  # Table 11: B0-WM - B0 effective rank
+    assert "tolerance ±35" in crit.description and "half the paper's effect" in crit.description
+    assert crit.verdict(-56.3) == "reproduced"
+    assert crit.verdict(-22.0) == "partly" and crit.verdict(-120.0) == "partly"
+    assert crit.verdict(5.0) == "not reproduced" and crit.verdict(0.0) == "not reproduced"
+    with pytest.raises(TypeError):
+        crit.verdict(stats.paired([1.0, 2.0], [0.0, 0.0]))
+
+
 # ------------------------------------------------------------------------------------------ claims
-def test_direction_unless_ceiling():
-    gain = stats.paired([0.99, 0.98, 0.99], [0.95, 0.95, 0.96])
-    assert direction_unless_ceiling(0.2, 0.95, "B3's AUC").judge(gain).verdict == "inconclusive"
-    assert "ceiling: B3's AUC is already 0.950" in direction_unless_ceiling(0.2, 0.95, "B3's AUC").description
-    assert direction_unless_ceiling(0.2, 0.5, "B3's AUC").judge(gain).verdict == "reproduced"
-
-
 class _Ledger:
     def __init__(self):
         self.claims = []
@@ -134,27 +213,51 @@ def paired():
     frozen = pd.DataFrame({"AUC": [0.5]}, index=["B0"])
     runs = pd.DataFrame({"condition": ["B1"] * 3 + ["B3"] * 3, "seed": [0, 1, 2] * 2,
                          "AUC": [0.8, 0.9, 0.85, 0.6, 0.7, 0.65]})
-    return PairedConditionClaims(_Ledger(), frozen, runs, [0, 1, 2], {"B1": True, "B3": False}, "regime R",
-                                 "probe P")
+    checks = {"B1": [stats.Validity("trained", True, "B1 fell")],
+              "B3": [stats.Validity("trained", False, "B3 flat"), stats.Validity("plateau", True, "B3 flat end")]}
+    return PairedConditionClaims(_Ledger(), frozen, runs, [0, 1, 2], checks, "regime R", "probe P")
 
 
 def test_paired_claims_seeds_of(paired):
     assert paired.seeds_of("B0", "AUC").tolist() == [0.5, 0.5, 0.5]  # frozen: one value, repeated per seed
     assert paired.seeds_of("B1", "AUC").tolist() == [0.8, 0.9, 0.85]
     assert paired.seeds_of("B1", "AUC", seeds=[1]).tolist() == [0.9]
+    assert [c.detail for c in paired.validity("B1", "B0", "B1")] == ["B1 fell"]  # frozen: none; each once
 
 
-def test_paired_claims_record_the_difference(paired):
+def test_paired_claims_record_the_difference_with_the_checks(paired):
     cmp = paired.claim("c1", "B1 beats B0", "B1", "B0", "AUC", "§5.2", 0.3)
     assert list(cmp.values) == pytest.approx([0.3, 0.4, 0.35])
     (args, kwargs), = paired.ledger.claims
     assert args[:3] == ("c1", "B1 beats B0", 0.3) and args[3] is cmp
-    assert kwargs == {"kind": "paper", "source": "§5.2", "regime": "regime R", "note": "B1 0.850, B0 0.500; probe P"}
-    assert args[4].judge(cmp).verdict == "reproduced"
-    # B3's loss did not fall: the default criterion is inconclusive; a note is appended
-    paired.claim("c2", "B1 beats B3", "B1", "B3", "AUC", "App. H", 0.1, note="extra")
+    assert kwargs["regime"] == "regime R" and kwargs["note"] == "B1 0.850, B0 0.500; probe P"
+    assert kwargs["kind"] == "paper" and kwargs["source"] == "§5.2"
+    assert [c.detail for c in kwargs["validity"]] == ["B1 fell"]
+    assert args[4].judge(cmp).verdict == "reproduced" and args[4].name == "direction"
+    # B3 did not train: its failed check travels with the claim; extra checks and a note are appended
+    extra = stats.Validity("ceiling", True, "room")
+    paired.claim("c2", "B1 beats B3", "B1", "B3", "AUC", "App. H", 0.1, note="extra", validity=[extra])
     (args, kwargs) = paired.ledger.claims[1]
-    assert args[4].judge(args[3]).verdict == "inconclusive" and kwargs["note"].endswith("; probe P; extra")
+    assert [c.name for c in kwargs["validity"]] == ["trained", "trained", "plateau", "ceiling"]
+    assert stats.validity_gate(kwargs["validity"]).reason == "did not train: B3 flat"
+    assert kwargs["note"].endswith("; probe P; extra")
+
+
+def test_paired_claims_through_a_real_ledger(paired, tmp_path, monkeypatch):
+    from companion.results import Ledger
+
+    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path))
+    ledger = Ledger("concepts", "99-test", profile="smoke", seeds=[0, 1, 2])
+    paired.ledger = ledger
+    paired.claim("ok", "B1 beats B0", "B1", "B0", "AUC", "§5.2", 0.3)
+    paired.claim("stuck", "B1 beats B3", "B1", "B3", "AUC", "App. H", 0.2)
+    verdicts = {c["id"]: (c["verdict"], c.get("reason"), c["regime"]) for c in ledger.claims}
+    assert verdicts["ok"] == ("reproduced", None, "scaled: regime R")
+    assert verdicts["stuck"] == ("inconclusive", "did not train: B3 flat", "scaled: regime R")
+    summary = verdict_summary(ledger)
+    assert list(summary.index) == ["ok", "stuck"]
+    assert summary.loc["stuck", "failed checks"] == "trained" and summary.loc["ok", "failed checks"] == ""
+    assert summary.loc["ok", "95 % CI"].startswith("[+0.") and summary.loc["ok", "regime"] == "scaled: regime R"
 
 
 # ------------------------------------------------------------------------------------------ fine-tuning

@@ -1,6 +1,6 @@
 """The concept paper's noun-phrase material and the helpers added for P1, Table 3 and App. D: phrases split into
 modifier and head, WordNet near misses, ε_τ from a fitted operator (leave-one-out ridge), Theorem D.3's pairwise
-ordering, the P1 monitor and settling, the floor/ceiling rule, the two wordings of the geometry statistics, B2's
+ordering, the P1 monitor, the floor/ceiling check, the two wordings of the geometry statistics, B2's
 [CLS] readout, the K = 6 window and the training synsets that avoid every test split."""
 
 from __future__ import annotations
@@ -15,9 +15,8 @@ from companion.papers.concepts import probe as P
 from companion.papers.concepts.evaluation import (
     EmbeddingLookup,
     GeometryMonitor,
-    direction_with_room,
     geometry_definitions,
-    settling,
+    room,
     split_recalls,
 )
 
@@ -146,22 +145,18 @@ def test_geometry_monitor_and_split_recalls():
         EmbeddingLookup(Z, mon.texts)(["zzz"])
 
 
-def test_settling_measures_the_late_share_of_a_curve():
-    flat_end = pd.DataFrame({"step": [0, 25, 50, 75, 100], "x": [0.0, 0.8, 0.95, 1.0, 1.0]})
-    still = pd.DataFrame({"step": [0, 25, 50, 75, 100], "x": [0.0, 0.25, 0.5, 0.75, 1.0]})
-    assert settling(flat_end, "x")["tail_share"] == 0.0
-    assert settling(still, "x", tail=0.25)["tail_share"] == pytest.approx(0.25)
-    assert settling(still, "x")["total"] == pytest.approx(1.0)
-    with pytest.raises(ValueError, match="at least 3"):
-        settling(still.head(2), "x")
-
-
-def test_direction_with_room_names_floor_and_ceiling():
+def test_room_is_a_ceiling_for_gains_and_a_floor_for_losses():
+    ceiling = room(0.3, 0.9, "B3's AUC")
+    assert ceiling.name == "ceiling" and not ceiling.passed and "B3's AUC is 0.900" in ceiling.detail
+    assert room(0.1, 0.5, "x").passed and room(0.5, 0.5, "x").passed  # exactly enough room counts
+    floor = room(-0.162, 0.1, "B0's relational R@1")
+    assert floor.name == "floor" and not floor.passed and floor.reason.startswith("floor: ")
+    assert room(-0.162, 0.2, "x").passed
+    # a failed check makes the claim inconclusive whatever the criterion says
     cmp = stats.paired([0.2, 0.21, 0.22], [0.1, 0.1, 0.1])
-    assert direction_with_room(0.1, 0.5, "x").judge(cmp).verdict == "reproduced"
-    floor = direction_with_room(-0.162, 0.1, "B0's relational R@1").judge(cmp)
-    assert floor.verdict == "inconclusive" and "floor" in floor.reason
-    assert "ceiling" in direction_with_room(0.3, 0.9, "x").judge(cmp).reason
+    assert stats.direction(0.1).verdict(cmp) == "reproduced"
+    gate = stats.validity_gate([room(0.1, 0.5, "x"), room(0.3, 0.9, "y")])
+    assert gate.verdict == "inconclusive" and gate.reason.startswith("ceiling: y is 0.900")
 
 
 def test_geometry_definitions_on_known_spectra():
@@ -231,5 +226,9 @@ def test_firm_order_needs_a_firm_bootstrap_share_either_way():
     assert crit.verdict({"a < b": 0.60, "b < c": 0.40}) == "inconclusive"
     assert crit.verdict({"a < b": 0.01, "b < c": 0.60}) == "not reproduced"
     assert crit.verdict({"a < b": 0.01, "b < c": 0.03}) == "not reproduced"
+    # one firmly reversed pair contradicts the ordering, however many others are ordered
+    mixed = crit.judge({"a < b": 0.99, "b < c": 1.0, "c < d": 0.04})
+    assert mixed.verdict == "not reproduced" and "reversed: c < d" in mixed.reason
+    assert "any reversed: not reproduced" in crit.description
     with pytest.raises(ValueError, match="firm must lie"):
         firm_order(0.5)
