@@ -4,8 +4,14 @@ file, and any drift between a claim and its registered criterion is reported."""
 import json
 
 from companion import stats
-from companion.results import (Ledger, criteria_path, criteria_problems, load_ledgers, register_criteria,
-                               sha256_file)
+from companion.results import (
+    Ledger,
+    criteria_path,
+    criteria_problems,
+    load_ledgers,
+    register_criteria,
+    sha256_file,
+)
 
 
 def _ledger(results, paper_effect=0.98, claim_text="A beats B"):
