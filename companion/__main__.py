@@ -1,4 +1,4 @@
-"""Command line: ``python -m companion {run,list,data,sts,site,colab,scoreboard,notebooks}``.
+"""Command line: ``python -m companion {run,list,data,sts,site,colab,scoreboard,notebooks,audit-tables}``.
 
 * ``run [--profile smoke|cpu|gpu] [--only PATTERN] [--output-dir DIR] [--timeout S] [--dry-run]`` — execute
   notebooks (``--dry-run``: the gpu profile's code path on a CPU with tiny stand-in backbones, scratch output).
@@ -9,6 +9,9 @@
 * ``sts --model ID --pooling mean [--max-length N] [--json FILE]`` — the seven-set STS table.
 * ``site [--check]`` — regenerate (or check) the Quarto sidebar from the notebooks.
 * ``scoreboard`` — the claims scoreboard from ``results/``.
+* ``audit-tables [--paper P ...]`` — recompute every transcribed table's averages, totals, stated differences,
+  orderings, significance statements and repeated cells; each finding is an erratum or allow-listed, else it is
+  reported as new (exit 1).
 * ``notebooks clean [--check] [PATHS]`` — store notebook outputs in their clean form (or list what is wrong).
 """
 
@@ -148,6 +151,14 @@ def _cmd_criteria(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def _cmd_audit_tables(args: argparse.Namespace) -> int:
+    from companion.papers.synthesis import audit
+
+    report = audit.audit(papers=args.paper or None)
+    print(audit.format_report(report))
+    return 0 if report.ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m companion", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -207,6 +218,11 @@ def build_parser() -> argparse.ArgumentParser:
     crit.add_argument("--only", nargs="*", default=None, metavar="PART",
                       help="register only the ledgers whose '<paper>/<notebook>' contains one of these")
     crit.set_defaults(func=_cmd_criteria)
+    aud = sub.add_parser("audit-tables", help="recompute what every transcribed table lets one recompute; exit 1 "
+                                              "on a finding that is neither an erratum nor allow-listed")
+    aud.add_argument("--paper", nargs="*", default=None, metavar="PAPER",
+                     help="only these papers (default: all five)")
+    aud.set_defaults(func=_cmd_audit_tables)
     board = sub.add_parser("scoreboard", help="print the claims scoreboard")
     board.set_defaults(func=_cmd_scoreboard)
     return parser
