@@ -78,8 +78,23 @@ def navbar_item(root: Path | None = None) -> dict:
     return {"text": "API", "menu": menu + ([{"text": TITLE, "href": INDEX}] if documents(root) else [])}
 
 
+def sidebar_text(module: str) -> str:
+    """A module's entry in the API sidebar: its dotted name without the package, in words a docked sidebar can
+    wrap (``companion.metrics.distance_geometry`` -> ``metrics: distance geometry``; a module directly under the
+    package takes its section's title: ``st: objectives for sentence-transformers``). The page itself keeps the
+    full name."""
+    parts = module.split(".")[1:] or [module]
+    if len(parts) == 1:
+        section = next((title for title, _, names in SECTIONS if module in names), "")
+        return f"{parts[0]}: {section[:1].lower()}{section[1:]}" if section else parts[0]
+    return f"{parts[0]}: {' '.join(parts[1:]).replace('_', ' ')}"
+
+
 def sidebar(root: Path | None = None) -> dict:
-    return {"id": "api", "title": TITLE, "contents": [USE_PAGE, *pages(root)]}
+    """The API reference's sidebar: the guide, the index, then one entry per module with a short text
+    (:func:`sidebar_text`)."""
+    entries = [{"href": page_path(m), "text": sidebar_text(m)} for m in modules()] if documents(root) else []
+    return {"id": "api", "title": TITLE, "contents": [USE_PAGE, *([INDEX] if entries else []), *entries]}
 
 
 # --------------------------------------------------------------------------------------------- reST -> markdown
@@ -112,11 +127,17 @@ def _inline(text: str, names: dict[str, str], module: str) -> str:
     return _MATH_ROLE.sub(lambda m: "$" + m.group(1).strip() + "$", text)
 
 
+def _closed(math: str) -> str:
+    """An inline formula ``$…$`` with no space just inside its dollars: Pandoc reads ``$x $`` as two dollar signs,
+    not as math (a ``\\vert`` written for a pipe at the end of a formula leaves such a space)."""
+    return "$" + math[1:-1].strip() + "$"
+
+
 def _cell(text: str) -> str:
     """A pipe-table cell: pipes escaped outside math, written as TeX commands inside it (``\\|`` and ``|`` would
     be read differently by different pandoc versions)."""
     parts = re.split(r"(\$[^$]+\$)", text)
-    return "".join(p.replace("\\|", r"\Vert ").replace("|", r"\vert ") if p.startswith("$")
+    return "".join(_closed(p.replace("\\|", r"\Vert ").replace("|", r"\vert ")) if p.startswith("$")
                    else re.sub(r"(?<!\\)\|", r"\|", p) for p in parts)
 
 
@@ -124,7 +145,7 @@ def _summary_row(line: str) -> str:
     """quartodoc escapes every pipe of a summary row (``|`` as ``\\|``, ``\\|`` as ``\\\\|``); inside math that
     reads as TeX, so there the pipes become TeX commands."""
     parts = re.split(r"(\$[^$]+\$)", line)
-    return "".join(p.replace("\\\\|", r"\Vert ").replace("\\|", r"\vert ") if p.startswith("$") else p
+    return "".join(_closed(p.replace("\\\\|", r"\Vert ").replace("\\|", r"\vert ")) if p.startswith("$") else p
                    for p in parts)
 
 

@@ -2,36 +2,44 @@
 
 Pages:
 
-* ``index.qmd`` — the scoreboard: verdict counts of the five papers' own claims (``kind: paper``; the baselines
-  and the synthesis are not papers and have none), every count split by regime (``paper setting`` / ``scaled``,
-  which never changes a verdict), a figure with one bar per table row; the errata counted apart (confirmed,
-  partly confirmed: an erratum is never a reproduced paper claim), the beyond-the-paper claims and our checks
-  counted apart; and per paper its claims grouped by kind, each with its regime beside its verdict, its
-  interval and minimum detectable effect, and a link to the notebook cell that decides it (all computed at render
-  time from ``results/``);
-* ``site/papers/<paper>.qmd`` — one page per paper (generated): reference, the scale each notebook ran at
-  (backbone, data subset and budget, seeds, hardware, wall time; read from provenance and the executed notebooks),
-  the notebooks in section order, the claims (verdict, regime, CI and MDE) and the paper's errata;
+* ``index.qmd`` — the answer first: one bottom line per paper (:func:`bottom_lines_markdown`,
+  :mod:`companion.site_summary`: what holds, what does not, what could not be told and why, each with its places in
+  the paper and its regime); then the scoreboard: verdict counts of the five papers' own claims (``kind: paper``;
+  the baselines and the synthesis are not papers and have none), every count split by regime (``paper setting`` /
+  ``scaled``, which never changes a verdict), a figure with one bar per table row; the errata counted apart
+  (confirmed, partly confirmed: an erratum is never a reproduced paper claim), the beyond-the-paper claims and our
+  checks counted apart (all computed at render time from ``results/``). The claims themselves are on the paper
+  pages, one click away, so the landing page stays a few screens long;
+* ``site/papers/<paper>.qmd`` — one page per paper (generated): reference, its bottom line, the scale each
+  notebook ran at (backbone, data subset and budget, seeds, hardware, wall time; read from provenance and the
+  executed notebooks), the notebooks in section order, the claims (verdict, regime, CI and MDE) and the paper's
+  errata;
 * ``site/errata.qmd`` — every verified inconsistency, one card each (what the paper prints, what was computed, in
   words), from the claims of kind ``erratum`` (the errata notebook ``synthesis/00-errata`` records them), with
   their own count (:data:`ERRATUM_STATUS`);
 * ``site/run-it-yourself.qmd`` — profiles, time per notebook and profile, the ``gpu`` profile's backbones;
 * ``site/use-the-objectives.qmd`` and ``site/api/`` — the losses in your own training, and the API reference
-  generated from the docstrings (:mod:`companion.apidoc`).
+  generated from the docstrings (:mod:`companion.apidoc`; its sidebar entries are short words that wrap).
 
 ``python -m companion site`` rewrites ``_quarto.yml`` (navbar, one sidebar per paper: its page then its notebooks in
-section order), the per-paper pages and the README's notebook table. ``python -m companion site --check`` (and
-``tests/system/test_runner_site.py``, ``tests/system/test_site_pages.py``) verifies that every notebook and page is in the
-navigation exactly once, every listed file exists, generated files are up to date, every link in every page (also
-in the markdown the pages' Python cells print) and in every notebook's first cell resolves to a file or is an
-http(s) URL, every notebook's first cell has its Colab badge and names its paper section, and every claim in
-``results/`` resolves to a notebook cell. It also runs offline what it can of a real render
-(:mod:`companion.site_render`): each notebook's conversion to markdown with nbconvert, lists and paragraphs that
-Pandoc would run together, tables that would not fit the page, ``#anchor`` links, tracebacks in executed output,
-and the landing page's verdict figure against its table; the landing page must build its scoreboard from the
-ledger, split by regime. Quarto renders the stored notebook outputs without
-re-executing them (its default for ``.ipynb``); only the pages' small Python cells run, reading ``results/``.
-Numbers and claim values are written for readers by :mod:`companion.site_format`.
+section order), the per-paper pages, the README's notebook table and the inputs stamp of every computed page: the
+render uses ``freeze: auto`` (a page's Python runs again only when its source changes), and the stamp, a digest of
+the ledgers, the executed notebooks and the coverage maps the pages read (:func:`inputs_digest`), changes the source
+when the results do. ``python -m companion site --check`` (and ``tests/system/test_runner_site.py``,
+``tests/system/test_site_*.py``) verifies that every notebook and page is in the navigation exactly once, every
+listed file exists, generated files and stamps are up to date, every link in every page (also in the markdown the
+pages' Python cells print) and in every notebook's first cell resolves to a file or is an http(s) URL, every
+notebook's first cell has its Colab badge and names its paper section, every claim in ``results/`` resolves to a
+notebook cell, sidebar entries are readable (:func:`sidebar_problems`), the frozen render is configured
+(:func:`freeze_problems`) and a render leaves the working tree clean (:func:`gitignore_problems`). It also runs
+offline what it can of a real render (:mod:`companion.site_render`): each notebook's conversion to markdown with
+nbconvert, lists and paragraphs that Pandoc would run together, tables that would not fit the page or cells cut
+short, formulas Pandoc would not read as math, machine-length floats and bare reprs, ``#anchor`` links,
+tracebacks in executed output, the stylesheet's wrapping rules, figures too small to read at the width the page
+shows them (:mod:`companion.site_figures`), and the landing page's verdict figure against its table; the landing
+page must build its scoreboard from the ledger, split by regime. Quarto renders the stored notebook outputs
+without re-executing them (its default for ``.ipynb``); only the pages' small Python cells run, reading
+``results/``. Numbers and claim values are written for readers by :mod:`companion.site_format`.
 """
 
 from __future__ import annotations
@@ -373,7 +381,7 @@ def _ours_text(claim: dict) -> str:
         lo, hi = st.get("ci") or (None, None)
         return fmt.estimate(st["estimate"], lo, hi, st.get("n"), mde=st.get("mde"), items=st.get("ci_items"),
                             signed=signed)
-    return fmt.md_escape(fmt.value_text(claim.get("ours")))
+    return fmt.ledger_text(fmt.value_text(claim.get("ours")))
 
 
 def _regime_key(regime: str, keys: dict[str, str]) -> str:
@@ -399,7 +407,7 @@ def regime_legend(keys: dict[str, str]) -> str:
     """What each scaled regime of a claims table differs in from the paper's setting, one line per letter."""
     if not keys:
         return ""
-    lines = [f"- **{letter}**: {fmt.md_escape(regime.removeprefix('scaled: '))}" for regime, letter in keys.items()]
+    lines = [f"- **{letter}**: {fmt.ledger_text(regime.removeprefix('scaled: '))}" for regime, letter in keys.items()]
     return "\n".join(["Scaled regimes, what differs from the paper's setting:", "", *lines])
 
 
@@ -422,10 +430,10 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, k
             if c.get("kind") != kind:
                 continue
             loc = where.get((paper, ledger["notebook"], c["id"]))
-            source = f" *({fmt.md_escape(c['source'])})*" if c.get("source") else ""
-            claim = f"{fmt.md_escape(c['claim'])}{source} · {_cell_link(loc, base)}"
-            verdict = f"**{c['verdict']}**" + (f" — {fmt.md_escape(c['reason'])}" if c.get("reason") else "")
-            row = [claim, fmt.md_escape(fmt.value_text(c.get("paper_value"), printed=True)), _ours_text(c), verdict]
+            source = f" *({fmt.ledger_text(c['source'])})*" if c.get("source") else ""
+            claim = f"{fmt.ledger_text(c['claim'])}{source} · {_cell_link(loc, base)}"
+            verdict = f"**{c['verdict']}**" + (f" — {fmt.ledger_text(c['reason'])}" if c.get("reason") else "")
+            row = [claim, fmt.ledger_text(fmt.value_text(c.get("paper_value"), printed=True)), _ours_text(c), verdict]
             if with_regime:
                 row.append(_regime_key(c.get("regime") or REGIMES[0], keys))
             rows.append(row)
@@ -444,6 +452,32 @@ def papers_with_claims(root: Path | None = None, five: bool | None = None) -> li
     if five is not None:
         found = {p for p in found if (p in REPRODUCED_PAPERS) == five}
     return sorted(found, key=_paper_order)
+
+
+def _paper_claims(paper: str, root: Path) -> list[dict]:
+    return [c for ledger in _ledgers(root) if ledger["paper"] == paper for c in ledger["claims"]]
+
+
+def bottom_line_markdown(paper: str, page: str = LANDING, root: Path | None = None) -> str:
+    """One paper's bottom line (:func:`companion.site_summary.paragraph`): what holds, what does not, what could not
+    be told, each with its places in the paper and its regime, computed from the ledger. On any page but the
+    paper's own, the paper's title links to its page, where every claim is listed."""
+    from companion import site_summary
+
+    root = _root(root)
+    link = f"{_base(page)}{paper_page(paper)}" if page != paper_page(paper) and (root / paper_page(paper)).exists() \
+        else None
+    return site_summary.paragraph(_title(paper), _paper_claims(paper, root), link)
+
+
+def bottom_lines_markdown(page: str = LANDING, root: Path | None = None) -> str:
+    """The bottom line of each of the five papers with recorded claims, in the registry's order, one paragraph
+    each (the landing page's answer to its title)."""
+    root = _root(root)
+    papers = papers_with_claims(root, five=True)
+    if not papers:
+        return "_No ledger yet: run the notebooks._"
+    return "\n\n".join(bottom_line_markdown(p, page, root) for p in papers)
 
 
 def landing_claims_markdown(paper: str, page: str = LANDING, root: Path | None = None) -> str:
@@ -486,14 +520,14 @@ def coverage_markdown(paper: str, page: str, root: Path | None = None) -> str:
         nb = (r.get("notebook") or "").strip()
         nb_path = _notebook_path(root, *nb.split("/", 1)) if "/" in nb else None
         where = (f"[{nb.split('/', 1)[1]}]({base}{nb_path.relative_to(root).as_posix()})" if nb_path
-                 else fmt.md_escape(nb))
+                 else fmt.ledger_text(nb))
         if ids:
             where += f" ({len(ids)} claim{'s' if len(ids) > 1 else ''})"
-        status = f"**{r['status']}**" if ids else fmt.md_escape(r["status"])
+        status = f"**{r['status']}**" if ids else fmt.ledger_text(r["status"])
         scale = (r.get("scale_or_reason") or "").strip()
         if ids and scale:
-            status += " — " + fmt.md_escape(scale)
-        rows.append([fmt.md_escape(r["item"]), fmt.md_escape(r["states"]), where or "—", status])
+            status += " — " + fmt.ledger_text(scale)
+        rows.append([fmt.ledger_text(r["item"]), fmt.ledger_text(r["states"]), where or "—", status])
     return md_table(["item", "what the paper states", "addressed in", "status"], rows)
 
 
@@ -547,19 +581,24 @@ def figure_rows(fig) -> list[tuple[str, dict[str, int]]]:
 
 def figure_problems(root: Path | None = None, board=None, figure=None) -> list[str]:
     """Rows of the scoreboard table that the verdict figure does not draw as they are (a missing bar, another
-    order, another count); ``figure`` defaults to :func:`verdict_figure` of the same ``board``."""
+    order, another count), and text of the figure too small to read at the landing page's width
+    (:func:`companion.site_figures.figure_problems`); ``figure`` defaults to :func:`verdict_figure` of the same
+    ``board``."""
     import matplotlib.pyplot as plt
 
     from companion.results import VERDICTS
 
     table = [(_row_label(p, regime), {v: c[v] for v in VERDICTS if c[v]})
              for p, regime, c in scoreboard_rows(board, root)]
+    from companion import site_figures
+
     fig = verdict_figure(root, board) if figure is None else figure
     try:
         drawn = figure_rows(fig)
+        problems = site_figures.figure_problems(fig, f"{LANDING}: the verdict figure",
+                                                site_figures.COLUMN_PX["full"])
     finally:
         plt.close(fig)
-    problems = []
     if [t for t, _ in drawn] != [t for t, _ in table]:
         problems.append(f"{LANDING}: the verdict figure's bars ({', '.join(t for t, _ in drawn) or 'none'}) are not "
                         f"the scoreboard's rows in its order ({', '.join(t for t, _ in table)})")
@@ -721,7 +760,7 @@ def scale_markdown(paper: str, page: str, root: Path | None = None) -> str:
         wall = (f"{s['wall_time_s']:.0f} s" if isinstance(s["wall_time_s"], (int, float))
                 else "wall time not measured")
         run = f"**{s['profile']}**; seeds {seeds}; {wall} on {s['hardware']}; {str(s['date'])[:10]}"
-        rows.append([f"[{nb.stem}]({base}{rel})", run, fmt.md_escape(s["backbone"]), fmt.md_escape(s["budget"])])
+        rows.append([f"[{nb.stem}]({base}{rel})", run, fmt.ledger_text(s["backbone"]), fmt.ledger_text(s["budget"])])
     return md_table(["notebook", "run", "backbone", "data subset and budget"], rows)
 
 
@@ -782,21 +821,21 @@ def erratum_card(claim: dict, number: int, base: str, location: tuple[str, int] 
     callout = ERRATUM_CALLOUT.get(status, "callout-note")
     ours = claim.get("ours")
     computed = (fmt.conditions(ours) if isinstance(ours, dict) and ours
-                else fmt.md_escape(fmt.value_text(ours)) or "nothing computed")
+                else fmt.ledger_text(fmt.value_text(ours)) or "nothing computed")
     paper_value = claim.get("paper_value")
-    paper_text = fmt.md_escape(fmt.value_text(paper_value, printed=True)) if paper_value is not None else "—"
-    parts = [f"### {number}. {fmt.md_escape(_erratum_where(claim))} — {status} {{#{erratum_anchor(claim['id'])}}}",
+    paper_text = fmt.ledger_text(fmt.value_text(paper_value, printed=True)) if paper_value is not None else "—"
+    parts = [f"### {number}. {fmt.ledger_text(_erratum_where(claim))} — {status} {{#{erratum_anchor(claim['id'])}}}",
              "", f'::: {{.{callout} appearance="simple" icon=false}}',
-             f"**{status.capitalize()}.** {fmt.md_escape(claim['claim'])}", "",
+             f"**{status.capitalize()}.** {fmt.ledger_text(claim['claim'])}", "",
              f"**The paper prints:** {paper_text}", "",
              "**Computed:**", "", computed, ""]
     if claim.get("note"):
-        parts += [f"**Details:** {fmt.md_escape(claim['note'])}", ""]
+        parts += [f"**Details:** {fmt.ledger_text(claim['note'])}", ""]
     if claim.get("reason"):
-        parts += [f"**Why {status}:** {fmt.md_escape(claim['reason'])}", ""]
+        parts += [f"**Why {status}:** {fmt.ledger_text(claim['reason'])}", ""]
     if claim.get("regime"):
-        parts += [f"**Regime:** {fmt.md_escape(claim['regime'])}", ""]
-    parts += [f"**Criterion:** {fmt.md_escape(claim.get('criterion', ''))}. Proved in {_cell_link(location, base)}.",
+        parts += [f"**Regime:** {fmt.ledger_text(claim['regime'])}", ""]
+    parts += [f"**Criterion:** {fmt.ledger_text(claim.get('criterion', ''))}. Proved in {_cell_link(location, base)}.",
               ":::", ""]
     return "\n".join(parts)
 
@@ -816,8 +855,8 @@ def errata_markdown(page: str = ERRATA_PAGE, root: Path | None = None, paper: st
         return "_No erratum recorded for this paper._" if paper else "_The errata notebook has not been run yet._"
     entries = sorted(entries, key=lambda e: _paper_order(_erratum_paper(e[2])))
     if paper is not None:
-        return "\n".join(f"- **{ERRATUM_STATUS[c['verdict']]}** ({fmt.md_escape(_erratum_where(c))}): "
-                         f"{fmt.md_escape(c['claim'])} "
+        return "\n".join(f"- **{ERRATUM_STATUS[c['verdict']]}** ({fmt.ledger_text(_erratum_where(c))}): "
+                         f"{fmt.ledger_text(c['claim'])} "
                          f"([details]({base}{ERRATA_PAGE}#{erratum_anchor(c['id'])}))" for _, _, c in entries)
     where = claim_locations(root)
     parts: list[str] = []
@@ -891,7 +930,8 @@ def paper_page_markdown(paper: str, root: Path | None = None) -> str:
                    f"{REGIME_SENTENCE}")
     else:
         summary = "**Verdicts on the paper's own claims:** none recorded."
-    parts = [f"**Paper.** {ref}", "", summary, "",
+    bottom = [bottom_line_markdown(paper, page, root), ""] if paper in REPRODUCED_PAPERS else []
+    parts = [f"**Paper.** {ref}", "", *bottom, summary, "",
              "## What was reproduced, at which scale", "",
              "Read from each run's provenance and the executed notebook (profile, seeds, hardware, wall time, "
              "the settings it ran with); the notebooks say in their first cell what was scaled down and why.", "",
@@ -965,7 +1005,9 @@ def build_config(root: Path = REPO_ROOT) -> dict:
         "project": {"type": "website", "output-dir": "_site",
                     "render": [LANDING, "site/*.qmd", f"{PAPER_PAGES}/*.qmd", f"{apidoc.API_DIR}/*.qmd",
                                "notebooks/*/[0-9][0-9]-*.ipynb"]},
-        "execute": {"freeze": False},  # the pages read results/ at render time: never reuse a stale run
+        # a render reuses each computed page's stored output until its source changes; the source carries a digest
+        # of everything the page reads (inputs_stamp), so a new run of the notebooks changes it
+        "execute": {"freeze": "auto"},
         "website": {
             "title": "Geometry of embedding learning: reproductions",
             "navbar": {"left": [{"href": LANDING, "text": "Scoreboard"},
@@ -988,11 +1030,88 @@ def render_config(root: Path = REPO_ROOT) -> str:
     return HEADER + yaml.safe_dump(build_config(root), sort_keys=False, allow_unicode=True, width=110)
 
 
-def render_paper_page(paper: str) -> str:
-    """The generated ``site/papers/<paper>.qmd``: front matter and one Python cell that prints the page body."""
+# --------------------------------------------------------------------------------------------- frozen pages
+#: The computed pages (those with Python cells) are rendered with ``freeze: auto``: Quarto re-executes a page only
+#: when its source changes. What they show comes from the ledgers, the executed notebooks and ``data/``, so each
+#: carries a digest of those inputs in a comment, written by ``python -m companion site`` and checked by
+#: ``--check``: new results change the digest, hence the source, hence the page is recomputed on the next render.
+INPUTS_STAMP = re.compile(r"^<!-- site inputs: (?P<digest>[0-9a-f]+)\b[^\n]*-->[ \t]*\n?", re.M)
+STAMP_NOTE = "written by `python -m companion site`; a frozen render recomputes this page when it changes"
+
+
+def input_files(root: Path | None = None) -> list[Path]:
+    """Every file the computed pages read: the ledgers and their provenance, the executed notebooks, the coverage
+    maps, the benchmark report, ``pyproject.toml`` and the code that writes the pages (``companion/site*.py``)."""
+    root = _root(root)
+    results = _results_dir(root)
+    files = [*results.glob("*/*.json"), *(root / "notebooks").glob("*/[0-9][0-9]-*.ipynb"),
+             *(root / "data").glob("*/coverage.csv"), root / BENCHMARK_REPORT, root / "pyproject.toml",
+             *Path(__file__).parent.glob("site*.py")]
+    return sorted({f for f in files if f.is_file()}, key=lambda f: f.as_posix())
+
+
+def inputs_digest(root: Path | None = None) -> str:
+    """A short SHA-256 of :func:`input_files` (names relative to the root, and contents); computed once per state
+    of the files (their sizes and modification times)."""
+    root = _root(root)
+    files = []
+    for path in input_files(root):
+        try:
+            name = path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:  # the package's own code, outside a test's root
+            name = f"{path.parent.name}/{path.name}"
+        stat = path.stat()
+        files.append((name, str(path), stat.st_mtime_ns, stat.st_size))
+    return _digest(tuple(files))
+
+
+@functools.lru_cache(maxsize=32)
+def _digest(files: tuple) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    for name, path, _, _ in files:
+        digest.update(name.encode() + b"\0" + Path(path).read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def is_computed(text: str) -> bool:
+    """Whether a page runs Python when rendered (and so is frozen)."""
+    return bool(python_cells(text))
+
+
+def stamp_inputs(text: str, digest: str) -> str:
+    """``text`` with its inputs stamp set to ``digest``: replaced where it is, else put after the front matter."""
+    line = f"<!-- site inputs: {digest} ({STAMP_NOTE}) -->\n"
+    if INPUTS_STAMP.search(text):
+        return INPUTS_STAMP.sub(lambda _: line, text, count=1)
+    match = re.match(r"^---[ \t]*\n.*?\n---[ \t]*\n", text, flags=re.S)
+    if match is None:
+        return line + "\n" + text
+    return text[:match.end()] + "\n" + line + "\n" + text[match.end():].lstrip("\n")
+
+
+def stamp_problems(page: str, text: str, digest: str) -> list[str]:
+    """A computed page whose inputs stamp is missing or not ``digest``: a frozen render would show old results."""
+    if not is_computed(text):
+        return []
+    match = INPUTS_STAMP.search(text)
+    if match is None:
+        return [f"{page}: a computed page without an inputs stamp; a frozen render (freeze: auto) would never "
+                "recompute it when the results change; run `python -m companion site`"]
+    if match.group("digest") != digest:
+        return [f"{page}: its inputs (results/, the executed notebooks, data/) changed since its stamp was written; "
+                "a frozen render would show the old results; run `python -m companion site`"]
+    return []
+
+
+def render_paper_page(paper: str, root: Path | None = None) -> str:
+    """The generated ``site/papers/<paper>.qmd``: front matter, the inputs stamp and one Python cell that prints
+    the page body."""
     title = PAPERS.get(paper, {"title": paper})["title"]
     return (f'---\ntitle: "{title}"\npage-layout: full\n---\n\n'
-            f"<!-- Generated by `python -m companion site` - edit companion/site.py, not this file. -->\n\n"
+            f"<!-- Generated by `python -m companion site` - edit companion/site.py, not this file. -->\n"
+            f"<!-- site inputs: {inputs_digest(root)} ({STAMP_NOTE}) -->\n\n"
             "Everything below is computed at render time from `results/`, the executed notebooks and `data/`.\n\n"
             "```{python}\n#| echo: false\n#| output: asis\nfrom companion import site\n\n"
             f'print(site.paper_page_markdown("{paper}"))\n```\n')
@@ -1037,7 +1156,13 @@ def write_sidebar(root: Path = REPO_ROOT) -> Path:
     for paper in _papers(root):
         page = root / paper_page(paper)
         page.parent.mkdir(parents=True, exist_ok=True)
-        page.write_text(render_paper_page(paper), encoding="utf-8")
+        page.write_text(render_paper_page(paper, root), encoding="utf-8")
+    digest = inputs_digest(root)
+    for rel in EXTRA_PAGES:
+        page = root / rel
+        text = page.read_text(encoding="utf-8") if page.is_file() else ""
+        if is_computed(text) and stamp_inputs(text, digest) != text:
+            page.write_text(stamp_inputs(text, digest), encoding="utf-8")
     if (root / "README.md").exists():
         (root / "README.md").write_text(render_readme(root), encoding="utf-8")
     return path
@@ -1145,6 +1270,93 @@ def source_collisions(notebook: Path) -> list[Path]:
                   if p != notebook and p.stem == notebook.stem and p.suffix.lower() in QUARTO_SOURCE_SUFFIXES)
 
 
+def _href(item: Any) -> str | None:
+    """The page of a sidebar or navbar entry (a path, or a dict with ``href``)."""
+    return item if isinstance(item, str) else (item or {}).get("href") if isinstance(item, dict) else None
+
+
+def freeze_problems(config: dict) -> list[str]:
+    """``execute: freeze`` must let a render reuse the computed pages' output (``auto``; the inputs stamp makes
+    new results recompute them), not re-run their Python on every render."""
+    freeze = ((config or {}).get("execute") or {}).get("freeze")
+    if freeze not in ("auto", True):
+        return [f"{CONFIG}: execute: freeze is {freeze!r}; every render re-runs the Python of the computed pages "
+                "(use auto: the inputs stamp recomputes a page when its results change)"]
+    return []
+
+
+#: What ``.gitignore`` must hold for a render to leave the working tree clean: the exact line Quarto looks for
+#: (it appends ``/.quarto/`` otherwise), the output folder, the frozen outputs and Quarto's temporary notebooks;
+#: each as any of the spellings that ignore it.
+GITIGNORE_NEEDS = {
+    "Quarto's scratch folder": ("/.quarto/",),
+    "the frozen outputs": ("/_freeze/", "_freeze/", "_freeze"),
+    "Quarto's temporary notebooks": ("**/*.quarto_ipynb", "*.quarto_ipynb"),
+}
+
+
+def gitignore_problems(root: Path = REPO_ROOT, config: dict | None = None) -> list[str]:
+    """What a render would leave in the working tree (or add to ``.gitignore``): see :data:`GITIGNORE_NEEDS`;
+    the output folder (``project: output-dir``) must be ignored too. A folder that is neither a git checkout nor
+    has a ``.gitignore`` has no working tree to keep clean."""
+    path = Path(root) / ".gitignore"
+    if not path.is_file() and not (Path(root) / ".git").exists():
+        return []
+    lines = {line.strip() for line in path.read_text(encoding="utf-8").splitlines()} if path.is_file() else set()
+    out_dir = (((config or {}).get("project") or {}).get("output-dir") or "_site").strip("/")
+    needs = {**GITIGNORE_NEEDS, f"the output folder {out_dir}/": (f"/{out_dir}/", f"{out_dir}/", f"/{out_dir}",
+                                                                   out_dir)}
+    problems = []
+    for what, spellings in needs.items():
+        if not lines & set(spellings):
+            problems.append(f".gitignore does not ignore {what} ({spellings[0]}): a render leaves it in the working "
+                            "tree" + (" and appends it to .gitignore" if spellings == ("/.quarto/",) else ""))
+    return problems
+
+
+#: Characters of a sidebar entry a docked sidebar shows on one line; a longer word (no space to wrap at) is clipped.
+SIDEBAR_WORD_CHARS = 24
+
+
+def page_title(path: Path) -> str:
+    """The title a sidebar shows for a page: its front matter's ``title``, else its first level-one heading (a
+    notebook's first markdown cell), without attributes; the file's stem when it has neither."""
+    from companion import site_render
+
+    try:
+        if path.suffix == ".ipynb":
+            cells = _load_json(path).get("cells", [])
+            text = "".join(next(("".join(c.get("source", "")) for c in cells if c.get("cell_type") == "markdown"),
+                                ""))
+        else:
+            text = path.read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return path.stem
+    title = site_render.front_matter(text).get("title")
+    if title:
+        return str(title)
+    heading = re.search(r"^#\s+(.+?)\s*(\{[^{}]*\})?\s*$", site_render.strip_cells(text), flags=re.M)
+    return heading.group(1) if heading else path.stem
+
+
+def sidebar_problems(config: dict, root: Path = REPO_ROOT) -> list[str]:
+    """Sidebar entries a reader cannot read whole: a word (no space to wrap at) longer than
+    :data:`SIDEBAR_WORD_CHARS` characters is clipped by the docked sidebar. The entry's text is its ``text``, else
+    its page's title (:func:`page_title`)."""
+    problems = []
+    for bar in ((config or {}).get("website") or {}).get("sidebar") or []:
+        for item in bar.get("contents") or []:
+            href = _href(item)
+            text = item.get("text") if isinstance(item, dict) and item.get("text") else (
+                page_title(Path(root) / href) if href else "")
+            long = [w for w in re.split(r"[\s\u200b]+", str(text)) if len(w) > SIDEBAR_WORD_CHARS]
+            if long:
+                problems.append(f"{CONFIG}: the sidebar entry {text!r} ({href}) has a word of {len(long[0])} "
+                                f"characters; the sidebar shows about {SIDEBAR_WORD_CHARS} and clips the rest "
+                                "(give the entry a shorter text)")
+    return problems
+
+
 def check(root: Path = REPO_ROOT, execute: bool = True) -> list[str]:
     """Problems with the site (empty list: all good); ``execute`` also runs the pages' Python cells."""
     problems = []
@@ -1153,7 +1365,7 @@ def check(root: Path = REPO_ROOT, execute: bool = True) -> list[str]:
         return [f"{CONFIG} is missing; run `python -m companion site`"]
     config = yaml.safe_load(path.read_text(encoding="utf-8"))
     website = config.get("website", {}) or {}
-    listed = [item for bar in website.get("sidebar", []) or [] for item in bar.get("contents", [])]
+    listed = [_href(item) for bar in website.get("sidebar", []) or [] for item in bar.get("contents", [])]
     nav = [item.get("href") for item in (website.get("navbar", {}) or {}).get("left", []) or []]
     nav += [sub.get("href") for item in (website.get("navbar", {}) or {}).get("left", []) or []
             for sub in item.get("menu", [])]
@@ -1168,7 +1380,7 @@ def check(root: Path = REPO_ROOT, execute: bool = True) -> list[str]:
                             "from the site (same stem); jupytext twins are named *.pct.py")
         problems += first_cell_problems(nb, root)
         problems += notebook_outputs.problems(nb.path, root=root)
-    for item in [*listed, *(n for n in nav if n)]:
+    for item in [*(i for i in listed if i), *(n for n in nav if n)]:
         if not (root / item).exists():
             problems.append(f"sidebar lists {item}, which does not exist")
     printed: dict[str, str] = {}
@@ -1191,8 +1403,15 @@ def check(root: Path = REPO_ROOT, execute: bool = True) -> list[str]:
                 printed[page] += errors.getvalue()
     for paper in _papers(root):
         page = root / paper_page(paper)
-        if page.exists() and page.read_text(encoding="utf-8") != render_paper_page(paper):
+        if page.exists() and page.read_text(encoding="utf-8") != render_paper_page(paper, root):
             problems.append(f"{paper_page(paper)} is out of date; run `python -m companion site`")
+    digest = inputs_digest(root)
+    for rel in EXTRA_PAGES:
+        if (root / rel).is_file():
+            problems += stamp_problems(rel, (root / rel).read_text(encoding="utf-8"), digest)
+    problems += freeze_problems(config)
+    problems += gitignore_problems(root, config)
+    problems += sidebar_problems(config, root)
     landing = (root / LANDING).read_text(encoding="utf-8") if (root / LANDING).exists() else ""
     if "scoreboard(" not in landing or "companion.results" not in landing:
         problems.append(f"{LANDING} does not build its table from the ledger (companion.results.scoreboard)")

@@ -7,6 +7,11 @@ whose columns suit their content.
   (two significant digits of the half-width): ``0.140 [0.118, 0.162] (n = 3)``; with the design's minimum
   detectable effect and, where test items were resampled too, the interval over seeds and items:
   ``+0.140 [+0.118, +0.162] (n = 3), seeds and items [+0.101, +0.180], MDE 0.045``.
+* :func:`ci_decimals` / :func:`measured` — the one rule behind every number with an uncertainty: as many decimals
+  as two significant digits of the interval's half-width (``81.61 ± 0.66``, ``0.140 ± 0.022``), never more than
+  the value itself can carry. :func:`estimate` and the pages' bottom lines use it.
+* :func:`tidy_numbers` — free text from the ledger (reasons, notes, regimes) with machine-length floats
+  (``0.2409999966621399``) written to three significant digits; :func:`long_numbers` finds the ones left.
 * :func:`value_text` — any stored ``paper_value``/``ours`` in words: a dict of booleans becomes "both hold" or
   "2 of 3 hold; not: …", a dict of numbers ``name = value; …``.
 * :func:`conditions` — a dict of booleans as a markdown list, one condition per line with *holds* / *does not hold*.
@@ -70,6 +75,63 @@ def number(value: Any, digits: int = 3, printed: bool = False) -> str:
     return _signed(f"{value:.{decimals}f}")
 
 
+def ci_decimals(half_width: Any, scale: Any = None) -> int | None:
+    """Decimals that two significant digits of an interval's half-width need (``0.0216`` -> 3, ``0.66`` -> 2,
+    ``3.2`` -> 1, ``41`` -> 0), at most 6; ``None`` when the width says nothing (zero, not finite, not a number)
+    or the numbers are written in scientific notation anyway (``scale``, the largest magnitude shown, below 10⁻³
+    or from 10⁵)."""
+    if not _is_number(half_width) or not math.isfinite(half_width) or half_width <= 0:
+        return None
+    if _is_number(scale) and (not math.isfinite(scale) or not 1e-3 <= abs(scale) < 1e5):
+        return None
+    return min(max(1 - math.floor(math.log10(abs(half_width))), 0), 6)
+
+
+def measured(value: Any, half_width: Any, signed: bool = False) -> str:
+    """One number to the precision its uncertainty supports (:func:`ci_decimals`); :func:`number` when the
+    half-width says nothing. ``signed=True`` writes a ``+`` before a positive value (a difference).
+
+    >>> measured(0.140066, 0.0216), measured(81.6123, 0.661), measured(0.5, 0)
+    ('0.140', '81.61', '0.500')"""
+    decimals = ci_decimals(half_width, value) if _is_number(value) and math.isfinite(value) else None
+    text = _signed(f"{float(value):.{decimals}f}") if decimals is not None else number(value)
+    return _plus(text) if signed and _is_number(value) and value > 0 else text
+
+
+#: a decimal literal in running text (not part of a word, an id or a version number)
+_DECIMAL = re.compile(r"(?<![\w.])([-+\u2212]?)(\d+\.\d+)(?:[eE]([-+]?\d+))?(?!\w|\.\d)")
+#: arXiv identifiers (2309.12871) look like decimals and are kept as they are
+_ARXIV = re.compile(r"^\d{4}\.\d{4,5}$")
+#: a number written with this many significant digits or more is a machine float, not a result
+LONG_DIGITS = 7
+
+
+def significant_digits(literal: str) -> int:
+    """Significant digits of a decimal literal as written (``0.0950`` -> 3, ``12.50`` -> 4, ``1e-5`` -> 1)."""
+    mantissa = re.split(r"[eE]", literal.lstrip("+-−"), maxsplit=1)[0]
+    digits = mantissa.replace(".", "").lstrip("0")
+    return max(len(digits), 1)
+
+
+def long_numbers(text: str, digits: int = LONG_DIGITS) -> list[str]:
+    """The decimal literals of ``text`` written with at least ``digits`` significant digits (arXiv ids excepted)."""
+    return [m.group(0) for m in _DECIMAL.finditer(str(text))
+            if not _ARXIV.match(m.group(2)) and significant_digits(m.group(2)) >= digits]
+
+
+def tidy_numbers(text: Any, digits: int = 3) -> str:
+    """Free text with every machine-length float (:data:`LONG_DIGITS` significant digits or more) written to
+    ``digits`` significant digits by :func:`number`; shorter numbers, arXiv ids and versions are kept."""
+    def short(match: re.Match) -> str:
+        if _ARXIV.match(match.group(2)) or significant_digits(match.group(2)) < LONG_DIGITS:
+            return match.group(0)
+        value = float(match.group(0).replace(MINUS, "-"))
+        shown = number(value, digits)
+        return "+" + shown if match.group(1) == "+" and value > 0 else shown
+
+    return _DECIMAL.sub(short, "" if text is None else str(text))
+
+
 def _plus(text: str) -> str:
     """A positive number's text with its sign written out (a difference: ``+0.12``)."""
     return "+" + text
@@ -87,11 +149,8 @@ def estimate(value: Any, low: Any = None, high: Any = None, n: int | None = None
     extra = [float(x) for x in items] if isinstance(items, (list, tuple)) and len(items) == 2 \
         and all(_is_number(x) for x in items) else None
     decimals = None
-    if bounds is not None and _is_number(value):
-        half = abs(bounds[1] - bounds[0]) / 2
-        scale = max(abs(value), *map(abs, bounds))
-        if half > 0 and 1e-3 <= scale < 1e5 and all(math.isfinite(x) for x in (value, *bounds)):
-            decimals = min(max(1 - math.floor(math.log10(half)), 0), 6)
+    if bounds is not None and _is_number(value) and all(math.isfinite(x) for x in (value, *bounds)):
+        decimals = ci_decimals(abs(bounds[1] - bounds[0]) / 2, max(abs(value), *map(abs, bounds)))
 
     def show(x: Any, sign: bool = signed) -> str:
         text = _signed(f"{float(x):.{decimals}f}") if decimals is not None and _is_number(x) \
@@ -153,9 +212,9 @@ def conditions(value: dict[str, Any]) -> str:
     lines = []
     for key, flag in value.items():
         if isinstance(flag, bool):
-            lines.append(f"- **{'holds' if flag else 'does not hold'}**: {md_escape(key)}")
+            lines.append(f"- **{'holds' if flag else 'does not hold'}**: {ledger_text(key)}")
         else:
-            lines.append(f"- {md_escape(key)}: {md_escape(value_text(flag))}")
+            lines.append(f"- {ledger_text(key)}: {ledger_text(value_text(flag))}")
     return "\n".join(lines)
 
 
@@ -166,6 +225,12 @@ def md_escape(text: Any) -> str:
     """Ledger text made inert for Pandoc's markdown: its emphasis, sub/superscript, math, link and raw-HTML
     characters are backslash-escaped (they print as themselves)."""
     return _MD_SPECIAL.sub(r"\\\1", "" if text is None else str(text))
+
+
+def ledger_text(text: Any) -> str:
+    """Text from the ledger as a page shows it: machine-length floats shortened (:func:`tidy_numbers`), then
+    made inert for Pandoc (:func:`md_escape`)."""
+    return md_escape(tidy_numbers(text))
 
 
 # --------------------------------------------------------------------------------------------- table widths

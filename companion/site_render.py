@@ -20,6 +20,14 @@ catches what the render would get wrong without Quarto installed.
   longest word in proportion to its content. A table is reported when link text would break mid-word, when its
   longest words alone are wider than the column (it overflows), or when a column of running text gets fewer than
   :data:`CRAMPED_CHARS` characters, a third of its text or less (too many columns for the page). The widths are estimates in characters.
+  A cell cut short (ending in ``…`` or ``...``: the rest cannot be read anywhere) is reported in pages and in
+  notebooks' table outputs (:func:`truncation_problems`, :func:`html_truncation_problems`).
+* **Formulas.** An inline formula with a space just inside a dollar sign (``$\vert x\vert $``) is not math to
+  Pandoc: it prints as dollars and TeX (:func:`math_problems`).
+* **Numbers.** No page or stored output may print a machine-length float (``0.2409999966621399``;
+  :func:`number_problems`), and no notebook cell may show a bare ``repr`` (a quoted string) or a pandas footer
+  (``Name: count, dtype: int64``) instead of a formatted table (:func:`repr_problems`).
+* **Figures.** Every notebook figure is legible at the width the page shows it (:mod:`companion.site_figures`).
 """
 
 from __future__ import annotations
@@ -217,6 +225,111 @@ def anchor_problems(text: str, where: Path, root: Path, label: str, ids_of) -> l
     return problems
 
 
+# --------------------------------------------------------------------------------------------- formulas & numbers
+_CODE_SPAN = re.compile(r"(`+).*?\1")
+_INLINE_MATH = re.compile(r"(?<![$\\])\$(?!\$)([^$]+)\$(?!\$)")
+_TEX = re.compile(r"\\[A-Za-z]+|[\^_{}]")
+
+
+def math_problems(markdown: str, label: str) -> list[str]:
+    """Inline formulas that Pandoc would not read as math: a space right after the opening or right before the
+    closing dollar sign (text between two dollars of prices, without TeX, is not taken for a formula)."""
+    problems = []
+    for n, line in prose_lines(markdown):
+        text = _CODE_SPAN.sub("", line.replace("\\$", ""))
+        for match in _INLINE_MATH.finditer(text):
+            inner = match.group(1)
+            if inner != inner.strip() and _TEX.search(inner):
+                problems.append(f"{label}, line {n}: the formula ${fmt.cut(inner.strip(), 50)}$ has a space just "
+                                "inside a dollar sign; Pandoc does not read it as math")
+    return problems
+
+
+def number_problems(text: str, label: str) -> list[str]:
+    """Machine-length floats (:func:`companion.site_format.long_numbers`) in what a page or an output shows."""
+    found = fmt.long_numbers(text)
+    if not found:
+        return []
+    return [f"{label}: {len(found)} number{'s' if len(found) > 1 else ''} printed to "
+            f"{fmt.LONG_DIGITS} or more significant digits (e.g. {found[0]}); write numbers to their meaning "
+            "(companion.site_format)"]
+
+
+_ELLIPSIS = ("…", "...")
+
+
+def truncation_problems(markdown: str, label: str) -> list[str]:
+    """Cells of the pipe tables of ``markdown`` that end in an ellipsis: text cut short that no reader can open."""
+    problems = []
+    for table in pipe_tables(markdown):
+        cut = [c for row in table.rows for c in row if fmt.visible(c).rstrip().endswith(_ELLIPSIS)]
+        if cut:
+            problems.append(f"{label}, table at line {table.line}: {len(cut)} cell{'s' if len(cut) > 1 else ''} cut "
+                            f"short ({fmt.visible(cut[0])[-40:]!r}); show the whole text (tables wrap it)")
+    return problems
+
+
+_HTML_CELL = re.compile(r"<t([dh])\b[^>]*>(.*?)</t\1>", re.S | re.I)
+
+
+def html_truncation_problems(html: str, label: str) -> list[str]:
+    """Cells of HTML tables (a notebook's DataFrame output) cut short or elided by pandas (``…`` / ``...``)."""
+    cut = [_TAG.sub("", m.group(2)).strip() for m in _HTML_CELL.finditer(html)]
+    cut = [c for c in cut if c.endswith(_ELLIPSIS)]
+    if not cut:
+        return []
+    return [f"{label}: a table output with {len(cut)} cell{'s' if len(cut) > 1 else ''} cut short or elided "
+            f"({cut[0][-40:]!r}); show the whole table (no max_colwidth, no elided rows)"]
+
+
+_BARE_REPR = re.compile(r"""^\s*(['"]).*\1\s*$""", re.S)
+_FOOTER = re.compile(r"^(Name: .*, )?dtype: \w+\s*$", re.M)
+
+
+def repr_problems(output: dict, label: str) -> list[str]:
+    """A cell that shows an expression's ``repr`` instead of a formatted result: a bare quoted string, or a pandas
+    Series/DataFrame as plain text with its ``dtype`` footer."""
+    if output.get("output_type") != "execute_result":
+        return []
+    data = output.get("data") or {}
+    plain = data.get("text/plain", "")
+    plain = "".join(plain) if isinstance(plain, list) else str(plain)
+    if set(data) - {"text/plain"}:
+        return []
+    if _BARE_REPR.match(plain):
+        return [f"{label}: shows a bare quoted string ({fmt.cut(plain.strip(), 30)}), not a formatted result"]
+    if _FOOTER.search(plain):
+        return [f"{label}: shows a pandas repr with its dtype footer, not a formatted table"]
+    return []
+
+
+def notebook_text_problems(nb: dict, label: str) -> list[str]:
+    """Stored outputs of a notebook that print machine-length floats, tables cut short, or bare reprs."""
+    problems = []
+    for i, cell in enumerate(nb.get("cells", [])):
+        if cell.get("cell_type") != "code":
+            continue
+        where = f"{label}, cell {i + 1}"
+        shown = []
+        for output in cell.get("outputs", []):
+            problems += repr_problems(output, where)
+            if output.get("output_type") == "stream":
+                shown.append(_output_text(output))
+            data = output.get("data") or {}
+            for kind in ("text/html", "text/markdown", "text/plain"):
+                if kind in data:
+                    body = "".join(data[kind]) if isinstance(data[kind], list) else str(data[kind])
+                    if kind == "text/html":
+                        problems += html_truncation_problems(body, where)
+                        body = _TAG.sub(" ", body)
+                    elif kind == "text/markdown":
+                        problems += truncation_problems(body, where)
+                    shown.append(body)
+                    break  # what a page shows: the richest text representation
+        problems += number_problems("\n".join(shown), where)
+    return problems
+
+
 # --------------------------------------------------------------------------------------------- outputs
 def output_problems(text: str, label: str) -> list[str]:
     """A traceback or a Python warning in what a page printed (stdout and stderr of its cells)."""
@@ -297,7 +410,11 @@ def notebook_problems(path: Path, root: Path, links_break: bool = True) -> list[
         problems += list_problems(markdown, label)
         problems += run_in_problems(markdown, label)
         problems += table_problems(markdown, ARTICLE_CHARS, label, links_break)
-    return problems + notebook_output_problems(nb, rel)
+        problems += math_problems(markdown, label)
+    from companion import site_figures
+
+    return (problems + notebook_output_problems(nb, rel) + notebook_text_problems(nb, rel)
+            + site_figures.notebook_problems(path, rel))
 
 
 # --------------------------------------------------------------------------------------------- tables
@@ -464,6 +581,31 @@ def link_words_break(root: Path, config: dict | None = None) -> bool:
     return True
 
 
+def _css_rules(root: Path, config: dict | None = None) -> list[tuple[str, str]]:
+    """``(selectors, declarations)`` of every rule of the site's stylesheets, comments removed."""
+    rules = []
+    for css in stylesheets(root, config):
+        text = re.sub(r"/\*.*?\*/", "", css.read_text(encoding="utf-8"), flags=re.S) if css.is_file() else ""
+        rules += [(sel.strip(), body) for sel, body in re.findall(r"([^{}]+)\{([^}]*)\}", text)]
+    return rules
+
+
+#: What the stylesheet must say so that nothing is cut off: (what, selector pattern, declaration pattern).
+WRAP_RULES = (
+    ("text outputs of notebook cells wrap instead of scrolling sideways", r"\.cell-output\s+pre\b",
+     r"white-space:\s*pre-wrap"),
+    ("long text in table cells wraps", r"\btd\b", r"white-space:\s*normal"),
+)
+
+
+def wrap_problems(root: Path, config: dict | None = None) -> list[str]:
+    """The wrapping rules (:data:`WRAP_RULES`) missing from the site's stylesheets."""
+    rules = _css_rules(root, config)
+    return [f"the site's stylesheet does not make {what} (a rule for {sel!r} with {decl!r})"
+            for what, sel, decl in WRAP_RULES
+            if not any(re.search(sel, selectors) and re.search(decl, body) for selectors, body in rules)]
+
+
 def page_problems(page: str, text: str, printed: str | None, root: Path, ids_of, links_break: bool) -> list[str]:
     """A page's source and executed output: lists, run-in paragraphs, tables, anchors, tracebacks."""
     where = (root / page).parent
@@ -475,9 +617,12 @@ def page_problems(page: str, text: str, printed: str | None, root: Path, ids_of,
         problems += list_problems(markdown, label)
         problems += run_in_problems(markdown, label)
         problems += table_problems(markdown, width, label, links_break)
+        problems += truncation_problems(markdown, label)
+        problems += math_problems(markdown, label)
         problems += anchor_problems(markdown, where, root, label, ids_of)
     if printed is not None:
         problems += output_problems(printed, f"{page} (rendered)")
+        problems += number_problems("\n".join(line for _, line in prose_lines(printed)), f"{page} (rendered)")
     return problems
 
 
@@ -520,7 +665,7 @@ def render_problems(root: Path, pages: list[str], notebooks: list[Path], printed
     root = Path(root)
     links_break = link_words_break(root)
     ids = _Ids(root, printed)
-    problems = []
+    problems = wrap_problems(root) if (root / "_quarto.yml").is_file() else []
     for page in pages:
         path = root / page
         if not path.exists():

@@ -107,7 +107,7 @@ def test_cli_errors_are_one_line():
 def test_site_configuration_lists_every_notebook_once():
     assert site.check() == []
     config = site.build_config()
-    listed = [item for bar in config["website"]["sidebar"] for item in bar["contents"]]
+    listed = [site._href(item) for bar in config["website"]["sidebar"] for item in bar["contents"]]
     notebooks = [item for item in listed if item.endswith(".ipynb")]
     assert sorted(notebooks) == sorted(str(nb.path.relative_to(site.REPO_ROOT)) for nb in runner.list_notebooks())
     papers = list(dict.fromkeys(nb.paper for nb in runner.list_notebooks()))

@@ -257,7 +257,7 @@ def test_timings_use_the_benchmark_report_or_say_not_measured(tmp_path, monkeypa
 # --------------------------------------------------------------------------------------------- the real site
 def test_every_page_is_in_the_navigation_and_generated_pages_are_current():
     config = site.build_config()
-    listed = [i for bar in config["website"]["sidebar"] for i in bar["contents"]]
+    listed = [site._href(i) for bar in config["website"]["sidebar"] for i in bar["contents"]]
     nav = [i.get("href") for i in config["website"]["navbar"]["left"]]
     nav += [m["href"] for i in config["website"]["navbar"]["left"] for m in i.get("menu", [])]
     for page in site.pages():
