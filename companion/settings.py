@@ -39,7 +39,7 @@ PROJECT_NAME = "companion"
 
 DATA_HELP = (
     "Set COMPANION_DATA_DIR to the data mirror (a folder with senteval/, wiki/, emolit/, goemotions/, emobank/; "
-    "see docs/reference.md, 'Data'). The mirror holds the upstream files of SentEval (github.com/facebookresearch/SentEval, "
+    "see docs/reference.md, 'Data and settings'). The mirror holds the upstream files of SentEval (github.com/facebookresearch/SentEval, "
     "data/downstream/get_transfer_data.bash), SimCSE's wiki1m, Emolit, GoEmotions and EmoBank; "
     "`python -m companion data fetch` downloads them into ~/.cache/companion/data (or --dest DIR)."
 )
