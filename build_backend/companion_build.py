@@ -1,10 +1,11 @@
 """The project's build backend: setuptools, run on a copy of the sources in a temporary folder.
 
-setuptools writes ``build/`` and ``companion.egg-info/`` into the folder it builds in, and ``build/lib`` keeps
-files from earlier builds. Building a wheel or an sdist here (``pip install .``, ``pip wheel .``,
-``python -m build``) copies :data:`SOURCES` into a temporary folder and runs setuptools there, so the checkout is
-left as it was and every wheel holds the sources as they are now. Editable installs (``pip install -e .``) build in
-place, as they must: setuptools writes nothing into the tree for them.
+setuptools writes ``companion.egg-info/`` into the folder it builds in (even when a front end only asks which
+packages the build needs), and ``build/``, whose ``build/lib`` keeps files from earlier builds. Here every hook
+that would write into the tree (``pip install .``, ``pip wheel .``, ``python -m build``, and the questions
+``pip install -e .`` asks first) copies :data:`SOURCES` into a temporary folder and runs setuptools there, so the
+checkout is left as it was and every wheel holds the sources as they are now. The editable wheel itself is built in
+place, as it must be (it points at the checkout); setuptools writes nothing into the tree for it.
 
 ``pyproject.toml`` names this module (``[build-system] build-backend``, ``backend-path``); ``MANIFEST.in`` puts it
 in the sdist, so that a wheel can be built from the sdist too.
@@ -22,9 +23,6 @@ from pathlib import Path
 from setuptools import build_meta as _setuptools
 from setuptools.build_meta import (  # noqa: F401 - hooks passed on unchanged
     build_editable,
-    get_requires_for_build_editable,
-    get_requires_for_build_sdist,
-    get_requires_for_build_wheel,
     prepare_metadata_for_build_editable,
 )
 
@@ -69,3 +67,18 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
     metadata_directory = os.path.abspath(metadata_directory)
     with _in_a_copy():
         return _setuptools.prepare_metadata_for_build_wheel(metadata_directory, config_settings)
+
+
+def get_requires_for_build_wheel(config_settings=None):
+    with _in_a_copy():
+        return _setuptools.get_requires_for_build_wheel(config_settings)
+
+
+def get_requires_for_build_sdist(config_settings=None):
+    with _in_a_copy():
+        return _setuptools.get_requires_for_build_sdist(config_settings)
+
+
+def get_requires_for_build_editable(config_settings=None):
+    with _in_a_copy():
+        return _setuptools.get_requires_for_build_editable(config_settings)

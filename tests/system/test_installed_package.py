@@ -69,6 +69,41 @@ def test_building_the_wheel_leaves_the_sources_as_they_were(installed):
     assert not list(src.rglob("*.egg-info")) and not (src / "build").exists()
 
 
+HOOKS = """
+import os, sys, tempfile
+sys.path.insert(0, "build_backend")
+import companion_build as backend
+out = tempfile.mkdtemp()
+for hook in ("get_requires_for_build_wheel", "get_requires_for_build_sdist", "get_requires_for_build_editable"):
+    getattr(backend, hook)()
+backend.prepare_metadata_for_build_wheel(tempfile.mkdtemp())
+backend.prepare_metadata_for_build_editable(tempfile.mkdtemp())
+for build in (backend.build_wheel, backend.build_sdist, backend.build_editable):
+    build(out)
+print("BUILT", " ".join(sorted(os.listdir(out))))
+"""
+
+
+def test_every_build_hook_leaves_the_sources_as_they_were(tmp_path):
+    """What a front end with build isolation calls too (``pip install .``, ``pip install -e .``, ``python -m
+    build``): the questions about build requirements, metadata, the wheel, the sdist and the editable wheel."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in SOURCES:
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copyfile(REPO / name, src / name)
+    before = sorted(p.relative_to(src).as_posix() for p in src.rglob("*"))
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run([sys.executable, "-c", HOOKS], cwd=src, capture_output=True, text=True, env=env,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    built = done.stdout.strip().splitlines()[-1].split()[1:]
+    assert sorted(b.rsplit("-", 1)[-1] for b in built) == ["0.1.0.tar.gz", "any.whl", "any.whl"], built
+    assert sorted(p.relative_to(src).as_posix() for p in src.rglob("*")) == before
+
+
 def test_the_wheel_holds_the_package_and_its_data_manifest(installed):
     target, elsewhere = installed
     assert (target / "companion" / "losses" / "core.py").is_file()
