@@ -1,18 +1,6 @@
-"""Command line: ``python -m companion {run,list,data,sts,site,colab,scoreboard,notebooks,audit-tables}``.
+"""Command line of the companion: python -m companion COMMAND (also installed as the companion script).
 
-* ``run [--profile smoke|cpu|gpu] [--only PATTERN] [--output-dir DIR] [--timeout S] [--dry-run]`` — execute
-  notebooks (``--dry-run``: the gpu profile's code path on a CPU with tiny stand-in backbones, scratch output).
-* ``list`` — notebooks and the section each reproduces.
-* ``data fetch [--dest DIR] [--base-url URL] [--only NAME]`` / ``data check [DIR]`` / ``data sources`` — get the
-  data sets from their publishers (or a mirror), verify a local copy, show where each comes from.
-* ``colab [--check]`` — write (or check) the Colab badge and set-up cell of every notebook.
-* ``sts --model ID --pooling mean [--max-length N] [--json FILE]`` — the seven-set STS table.
-* ``site [--check]`` — regenerate (or check) the Quarto sidebar from the notebooks.
-* ``scoreboard`` — the claims scoreboard from ``results/``.
-* ``audit-tables [--paper P ...]`` — recompute every transcribed table's averages, totals, stated differences,
-  orderings, significance statements and repeated cells; each finding is an erratum or allow-listed, else it is
-  reported as new (exit 1).
-* ``notebooks clean [--check] [PATHS]`` — store notebook outputs in their clean form (or list what is wrong).
+Run the notebooks, read the verdicts they computed, get and check the data. Each command has its own --help.
 """
 
 from __future__ import annotations
@@ -24,6 +12,12 @@ from pathlib import Path
 
 from companion.profiles import PROFILES
 
+EPILOG = """first steps:
+  python -m companion run --profile smoke   every notebook in seconds (placeholder verdicts, scratch output)
+  python -m companion scoreboard            the verdicts the cpu runs computed (results/)
+  python -m companion data check            whether the data is complete where the loaders look
+"""
+
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from companion import runner
@@ -31,7 +25,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     results = runner.run(args.profile, only=args.only, output_dir=args.output_dir, timeout=args.timeout,
                          jobs=args.jobs, dry_run=args.dry_run)
     print()
-    print(runner.summary_table(results))
+    print(runner.summary_table(results, args.profile, args.dry_run))
     for line in runner.output_locations(results, args.profile, args.output_dir, args.dry_run):
         print(line)
     return 0 if all(r.status == "ok" for r in results) else 1
@@ -66,13 +60,15 @@ def _cmd_data(args: argparse.Namespace) -> int:
                 print(f"missing: {path}")
             for path in report.corrupt:
                 print(f"corrupt: {path}")
-            where = Path(args.dir).expanduser() if args.dir else fetch.default_dest()
-            print(f"{where}: {len(report.present)} files ok, {len(report.missing)} missing, "
+            print(f"{report.root}: {len(report.present)} files ok, {len(report.missing)} missing, "
                   f"{len(report.corrupt)} corrupt")
             return 0 if report.ok else 1
-        for names, files, step, origin, url in fetch.sources_table():
-            print(f"{', '.join(names)} ({files} file{'s' if files != 1 else ''}, step: {step})\n    {origin}\n"
-                  f"    {url}")
+        for source in fetch.sources_table(only=args.only):
+            n = len(source.files)
+            print(f"{', '.join(source.datasets)}: {n} file{'s' if n != 1 else ''} from {source.origin}, "
+                  f"{source.how}")
+            for address, path in source.files:
+                print(f"    {address}  ->  {path}")
         return 0
     except fetch.FetchError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -117,18 +113,33 @@ def _cmd_site(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_scoreboard(args: argparse.Namespace) -> int:
-    from companion.results import scoreboard
+#: the scoreboard's sections after the five papers' claims: kind, title, and what the first column names
+SCOREBOARD_SECTIONS = (
+    ("erratum", "Errata: statements a paper's own text or tables contradict, by the paper they concern (confirmed, "
+                "partly or not confirmed by a computation; never counted as reproductions)", "paper"),
+    ("beyond", "Beyond the papers: questions the papers do not ask, by results/ folder ('baselines' and "
+               "'synthesis' are this project's own notebooks, not papers)", "results of"),
+    ("check", "Our own checks: identities, parity and set-up checks of our code, data and runs, by results/ folder; "
+              "never counted as reproductions. A failed check is one that did not hold (our data, set-up or reading "
+              "of the paper is not what was expected); each one is listed below with what it checks", "results of"),
+)
 
-    print("Paper claims of the five papers, split by regime ('scaled': our set-up differs from the paper's; the "
-          "regime never changes a verdict):")
+
+def _cmd_scoreboard(args: argparse.Namespace) -> int:
+    from companion.results import claims_frame, scoreboard
+
+    print("The five papers' own claims, by verdict and regime ('paper setting', or 'scaled': our backbone, layers "
+          "trained, steps, data or seeds differ from the paper's; the regime never changes a verdict):")
     print(scoreboard(by_regime=True).to_string(index=False))
-    for kind, title in (("erratum", "Errata (statements a paper's own text or tables contradict; never counted as "
-                                    "reproductions)"),
-                        ("beyond", "Beyond the papers (questions the papers do not ask)"),
-                        ("check", "Our own checks (identities, parity, set-up; never counted as reproductions)")):
+    for kind, title, column in SCOREBOARD_SECTIONS:
         print(f"\n{title}:")
-        print(scoreboard(kind=kind).to_string(index=False))
+        print(scoreboard(kind=kind).rename(columns={"paper": column}).to_string(index=False))
+    frame = claims_frame()
+    failed = frame[(frame["kind"] == "check") & (frame["verdict"] == "failed")]
+    if len(failed):
+        print("\nFailed checks (notebook, claim id: what it checks):")
+        for row in failed.itertuples():
+            print(f"  {row.paper}/{row.notebook}  {row.id}: {row.claim}")
     return 0
 
 
@@ -160,11 +171,12 @@ def _cmd_audit_tables(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m companion", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m companion", description=__doc__, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, title="commands", metavar="COMMAND")
 
-    run = sub.add_parser("run", help="execute notebooks with papermill")
+    run = sub.add_parser("run", help="execute notebooks (smoke: seconds each, placeholder verdicts; cpu: the "
+                                     "reproduction; gpu: paper scale)")
     run.add_argument("--profile", default="smoke", help=f"one of {', '.join(PROFILES)} (default smoke)")
     run.add_argument("--only", help="comma-separated globs/substrings of paper/notebook, e.g. 'circumplex/0*'")
     run.add_argument("--output-dir", help="where smoke copies, results and figures go (default <cache>/smoke)")
@@ -180,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     lst.add_argument("--only", help="filter as in 'run'")
     lst.set_defaults(func=_cmd_list)
 
-    data = sub.add_parser("data", help="fetch the data sets or check a local copy")
+    data = sub.add_parser("data", help="fetch the data sets, check a local copy, or list where each comes from")
     data_sub = data.add_subparsers(dest="action", required=True)
     fetch = data_sub.add_parser("fetch", help="download every data set from its publisher and verify it")
     fetch.add_argument("--dest", help="where the files go (default $COMPANION_DATA_DIR, else <cache>/data)")
@@ -190,14 +202,19 @@ def build_parser() -> argparse.ArgumentParser:
     fetch.add_argument("--keep-downloads", action="store_true", help="keep downloaded archives in <dest>/.downloads")
     fetch.add_argument("--quiet", action="store_true", help="no progress bars")
     check = data_sub.add_parser("check", help="verify a local copy against the manifest")
-    check.add_argument("dir", nargs="?", help="the copy to check (default $COMPANION_DATA_DIR, else <cache>/data)")
+    check.add_argument("dir", nargs="?", help="the copy to check (default: the folder the data loaders read: "
+                                              "$COMPANION_DATA_DIR, else shared/data beside the checkout, else "
+                                              "<cache>/data)")
     check.add_argument("--only", help="comma-separated data sets")
-    data_sub.add_parser("sources", help="where each data set comes from")
+    sources = data_sub.add_parser("sources", help="where each data set comes from: every file's address and the "
+                                                  "file it becomes")
+    sources.add_argument("--only", help="comma-separated data sets")
     data.set_defaults(func=_cmd_data)
 
     sub.add_parser("sts", help="seven-set STS evaluation (see 'python -m companion sts --help')", add_help=False)
 
-    site = sub.add_parser("site", help="regenerate or check the Quarto sidebar")
+    site = sub.add_parser("site", help="regenerate the site's configuration and generated pages and the README's "
+                                       "notebook table (or --check them)")
     site.add_argument("--check", action="store_true", help="only check, exit 1 on problems")
     site.set_defaults(func=_cmd_site)
 
@@ -223,13 +240,24 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument("--paper", nargs="*", default=None, metavar="PAPER",
                      help="only these papers (default: all five)")
     aud.set_defaults(func=_cmd_audit_tables)
-    board = sub.add_parser("scoreboard", help="print the claims scoreboard")
+    board = sub.add_parser("scoreboard", help="verdict counts of the five papers' claims by regime, then the "
+                                              "errata, beyond-the-paper questions and our own checks, apart")
     board.set_defaults(func=_cmd_scoreboard)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        try:
+            return _dispatch(argv)
+        finally:
+            sys.stdout.flush()  # a closed pipe shows up here, inside the handler below, not at interpreter exit
+    except BrokenPipeError:
+        return _closed_pipe()
+
+
+def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "sts":
         return _cmd_sts(argv[1:])
     if argv and argv[0] == "notebooks":
@@ -242,6 +270,15 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, TypeError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+
+
+def _closed_pipe() -> int:
+    """The reader of standard output went away (``python -m companion scoreboard | head -1``): stop quietly, as a
+    program killed by SIGPIPE would, with its exit status 141, and send what is still buffered nowhere."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141
 
 
 if __name__ == "__main__":

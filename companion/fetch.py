@@ -8,7 +8,10 @@ label list) and verifies every result against the SHA-256 checksums this package
 loaders look: ``<dest>/<path in the manifest>``, so ``COMPANION_DATA_DIR=<dest>`` is all the loaders need.
 
 ``--base-url URL`` replaces every upstream by ``URL/<path in the manifest>``: a copy of the mirror on a web server
-(or a local folder). ``check`` verifies a local copy against the manifest and lists missing and corrupt files.
+(or a local folder); a mirror that cannot be reached stops the fetch with one line naming it. ``check`` verifies a
+local copy against the manifest and lists missing and corrupt files; with no folder named it checks the one the
+loaders read (:func:`companion.settings.data_dir`). ``sources`` lists, per data set, every address and the file
+each one becomes (:func:`sources_table`).
 
 A file that is already there with the right checksum is not downloaded again; a partial download is kept as
 ``<file>.part`` (archives and raw upstream files under ``<dest>/.downloads/``) and resumed by the next run.
@@ -335,6 +338,7 @@ class Report:
     missing: list[str] = field(default_factory=list)
     corrupt: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    root: Path | None = None  # the folder fetched into or checked
 
     @property
     def ok(self) -> bool:
@@ -345,6 +349,22 @@ def default_dest() -> Path:
     """``COMPANION_DATA_DIR`` when set, else ``<cache>/data`` (where :func:`companion.settings.data_dir` looks)."""
     explicit = os.environ.get("COMPANION_DATA_DIR")
     return Path(explicit).expanduser() if explicit else _settings.cache_dir() / "data"
+
+
+def check_dir() -> Path:
+    """The folder ``data check`` verifies when none is named: the one the data loaders read
+    (:func:`companion.settings.data_dir`: ``COMPANION_DATA_DIR``, else ``shared/data`` beside the checkout, else
+    ``<cache>/data``). Raises :class:`FetchError` (one line) when there is none."""
+    explicit = os.environ.get("COMPANION_DATA_DIR")
+    try:
+        return _settings.data_dir()
+    except _settings.DataNotFoundError:
+        if explicit:
+            raise FetchError(f"COMPANION_DATA_DIR={explicit} is not a directory: point it at the data, or get the "
+                             "data there with 'python -m companion data fetch'") from None
+        tried = ", ".join(str(p) for p in _settings.data_dir_candidates())
+        raise FetchError(f"no data folder where the loaders look ({tried}): get the data with 'python -m "
+                         "companion data fetch', or name the folder to check ('data check DIR')") from None
 
 
 def _ensure_writable(dest: Path) -> None:
@@ -360,6 +380,10 @@ def _is_local(base_url: str) -> bool:
     return "://" not in base_url or base_url.startswith("file://")
 
 
+def _local_root(base_url: str) -> Path:
+    return Path(urllib.parse.unquote(base_url.removeprefix("file://"))).expanduser()
+
+
 def fetch(dest: str | Path | None = None, only: str | Iterable[str] | None = None, base_url: str | None = None,
           upstreams: Iterable[Upstream] = UPSTREAMS, manifest: str | Path = MANIFEST, quiet: bool = False,
           keep_downloads: bool = False, echo: Callable[[str], None] | None = None) -> Report:
@@ -373,7 +397,9 @@ def fetch(dest: str | Path | None = None, only: str | Iterable[str] | None = Non
     entries = select(read_manifest(manifest), only)
     upstreams = tuple(upstreams)
     _ensure_writable(dest)
-    report = Report()
+    if base_url and _is_local(base_url) and not _local_root(base_url).is_dir():
+        raise FetchError(f"the mirror folder {_local_root(base_url)} (--base-url) does not exist")
+    report = Report(root=dest)
     downloads = dest / DOWNLOADS
     archives: dict[Path, tuple] = {}
     archive_users: dict[Path, list[str]] = {}
@@ -394,6 +420,10 @@ def fetch(dest: str | Path | None = None, only: str | Iterable[str] | None = Non
                                quiet)
                     report.fetched.append(entry.path)
                 except UnreachableError as exc:
+                    if base_url:  # every file comes from that one mirror: nothing more can be fetched
+                        raise FetchError(f"the mirror {base_url} (--base-url) is unreachable ({exc.reason}): check "
+                                         "the address; it must serve <URL>/<path in the manifest>, e.g. "
+                                         f"{base_url.rstrip('/')}/{entry.path}") from None
                     report.errors.append(str(exc))
                     host = next((h for h in dead_hosts if h in str(exc)), None)
                     if host in known_dead:  # said once already: count the files it costs
@@ -441,8 +471,7 @@ def _fetch_one(entry: Entry, target: Path, base_url: str | None, upstreams: tupl
                                dead_hosts[host])
     try:
         if base_url and _is_local(base_url):
-            root = Path(urllib.parse.unquote(base_url.removeprefix("file://"))).expanduser()
-            _copy_local(root / entry.path, part, entry.path)
+            _copy_local(_local_root(base_url) / entry.path, part, entry.path)
         elif step in ("copy", "head-bytes"):
             download(url, part, limit=arg if step == "head-bytes" else None, what=entry.path, quiet=quiet)
         else:
@@ -476,11 +505,13 @@ def _fetch_one(entry: Entry, target: Path, base_url: str | None, upstreams: tupl
 # ---------------------------------------------------------------------------------------------------- check
 def check(root: str | Path | None = None, only: str | Iterable[str] | None = None,
           manifest: str | Path = MANIFEST) -> Report:
-    """Verify a local copy: every selected manifest file must exist with its checksum (``missing`` / ``corrupt``)."""
-    root = Path(root).expanduser() if root is not None else default_dest()
+    """Verify a local copy: every selected manifest file must exist with its checksum (``missing`` / ``corrupt``).
+    ``root`` defaults to the folder the data loaders read (:func:`check_dir`)."""
+    root = Path(root).expanduser() if root is not None else check_dir()
     if not root.is_dir():
-        raise FetchError(f"{root} is not a directory; fetch the data first (python -m companion data fetch)")
-    report = Report()
+        raise FetchError(f"{root} is not a directory: name the data folder, or get the data there with "
+                         f"'python -m companion data fetch --dest {root}'")
+    report = Report(root=root)
     for entry in select(read_manifest(manifest), only):
         path = root / entry.path
         if not path.is_file():
@@ -492,16 +523,41 @@ def check(root: str | Path | None = None, only: str | Iterable[str] | None = Non
     return report
 
 
-def sources_table(upstreams: Iterable[Upstream] = UPSTREAMS, manifest: str | Path = MANIFEST) -> list[tuple]:
-    """``(data sets, files, step, origin, url)``, one row per upstream in use: where each data set comes from
-    (``python -m companion data sources``); ``…`` in a URL stands for the file's name."""
-    rows: dict[tuple, list] = {}
-    for entry in read_manifest(manifest):
-        up, _, _ = upstream_of(entry.path, upstreams)
-        row = rows.setdefault((up.step, up.origin, re.sub(r"\{[^}]+\}", "…", up.url)), [[], 0])
-        if entry.dataset not in row[0]:
-            row[0].append(entry.dataset)
-        row[1] += 1
+#: what each step does to the downloaded file, in words (``data sources``)
+STEP_WORDS = {"copy": "as published", "member": "taken out of the archive",
+              "head-bytes": "its first {arg:,} bytes", "strip-quotes": "with every ' and ` removed, as SentEval's "
+              "get_transfer_data.bash does", "ekman-labels": "the label list derived from it (the mapping's keys "
+              "plus 'neutral')"}
+
+
+@dataclass(frozen=True)
+class Source:
+    """One upstream in use (``data sources``): the data sets it serves, where they come from, what is done to the
+    download (``how``, in words, with the archive's whole address for ``member``), and ``files``: ``(whence, path
+    in the manifest)`` per file, ``whence`` the file's whole address (for an archive, the member's name)."""
+
+    datasets: tuple[str, ...]
+    origin: str
+    step: str
+    how: str
+    files: tuple[tuple[str, str], ...]
+
+
+def sources_table(upstreams: Iterable[Upstream] = UPSTREAMS, manifest: str | Path = MANIFEST,
+                  only: str | Iterable[str] | None = None) -> list[Source]:
+    """Where each data set comes from, one :class:`Source` per upstream in use, in :data:`DATASETS` order
+    (``python -m companion data sources``): every file with its whole address."""
+    upstreams = tuple(upstreams)
+    groups: dict[int, list] = {}
+    for entry in select(read_manifest(manifest), only):
+        up, url, arg = upstream_of(entry.path, upstreams)
+        names, files, how = groups.setdefault(upstreams.index(up), [[], [], ""])
+        if entry.dataset not in names:
+            names.append(entry.dataset)
+        files.append((str(arg) if up.step == "member" else url, entry.path))
+        groups[upstreams.index(up)][2] = STEP_WORDS[up.step].format(arg=arg) + (f" {url}" if up.step == "member"
+                                                                                 else "")
     order = list(DATASETS)
-    out = [(sorted(names, key=order.index), n, step, origin, url) for (step, origin, url), (names, n) in rows.items()]
-    return sorted(out, key=lambda row: order.index(row[0][0]))
+    out = [Source(tuple(sorted(names, key=order.index)), upstreams[i].origin, upstreams[i].step, how, tuple(files))
+           for i, (names, files, how) in groups.items()]
+    return sorted(out, key=lambda s: order.index(s.datasets[0]))

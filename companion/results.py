@@ -538,12 +538,21 @@ def regime_kind(regime: str | None) -> str:
     return "paper setting" if not regime or regime == "paper setting" else "scaled"
 
 
+def erratum_paper(claim_id: str, owner: str) -> str:
+    """The paper an erratum concerns: its id's prefix when that names a paper of the registry
+    (``weighted-cl:soft-tau-star`` -> ``weighted-cl``), else the ledger's owner."""
+    prefix = claim_id.split(":", 1)[0] if ":" in claim_id else ""
+    return prefix if prefix in _papers.REPRODUCED else owner
+
+
 def scoreboard(root: Path | None = None, kind: str = "paper", by_regime: bool = False):
     """Counts of verdicts per paper (rows) for claims of one ``kind`` — the site's landing-page table.
 
     The headline scoreboard counts ``paper`` claims of the five papers only (an entry of the registry with a
-    paper text); ``check``, ``beyond`` and ``erratum`` claims are counted apart. ``by_regime=True`` adds a
-    ``regime`` column (``paper setting`` / ``scaled``) and one row per paper and regime.
+    paper text); ``check``, ``beyond`` and ``erratum`` claims are counted apart. Errata are counted under the
+    paper they concern (:func:`erratum_paper`), not under the notebook that proves them; the other kinds under
+    the ledger's owner. ``by_regime=True`` adds a ``regime`` column (``paper setting`` / ``scaled``) and one row
+    per paper and regime.
     """
     import pandas as pd
 
@@ -555,6 +564,8 @@ def scoreboard(root: Path | None = None, kind: str = "paper", by_regime: bool = 
     frame = frame[frame["kind"] == kind]
     if kind == "paper":
         frame = frame[frame["paper"].isin(_papers.REPRODUCED)]
+    if kind == "erratum":
+        frame = frame.assign(paper=[erratum_paper(i, owner) for i, owner in zip(frame["id"], frame["paper"])])
     if frame.empty:
         return pd.DataFrame(columns=[*index, *verdicts, "total"])
     frame = frame.assign(regime=frame["regime"].map(regime_kind))

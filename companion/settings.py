@@ -39,7 +39,7 @@ PROJECT_NAME = "companion"
 
 DATA_HELP = (
     "Set COMPANION_DATA_DIR to the data mirror (a folder with senteval/, wiki/, emolit/, goemotions/, emobank/; "
-    "see README 'Data'). The mirror holds the upstream files of SentEval (github.com/facebookresearch/SentEval, "
+    "see docs/reference.md, 'Data and settings'). The mirror holds the upstream files of SentEval (github.com/facebookresearch/SentEval, "
     "data/downstream/get_transfer_data.bash), SimCSE's wiki1m, Emolit, GoEmotions and EmoBank; "
     "`python -m companion data fetch` downloads them into ~/.cache/companion/data (or --dest DIR)."
 )
@@ -110,16 +110,23 @@ def data_dir() -> Path:
         if not explicit.is_dir():
             raise DataNotFoundError(f"COMPANION_DATA_DIR={explicit} is not a directory. {DATA_HELP}")
         return explicit
-    candidates = [cache_dir() / "data"]
-    try:
-        candidates.insert(0, repo_root().parent / "shared" / "data")
-    except RepositoryNotFoundError:
-        pass  # an installed package outside a checkout: the cache (``python -m companion data fetch``)
+    candidates = data_dir_candidates()
     for candidate in candidates:
         if candidate.is_dir():
             return candidate
     tried = ", ".join(str(c) for c in candidates)
     raise DataNotFoundError(f"No data directory found (tried {tried}). {DATA_HELP}")
+
+
+def data_dir_candidates() -> list[Path]:
+    """Where :func:`data_dir` looks when ``COMPANION_DATA_DIR`` is not set, first match wins: ``shared/data``
+    beside the checkout, then ``<cache>/data`` (where ``python -m companion data fetch`` writes)."""
+    candidates = [cache_dir() / "data"]
+    try:
+        candidates.insert(0, repo_root().parent / "shared" / "data")
+    except RepositoryNotFoundError:
+        pass  # an installed package outside a checkout: the cache (``python -m companion data fetch``)
+    return candidates
 
 
 def data_file(*parts: str, dataset: str | None = None) -> Path:

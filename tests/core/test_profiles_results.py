@@ -128,6 +128,7 @@ def test_scoreboard_counts_the_five_papers_split_by_regime_and_errata_apart(tmp_
     assert split.loc["paper setting", "reproduced"] == 1 and split.loc["scaled", "not reproduced"] == 1
     errata = scoreboard(tmp_path / "results", kind="erratum")
     assert errata.loc[0, "confirmed"] == 1 and "reproduced" not in errata
+    assert list(errata["paper"]) == ["angle"]  # the paper the erratum concerns, not the synthesis notebook
 
 
 def test_provenance_records_the_chosen_settings(tmp_path, monkeypatch):

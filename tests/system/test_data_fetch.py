@@ -276,19 +276,40 @@ def test_a_checksum_mismatch_names_the_file_and_keeps_nothing(server, tmp_path):
     assert cli.returncode == 1 and "error: checksum mismatch for emolit/emolit_12labels_test.csv" in cli.stdout
 
 
-def test_an_unreachable_address_fails_fast_with_one_line(tmp_path):
+def _dead_port() -> int:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+        return probe.getsockname()[1]
+
+
+def test_an_unreachable_address_fails_fast_with_one_line(tmp_path):
+    port = _dead_port()
+    upstreams = (fetch.Upstream(r"goemotions/(?P<name>[^/]+)", "GoEmotions", f"http://127.0.0.1:{port}/{{name}}"),)
     start = time.monotonic()
     lines = []
-    report = fetch.fetch(tmp_path, only="goemotions", base_url=f"http://127.0.0.1:{port}", quiet=True,
-                         echo=lines.append)
+    report = fetch.fetch(tmp_path, only="goemotions", upstreams=upstreams, quiet=True, echo=lines.append)
     assert time.monotonic() - start < 5
     assert len(report.errors) == 5 and not report.fetched
     assert re.fullmatch(rf"error: cannot download goemotions/\S+: http://127\.0\.0\.1:{port} is unreachable \(.+\); "
                         r"check the network, or pass --base-url to a mirror", lines[0])
     assert "error: 4 file(s) of goemotions skipped" in lines[1]
+
+
+def test_an_unreachable_mirror_is_one_line_naming_it(tmp_path):
+    base = f"http://127.0.0.1:{_dead_port()}"
+    start = time.monotonic()
+    with pytest.raises(fetch.FetchError, match=rf"^the mirror {re.escape(base)} \(--base-url\) is unreachable "
+                                               rf"\(.+\): check the address; it must serve <URL>/<path in the "
+                                               rf"manifest>, e.g. {re.escape(base)}/(?:goemotions|emolit)/\S+$"):
+        fetch.fetch(tmp_path, only="goemotions,emolit", base_url=base, quiet=True, echo=lambda line: None)
+    assert time.monotonic() - start < 5
+    cli = _cli("fetch", "--dest", str(tmp_path), "--base-url", base, "--quiet")
+    assert cli.returncode == 1 and cli.stdout == ""
+    assert cli.stderr.startswith(f"error: the mirror {base} (--base-url) is unreachable") and \
+        cli.stderr.count("\n") == 1
+    missing = _cli("fetch", "--dest", str(tmp_path), "--base-url", str(tmp_path / "nowhere"), "--quiet")
+    assert missing.returncode == 1
+    assert missing.stderr == f"error: the mirror folder {tmp_path / 'nowhere'} (--base-url) does not exist\n"
 
 
 def test_a_destination_that_cannot_be_written_is_one_clear_error(tmp_path):
@@ -350,3 +371,76 @@ def test_an_archive_without_the_member_says_which(server, tmp_path):
     report = fetch.fetch(tmp_path, only="sts13", upstreams=table, quiet=True, echo=lambda line: None)
     assert len(report.errors) == 6
     assert report.errors[0] == "the archive senteval.tar has no member 'STS/STS13-en-test/STS.gs.FNWN.txt'"
+
+
+# ------------------------------------------------------------------------------------------------- check's folder
+def _checkout_with_data(root: Path) -> tuple[Path, Path]:
+    checkout = root / "checkout"
+    (checkout / "notebooks").mkdir(parents=True)
+    (checkout / "pyproject.toml").write_text('[project]\nname = "companion"\n')
+    data = root / "shared" / "data"
+    (data / "emolit").mkdir(parents=True)
+    (data / "emolit" / "license.txt").write_text("not the real file")
+    return checkout, data
+
+
+def test_check_without_a_folder_checks_the_folder_the_loaders_read(tmp_path, monkeypatch):
+    checkout, data = _checkout_with_data(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "COMPANION_DATA_DIR"}
+    env.update(PYTHONPATH=str(REPO), COMPANION_REPO_ROOT=str(checkout), COMPANION_CACHE_DIR=str(tmp_path / "cache"))
+    done = subprocess.run([sys.executable, "-m", "companion", "data", "check", "--only", "emolit"],
+                          capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "corrupt: emolit/license.txt" in done.stdout
+    assert done.stdout.splitlines()[-1] == f"{data}: 0 files ok, 2 missing, 1 corrupt"
+
+    monkeypatch.delenv("COMPANION_DATA_DIR", raising=False)
+    monkeypatch.setenv("COMPANION_REPO_ROOT", str(checkout))
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path / "cache"))
+    assert fetch.check_dir() == data_dir() == data
+    assert fetch.check(only="emolit").root == data
+
+
+def test_check_with_no_data_anywhere_names_where_it_looked(tmp_path, monkeypatch):
+    checkout, data = _checkout_with_data(tmp_path)
+    shutil.rmtree(data)
+    monkeypatch.delenv("COMPANION_DATA_DIR", raising=False)
+    monkeypatch.setenv("COMPANION_REPO_ROOT", str(checkout))
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path / "cache"))
+    with pytest.raises(fetch.FetchError, match=rf"^no data folder where the loaders look \({re.escape(str(data))}, "
+                                               rf"{re.escape(str(tmp_path / 'cache' / 'data'))}\): get the data"):
+        fetch.check()
+    monkeypatch.setenv("COMPANION_DATA_DIR", str(tmp_path / "nowhere"))
+    with pytest.raises(fetch.FetchError, match=r"^COMPANION_DATA_DIR=.*nowhere is not a directory"):
+        fetch.check()
+
+
+# ------------------------------------------------------------------------------------------------- sources
+def test_sources_name_every_file_with_its_whole_address():
+    sources = fetch.sources_table()
+    manifest = {e.path for e in fetch.read_manifest()}
+    listed = [path for s in sources for _, path in s.files]
+    assert sorted(listed) == sorted(manifest)  # every file once
+    for source in sources:
+        for whence, path in source.files:
+            if source.step == "member":
+                archive = source.how.rsplit(" ", 1)[-1]
+                assert archive.startswith("https://") and archive.endswith(".tar")
+                assert path.endswith(whence)  # the member's name, whole
+            else:
+                assert re.fullmatch(r"https://\S+/[^/{}…]+", whence), whence
+                assert fetch.upstream_of(path)[1] == whence
+    wiki = next(s for s in sources if s.datasets == ("wiki",))
+    assert wiki.how == "its first 1,280,000 bytes"
+
+
+def test_the_sources_command_prints_whole_addresses_and_file_names():
+    done = _cli("sources", "--only", "mrpc,trec")
+    assert done.returncode == 0, done.stderr
+    assert "…" not in done.stdout
+    lines = done.stdout.splitlines()
+    assert lines[0] == "mrpc: 2 files from SentEval (facebookresearch/SentEval), as published"
+    assert "    https://dl.fbaipublicfiles.com/senteval/senteval_data/msr_paraphrase_train.txt  ->  " \
+           "senteval/downstream/MRPC/msr_paraphrase_train.txt" in lines
+    assert any(line.startswith("trec: 2 files from") and "removed" in line for line in lines)
+    assert len(lines) == 6

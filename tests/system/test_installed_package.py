@@ -1,11 +1,12 @@
 """The package installed from a wheel (what ``pip install git+...`` gives), not editable and not on the source path.
 
-The wheel is built from a copy of the sources (``pip wheel --no-deps --no-build-isolation``), installed with
-``--target`` into a temporary folder, and every command runs with only that folder on ``PYTHONPATH``
+The wheel is built from a copy of the sources (``pip wheel --no-deps --no-build-isolation``, through the project's
+build backend, which must leave those sources as they were), installed with ``--target`` into a temporary folder, and every command runs with only that folder on ``PYTHONPATH``
 (``PYTHONSAFEPATH=1``: the current directory is not put on ``sys.path`` either, so a checkout as working directory
 is a place to find notebooks, never a place to import from).
 """
 
+import ast
 import os
 import shutil
 import subprocess
@@ -15,6 +16,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+#: what a build reads (build_backend/companion_build.py's SOURCES); the fixture records the copy it built from
+SOURCES = ("pyproject.toml", "README.md", "MANIFEST.in", "companion", "build_backend")
+_BUILT: dict[str, Path] = {}
 
 
 @pytest.fixture(scope="module")
@@ -22,13 +26,16 @@ def installed(tmp_path_factory):
     base = tmp_path_factory.mktemp("installed")
     src = base / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copyfile(REPO / name, src / name)
-    shutil.copytree(REPO / "companion", src / "companion", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in SOURCES:
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copyfile(REPO / name, src / name)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input", "-q"]
     built = subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(base / "wheel"),
                             str(src)], capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stderr[-2000:]
+    _BUILT["src"] = src
     wheels = list((base / "wheel").glob("companion-*.whl"))
     assert len(wheels) == 1
     target = base / "site"
@@ -45,6 +52,56 @@ def _python(target: Path, code_or_args: list[str], cwd: Path, **env) -> subproce
     environ.update(PYTHONPATH=str(target), PYTHONSAFEPATH="1", **env)
     return subprocess.run([sys.executable, *code_or_args], capture_output=True, text=True, cwd=cwd, env=environ,
                           timeout=300)
+
+
+def test_the_backend_lists_what_a_build_reads():
+    tree = ast.parse((REPO / "build_backend" / "companion_build.py").read_text(encoding="utf-8"))
+    listed = next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+                  and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["SOURCES"])
+    assert listed == SOURCES
+    assert "include build_backend/companion_build.py" in (REPO / "MANIFEST.in").read_text(encoding="utf-8")
+
+
+def test_building_the_wheel_leaves_the_sources_as_they_were(installed):
+    """``pip install .`` leaves no ``build/`` or ``companion.egg-info/`` in the checkout."""
+    src = _BUILT["src"]
+    assert sorted(p.name for p in src.iterdir()) == sorted(SOURCES)
+    assert not list(src.rglob("*.egg-info")) and not (src / "build").exists()
+
+
+HOOKS = """
+import os, sys, tempfile
+sys.path.insert(0, "build_backend")
+import companion_build as backend
+out = tempfile.mkdtemp()
+for hook in ("get_requires_for_build_wheel", "get_requires_for_build_sdist", "get_requires_for_build_editable"):
+    getattr(backend, hook)()
+backend.prepare_metadata_for_build_wheel(tempfile.mkdtemp())
+backend.prepare_metadata_for_build_editable(tempfile.mkdtemp())
+for build in (backend.build_wheel, backend.build_sdist, backend.build_editable):
+    build(out)
+print("BUILT", " ".join(sorted(os.listdir(out))))
+"""
+
+
+def test_every_build_hook_leaves_the_sources_as_they_were(tmp_path):
+    """What a front end with build isolation calls too (``pip install .``, ``pip install -e .``, ``python -m
+    build``): the questions about build requirements, metadata, the wheel, the sdist and the editable wheel."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in SOURCES:
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copyfile(REPO / name, src / name)
+    before = sorted(p.relative_to(src).as_posix() for p in src.rglob("*"))
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run([sys.executable, "-c", HOOKS], cwd=src, capture_output=True, text=True, env=env,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    built = done.stdout.strip().splitlines()[-1].split()[1:]
+    assert sorted(b.rsplit("-", 1)[-1] for b in built) == ["0.1.0.tar.gz", "any.whl", "any.whl"], built
+    assert sorted(p.relative_to(src).as_posix() for p in src.rglob("*")) == before
 
 
 def test_the_wheel_holds_the_package_and_its_data_manifest(installed):

@@ -1,0 +1,136 @@
+"""What the command line tells a reader who has not read the code: the smoke table says its verdicts are
+placeholders, the scoreboard keeps the five papers apart from the errata and names each failed check, the help
+text is plain text, and a closed pipe ends the program quietly."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion import runner, stats
+from companion.__main__ import build_parser, main
+from companion.results import Ledger, holds, within
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+# ------------------------------------------------------------------------------------------------ run's table
+def _results(claims: dict) -> list[runner.RunResult]:
+    nb = runner.Notebook(path=Path("notebooks/angle/01-x.ipynb"), paper="angle", stem="01-x", title="x")
+    return [runner.RunResult(nb, "ok", 2.5, nb.path, claims=claims)]
+
+
+def test_the_smoke_table_says_its_verdicts_are_placeholders():
+    table = runner.summary_table(_results({"reproduced": 0, "total": 35}), "smoke")
+    header, _, row, count, note = table.splitlines()
+    assert "paper claims graded" in header and "reproduced" not in header
+    assert row.split()[-1] == "35" and "0/35" not in table
+    assert count == "1 notebooks, 0 failed, 2.5 s in all"
+    assert note.startswith("smoke verdicts are placeholders") and "python -m companion scoreboard" in note
+    dry = runner.summary_table(_results({"reproduced": 0, "total": 3}), "gpu", dry_run=True)
+    assert dry.splitlines()[-1].startswith("gpu dry-run verdicts are placeholders")
+
+
+def test_the_cpu_table_counts_reproduced_claims_without_the_note():
+    table = runner.summary_table(_results({"reproduced": 4, "total": 9}), "cpu")
+    assert "paper claims reproduced" in table and table.splitlines()[2].split()[-1] == "4/9"
+    assert "placeholder" not in table and table.splitlines()[-1] == "1 notebooks, 0 failed, 2.5 s in all"
+
+
+# ------------------------------------------------------------------------------------------------ scoreboard
+@pytest.fixture
+def ledgers(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setenv("COMPANION_FIGURES_DIR", str(tmp_path / "figures"))
+    up = stats.paired([1.0, 1.1, 0.9], [0.0, 0.0, 0.0])
+    angle = Ledger("angle", "01-x", profile="cpu", seeds=[0, 1, 2])
+    angle.claim("a", "x", 1.0, up, stats.direction(paper_effect=1.0), kind="paper", source="Table 4")
+    angle.claim("n", "our pair count equals the paper's", "yes", [False], holds(), kind="check")
+    angle.claim("ok", "an identity", "yes", [True], holds(), kind="check")
+    angle.save()
+    synth = Ledger("synthesis", "00-errata", profile="cpu")
+    synth.claim("simace:avg", "the Avg. column is not the mean of its row", 1, True, holds(), kind="erratum",
+                source="simace | Table 4")
+    synth.claim("zoo", "a cross-paper question", 1, 1.0, within(1, 0.1), kind="beyond")
+    synth.save()
+    return tmp_path / "results"
+
+
+def _sections(out: str) -> list[str]:
+    return out.strip().split("\n\n")
+
+
+def test_the_scoreboard_keeps_the_papers_apart_from_errata_and_names_failed_checks(ledgers, capsys):
+    assert main(["scoreboard"]) == 0
+    papers, errata, beyond, checks, failed = _sections(capsys.readouterr().out)
+    assert papers.startswith("The five papers' own claims") and "the regime never changes a verdict" in papers
+    assert [line.split()[0] for line in papers.splitlines()[2:]] == ["angle"]   # no synthesis, no baselines
+    # an erratum is counted under the paper it concerns, not under the notebook that proves it
+    assert errata.startswith("Errata:") and "never counted as reproductions" in errata
+    assert errata.splitlines()[-1].split()[:2] == ["simace", "1"] and "synthesis" not in errata
+    assert "this project's own notebooks, not papers" in beyond
+    assert "A failed check is one that did not hold" in checks
+    assert checks.splitlines()[-1].split()[:3] == ["angle", "1", "1"]
+    assert failed.splitlines() == ["Failed checks (notebook, claim id: what it checks):",
+                                   "  angle/01-x  n: our pair count equals the paper's"]
+
+
+def test_no_failed_check_no_list(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
+    ledger = Ledger("angle", "01-x", profile="cpu")
+    ledger.claim("ok", "an identity", "yes", [True], holds(), kind="check")
+    ledger.save()
+    assert main(["scoreboard"]) == 0
+    assert "Failed checks" not in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------------------------ help
+def _subcommands() -> list[list[str]]:
+    parser = build_parser()
+    action = next(a for a in parser._actions if a.dest == "command")
+    out = []
+    for name, sub in action.choices.items():
+        out.append([name])
+        nested = [a for a in sub._actions if a.dest == "action" and getattr(a, "choices", None)]
+        out += [[name, inner] for a in nested if isinstance(a.choices, dict) for inner in a.choices]
+    return out
+
+
+@pytest.mark.parametrize("command", [[], *_subcommands(), ["notebooks", "clean"]], ids=lambda c: " ".join(c) or "-")
+def test_help_is_plain_text(command, capsys):
+    with pytest.raises(SystemExit) as done:
+        main([*command, "--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    assert text.startswith("usage:")
+    assert "``" not in text and not re.search(r":(?:func|mod|class|data|meth):", text)
+
+
+def test_the_main_help_names_every_command_and_the_first_steps(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    for name in ("run", "list", "scoreboard", "criteria", "data", "sts", "site", "colab", "notebooks"):
+        assert re.search(rf"^\s+{name}\b", text, re.M), name
+    assert "python -m companion run --profile smoke" in text and "placeholder verdicts" in text
+
+
+# ------------------------------------------------------------------------------------------------ closed pipe
+@pytest.mark.parametrize("command, status", [(["scoreboard"], {141}), (["list"], {141}), (["--help"], {0, 141})],
+                         ids=["scoreboard", "list", "help"])
+def test_a_closed_pipe_ends_quietly(command, status, ledgers):
+    """``python -m companion scoreboard | head -1``: the reader is gone before anything is written. The program
+    stops without a traceback, with the status of a program killed by SIGPIPE (argparse's help ignores the
+    closed pipe itself and exits 0)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([sys.executable, "-m", "companion", *command], stdout=write, stderr=subprocess.PIPE,
+                              text=True, timeout=120, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    finally:
+        os.close(write)
+    assert done.stderr == ""
+    assert done.returncode in status
