@@ -221,6 +221,9 @@ CONCEPT_03_ROWS: tuple[Row, ...] = (
     Row("P1 curves", lambda cfg: f"{cfg['p1_steps']} steps on {cfg['p1_n_train']:,} synsets, every "
         f"{cfg['p1_every']} steps", "§5 (P1)", "the curves are the 8k-step runs themselves",
         keys=("p1_steps", "p1_every", "p1_n_train")),
+    Row("§5.1's earlier layers (P2)", lambda cfg: f"B1 with its top {cfg['p2_n_top']} layer(s) trained",
+        "§5.1 (P2)", "on the gpu path every layer is trained already",
+        keys=("p2_n_top",)),
 )
 
 CONCEPT_04_ROWS: tuple[Row, ...] = (
