@@ -422,12 +422,50 @@ def load_transfer(task: str, split: str | None = None, drop_empty: bool = False)
 # unlabelled text, emotions
 
 
-def load_wiki(n: int | None = None):
-    """SimCSE's unsupervised Wikipedia sentences, first 11,914 lines. Column: ``text``.
+#: The whole of SimCSE's ``wiki1m_for_simcse.txt`` (not in the mirror; ``data fetch --only wiki-full``) and the number
+#: of sentences its publishers state: 10^6 (SimACE §4.1 "English Wikipedia (10^6)", SimCSE's "1M" sentences).
+WIKI_FULL = ("wiki", "wiki1m_for_simcse.txt")
+WIKI_FULL_LINES = 1_000_000
 
-    ``n`` keeps the first ``n`` sentences. The mirrored file is a byte-truncated head (exactly 1,280,000 bytes):
+
+def count_lines(raw: bytes) -> int:
+    """Lines of a text file's bytes: newline-terminated lines, plus a last line without its newline."""
+    return raw.count(b"\n") + (1 if raw and not raw.endswith(b"\n") else 0)
+
+
+def load_wiki(n: int | None = None, full: bool = False):
+    """SimCSE's unsupervised Wikipedia sentences. Column: ``text``.
+
+    Default: the mirror's first 11,914 lines. The mirrored file is a byte-truncated head (exactly 1,280,000 bytes):
     its last, unterminated fragment is not a sentence and is dropped; only newline-terminated lines count.
+
+    ``full=True`` (the gpu profile) reads the whole file, ``wiki/wiki1m_for_simcse.txt`` (``python -m companion data
+    fetch --only wiki-full`` downloads it), and never the head: a missing file, or one that does not hold the
+    publishers' :data:`WIKI_FULL_LINES` lines (a head or a cut download), is an error naming the fix. Blank lines
+    are counted but not returned.
+
+    ``n`` keeps the first ``n`` sentences.
     """
+    if full:
+        from companion.settings import DataNotFoundError, data_dir
+
+        path = data_dir().joinpath(*WIKI_FULL)
+        fix = "`python -m companion data fetch --only wiki-full` downloads it whole"
+        if not path.is_file():
+            raise DataNotFoundError(f"Missing data file for data set 'wiki-full': {path} (the whole of SimCSE's "
+                                    f"wiki1m_for_simcse.txt, which the mirror does not hold); {fix}.")
+        raw = path.read_bytes()
+        found = count_lines(raw)
+        if found != WIKI_FULL_LINES:
+            raise DataNotFoundError(f"{path} has {found:,} lines, not the {WIKI_FULL_LINES:,} sentences SimCSE "
+                                    f"publishes: a subset or a cut download, not the training set; {fix}.")
+        lines = [line.rstrip("\r") for line in raw.decode("utf-8").split("\n")]
+        lines = [line for line in lines if line.strip()]
+        if n is not None:
+            if n < 0:
+                raise ValueError(f"n must be >= 0, got {n}.")
+            lines = lines[:n]
+        return _dataset({"text": lines})
     path = data_file("wiki", "wiki1m_for_simcse.head.txt", dataset="wiki")
     raw = path.read_bytes()
     end = raw.rfind(b"\n")

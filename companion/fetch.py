@@ -13,6 +13,11 @@ local copy against the manifest and lists missing and corrupt files; with no fol
 loaders read (:func:`companion.settings.data_dir`). ``sources`` lists, per data set, every address and the file
 each one becomes (:func:`sources_table`).
 
+Whole files (:data:`WHOLE_FILES`, fetched only when named: ``--only wiki-full``) are those the gpu profile reads in
+full and the mirror holds only a head of, so the package ships no checksum for them. They are verified by what their
+publisher states (the line count); their SHA-256 is recorded beside them on the first download
+(``<file>.sha256``, said in the fetch's output) and every later fetch or check compares the file with it.
+
 A file that is already there with the right checksum is not downloaded again; a partial download is kept as
 ``<file>.part`` (archives and raw upstream files under ``<dest>/.downloads/``) and resumed by the next run.
 """
@@ -121,6 +126,29 @@ DATASETS: dict[str, str] = {
 STEPS = ("copy", "member", "head-bytes", "strip-quotes", "ekman-labels")
 
 
+@dataclass(frozen=True)
+class WholeFile:
+    """A file read whole by the gpu profile, not in the mirror (no shipped checksum): ``name`` is its ``--only``
+    name, ``lines`` the line count its publisher states (what the download is verified by)."""
+
+    name: str
+    path: str
+    origin: str
+    url: str
+    lines: int
+    stated: str
+
+
+#: The whole files (see the module docstring). wiki1m: SimCSE's 10^6 Wikipedia sentences, one per line (SimACE
+#: §4.1 trains on all of them; the mirror keeps the first 1,280,000 bytes).
+WHOLE_FILES: tuple[WholeFile, ...] = (
+    WholeFile("wiki-full", "wiki/wiki1m_for_simcse.txt", "SimCSE wiki1m_for_simcse.txt (princeton-nlp), whole",
+              f"{SIMCSE_HUB}/wiki1m_for_simcse.txt", 1_000_000,
+              "10^6 sentences (SimACE §4.1; SimCSE samples 1M Wikipedia sentences)"),
+)
+RECORD = ".sha256"  # <file>.sha256: a whole file's checksum, recorded on its first download
+
+
 class FetchError(RuntimeError):
     """A download or a verification failed; the message is one line naming the file and what to do."""
 
@@ -163,15 +191,54 @@ def dataset_of(path: str) -> str:
     raise ValueError(f"the manifest path {path!r} belongs to no known data set ({', '.join(DATASETS)})")
 
 
+def _names(only: str | Iterable[str] | None) -> list[str]:
+    names = [n.strip().lower() for n in (only.split(",") if isinstance(only, str) else only or ()) if n.strip()]
+    whole = {w.name for w in WHOLE_FILES}
+    unknown = [n for n in names if n not in DATASETS and n not in whole]
+    if unknown:
+        raise ValueError(f"unknown data set {', '.join(map(repr, unknown))}; valid: "
+                         f"{', '.join([*DATASETS, *sorted(whole)])}")
+    return names
+
+
 def select(entries: list[Entry], only: str | Iterable[str] | None) -> list[Entry]:
-    """Entries of the named data sets (comma-separated string or names); all when ``only`` is empty."""
+    """Entries of the named data sets (comma-separated string or names); all when ``only`` is empty (a whole
+    file's name selects no manifest entry: :func:`select_whole`)."""
     if not only:
         return list(entries)
-    names = [n.strip().lower() for n in (only.split(",") if isinstance(only, str) else only) if n.strip()]
-    unknown = [n for n in names if n not in DATASETS]
-    if unknown:
-        raise ValueError(f"unknown data set {', '.join(map(repr, unknown))}; valid: {', '.join(DATASETS)}")
+    names = _names(only)
     return [e for e in entries if e.dataset in names]
+
+
+def select_whole(only: str | Iterable[str] | None) -> list[WholeFile]:
+    """The whole files named in ``only`` (never selected by default: they are large and only the gpu profile reads
+    them)."""
+    names = _names(only)
+    return [w for w in WHOLE_FILES if w.name in names]
+
+
+def count_lines(path: Path) -> int:
+    """Lines of a text file: newline-terminated lines, plus a last line without its newline."""
+    n, last = 0, b""
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            n += block.count(b"\n")
+            last = block[-1:]
+    return n + (1 if last and last != b"\n" else 0)
+
+
+def verify_whole(whole: WholeFile, path: Path) -> str | None:
+    """Why ``path`` is not ``whole`` (its line count, or its checksum against the one recorded on its first download),
+    or None when it is."""
+    found = count_lines(path)
+    if found != whole.lines:
+        return f"{found:,} lines, not the {whole.lines:,} its publisher states ({whole.stated})"
+    record = path.with_name(path.name + RECORD)
+    if record.is_file():
+        recorded = record.read_text(encoding="utf-8").split()[0]
+        if sha256_of(path) != recorded:
+            return f"its checksum differs from the one recorded on its first download ({record.name})"
+    return None
 
 
 def sha256_of(path: Path) -> str:
@@ -443,6 +510,14 @@ def fetch(dest: str | Path | None = None, only: str | Iterable[str] | None = Non
     finally:
         for handle, _ in archives.values():
             handle.close()
+    for whole in select_whole(only):
+        try:
+            fetched, note = _fetch_whole(whole, dest, base_url, quiet)
+            (report.fetched if fetched else report.present).append(whole.path)
+            echo(f"{whole.name:<11}   1 file   ok ({'downloaded' if fetched else 'already there'}; {note})")
+        except FetchError as exc:
+            report.errors.append(str(exc))
+            echo(f"error: {exc}")
     if not keep_downloads:  # an archive whose every member we took is no longer needed
         for archive, users in archive_users.items():
             if archive.exists() and all((dest / p).is_file() for p in users):
@@ -502,6 +577,35 @@ def _fetch_one(entry: Entry, target: Path, base_url: str | None, upstreams: tupl
     os.replace(part, target)
 
 
+def _fetch_whole(whole: WholeFile, dest: Path, base_url: str | None, quiet: bool) -> tuple[bool, str]:
+    """Fetch one whole file (resuming a part), verify its line count and record or compare its checksum. Returns
+    ``(downloaded, what was verified)``."""
+    target = dest / whole.path
+    record = target.with_name(target.name + RECORD)
+    if target.is_file() and verify_whole(whole, target) is None:
+        return False, f"{whole.lines:,} lines" + (", checksum as recorded" if record.is_file() else "")
+    part = target.with_name(target.name + PART)
+    url = f"{base_url.rstrip('/')}/{urllib.parse.quote(whole.path)}" if base_url else whole.url
+    if base_url and _is_local(base_url):
+        _copy_local(Path(urllib.parse.unquote(base_url.removeprefix("file://"))).expanduser() / whole.path, part,
+                    whole.path)
+    else:
+        download(url, part, what=whole.path, quiet=quiet)
+    problem = verify_whole(whole, part)
+    if problem is not None:
+        part.unlink()
+        raise FetchError(f"{whole.path} from {url} has {problem}; the download was discarded")
+    digest = sha256_of(part)
+    new_record = not record.is_file()
+    if new_record:
+        record.write_text(f"{digest}  {target.name}\n", encoding="utf-8")
+    os.replace(part, target)
+    note = f"{whole.lines:,} lines as stated; " + (f"sha256 {digest[:16]}… recorded in {record.name} (no shipped "
+                                                    "checksum for this file)" if new_record else
+                                                    "checksum as recorded")
+    return True, note
+
+
 # ---------------------------------------------------------------------------------------------------- check
 def check(root: str | Path | None = None, only: str | Iterable[str] | None = None,
           manifest: str | Path = MANIFEST) -> Report:
@@ -520,6 +624,14 @@ def check(root: str | Path | None = None, only: str | Iterable[str] | None = Non
             report.corrupt.append(entry.path)
         else:
             report.present.append(entry.path)
+    for whole in select_whole(only):  # named ones only: line count and recorded checksum
+        path = root / whole.path
+        if not path.is_file():
+            report.missing.append(whole.path)
+        elif verify_whole(whole, path) is not None:
+            report.corrupt.append(whole.path)
+        else:
+            report.present.append(whole.path)
     return report
 
 
@@ -560,4 +672,6 @@ def sources_table(upstreams: Iterable[Upstream] = UPSTREAMS, manifest: str | Pat
     order = list(DATASETS)
     out = [Source(tuple(sorted(names, key=order.index)), upstreams[i].origin, upstreams[i].step, how, tuple(files))
            for i, (names, files, how) in groups.items()]
-    return sorted(out, key=lambda s: order.index(s.datasets[0]))
+    out = sorted(out, key=lambda s: order.index(s.datasets[0]))
+    return out + [Source((w.name,), w.origin, "whole", f"whole, verified by {w.lines:,} lines; checksum recorded on "
+                         "first download", ((w.url, w.path),)) for w in select_whole(only)]

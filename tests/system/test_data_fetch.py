@@ -444,3 +444,55 @@ def test_the_sources_command_prints_whole_addresses_and_file_names():
            "senteval/downstream/MRPC/msr_paraphrase_train.txt" in lines
     assert any(line.startswith("trec: 2 files from") and "removed" in line for line in lines)
     assert len(lines) == 6
+
+
+# ------------------------------------------------------------------------------------------------- whole files
+def _whole_wiki(root: Path, lines: int) -> bytes:
+    body = b"".join(b"wiki sentence %d\n" % i for i in range(lines))
+    (root / "wiki").mkdir(parents=True, exist_ok=True)
+    (root / "wiki" / "wiki1m_for_simcse.txt").write_bytes(body)
+    return body
+
+
+def test_the_whole_wiki_is_fetched_only_when_named_verified_by_its_lines_and_its_checksum_recorded(
+        server, tmp_path, monkeypatch):
+    from companion.data import WIKI_FULL_LINES, load_wiki
+
+    body = _whole_wiki(server.up, WIKI_FULL_LINES)
+    dest = tmp_path / "data"
+    assert fetch.select_whole(None) == [] and fetch.select_whole("stsb") == []  # never by default
+    lines: list[str] = []
+    report = fetch.fetch(dest, only="wiki-full", base_url=f"{server.url}/up", quiet=True, echo=lines.append)
+    assert report.ok and report.fetched == ["wiki/wiki1m_for_simcse.txt"]
+    target = dest / "wiki" / "wiki1m_for_simcse.txt"
+    assert target.read_bytes() == body and not list(dest.rglob("*.part"))
+    record = target.with_name("wiki1m_for_simcse.txt.sha256")
+    assert record.read_text().split()[0] == fetch.sha256_of(target)
+    assert any("recorded in wiki1m_for_simcse.txt.sha256" in line and "1,000,000 lines" in line for line in lines)
+    monkeypatch.setenv("COMPANION_DATA_DIR", str(dest))
+    assert len(load_wiki(full=True)) == WIKI_FULL_LINES  # the gpu profile's loader reads the fetched file
+
+    server.requests.clear()
+    again = fetch.fetch(dest, only="wiki-full", base_url=f"{server.url}/up", quiet=True, echo=lambda line: None)
+    assert again.present == ["wiki/wiki1m_for_simcse.txt"] and not server.requests
+    assert fetch.check(dest, only="wiki-full").ok
+
+    target.write_bytes(body.replace(b"wiki sentence 7\n", b"wiki sentence X\n", 1))  # same lines, other bytes
+    assert fetch.check(dest, only="wiki-full").corrupt == ["wiki/wiki1m_for_simcse.txt"]
+
+
+def test_a_cut_or_subset_whole_file_is_refused_and_discarded(server, tmp_path):
+    _whole_wiki(server.up, 11_914)  # a head, as the mirror holds
+    dest = tmp_path / "data"
+    report = fetch.fetch(dest, only="wiki-full", base_url=f"{server.url}/up", quiet=True, echo=lambda line: None)
+    assert not report.ok and len(report.errors) == 1
+    assert "11,914 lines, not the 1,000,000 its publisher states" in report.errors[0]
+    assert not (dest / "wiki" / "wiki1m_for_simcse.txt").exists() and not list(dest.rglob("*.part"))
+    assert fetch.check(dest, only="wiki-full").missing == ["wiki/wiki1m_for_simcse.txt"]
+
+
+def test_data_sources_names_the_whole_file_and_its_verification():
+    assert all(s.datasets != ("wiki-full",) for s in fetch.sources_table())     # named only when asked for
+    (source,) = [s for s in fetch.sources_table(only="wiki-full") if s.datasets == ("wiki-full",)]
+    assert "1,000,000 lines" in source.how and "checksum recorded on first download" in source.how
+    assert source.files[0][0].endswith("/wiki1m_for_simcse.txt") and source.step == "whole"

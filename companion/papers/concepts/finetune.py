@@ -24,7 +24,7 @@ from companion.papers.concepts.readouts import (
 )
 from companion.training import TrainResult, seed_everything
 
-__all__ = ["RECIPE_SETTINGS", "TEST_FRAC", "top_layer_recipe", "recipe_training_rows", "train_condition",
+__all__ = ["GPU_RECIPE", "RECIPE_SETTINGS", "TEST_FRAC", "top_layer_recipe", "recipe_training_rows", "train_condition",
            "load_or_train"]
 
 #: The share of WordNet synsets the in-domain split holds out (the training rows come from the rest).
@@ -34,18 +34,26 @@ TEST_FRAC = 0.1
 RECIPE_SETTINGS = ("model", "max_length", "n_top", "k", "batch", "lr", "pooling_lr_mult", "layer_decay", "tau",
                    "warmup_frac", "steps", "n_train")
 
+#: What a gpu-profile recipe adds (the paper's full fine-tuning of all-mpnet-base-v2): the embedding layer is
+#: trained too, with its dropout (§4.4: a layer-wise LR decay "per transformer layer" over the whole network, Fig. 2's
+#: bi-encoder layers 1-12; every parameter is trained in a full fine-tune, as sentence-transformers' ``fit`` does).
+#: The cpu and smoke recipes do not carry the key (their run caches keep their names).
+GPU_RECIPE = {"train_embeddings": True}
+
 
 def top_layer_recipe(cfg: Mapping, rules: Sequence[str]) -> dict:
     """The recipe of a top-layer run from the notebook settings ``cfg`` (every key of :data:`RECIPE_SETTINGS` and
     ``max_negatives``) and the hard-negative ``rules`` of its training rows; the training rows come from the
     in-domain split and row draw with seed 0 (``split_seed``, ``rows_seed``), without the head-holdout and
     source-holdout test synsets (:func:`~companion.papers.concepts.data.training_synsets`). Add ``condition`` and
-    ``seed`` to name one model."""
+    ``seed`` to name one model. Settings of the gpu profile (``cfg["profile"] == "gpu"``) add :data:`GPU_RECIPE`."""
     missing = [key for key in (*RECIPE_SETTINGS, "max_negatives") if key not in cfg]
     if missing:
         raise ValueError(f"settings lack {', '.join(missing)} (needed for a top-layer recipe).")
     recipe = {key: cfg[key] for key in RECIPE_SETTINGS}
     recipe.update(split_seed=0, rows_seed=0, rules=list(rules), max_negatives=cfg["max_negatives"], version=2)
+    if cfg.get("profile") == "gpu":
+        recipe.update(GPU_RECIPE)
     return recipe
 
 
@@ -76,7 +84,8 @@ def train_condition(encoder, lower, rows, name: str, seed: int, recipe: Mapping,
         raise ValueError(f"unknown condition {name!r}; choose one of {', '.join(CONDITIONS)}.")
     readout, use_hn = CONDITIONS[name]
     seed_everything(seed)
-    model = TopLayerConceptModel(encoder, readout, n_top=recipe["n_top"], k=condition_k(name, recipe["k"]), lower=lower)
+    model = TopLayerConceptModel(encoder, readout, n_top=recipe["n_top"], k=condition_k(name, recipe["k"]), lower=lower,
+                                 train_embeddings=recipe.get("train_embeddings", False))
     t0 = time.perf_counter()
     res = train_concept_model(model, rows, use_hn, steps=recipe["steps"], batch=recipe["batch"], lr=recipe["lr"],
                               pooling_lr_mult=recipe["pooling_lr_mult"], layer_decay=recipe["layer_decay"],
@@ -92,7 +101,8 @@ def load_or_train(encoder, lower, recipe: Mapping, name: str, seed: int) -> tupl
     only then) and saved for the next run. Returns the model and where it came from, in words."""
     full = dict(recipe, condition=name, seed=seed)
     readout, _ = CONDITIONS[name]
-    model = TopLayerConceptModel(encoder, readout, n_top=recipe["n_top"], k=condition_k(name, recipe["k"]), lower=lower)
+    model = TopLayerConceptModel(encoder, readout, n_top=recipe["n_top"], k=condition_k(name, recipe["k"]), lower=lower,
+                                 train_embeddings=recipe.get("train_embeddings", False))
     if load_trained(model, full):
         return model, f"reloaded from {recipe_path(full).name} (trained by notebook 03)"
     t0 = time.perf_counter()

@@ -177,6 +177,11 @@ class TopLayerConceptModel(nn.Module):
     trained block that fall in the K-window are frozen (with ``n_top = 1``, K = 4 of MiniLM's 6 layers mixes three
     frozen layers and the trained last one).
 
+    With ``train_embeddings`` (``n_top = L``: the paper's full fine-tuning, the gpu profile) the embedding layer is
+    trained too, from token ids, with its dropout; ``lower`` then only serves the frozen conditions and is not read.
+    An MPNet backbone's relative position bias is passed to every trained layer (a trainable copy of its table, see
+    :class:`companion.encoders.upper.RelativePositionBias`).
+
     ``embed(texts)`` is differentiable (dropout in train mode); ``encode(texts)`` evaluates (eval mode, no grad);
     ``encode_layers(texts)`` returns every pooled hidden state ``N x (L+1) x d`` (for ``"cls"`` the last one is the
     first token's state, the others mean-pooled); ``embed(texts, per_layer=True)``
@@ -184,17 +189,22 @@ class TopLayerConceptModel(nn.Module):
     """
 
     def __init__(self, encoder, readout: str = "mean", n_top: int = 1, k: int = 4, dropout: float | None = None,
-                 lower: LowerStates | None = None):
+                 lower: LowerStates | None = None, train_embeddings: bool = False):
         super().__init__()
         from companion.encoders.upper import UpperEncoder
 
         if readout not in READOUTS:
             raise ValueError(f"readout must be one of {', '.join(READOUTS)}, got {readout!r}.")
-        upper = UpperEncoder(encoder, n_top=n_top, pooling="mean", dropout=dropout)
+        upper = UpperEncoder(encoder, n_top=n_top, pooling="mean", dropout=dropout, train_embeddings=train_embeddings)
         n_layers = upper.start + n_top
         if _check_k(k) > n_layers + 1:
             raise ValueError(f"K={k} exceeds the {n_layers + 1} hidden states of this encoder.")
         self.layers = upper.layers
+        if upper.embeddings is not None:
+            self.embeddings = upper.embeddings
+        if upper.position_bias is not None:
+            self.position_bias = upper.position_bias
+        self.__dict__["tokens"] = upper.store if train_embeddings else None
         self.config = upper.config
         self.start, self.n_layers, self.k, self.n_top, self.readout_name = upper.start, n_layers, k, n_top, readout
         self.dim = encoder.dim
@@ -205,6 +215,21 @@ class TopLayerConceptModel(nn.Module):
         self.readout = {"mean": lambda: None, "cls": lambda: None, "wm": lambda: LayerWeightedMean(k, learn=False),
                         "weighted": lambda: LayerWeightedMean(k), "gate": lambda: LayerGate(self.dim, k),
                         "deep": lambda: DeepSupervision(self.dim, k)}[readout]()
+
+    def _inputs_store(self):
+        """Where the inputs of the trained part come from: the token ids (trained embeddings) or the frozen lower
+        states."""
+        return self.tokens if self.tokens is not None else self.lower
+
+    def below_layer_parameters(self) -> list[nn.Parameter]:
+        """The trained parameters outside the transformer layers and the readout: the embedding layer (with
+        ``train_embeddings``) and an MPNet backbone's relative position bias table (empty for the cpu model)."""
+        out = []
+        for name in ("embeddings", "position_bias"):
+            module = getattr(self, name, None)
+            if isinstance(module, nn.Module):
+                out += [p for p in module.parameters() if p.requires_grad]
+        return out
 
     def readout_parameters(self) -> list[nn.Parameter]:
         return [] if self.readout is None else [p for p in self.readout.parameters() if p.requires_grad]
@@ -217,8 +242,9 @@ class TopLayerConceptModel(nn.Module):
         texts = list(texts)
         if len(texts) <= bucket:
             return self._all_layers(texts)
-        self.lower.precompute(texts, progress=False)
-        order = sorted(range(len(texts)), key=lambda i: self.lower.length(texts[i]))
+        store = self._inputs_store()
+        store.precompute(texts, progress=False)
+        order = sorted(range(len(texts)), key=lambda i: store.length(texts[i]))
         parts = [self._all_layers([texts[i] for i in order[s:s + bucket]]) for s in range(0, len(order), bucket)]
         inverse = torch.empty(len(order), dtype=torch.long)
         inverse[torch.tensor(order)] = torch.arange(len(order))
@@ -227,11 +253,19 @@ class TopLayerConceptModel(nn.Module):
     def _all_layers(self, texts: list[str]) -> torch.Tensor:
         from companion.encoders.upper import run_layers
 
-        states, mask, pooled = self.lower.get(texts)
         dev = next(self.layers.parameters()).device
-        mask = mask.to(dev)
-        outs = [pooled.to(dev)]
-        tops = run_layers(self.layers, self.config, states.to(dev), mask)
+        if self.tokens is not None:  # trained embeddings: hidden state 0 is the embedding layer's output
+            ids, mask, _ = self.tokens.get(texts)
+            mask = mask.to(dev)
+            states = self.embeddings(input_ids=ids.to(dev))
+            outs = [pool(states, mask, "mean")[:, None]]
+        else:
+            states, mask, pooled = self.lower.get(texts)
+            mask = mask.to(dev)
+            outs = [pooled.to(dev)]
+            states = states.to(dev)
+        bias = self.position_bias(states) if getattr(self, "position_bias", None) is not None else None
+        tops = run_layers(self.layers, self.config, states, mask, bias)
         outs += [pool(h, mask, "mean")[:, None] for h in tops]
         if self.readout_name == "cls":  # B2: the last hidden state is read at its first ([CLS]) token
             outs[-1] = tops[-1][:, :1]
@@ -255,12 +289,13 @@ class TopLayerConceptModel(nn.Module):
         texts = list(texts)
         if not texts:
             raise ValueError("texts is empty: pass at least one string to encode.")
-        self.lower.precompute(texts)
+        store = self._inputs_store()
+        store.precompute(texts)
         was = self.training
         self.eval()
         try:
             uniq = list(dict.fromkeys(texts))
-            order = sorted(range(len(uniq)), key=lambda i: -self.lower.length(uniq[i]))
+            order = sorted(range(len(uniq)), key=lambda i: -store.length(uniq[i]))
             parts, idx_all = [], []
             for s in range(0, len(order), batch_size):
                 idx = order[s:s + batch_size]
@@ -293,8 +328,9 @@ def train_concept_model(model: TopLayerConceptModel, rows, hn: str | None, steps
                         desc: str = "train", monitor=None, monitor_every: int = 0):
     r"""Paper 4's recipe (§4.5) on a :class:`TopLayerConceptModel`: :math:`L = L_\mathrm{syn} + L_\mathrm{t2d}
     + 0.5\,L_\mathrm{neg}` (no d2d: one source), in-batch InfoNCE at ``temperature``, AdamW, linear warm-up and
-    decay, layer-wise LR decay ``layer_decay`` per trained layer below the top, ``pooling_lr_mult`` x LR for the
-    readout parameters. ``rows`` is a :class:`companion.papers.concepts.data.TrainingRows`; ``hn`` is ``"bce"``, ``"unified"``
+    decay, layer-wise LR decay ``layer_decay`` per trained layer below the top (a trained embedding layer and an
+    MPNet position-bias table one step below the lowest layer), ``pooling_lr_mult`` x LR for the readout
+    parameters. ``rows`` is a :class:`companion.papers.concepts.data.TrainingRows`; ``hn`` is ``"bce"``, ``"unified"``
     or ``None``. Deep supervision (M3) averages the objective over its per-layer heads. The data order depends on
     ``seed`` only, so conditions trained with the same seed see the same batches. ``max_negatives`` (CPU budget)
     keeps at most that many of a definition's hard negatives per step, drawn afresh each step from ``seed`` and the
@@ -367,6 +403,8 @@ def train_concept_model(model: TopLayerConceptModel, rows, hn: str | None, steps
 
     groups = [{"params": list(layer.parameters()), "lr": lr * layer_decay ** (len(model.layers) - 1 - i)}
               for i, layer in enumerate(model.layers)]
+    if model.below_layer_parameters():  # full fine-tuning: one more decay step below the lowest layer
+        groups.append({"params": model.below_layer_parameters(), "lr": lr * layer_decay ** len(model.layers)})
     if model.readout_parameters():
         groups.append({"params": model.readout_parameters(), "lr": lr * pooling_lr_mult, "weight_decay": 0.0})
     batches = index_batches(len(rows), batch, seed=seed, epochs=None)

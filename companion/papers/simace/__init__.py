@@ -11,7 +11,8 @@ from typing import Any
 
 #: Per-profile settings of the dropout-view runs (paper Table 7 for the gpu profile: BERT-base, batch 64, lr 3e-5,
 #: one epoch of the 1M wiki sentences = 15,625 steps, dev check every 125 steps (§5 'Training Setups'), [CLS] pooling,
-#: length 32; five seeds as in Table 2's mean and standard deviation over 5 runs).
+#: length 32; five seeds as in Table 2's mean and standard deviation over 5 runs). The gpu profile alone also holds
+#: how the paper trains, which the cpu profile shortcuts (:data:`GPU_TRAINING`, its sources there).
 RUN_SETTINGS: dict[str, dict[str, Any]] = {
     "smoke": dict(seeds=[0], steps=2, batch_size=8, model="tiny-bert", n_top=1, n_pairs=8, n_dev=40, lr=1e-4,
                   eval_every=1, threads=1, n_probe=8, rbf_sigmas=[0.5, 1.0]),
@@ -20,8 +21,25 @@ RUN_SETTINGS: dict[str, dict[str, Any]] = {
                 rbf_sigmas=[0.5, 0.7, 1.0, 1.4]),
     "gpu": dict(seeds=[0, 1, 2, 3, 4], steps=15625, batch_size=64, model="bert-base-uncased", n_top=12,
                 n_pairs=None, n_dev=None, lr=3e-5, eval_every=125, threads=None, n_probe=64,
-                rbf_sigmas=[0.5, 0.7, 1.0, 1.4]),
+                rbf_sigmas=[0.5, 0.7, 1.0, 1.4], mlp_head=True, train_embeddings=True, eval_max_length=512,
+                wiki="full"),
     "common": dict(dropout=0.1, pooling="cls", max_length=32, n_heldout=1000),
+}
+
+#: The gpu profile's full fine-tuning, with where each setting comes from (the cpu profile runs none of it: a top
+#: layer over frozen, cached lower states, no head, the mirrored wiki1m head, evaluation cut at the training length).
+GPU_TRAINING: dict[str, tuple[Any, str]] = {
+    "mlp_head": (True, "§4.2 ([CLS] with the pooler in training, the [CLS] output without it at evaluation) and "
+                       "Table 7's caption ('cls': a linear layer and an activation); SimCSE's run_unsup_example.sh "
+                       "passes --pooler_type cls --mlp_only_train. The Linear + tanh head is initialised as SimCSE's "
+                       "cl_init does (the model's init_weights: normal(0, 0.02), zero bias)"),
+    "train_embeddings": (True, "full fine-tuning (SimCSE's train.py trains every parameter of BertForCL, the "
+                               "embeddings with their dropout included); every one of BERT-base's 12 layers"),
+    "eval_max_length": (512, "no truncation at evaluation: SimCSE's evaluation.py tokenises SentEval's sentences with "
+                             "padding only (no max_length); 512 is BERT-base's position limit, longer than any STS "
+                             "sentence. Training keeps max_seq 32 (Table 7)"),
+    "wiki": ("full", "§4.1: the 10^6 Wikipedia sentences of SimCSE (wiki1m_for_simcse.txt, read whole: "
+                     "`python -m companion data fetch --only wiki-full`), one epoch = 15,625 steps at batch 64"),
 }
 
 #: name -> (objective, tau, margin in degrees); Table 7: SimCSE/ArcCon tau 0.05, SimACE tau 0.06 (BERT)
@@ -77,12 +95,28 @@ def run_jobs(seeds, names=None) -> list[tuple[str, tuple[str, float, float], int
 
 
 def make_base(encoder, cfg):
-    """The trainable top of ``encoder`` every run starts from: with [CLS] pooling a
+    """The trainable model every run starts from.
+
+    The gpu profile (``cfg`` with the :data:`GPU_TRAINING` settings): the whole network, embeddings included, as an
+    :class:`~companion.encoders.upper.UpperEncoder` from token ids, with SimCSE's training-only MLP head
+    (normal(0, 0.02) weights, zero bias) and evaluation cut only at ``eval_max_length`` (at most the model's position
+    limit, :func:`companion.encoders.position_limit`).
+
+    Otherwise (the cpu profile's shortcut) the trainable top of ``encoder``: with [CLS] pooling a
     :class:`~companion.papers.simace.cls_top.ClsTopEncoder` (the top layer computed for [CLS] only, same output),
     else an :class:`~companion.encoders.upper.UpperEncoder`; lower states kept in the encoder's disk cache."""
     from companion.encoders.upper import UpperEncoder
     from companion.papers.simace.cls_top import ClsTopEncoder
 
+    if getattr(cfg, "train_embeddings", None) or getattr(cfg, "mlp_head", None):
+        from companion.encoders import position_limit
+
+        length = getattr(cfg, "eval_max_length", None)
+        length = min(length, position_limit(encoder)) if length else None
+        mlp = bool(getattr(cfg, "mlp_head", None))
+        return UpperEncoder(encoder, n_top=cfg.n_top, pooling=cfg.pooling, dropout=cfg.dropout, mlp_pooler=mlp,
+                            mlp_init="normal" if mlp else "torch",
+                            train_embeddings=bool(getattr(cfg, "train_embeddings", None)), eval_max_length=length)
     cls = ClsTopEncoder if cfg.pooling == "cls" else UpperEncoder
     return cls(encoder, n_top=cfg.n_top, pooling=cfg.pooling, dropout=cfg.dropout, cache=True)
 

@@ -10,24 +10,36 @@ from collections.abc import Sequence
 HELD_OUT_MODELS = None
 
 
+def training_sentences(cfg) -> tuple[list[str], list[str]]:
+    """``(training pool, held-out sentences)`` of ``cfg``: wiki1m less its last ``n_heldout`` sentences, and those.
+    ``cfg.wiki`` (default ``"head"``) names the file: ``"head"`` the mirror's first 11,914 lines, ``"full"`` (the gpu
+    profile) the whole file, whose loader refuses a missing, cut or subset file (:func:`companion.data.load_wiki`)."""
+    from companion.data import load_wiki
+
+    source = getattr(cfg, "wiki", "head")
+    if source not in ("head", "full"):
+        raise ValueError(f"wiki must be 'head' (the mirror's) or 'full' (the whole file), got {source!r}.")
+    wiki = list(load_wiki(full=source == "full")["text"])
+    return wiki[: len(wiki) - cfg.n_heldout], wiki[len(wiki) - cfg.n_heldout:]
+
+
 def setup(cfg, progress: bool = True):
     """What every SimACE run of ``cfg`` shares, built identically by both notebooks (the run cache keys on it):
-    the encoder, the trainable base (:func:`companion.papers.simace.make_base`), the training pool (the mirrored
-    wiki1m head minus its last ``n_heldout`` sentences), the held-out sentences, the probe batch (the first
+    the encoder, the trainable base (:func:`companion.papers.simace.make_base`), the training pool (wiki1m minus its
+    last ``n_heldout`` sentences: the mirrored head, or with ``wiki="full"``, the gpu profile, the whole file,
+    :func:`companion.data.load_wiki`), the held-out sentences, the probe batch (the first
     ``n_probe`` held-out ones), the fixed STS test subset (``n_pairs`` per set, seed 0) and STS-B dev (``n_dev``
     pairs, all when None). Lower states of the STS, dev and held-out sentences are precomputed (disk cache).
     Returns a :class:`types.SimpleNamespace`."""
     from types import SimpleNamespace
 
-    from companion.data import load_wiki
     from companion.encoders import load_encoder
     from companion.papers.simace import make_base
     from companion.sts import sts_pairs_subset
 
     encoder = load_encoder(cfg.model, pooling=cfg.pooling, max_length=cfg.max_length)
     base = make_base(encoder, cfg)
-    wiki = list(load_wiki()["text"])
-    train_texts, heldout = wiki[: len(wiki) - cfg.n_heldout], wiki[len(wiki) - cfg.n_heldout:]
+    train_texts, heldout = training_sentences(cfg)
     pairs = sts_pairs_subset(cfg.n_pairs, seed=0)
     dev = sts_pairs_subset(cfg.n_dev, seed=0, sets=["STS-B"], split="dev")["STS-B"]
     sts_texts = list(dict.fromkeys(t for s1, s2, _ in pairs.values() for t in (*s1, *s2)))

@@ -52,6 +52,9 @@ class ClsTopEncoder(UpperEncoder):
         super().__init__(encoder, **kwargs)
         if self.pooling != "cls" or self.mlp is not None:
             raise ValueError("ClsTopEncoder needs pooling='cls' and no MLP pooler; use UpperEncoder otherwise.")
+        if self.position_bias is not None:
+            raise ValueError("ClsTopEncoder computes BERT-style layers (no relative position bias); use UpperEncoder "
+                             "for MPNet.")
         self._init_args = {**self._init_args, "top": "cls-only"}
 
     def _fresh_class(self, args: dict) -> type[UpperEncoder]:
@@ -63,7 +66,7 @@ class ClsTopEncoder(UpperEncoder):
     def forward(self, states: torch.Tensor, mask: torch.Tensor, first: torch.Tensor | None = None) -> torch.Tensor:
         dev = next(self.parameters()).device
         mask = mask.to(dev)
-        h = states.to(dev, torch.float32)
+        h, mask, _ = self._inputs(states, mask, dev)
         if len(self.layers) > 1:
             h = run_layers(self.layers[:-1], self.config, h, mask)[-1]
         return cls_top_layer(self.layers[-1], h, mask)

@@ -20,16 +20,20 @@ def scale_table(cfg, n_pool: int, settings7, plm: str = "BERT-base"):
         return f"{paper.loc[key, 'value']} ({paper.loc[key, 'source']})"
 
     n_top = "all layers" if cfg.n_top is None else f"top {cfg.n_top} layer(s), [CLS] path"
+    if getattr(cfg, "train_embeddings", None):  # the gpu profile
+        n_top = f"all {cfg.n_top} layers and the embeddings"
+    pool = "the whole file" if getattr(cfg, "wiki", None) == "full" else "the mirrored head"
+    head = "MLP pooler in training only" if getattr(cfg, "mlp_head", None) else "no MLP pooler"
     passes = cfg.steps * cfg.batch_size / n_pool
     rows = [("encoder", f"{cfg.model} ({n_top})", f"{plm}, full fine-tuning"),
-            ("training data", f"{n_pool} wiki1m sentences (the mirrored head minus {cfg.n_heldout} held out)",
+            ("training data", f"{n_pool} wiki1m sentences ({pool} minus {cfg.n_heldout} held out)",
              p("train data")),
             ("steps", f"{cfg.steps} ({passes:.2f} passes over the pool)",
              f"{paper.loc['epochs', 'value']} epoch(s) ({paper.loc['epochs', 'source']})"),
             ("batch size", str(cfg.batch_size), p("batch size")),
             ("learning rate (linear decay to 0)", f"{cfg.lr:g}", p("learning rate")),
             ("max length", str(cfg.max_length), p("max length")),
-            ("pooling", f"{cfg.pooling}, no MLP pooler", p("pooling")),
+            ("pooling", f"{cfg.pooling}, {head}", p("pooling")),
             ("model selection", f"STS-B dev ({cfg.n_dev or 'all'} pairs) every {cfg.eval_every} steps, best "
                                 f"trained checkpoint", p("model selection")),
             ("STS test", f"{cfg.n_pairs or 'all'} pairs per set (seed 0), the same for every model", "full sets"),

@@ -1,0 +1,289 @@
+"""The gpu profile's training path as the papers run it, on tiny random models of the papers' architecture classes
+(BERT, XLM-R, MPNet; no download): the top-layer forward pass equals the full model (MPNet's relative position bias
+included), "all layers" trains the embedding layer too (with its dropout), SimACE's gpu path trains with SimCSE's MLP
+head and evaluates without it and untruncated, and it reads the whole wiki1m file, never a head."""
+
+import pytest
+import torch
+
+from companion.data import WIKI_FULL_LINES, load_wiki
+from companion.encoders import position_limit, tiny_encoder
+from companion.encoders.states import LowerStates, cut_ids
+from companion.encoders.upper import UpperEncoder
+from companion.papers.concepts.readouts import TopLayerConceptModel
+from companion.papers.simace import make_base, run_settings
+from companion.profiles import DRY_RUN_ENV, settings, stand_in
+from companion.settings import DataNotFoundError
+
+TEXTS = ["A man is playing a guitar.", "Someone plays music on a stage tonight with friends.", "Cats sleep.",
+         "The stock market fell sharply on Monday after the announcement, and traders sold.", "A dog runs."]
+ARCHS = ["bert", "xlm-roberta", "mpnet"]  # bert-base-uncased (SimACE, AnglE), mE5 (circumplex), all-mpnet (concepts)
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv(DRY_RUN_ENV, raising=False)
+
+
+def _encoder(arch, **kwargs):
+    enc = tiny_encoder(arch, pooling="mean", layers=3, **kwargs)
+    if arch == "mpnet":  # a trained model's bias table is far from its normal(0, 0.02) start: make it matter
+        with torch.no_grad():
+            enc.model.encoder.relative_attention_bias.weight.normal_(0.0, 1.0, generator=torch.Generator().manual_seed(0))
+    return enc
+
+
+# ------------------------------------------------------------------------------------- (a) top-layer forward
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("n_top", [1, 3])
+def test_top_layer_forward_equals_the_full_model(arch, n_top):
+    enc = _encoder(arch)
+    full = enc.encode(TEXTS, normalize=False, cache=False)
+    upper = UpperEncoder(enc, n_top=n_top, pooling="mean", state_dtype=torch.float32)
+    torch.testing.assert_close(upper.encode(TEXTS, normalize=False), full, atol=1e-5, rtol=1e-5)
+    every = UpperEncoder(enc, n_top=3, pooling="mean", train_embeddings=True)  # from token ids
+    torch.testing.assert_close(every.encode(TEXTS, normalize=False), full, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("train_embeddings", [False, True])
+def test_concept_model_layers_equal_the_full_model(arch, train_embeddings):
+    enc = _encoder(arch)
+    n_top = 3 if train_embeddings else 1
+    lower = LowerStates(enc, start=3 - n_top, state_dtype=torch.float32, means="all")
+    model = TopLayerConceptModel(enc, "mean", n_top=n_top, k=4, lower=lower, train_embeddings=train_embeddings)
+    torch.testing.assert_close(model.encode_layers(TEXTS), enc.encode_layers(TEXTS, cache=False), atol=1e-5,
+                               rtol=1e-5)
+
+
+def test_mpnet_layers_without_their_position_bias_are_another_network():
+    enc = _encoder("mpnet")
+    upper = UpperEncoder(enc, n_top=1, pooling="mean", state_dtype=torch.float32)
+    assert upper.position_bias is not None
+    upper.position_bias = None  # the forward pass as it was: layers called with the attention mask only
+    gap = (upper.encode(TEXTS, normalize=False) - enc.encode(TEXTS, normalize=False, cache=False)).abs().max()
+    assert gap > 1e-3
+
+
+def test_the_concepts_dry_run_stands_in_an_mpnet_for_all_mpnet():
+    from companion.encoders import load_encoder
+
+    enc = load_encoder(stand_in("sentence-transformers/all-mpnet-base-v2"), pooling="mean", max_length=16)
+    assert type(enc.model).__name__ == "MPNetModel" and enc._num_hidden_states() == 13
+
+
+# ------------------------------------------------------------------------------ (b) all layers: embeddings too
+def _one_step(model, lr=1e-3):
+    from companion.training import index_batches, seed_everything, train
+
+    seed_everything(0)
+    return train(model, lambda idx: model.embed([TEXTS[int(i)] for i in idx]).pow(2).sum(),
+                 index_batches(len(TEXTS), 4, seed=0), steps=1, lr=lr, progress=False)
+
+
+def _simace_cfg(profile, **extra):
+    cfg = dict(settings(profile, **run_settings()))
+    cfg.update(extra)
+    return settings("gpu", smoke={}, cpu={}, gpu=cfg)
+
+
+def test_all_layers_on_the_gpu_path_train_the_embeddings_with_dropout():
+    enc = tiny_encoder("bert", layers=2, max_length=32)
+    before = {k: v.clone() for k, v in enc.model.state_dict().items()}
+    gpu = make_base(enc, _simace_cfg("gpu", n_top=2, model="tiny-bert"))
+    start = gpu.embeddings.word_embeddings.weight.detach().clone()
+    assert gpu.embeddings.dropout.p == 0.1
+    gpu.train()
+    torch.manual_seed(0)
+    views = [gpu.embeddings(input_ids=gpu.lower(TEXTS[:2])[0]) for _ in range(2)]
+    assert not torch.allclose(*views)  # embedding dropout draws a new mask per view
+    _one_step(gpu)
+    assert not torch.equal(gpu.embeddings.word_embeddings.weight, start)
+    assert all(torch.equal(before[k], v) for k, v in enc.model.state_dict().items())  # the encoder is not touched
+    merged = gpu.to_encoder().model.embeddings.word_embeddings.weight
+    assert torch.equal(merged, gpu.embeddings.word_embeddings.weight)
+
+
+def test_the_cpu_path_keeps_the_embeddings_frozen():
+    enc = tiny_encoder("bert", layers=2, max_length=32)
+    cpu = make_base(enc, settings("cpu", **run_settings()))
+    assert cpu.embeddings is None and cpu.mlp is None and cpu.n_top == 1
+    every = UpperEncoder(enc, n_top=2, pooling="cls")  # every layer, but embeddings cached and frozen
+    lower_before = every.lower(TEXTS)[0].clone()
+    _one_step(every)
+    assert every.embeddings is None
+    assert torch.equal(every.lower(TEXTS)[0], lower_before)
+    assert not any("embeddings" in name for name, _ in every.named_parameters())
+
+
+def test_train_embeddings_needs_every_layer():
+    enc = tiny_encoder("bert", layers=2)
+    with pytest.raises(ValueError, match="every layer"):
+        UpperEncoder(enc, n_top=1, train_embeddings=True)
+    with pytest.raises(ValueError, match="needs train_embeddings"):
+        UpperEncoder(enc, n_top=2, eval_max_length=64)
+
+
+def test_concept_gpu_recipe_trains_the_embeddings_and_the_cpu_recipe_does_not():
+    from companion.papers.concepts.finetune import top_layer_recipe
+
+    common = dict(model="m", max_length=64, n_top=12, k=4, batch=16, lr=2e-4, pooling_lr_mult=5.0, layer_decay=0.9,
+                  tau=0.05, warmup_frac=0.0125, steps=8000, n_train=10, max_negatives=None)
+    gpu = top_layer_recipe(settings("gpu", smoke={}, cpu={}, gpu=common), ["negate"])
+    cpu = top_layer_recipe(settings("cpu", smoke={}, cpu=dict(common, n_top=1), gpu={}), ["negate"])
+    assert gpu["train_embeddings"] is True
+    assert "train_embeddings" not in cpu  # the cpu recipe (and its cached weights' name) is unchanged
+
+
+# ------------------------------------------------------------------------------------------- (c) SimACE gpu
+def test_simace_gpu_head_is_simcse_s_used_in_training_and_dropped_at_evaluation():
+    enc = tiny_encoder("bert", layers=2, max_length=32, hidden=64)
+    torch.manual_seed(0)
+    base = make_base(enc, _simace_cfg("gpu", n_top=2, model="tiny-bert"))
+    linear = base.mlp[0]
+    assert isinstance(base.mlp[1], torch.nn.Tanh)
+    assert torch.count_nonzero(linear.bias) == 0
+    assert 0.017 < float(linear.weight.detach().std()) < 0.023 and abs(float(linear.weight.detach().mean())) < 0.003
+    base.eval()
+    evaluated = base.encode(TEXTS[:1], normalize=False)
+    torch.testing.assert_close(evaluated, enc.encode(TEXTS[:1], normalize=False, cache=False), atol=1e-5, rtol=1e-5)
+    with torch.no_grad():
+        base.train()
+        for module in base.modules():  # no dropout: compare the two modes' outputs exactly
+            if isinstance(module, torch.nn.Dropout):
+                module.p = 0.0
+        trained = base(*base.lower(TEXTS[:1]))
+        base.eval()
+        plain = base(*base.lower(TEXTS[:1]))
+    torch.testing.assert_close(trained, torch.tanh(linear(plain)))
+
+
+def test_simace_gpu_evaluates_untruncated_and_trains_at_max_seq():
+    from companion.encoders import Encoder
+    enc = tiny_encoder("bert", layers=2, max_length=128)  # a position table of 130
+    enc.max_length = 32  # Table 7's max_seq for training
+    long = " ".join(["the quick brown fox jumps over the lazy dog"] * 6)
+    base = make_base(enc, _simace_cfg("gpu", n_top=2, model="tiny-bert"))
+    assert base.eval_length == min(512, position_limit(enc)) == 130
+    n_tokens = len(enc.tokenizer(long)["input_ids"])
+    assert 32 < n_tokens <= 128  # cut in training, whole at evaluation
+    untruncated = Encoder(enc.model, enc.tokenizer, pooling="cls", max_length=128).encode([long], cache=False,
+                                                                                             normalize=False)
+    cut = enc.encode([long], cache=False, normalize=False)
+    torch.testing.assert_close(base.encode([long], normalize=False), untruncated, atol=1e-5, rtol=1e-5)
+    assert not torch.allclose(untruncated, cut, atol=1e-3)
+    ids, mask = base.lower([long])
+    assert ids.shape[1] == 32 and torch.equal(ids[0], enc.tokenize([long])["input_ids"][0])
+    cpu = make_base(enc, settings("cpu", **run_settings()))
+    cpu.precompute([long])
+    assert cpu.store.length(long) == 32  # the cpu profile's states are cut at the training length
+
+
+def test_cut_ids_keeps_the_closing_special_token():
+    enc = tiny_encoder("bert")
+    text = "one two three four five six seven"
+    full = torch.tensor(enc.tokenizer(text)["input_ids"])
+    want = torch.tensor(enc.tokenizer(text, truncation=True, max_length=5)["input_ids"])
+    assert torch.equal(cut_ids(full, 5), want) and torch.equal(cut_ids(full, 50), full)
+
+
+def _wiki(tmp_path, monkeypatch, lines: int | None, text: bytes | None = None):
+    root = tmp_path / "data"
+    (root / "wiki").mkdir(parents=True)
+    if lines is not None or text is not None:
+        body = text if text is not None else b"".join(b"sentence %d\n" % i for i in range(lines))
+        (root / "wiki" / "wiki1m_for_simcse.txt").write_bytes(body)
+    monkeypatch.setenv("COMPANION_DATA_DIR", str(root))
+
+
+def test_the_full_wiki_is_read_whole(tmp_path, monkeypatch):
+    _wiki(tmp_path, monkeypatch, WIKI_FULL_LINES)
+    data = load_wiki(full=True)
+    assert len(data) == WIKI_FULL_LINES and data["text"][-1] == f"sentence {WIKI_FULL_LINES - 1}"
+
+
+@pytest.mark.parametrize("lines", [None, 11_914, WIKI_FULL_LINES - 1])
+def test_the_gpu_setting_refuses_a_missing_head_or_cut_wiki(tmp_path, monkeypatch, lines):
+    from companion.papers.simace.analysis import training_sentences
+
+    _wiki(tmp_path, monkeypatch, lines)
+    cfg = settings("gpu", **run_settings())
+    assert cfg.wiki == "full"
+    with pytest.raises(DataNotFoundError, match="data fetch --only wiki-full"):
+        training_sentences(cfg)
+
+
+def test_the_mirror_head_is_not_the_full_file(tmp_path, monkeypatch):
+    from companion.settings import data_dir
+
+    head = (data_dir() / "wiki" / "wiki1m_for_simcse.head.txt").read_bytes()
+    _wiki(tmp_path, monkeypatch, None, text=head)  # the head copied under the full file's name
+    with pytest.raises(DataNotFoundError, match="subset or a cut download"):
+        load_wiki(full=True)
+
+
+def test_only_the_dry_run_reads_the_mirror_head(monkeypatch):
+    assert settings("gpu", **run_settings()).wiki == "full"
+    monkeypatch.setenv(DRY_RUN_ENV, "1")
+    dry = settings("gpu", **run_settings())
+    assert dry.wiki == "head" and dry.train_embeddings and dry.mlp_head and dry.model == "tiny-bert-L12"
+    for profile in ("smoke", "cpu"):
+        assert "wiki" not in settings(profile, **run_settings())
+
+
+# --------------------------------------------------------------------------------------- (d) settings tables
+@pytest.mark.parametrize("notebook", sorted(__import__("companion.gpu_settings", fromlist=["TABLES"]).TABLES))
+@pytest.mark.parametrize("profile", ["gpu", "cpu"])
+def test_every_setting_of_a_backbone_notebook_has_a_sourced_or_justified_row(notebook, profile):
+    from companion.gpu_settings import COLUMNS, notebook_settings, settings_table, undocumented
+    from companion.profiles import last_settings
+
+    before = last_settings()
+    cfg = notebook_settings(notebook, profile)
+    assert last_settings() is before  # reading a notebook's settings leaves the process's record alone
+    assert cfg.profile == profile
+    table = settings_table(notebook, cfg)
+    assert list(table.columns) == list(COLUMNS) and len(table) >= 10
+    unsourced = table[(table.source.str.strip() == "") & (table.reason.str.strip() == "")]
+    assert unsourced.empty, f"rows with neither a source nor a reason: {list(unsourced.choice)}"
+    assert (table.value.str.strip() != "").all()
+    assert undocumented(notebook, cfg) == [], "settings no row documents"
+
+
+def test_the_simace_table_says_what_the_gpu_profile_runs():
+    from companion.gpu_settings import notebook_settings, settings_table
+
+    table = settings_table("simace/02-sts-experiments", notebook_settings("simace/02-sts-experiments", "gpu"))
+    value = dict(zip(table.choice, table.value))
+    assert value["layers trained"] == "all 12 layers and the embedding layer (full fine-tuning)"
+    assert value["pooling and head at training"] == "cls + Linear/tanh head"
+    assert value["training data"].startswith("wiki1m_for_simcse.txt, all 10^6")
+    assert value["evaluation length"].startswith("512 tokens")
+    assert value["gradient clipping"].endswith("1") and "weight decay 0" in value["optimiser"]
+    cpu = settings_table("simace/02-sts-experiments", notebook_settings("simace/02-sts-experiments", "cpu"))
+    assert dict(zip(cpu.choice, cpu.value))["layers trained"].startswith("top 1 layer(s)")
+
+
+def test_an_undocumented_setting_is_reported():
+    from companion.gpu_settings import undocumented
+    from companion.papers.simace import run_settings
+
+    cfg = settings("gpu", **run_settings(gpu=dict(n_pca=1000, new_knob=3)))
+    assert undocumented("simace/03-analysis", cfg) == ["new_knob"]
+
+
+def test_simace_scale_table_says_the_gpu_run_is_full_fine_tuning_and_keeps_the_cpu_wording():
+    import pandas as pd
+
+    from companion.papers.simace.summary import scale_table
+    from companion.settings import repo_root
+
+    settings7 = pd.read_csv(repo_root() / "data" / "simace" / "table7_settings.csv", comment="#")
+    gpu = scale_table(settings("gpu", **run_settings()), 999_000, settings7)["ours"]
+    assert gpu["encoder"] == "bert-base-uncased (all 12 layers and the embeddings)"
+    assert "(the whole file minus 1000 held out)" in gpu["training data"]
+    assert gpu["pooling"] == "cls, MLP pooler in training only"
+    cpu = scale_table(settings("cpu", **run_settings()), 10_914, settings7)["ours"]
+    assert cpu["encoder"] == "sentence-transformers/all-MiniLM-L6-v2 (top 1 layer(s), [CLS] path)"
+    assert "(the mirrored head minus 1000 held out)" in cpu["training data"] and cpu["pooling"] == "cls, no MLP pooler"

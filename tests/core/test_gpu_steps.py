@@ -1,0 +1,202 @@
+"""One training step of each gpu path checked against the same step written out by hand from the stated settings.
+
+Each test builds a tiny random model of the backbone's architecture class (BERT for SimACE's bert-base-uncased, MPNet
+for the concept paper's all-mpnet-base-v2), lets the companion take ONE step, and takes that step again by hand on a
+plain Hugging Face model: the full model's forward pass, the pooling and head, the loss, gradient clipping at 1.0
+over every trained parameter and AdamW's first update (``p <- p (1 - lr wd) - lr g / (|g| + eps)``: the bias
+corrections cancel at step 1) at the scheduled learning rate. Every trained parameter must land where the hand
+step puts it.
+"""
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from companion.encoders import tiny_encoder
+from companion.profiles import DRY_RUN_ENV, settings
+from companion.training import index_batches, seed_everything
+
+TEXTS = ["A man is playing a guitar.", "Someone plays music on a stage tonight with friends.", "Cats sleep.",
+         "The stock market fell sharply on Monday after the announcement.", "A dog runs in the park.",
+         "Two women are dancing.", "The sun rises over the quiet hills every morning.", "Rain."]
+ADAM_EPS = 1e-8  # torch.optim.AdamW's default, the same as Hugging Face Trainer's adam_epsilon
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv(DRY_RUN_ENV, raising=False)
+
+
+def _clip(grads: dict[str, torch.Tensor], max_norm: float = 1.0) -> dict[str, torch.Tensor]:
+    total = torch.sqrt(sum((g.double() ** 2).sum() for g in grads.values()))
+    coef = min(1.0, max_norm / (float(total) + 1e-6))
+    return {k: g * coef for k, g in grads.items()}
+
+
+def _adamw_first_step(p: torch.Tensor, g: torch.Tensor, lr: float, wd: float) -> torch.Tensor:
+    return p * (1 - lr * wd) - lr * g / (g.abs() + ADAM_EPS)
+
+
+def _assert_landed(model, expected: dict[str, torch.Tensor], lr: float):
+    got = dict(model.named_parameters())
+    assert set(got) == set(expected), set(got) ^ set(expected)
+    for name, want in expected.items():
+        # an element moves by about lr; a float-noise difference in a tiny gradient may flip a few of them
+        close = torch.isclose(got[name].detach(), want, atol=lr * 1e-3, rtol=0)
+        assert close.float().mean() > 0.999, f"{name}: {int((~close).sum())} of {close.numel()} elements differ"
+
+
+# ------------------------------------------------------------------------------------------------- SimACE (BERT)
+def test_simace_gpu_step_is_simcse_s_step():
+    """Unsupervised SimCSE as SimACE's Table 7 runs it on BERT-base: the whole network and the Linear + tanh head
+    trained on the [CLS] vector of two dropout views (max_seq 32), InfoNCE over cosines at tau, AdamW at lr 3e-5
+    without weight decay or warm-up (linear decay from the first step), gradients clipped at 1.0."""
+    from companion.papers.simace import make_base, run_settings
+    from companion.papers.simace.runs import train_dropout_views
+
+    cfg = dict(settings("gpu", **run_settings()))
+    cfg["n_top"] = 2
+    cfg = settings("gpu", smoke={}, cpu={}, gpu=cfg)
+    enc = tiny_encoder("bert", layers=2, max_length=cfg.max_length)  # [CLS] pooling, like bert-base-uncased
+    seed_everything(0)
+    model = make_base(enc, cfg)
+    start = copy.deepcopy(model.state_dict())
+    tau, batch = 0.05, 4
+
+    torch.manual_seed(123)  # the dropout stream of the step
+    result = train_dropout_views(model, model.embed, TEXTS, "simcse", tau, 0.0, steps=1, batch_size=batch,
+                                 lr=cfg.lr, seed=0, progress=False)
+    assert result.history[0]["lr"] == pytest.approx(0.0)  # linear decay over the one scheduled step: 0 after it
+
+    bert = copy.deepcopy(enc.model)
+    bert.embeddings.load_state_dict({k.removeprefix("embeddings."): v for k, v in start.items()
+                                     if k.startswith("embeddings.")})
+    for i, layer in enumerate(bert.encoder.layer):
+        layer.load_state_dict({k.removeprefix(f"layers.{i}."): v for k, v in start.items()
+                               if k.startswith(f"layers.{i}.")})
+    weight = start["mlp.0.weight"].clone().requires_grad_(True)
+    bias = start["mlp.0.bias"].clone().requires_grad_(True)
+    idx = next(index_batches(len(TEXTS), batch, seed=0, epochs=None))
+    tok = enc.tokenizer([TEXTS[int(i)] for i in idx], padding=True, truncation=True, max_length=cfg.max_length,
+                        return_tensors="pt")
+    bert.train()
+    torch.manual_seed(123)
+    views = []
+    for _ in range(2):
+        cls = bert(input_ids=tok["input_ids"], attention_mask=tok["attention_mask"]).last_hidden_state[:, 0]
+        views.append(torch.tanh(cls @ weight.T + bias))
+    z1, z2 = views
+    logits = F.cosine_similarity(z1[:, None], z2[None], dim=-1) / tau
+    F.cross_entropy(logits, torch.arange(batch)).backward()
+
+    hand = {f"embeddings.{k}": p for k, p in bert.embeddings.named_parameters()}
+    hand.update({f"layers.{i}.{k}": p for i, layer in enumerate(bert.encoder.layer)
+                 for k, p in layer.named_parameters()})
+    grads = {k: p.grad for k, p in hand.items() if p.grad is not None}
+    grads.update({"mlp.0.weight": weight.grad, "mlp.0.bias": bias.grad})
+    grads = _clip(grads)
+    values = {**{k: p.detach() for k, p in hand.items()}, "mlp.0.weight": weight.detach(), "mlp.0.bias": bias.detach()}
+    expected = {k: _adamw_first_step(values[k], grads.get(k, torch.zeros_like(values[k])), cfg.lr, 0.0)
+                for k in values}
+    assert "embeddings.word_embeddings.weight" in grads  # the embeddings are trained
+    _assert_landed(model, expected, cfg.lr)
+
+
+# ----------------------------------------------------------------------------------------------- concepts (MPNet)
+def _rows(n: int):
+    from companion.papers.concepts.data import TrainingRows
+
+    terms = np.array(["guitar", "market", "sunrise", "dancer"][:n])
+    masked = np.array(["a stringed instrument played by plucking", "a place where goods are sold and bought",
+                       "the time in the morning when light first appears", "a person who moves to music"][:n])
+    return TrainingRows(sid=np.arange(n), term=terms, masked=masked, syn_a=np.array([""] * n),
+                        syn_b=np.array([""] * n), has_syn=np.zeros(n, dtype=bool),
+                        negatives=np.array([[""]] * n), neg_mask=np.zeros((n, 1), dtype=bool), rules=("negate",))
+
+
+def test_concepts_gpu_step_is_the_papers_recipe_on_mpnet():
+    """§4.4's recipe on the whole of an MPNet (all-mpnet-base-v2's class), B1 (last-layer mean pooling): the t2d
+    InfoNCE at tau 0.05, AdamW (weight decay 0.01) at the warm-up's first rate lr / 100 (100 warm-up steps), a
+    layer-wise decay of 0.9 per layer below the top (the embeddings and the relative-position table one step below
+    the lowest layer), gradients clipped at 1.0. Dropout is switched off here so that the hand forward pass needs no
+    shared random stream (its use in training is tested in test_gpu_path)."""
+    from companion.papers.concepts.readouts import TopLayerConceptModel, train_concept_model
+
+    enc = tiny_encoder("mpnet", pooling="mean", layers=2, max_length=64)
+    with torch.no_grad():
+        enc.model.encoder.relative_attention_bias.weight.normal_(0.0, 1.0)
+    for module in enc.model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+    seed_everything(0)
+    model = TopLayerConceptModel(enc, "mean", n_top=2, k=3, train_embeddings=True)
+    start = copy.deepcopy(model.state_dict())
+    rows = _rows(4)
+    lr, decay, warmup, wd, tau = 2e-4, 0.9, 100, 0.01, 0.05
+    train_concept_model(model, rows, "bce", steps=1, batch=4, lr=lr, layer_decay=decay, warmup_steps=warmup,
+                        weight_decay=wd, temperature=tau, seed=0, progress=False)
+
+    mp = copy.deepcopy(enc.model)
+    mp.embeddings.load_state_dict({k.removeprefix("embeddings."): v for k, v in start.items()
+                                   if k.startswith("embeddings.")})
+    for i, layer in enumerate(mp.encoder.layer):
+        layer.load_state_dict({k.removeprefix(f"layers.{i}."): v for k, v in start.items()
+                               if k.startswith(f"layers.{i}.")})
+    mp.encoder.relative_attention_bias.weight.data.copy_(start["position_bias.relative_attention_bias.weight"])
+    mp.train()
+
+    def mean_pooled(texts):
+        tok = enc.tokenizer(list(texts), padding=True, truncation=True, max_length=64, return_tensors="pt")
+        h = mp(input_ids=tok["input_ids"], attention_mask=tok["attention_mask"]).last_hidden_state
+        m = tok["attention_mask"].unsqueeze(-1).float()
+        return (h * m).sum(1) / m.sum(1)
+
+    idx = next(index_batches(len(rows), 4, seed=0, epochs=None)).numpy()
+    q, d = mean_pooled(rows.term[idx]), mean_pooled(rows.masked[idx])
+    logits = F.normalize(q, dim=-1) @ F.normalize(d, dim=-1).T / tau
+    F.cross_entropy(logits, torch.arange(4)).backward()
+
+    n_layers = len(mp.encoder.layer)
+    hand, rate = {}, {}
+    for i, layer in enumerate(mp.encoder.layer):
+        for k, p in layer.named_parameters():
+            hand[f"layers.{i}.{k}"], rate[f"layers.{i}.{k}"] = p, lr * decay ** (n_layers - 1 - i)
+    for k, p in mp.embeddings.named_parameters():
+        hand[f"embeddings.{k}"], rate[f"embeddings.{k}"] = p, lr * decay ** n_layers
+    name = "position_bias.relative_attention_bias.weight"
+    hand[name], rate[name] = mp.encoder.relative_attention_bias.weight, lr * decay ** n_layers
+    grads = _clip({k: p.grad for k, p in hand.items() if p.grad is not None})
+    first = 1 / warmup  # the warm-up's factor at the first step
+    expected = {k: _adamw_first_step(p.detach(), grads.get(k, torch.zeros_like(p)), rate[k] * first, wd)
+                for k, p in hand.items()}
+    assert grads[name].abs().sum() > 0  # the position bias is part of the forward pass and is trained
+    _assert_landed(model, expected, lr * first * decay ** n_layers)
+
+
+def test_concepts_gpu_recipe_trains_saves_and_reloads_the_whole_mpnet():
+    """The notebooks' route (top_layer_recipe -> train_condition -> save_trained -> load_or_train) on the gpu
+    profile's settings: the embeddings and the relative-position table are trained, saved and reloaded."""
+    from companion.papers.concepts.finetune import load_or_train, top_layer_recipe, train_condition
+    from companion.papers.concepts.readouts import recipe_path, save_trained
+
+    enc = tiny_encoder("mpnet", pooling="mean", layers=2, max_length=32)
+    common = dict(model="tiny-mpnet-L2", max_length=32, n_top=2, k=3, batch=4, lr=2e-4, pooling_lr_mult=5.0,
+                  layer_decay=0.9, tau=0.05, warmup_frac=0.5, steps=2, n_train=4, max_negatives=None)
+    recipe = top_layer_recipe(settings("gpu", smoke={}, cpu={}, gpu=common), ["negate"])
+    model, result, _ = train_condition(enc, None, _rows(4), "B1", 0, recipe)
+    assert len(result.history) == 2
+    start = dict(enc.model.embeddings.named_parameters())
+    assert not torch.equal(model.embeddings.word_embeddings.weight, start["word_embeddings.weight"])
+    assert not torch.equal(model.position_bias.relative_attention_bias.weight,
+                           enc.model.encoder.relative_attention_bias.weight)
+    full = dict(recipe, condition="B1", seed=0)
+    save_trained(model, full)
+    assert recipe_path(full).is_file()
+    again, where = load_or_train(enc, None, recipe, "B1", 0)
+    assert where.startswith("reloaded")
+    texts = list(_rows(4).term)
+    torch.testing.assert_close(again.encode(texts), model.encode(texts))
