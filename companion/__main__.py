@@ -103,9 +103,15 @@ def _cmd_site(args: argparse.Namespace) -> int:
     from companion import site
 
     if args.check:
-        problems = site.check()
+        problems = site.check(strict=args.strict)
         for problem in problems:
             print(problem)
+        if not args.strict:
+            found = site.findings()
+            if found:
+                print(f"{len(found)} reader finding(s) in the stored notebooks (numbers printed to machine length, "
+                      "tables cut short, bare reprs, figures too small at display width); --strict lists them and "
+                      "fails on them")
         print("site configuration ok" if not problems else f"{len(problems)} problem(s)")
         return 1 if problems else 0
     path = site.write_sidebar()
@@ -216,6 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
     site = sub.add_parser("site", help="regenerate the site's configuration and generated pages and the README's "
                                        "notebook table (or --check them)")
     site.add_argument("--check", action="store_true", help="only check, exit 1 on problems")
+    site.add_argument("--strict", action="store_true",
+                      help="with --check, also fail on the stored notebooks' reader findings")
     site.set_defaults(func=_cmd_site)
 
     sub.add_parser("notebooks", help="clean or check stored notebook outputs (see 'notebooks clean --help')",

@@ -1357,8 +1357,18 @@ def sidebar_problems(config: dict, root: Path = REPO_ROOT) -> list[str]:
     return problems
 
 
-def check(root: Path = REPO_ROOT, execute: bool = True) -> list[str]:
-    """Problems with the site (empty list: all good); ``execute`` also runs the pages' Python cells."""
+def findings(root: Path = REPO_ROOT) -> list[str]:
+    """The stored notebooks' reader findings (numbers to machine length, tables cut short, bare reprs, figures too
+    small to read at display width): reported by ``site --check``, failing it only with ``--strict``."""
+    from companion import site_render
+
+    return [f for nb in _notebooks(root) for f in site_render.notebook_findings(nb.path, root)]
+
+
+def check(root: Path = REPO_ROOT, execute: bool = True, strict: bool = False) -> list[str]:
+    """Problems with the site (empty list: all good); ``execute`` also runs the pages' Python cells; ``strict`` also
+    counts the stored notebooks' reader findings (:func:`companion.site_render.notebook_findings`), which
+    :func:`findings` lists on their own."""
     problems = []
     path = root / CONFIG
     if not path.exists():
@@ -1436,7 +1446,8 @@ def check(root: Path = REPO_ROOT, execute: bool = True) -> list[str]:
     if execute:  # what a real render would get wrong: notebooks, lists, tables, anchors, tracebacks, figure
         from companion import site_render
 
-        problems += site_render.render_problems(root, pages(root), [nb.path for nb in notebooks], printed)
+        problems += site_render.render_problems(root, pages(root), [nb.path for nb in notebooks], printed,
+                                                strict=strict)
         if root == REPO_ROOT:
             problems += figure_problems(root)
     return problems

@@ -395,9 +395,22 @@ def notebook_ids(nb: dict) -> set[str]:
     return heading_ids("\n\n".join(md for _, md in markdown_sources(nb)))
 
 
-def notebook_problems(path: Path, root: Path, links_break: bool = True) -> list[str]:
+def notebook_findings(path: Path, root: Path) -> list[str]:
+    """What a reader would find hard in one notebook's stored outputs, though a render shows it: numbers printed to
+    machine length, tables cut short, bare reprs (:func:`notebook_text_problems`), and figures whose text is too
+    small at the width the page shows them (:func:`companion.site_figures.notebook_problems`). Reported by
+    ``site --check``; they fail it only with ``--strict`` until every notebook is re-executed with them fixed."""
+    from companion import site_figures
+
+    rel = path.relative_to(root).as_posix()
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return notebook_text_problems(nb, rel) + site_figures.notebook_problems(path, rel)
+
+
+def notebook_problems(path: Path, root: Path, links_break: bool = True, strict: bool = True) -> list[str]:
     """What a render of one notebook would get wrong: the nbconvert conversion fails; a markdown cell runs a list
-    or a paragraph into the previous one; a table does not fit; a stored output shows an error or a traceback."""
+    or a paragraph into the previous one; a table does not fit; a stored output shows an error or a traceback;
+    with ``strict``, also the reader's findings of :func:`notebook_findings`."""
     rel = path.relative_to(root).as_posix()
     try:
         notebook_markdown(path)
@@ -411,10 +424,8 @@ def notebook_problems(path: Path, root: Path, links_break: bool = True) -> list[
         problems += run_in_problems(markdown, label)
         problems += table_problems(markdown, ARTICLE_CHARS, label, links_break)
         problems += math_problems(markdown, label)
-    from companion import site_figures
-
-    return (problems + notebook_output_problems(nb, rel) + notebook_text_problems(nb, rel)
-            + site_figures.notebook_problems(path, rel))
+    problems += notebook_output_problems(nb, rel)
+    return problems + (notebook_findings(path, root) if strict else [])
 
 
 # --------------------------------------------------------------------------------------------- tables
@@ -659,7 +670,8 @@ class _Ids:
         return None  # not a page: its anchors are not checked
 
 
-def render_problems(root: Path, pages: list[str], notebooks: list[Path], printed: dict[str, str]) -> list[str]:
+def render_problems(root: Path, pages: list[str], notebooks: list[Path], printed: dict[str, str],
+                    strict: bool = True) -> list[str]:
     """Everything this module checks, for the whole site: ``pages`` (relative paths) with what their cells
     ``printed`` (a page missing from ``printed`` is checked from its source alone), and every notebook."""
     root = Path(root)
@@ -674,7 +686,7 @@ def render_problems(root: Path, pages: list[str], notebooks: list[Path], printed
         problems += page_problems(page, path.read_text(encoding="utf-8"), printed.get(page), root,
                                   lambda target, here=here: ids(here if target is None else target), links_break)
     for path in notebooks:
-        problems += notebook_problems(path, root, links_break)
+        problems += notebook_problems(path, root, links_break, strict=strict)
         try:
             nb = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
