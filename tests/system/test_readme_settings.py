@@ -82,7 +82,7 @@ def test_every_command_named_in_the_text_exists(doc):
     parser = build_parser()
     commands = next(a for a in parser._actions if a.dest == "command").choices
     data_actions = next(a for a in commands["data"]._actions if a.dest == "action").choices
-    named = re.findall(r"python -m companion ([a-z]+)(?: ([a-z]+))?", _text(doc))
+    named = re.findall(r"python -m companion ([a-z][a-z-]*)(?: ([a-z]+))?", _text(doc))
     assert named
     for command, action in named:
         assert command in commands, f"{doc} names 'python -m companion {command}', which does not exist"

@@ -294,8 +294,19 @@ def test_the_real_site_renders_cleanly():
         errors = __import__("io").StringIO()
         printed[page] = site.execute_page(site.REPO_ROOT / page, stderr=errors) + errors.getvalue()
     notebooks = [nb.path for nb in runner.list_notebooks()]
-    assert render.render_problems(site.REPO_ROOT, site.pages(), notebooks, printed) == []
+    assert render.render_problems(site.REPO_ROOT, site.pages(), notebooks, printed, strict=False) == []
     assert site.figure_problems() == []
+
+
+def test_reader_findings_are_reported_apart_and_fail_only_when_strict():
+    """The stored notebooks' reader findings (machine-length numbers, cut tables, bare reprs, small figure text)
+    are what ``site --check --strict`` adds to the problems; without --strict they are listed by ``site.findings``."""
+    found = site.findings()
+    notebooks = [nb.path for nb in runner.list_notebooks()]
+    strict = [p for path in notebooks for p in render.notebook_problems(path, site.REPO_ROOT)]
+    lenient = [p for path in notebooks for p in render.notebook_problems(path, site.REPO_ROOT, strict=False)]
+    assert sorted(strict) == sorted(lenient + found)
+    assert all(f.startswith("notebooks/") for f in found)
 
 
 # --------------------------------------------------------------------------------------------- numbers in words

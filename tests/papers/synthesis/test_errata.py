@@ -51,7 +51,8 @@ def _statements():
 
 
 def test_evidence_confirms_only_when_every_named_verdict_matches(tmp_path):
-    root = _ledger(tmp_path, [{"id": "a", "kind": "beyond", "verdict": "not reproduced", "ours": 1.0},
+    root = _ledger(tmp_path, [{"id": "a", "kind": "beyond", "verdict": "not reproduced", "ours": 1.0,
+                               "regime": "paper setting"},
                               {"id": "b", "kind": "check", "verdict": "passed", "ours": True}])
     ev = _evidence(("paper-thm-typo", "typo", "paper/01-nb", "a", "not reproduced"),
                    ("paper-thm-typo", "typo", "paper/01-nb", "b", "failed|inconclusive"))
@@ -64,7 +65,7 @@ def test_evidence_confirms_only_when_every_named_verdict_matches(tmp_path):
 
 
 def test_evidence_naming_a_missing_claim_or_ledger_raises(tmp_path):
-    root = _ledger(tmp_path, [{"id": "a", "kind": "beyond", "verdict": "reproduced"}])
+    root = _ledger(tmp_path, [{"id": "a", "kind": "beyond", "verdict": "reproduced", "regime": "paper setting"}])
     with pytest.raises(KeyError, match="no claim 'renamed'"):
         errata.evidence_table(_evidence(("paper-thm-typo", "t", "paper/01-nb", "renamed", "reproduced")), root)
     with pytest.raises(FileNotFoundError, match="no ledger paper/02-nb"):
