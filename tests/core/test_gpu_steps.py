@@ -200,3 +200,14 @@ def test_concepts_gpu_recipe_trains_saves_and_reloads_the_whole_mpnet():
     assert where.startswith("reloaded")
     texts = list(_rows(4).term)
     torch.testing.assert_close(again.encode(texts), model.encode(texts))
+
+
+def test_a_top_layers_only_run_of_the_gpu_recipe_keeps_the_embeddings_frozen():
+    """The gpu recipe trains the embeddings with every layer; a run of fewer top layers (§5.1's earlier-layer run
+    in the dry run's sizes) keeps them frozen instead of failing."""
+    from companion.papers.concepts.finetune import _trains_embeddings
+
+    enc = tiny_encoder("mpnet", pooling="mean", layers=4, max_length=32)
+    assert _trains_embeddings(enc, {"train_embeddings": True, "n_top": 4})
+    assert not _trains_embeddings(enc, {"train_embeddings": True, "n_top": 2})
+    assert not _trains_embeddings(enc, {"n_top": 4})

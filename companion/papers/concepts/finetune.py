@@ -41,6 +41,17 @@ RECIPE_SETTINGS = ("model", "max_length", "n_top", "k", "batch", "lr", "pooling_
 GPU_RECIPE = {"train_embeddings": True}
 
 
+def _trains_embeddings(encoder, recipe: Mapping) -> bool:
+    """Whether a run of ``recipe`` trains the embedding layer: the gpu recipe's full fine-tuning does, when the run
+    trains every layer; a run of the top layers only (§5.1's earlier-layer run on a smaller ``n_top``) keeps them
+    frozen, as the cpu recipe does."""
+    from companion.encoders.upper import _layer_stack
+
+    if not recipe.get("train_embeddings", False):
+        return False
+    return recipe["n_top"] == len(_layer_stack(encoder.model))
+
+
 def top_layer_recipe(cfg: Mapping, rules: Sequence[str]) -> dict:
     """The recipe of a top-layer run from the notebook settings ``cfg`` (every key of :data:`RECIPE_SETTINGS` and
     ``max_negatives``) and the hard-negative ``rules`` of its training rows; the training rows come from the
@@ -85,7 +96,7 @@ def train_condition(encoder, lower, rows, name: str, seed: int, recipe: Mapping,
     readout, use_hn = CONDITIONS[name]
     seed_everything(seed)
     model = TopLayerConceptModel(encoder, readout, n_top=recipe["n_top"], k=condition_k(name, recipe["k"]), lower=lower,
-                                 train_embeddings=recipe.get("train_embeddings", False))
+                                 train_embeddings=_trains_embeddings(encoder, recipe))
     t0 = time.perf_counter()
     res = train_concept_model(model, rows, use_hn, steps=recipe["steps"], batch=recipe["batch"], lr=recipe["lr"],
                               pooling_lr_mult=recipe["pooling_lr_mult"], layer_decay=recipe["layer_decay"],
@@ -102,7 +113,7 @@ def load_or_train(encoder, lower, recipe: Mapping, name: str, seed: int) -> tupl
     full = dict(recipe, condition=name, seed=seed)
     readout, _ = CONDITIONS[name]
     model = TopLayerConceptModel(encoder, readout, n_top=recipe["n_top"], k=condition_k(name, recipe["k"]), lower=lower,
-                                 train_embeddings=recipe.get("train_embeddings", False))
+                                 train_embeddings=_trains_embeddings(encoder, recipe))
     if load_trained(model, full):
         return model, f"reloaded from {recipe_path(full).name} (trained by notebook 03)"
     t0 = time.perf_counter()
