@@ -68,15 +68,20 @@ UPPER_POOLINGS = ("mean", "cls", "max", "cls-mean", "first-last")
 MLP_INITS = ("torch", "normal")
 
 
+def _submodule(model: nn.Module, path: str):
+    """``model``'s attribute at the dotted ``path`` (``"mpnet.encoder"``), or None where a part is missing."""
+    obj = model
+    for part in path.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
 def _layer_stack(model: nn.Module) -> nn.ModuleList:
     """The transformer layers of a BERT-like Hugging Face model (``model.encoder.layer``)."""
     for path in ("encoder.layer", "bert.encoder.layer", "roberta.encoder.layer", "layer"):
-        obj = model
-        try:
-            for part in path.split("."):
-                obj = getattr(obj, part)
-        except AttributeError:
-            continue
+        obj = _submodule(model, path)
         if isinstance(obj, nn.ModuleList) and len(obj):
             return obj
     raise TypeError(f"{type(model).__name__} is not a BERT-like encoder (no encoder.layer ModuleList); "
@@ -104,13 +109,8 @@ def position_bias_source(model: nn.Module) -> nn.Module | None:
     handed to each layer as ``position_bias``; a layer called without it attends as if positions were unordered
     beyond the absolute position embeddings. BERT, RoBERTa and XLM-R layers take no such bias."""
     for path in ("encoder", "mpnet.encoder"):
-        obj = model
-        try:
-            for part in path.split("."):
-                obj = getattr(obj, part)
-        except AttributeError:
-            continue
-        if hasattr(obj, "compute_position_bias") and hasattr(obj, "relative_attention_bias"):
+        obj = _submodule(model, path)
+        if obj is not None and hasattr(obj, "compute_position_bias") and hasattr(obj, "relative_attention_bias"):
             return obj
     return None
 

@@ -31,6 +31,18 @@ def _cache(tmp_path, monkeypatch):
     monkeypatch.delenv(DRY_RUN_ENV, raising=False)
 
 
+def _full_model(enc, start):
+    """A copy of ``enc``'s whole model with the embeddings and layers of a trained copy's state dict ``start`` (its
+    ``embeddings.*`` and ``layers.<i>.*`` entries): the full network the step is written out on."""
+    full = copy.deepcopy(enc.model)
+    full.embeddings.load_state_dict({k.removeprefix("embeddings."): v for k, v in start.items()
+                                     if k.startswith("embeddings.")})
+    for i, layer in enumerate(full.encoder.layer):
+        layer.load_state_dict({k.removeprefix(f"layers.{i}."): v for k, v in start.items()
+                               if k.startswith(f"layers.{i}.")})
+    return full
+
+
 def _clip(grads: dict[str, torch.Tensor], max_norm: float = 1.0) -> dict[str, torch.Tensor]:
     total = torch.sqrt(sum((g.double() ** 2).sum() for g in grads.values()))
     coef = min(1.0, max_norm / (float(total) + 1e-6))
@@ -72,12 +84,7 @@ def test_simace_gpu_step_is_simcse_s_step():
                                  lr=cfg.lr, seed=0, progress=False)
     assert result.history[0]["lr"] == pytest.approx(0.0)  # linear decay over the one scheduled step: 0 after it
 
-    bert = copy.deepcopy(enc.model)
-    bert.embeddings.load_state_dict({k.removeprefix("embeddings."): v for k, v in start.items()
-                                     if k.startswith("embeddings.")})
-    for i, layer in enumerate(bert.encoder.layer):
-        layer.load_state_dict({k.removeprefix(f"layers.{i}."): v for k, v in start.items()
-                               if k.startswith(f"layers.{i}.")})
+    bert = _full_model(enc, start)
     weight = start["mlp.0.weight"].clone().requires_grad_(True)
     bias = start["mlp.0.bias"].clone().requires_grad_(True)
     idx = next(index_batches(len(TEXTS), batch, seed=0, epochs=None))
@@ -140,12 +147,7 @@ def test_concepts_gpu_step_is_the_papers_recipe_on_mpnet():
     train_concept_model(model, rows, "bce", steps=1, batch=4, lr=lr, layer_decay=decay, warmup_steps=warmup,
                         weight_decay=wd, temperature=tau, seed=0, progress=False)
 
-    mp = copy.deepcopy(enc.model)
-    mp.embeddings.load_state_dict({k.removeprefix("embeddings."): v for k, v in start.items()
-                                   if k.startswith("embeddings.")})
-    for i, layer in enumerate(mp.encoder.layer):
-        layer.load_state_dict({k.removeprefix(f"layers.{i}."): v for k, v in start.items()
-                               if k.startswith(f"layers.{i}.")})
+    mp = _full_model(enc, start)
     mp.encoder.relative_attention_bias.weight.data.copy_(start["position_bias.relative_attention_bias.weight"])
     mp.train()
 

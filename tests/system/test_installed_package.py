@@ -21,16 +21,21 @@ SOURCES = ("pyproject.toml", "README.md", "MANIFEST.in", "companion", "build_bac
 _BUILT: dict[str, Path] = {}
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    base = tmp_path_factory.mktemp("installed")
-    src = base / "src"
+def _copy_sources(src: Path) -> Path:
+    """A copy of what a build reads (:data:`SOURCES`) in the new folder ``src``, without bytecode caches."""
     src.mkdir()
     for name in SOURCES:
         if (REPO / name).is_dir():
             shutil.copytree(REPO / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copyfile(REPO / name, src / name)
+    return src
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    base = tmp_path_factory.mktemp("installed")
+    src = _copy_sources(base / "src")
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input", "-q"]
     built = subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(base / "wheel"),
                             str(src)], capture_output=True, text=True, timeout=600)
@@ -87,13 +92,7 @@ print("BUILT", " ".join(sorted(os.listdir(out))))
 def test_every_build_hook_leaves_the_sources_as_they_were(tmp_path):
     """What a front end with build isolation calls too (``pip install .``, ``pip install -e .``, ``python -m
     build``): the questions about build requirements, metadata, the wheel, the sdist and the editable wheel."""
-    src = tmp_path / "src"
-    src.mkdir()
-    for name in SOURCES:
-        if (REPO / name).is_dir():
-            shutil.copytree(REPO / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copyfile(REPO / name, src / name)
+    src = _copy_sources(tmp_path / "src")
     before = sorted(p.relative_to(src).as_posix() for p in src.rglob("*"))
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     done = subprocess.run([sys.executable, "-c", HOOKS], cwd=src, capture_output=True, text=True, env=env,
