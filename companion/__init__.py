@@ -14,7 +14,8 @@ Modules (one home per concept):
 * :mod:`companion.metrics`    — generic geometry, clustering, retrieval and distance-geometry metrics
 * :mod:`companion.stats`      — paired-seed statistics and the verdict rules
 * :mod:`companion.results`    — the claims ledger and provenance
-* :mod:`companion.sources`    — paper texts: where a number is printed, coverage maps
+* :mod:`companion.papers.text`, :mod:`companion.papers.tables` — the paper texts (where a number is printed) and
+  the transcribed tables
 * :mod:`companion.runner`     — papermill runner behind ``python -m companion run``
 * :mod:`companion.site`       — the Quarto site's configuration, pages and offline checks
 """

@@ -374,7 +374,7 @@ class Ledger:
 
     @property
     def path(self) -> Path:
-        return self.results_dir / self.paper / f"{self.notebook}.json"
+        return ledger_path(f"{self.paper}/{self.notebook}", self.results_dir)
 
     def save(self) -> Path:
         """Write the ledger (stable schema) and the provenance record; returns the ledger path."""
@@ -493,13 +493,24 @@ def validate_claim(claim: dict[str, Any], where: str = "ledger") -> None:
         raise ValueError(f"{where}: claim {cid!r} is {claim['verdict']!r} without a reason")
 
 
+def ledger_path(notebook: str, root: str | Path | None = None) -> Path:
+    """Where the ledger of ``notebook`` = ``"<paper>/<name>"`` is: ``<root>/<paper>/<name>.json`` (``root``
+    default: the results folder)."""
+    root = Path(root) if root is not None else _settings.results_dir()
+    return root / f"{notebook.strip().removesuffix('.json')}.json"
+
+
+def ledger_paths(root: str | Path | None = None) -> list[Path]:
+    """Every ledger ``<paper>/<notebook>.json`` under ``root`` (default: the results folder), sorted, without the
+    ``.provenance.json`` siblings."""
+    root = Path(root) if root is not None else _settings.results_dir()
+    return sorted(p for p in root.glob("*/*.json") if not p.name.endswith(".provenance.json"))
+
+
 def load_ledgers(root: Path | None = None) -> list[dict[str, Any]]:
     """Every ledger under ``root`` (default: the results folder), validated against schema 2."""
-    root = Path(root) if root is not None else _settings.results_dir()
     out = []
-    for path in sorted(root.glob("*/*.json")):
-        if path.name.endswith(".provenance.json"):
-            continue
+    for path in ledger_paths(root):
         data = json.loads(path.read_text(encoding="utf-8"))
         missing = {"schema", "paper", "notebook", "profile", "seeds", "claims"} - set(data)
         if missing:

@@ -510,8 +510,8 @@ def xclr_digit_table(X: torch.Tensor, labels: np.ndarray, train_idx: np.ndarray,
 # ------------------------------------------------------------------------------------ the paper's own numbers
 def paper_number(quantity_start: str) -> tuple[float, str]:
     """The number the paper prints for the quantity of ``data/weighted-cl/prose.csv`` whose name starts with
-    ``quantity_start``, with its source (Vock et al., text and captions): :func:`companion.sources.prose_number`."""
-    from companion.sources import prose_number
+    ``quantity_start``, with its source (Vock et al., text and captions): :func:`companion.papers.tables.prose_number`."""
+    from companion.papers.tables import prose_number
 
     return prose_number("weighted-cl", quantity_start)
 
