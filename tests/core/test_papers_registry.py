@@ -1,13 +1,14 @@
-"""The paper registry is the one list of papers: the ledger, runner, sources and site read it."""
+"""The paper registry is the one list of papers: the ledger, runner, paper texts and site read it."""
 
 import pytest
 
-from companion import papers, results, runner, site, sources
+from companion import papers, results, runner, site
+from companion.papers import text
 
 
 def test_registry_is_read_everywhere():
     assert results.PAPERS == papers.IDS
-    assert sources.PAPERS == papers.REPRODUCED == ("circumplex", "simace", "weighted-cl", "concepts", "angle")
+    assert text.PAPERS == papers.REPRODUCED == ("circumplex", "simace", "weighted-cl", "concepts", "angle")
     assert list(site.PAPERS) == list(papers.IDS)
     assert {nb.paper for nb in runner.list_notebooks()} == set(papers.IDS)
 
