@@ -31,11 +31,12 @@ The modules, each building only on those before it:
 * :mod:`~companion.publish.site.pages` — the pages' markdown, and ``python -m companion site``
   (:func:`pages.write_sidebar`: ``_quarto.yml``, the per-paper pages, the API pages, the README's notebook table
   and the inputs stamp of every computed page);
-* :mod:`~companion.publish.site.figures`, :mod:`~companion.publish.site.render` — what a real ``quarto render``
-  would get wrong, checked offline: each notebook's conversion to markdown with nbconvert, lists and paragraphs that
-  Pandoc would run together, tables that would not fit the page or cells cut short, formulas Pandoc would not read
-  as math, machine-length floats and bare reprs, ``#anchor`` links, tracebacks in executed output, the stylesheet's
-  wrapping rules, figures too small to read at the width the page shows them;
+* :mod:`~companion.publish.site.figures`, :mod:`~companion.publish.site.markdown`,
+  :mod:`~companion.publish.site.render` — what a real ``quarto render`` would get wrong, checked offline: figures
+  too small to read at the width the page shows them; lists and paragraphs that Pandoc would run together, tables
+  that would not fit the page or cells cut short, formulas Pandoc would not read as math, machine-length floats,
+  ``#anchor`` links; each notebook's conversion to markdown with nbconvert, bare reprs, tracebacks in executed
+  output, the stylesheet's wrapping rules;
 * :mod:`~companion.publish.site.checks` — ``python -m companion site --check`` (:func:`checks.check`, and
   ``tests/publish/test_site_*.py``): navigation, links, stamps, first cells, claims, sidebar, frozen render, a clean
   working tree, and the render checks above; the landing page must build its scoreboard from the ledger, split by

@@ -1,4 +1,4 @@
-"""The API reference (companion.apidoc) and the page "Use the objectives in your own training".
+"""The API reference (companion.publish.apidoc) and the page "Use the objectives in your own training".
 
 The generated pages must equal what quartodoc gives from the docstrings now, carry no reStructuredText left over,
 and be in the site's navigation; the reST-to-markdown step is checked on small inputs; the hand-written page's
@@ -14,9 +14,12 @@ import shutil
 import pytest
 import yaml
 
-from companion import apidoc, site, st
+from companion import st
+from companion.publish import apidoc
+from companion.publish.site import checks, common
+from companion.settings import REPO_ROOT
 
-ROOT = site.REPO_ROOT
+ROOT = REPO_ROOT
 
 
 def _checkout(tmp_path):
@@ -70,13 +73,13 @@ def test_heads_module_is_named_once_and_documented():
     assert hasattr(module, "GPTHead") and hasattr(module, "NGPTHead")
     text = (ROOT / apidoc.page_path(apidoc.HEADS_MODULE)).read_text(encoding="utf-8")
     assert f"{{ #{apidoc.HEADS_MODULE}.NGPTHead }}" in text
-    source = (ROOT / "companion" / "apidoc.py").read_text(encoding="utf-8")
+    source = (ROOT / "companion" / "publish" / "apidoc.py").read_text(encoding="utf-8")
     assert source.count(f'"{apidoc.HEADS_MODULE}"') == 1
 
 
 def test_pages_are_in_the_navigation():
-    config = yaml.safe_load((ROOT / site.CONFIG).read_text(encoding="utf-8"))
-    listed = [site._href(item) for bar in config["website"]["sidebar"] for item in bar["contents"]]
+    config = yaml.safe_load((ROOT / common.CONFIG).read_text(encoding="utf-8"))
+    listed = [checks._href(item) for bar in config["website"]["sidebar"] for item in bar["contents"]]
     assert {*apidoc.pages(), apidoc.USE_PAGE} <= set(listed)
     assert f"{apidoc.API_DIR}/*.qmd" in config["project"]["render"]
     hrefs = [m["href"] for item in config["website"]["navbar"]["left"] for m in item.get("menu", [])]
