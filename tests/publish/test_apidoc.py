@@ -14,7 +14,7 @@ import shutil
 import pytest
 import yaml
 
-from companion import st
+from companion import papers, st
 from companion.publish import apidoc
 from companion.publish.site import checks, common
 from companion.settings import REPO_ROOT
@@ -68,13 +68,22 @@ def test_pages_document_every_loss_with_formula_and_example_and_no_rest_left():
         assert not leftovers, f"{page}: reStructuredText left over: {leftovers[:3]}"
 
 
-def test_heads_module_is_named_once_and_documented():
-    module = importlib.import_module(apidoc.HEADS_MODULE)
+def test_each_papers_modules_come_from_its_registry_entry():
+    """The registry names a paper's modules once; the reference lists them and names none itself, so adding a paper
+    touches no tooling code."""
+    heads = "companion.papers.circumplex.heads"
+    assert heads in papers.paper("circumplex").api_section[2]
+    module = importlib.import_module(heads)
     assert hasattr(module, "GPTHead") and hasattr(module, "NGPTHead")
-    text = (ROOT / apidoc.page_path(apidoc.HEADS_MODULE)).read_text(encoding="utf-8")
-    assert f"{{ #{apidoc.HEADS_MODULE}.NGPTHead }}" in text
+    assert f"{{ #{heads}.NGPTHead }}" in (ROOT / apidoc.page_path(heads)).read_text(encoding="utf-8")
+    assert (ROOT / "companion" / "papers" / "__init__.py").read_text(encoding="utf-8").count(f'"{heads}"') == 1
+    own = [m for p in papers.REGISTRY for m in ((p.losses_module,) if p.losses_module else ())
+           + (p.api_section[2] if p.api_section else ())]
+    assert own and set(own) <= set(apidoc.modules())
+    assert [m for m in apidoc.modules() if m.startswith("companion.losses.")][1:] == \
+        [p.losses_module for p in papers.REGISTRY if p.losses_module]  # after the cores, in the registry's order
     source = (ROOT / "companion" / "publish" / "apidoc.py").read_text(encoding="utf-8")
-    assert source.count(f'"{apidoc.HEADS_MODULE}"') == 1
+    assert not [m for m in own if m in source]
 
 
 def test_pages_are_in_the_navigation():
