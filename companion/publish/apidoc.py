@@ -298,7 +298,8 @@ def render(root: Path | None = None) -> dict[str, str]:
             sys.path.remove(path)
     missing = set(pages()) - set(out)
     if missing:
-        raise ValueError(f"quartodoc produced no page for {sorted(missing)}; check SECTIONS in companion/publish/apidoc.py.")
+        raise ValueError(f"quartodoc produced no page for {sorted(missing)}; check SECTIONS in "
+                         "companion/publish/apidoc.py.")
     return out
 
 

@@ -23,7 +23,8 @@ TWIN_SUFFIX = ".pct.py"
 
 
 def __getattr__(name: str):
-    """``NOTEBOOK_ROOT`` (``<checkout>/notebooks``) is looked up when used, so importing this module needs no checkout."""
+    """``NOTEBOOK_ROOT`` (``<checkout>/notebooks``) is looked up when used, so importing this module needs no
+    checkout."""
     if name == "NOTEBOOK_ROOT":
         return _settings.repo_root() / "notebooks"
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

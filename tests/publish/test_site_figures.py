@@ -1,5 +1,5 @@
-"""Figure legibility at display width (companion.publish.site.figures): the formula, stored notebook PNGs and the figures a
-page draws at render time, each check with a failing and a passing case."""
+"""Figure legibility at display width (companion.publish.site.figures): the formula, stored notebook PNGs and the
+figures a page draws at render time, each check with a failing and a passing case."""
 
 import base64
 import io

@@ -1,5 +1,6 @@
-"""The offline stand-ins for a real `quarto render` (companion.publish.site.render and .markdown) and the reader-facing pages they guard:
-each check fails on a small synthetic case of what a render gets wrong and passes on a good one."""
+"""The offline stand-ins for a real `quarto render` (companion.publish.site.render and .markdown) and the
+reader-facing pages they guard: each check fails on a small synthetic case of what a render gets wrong and passes
+on a good one."""
 
 import json
 

@@ -1,5 +1,5 @@
-"""The bottom line of each paper (companion.site_summary, pages.bottom_line_markdown) read against a small ledger in
-the new format, and the one formatter of numbers with an uncertainty (companion.site_format)."""
+"""The bottom line of each paper (companion.publish.site.summary, pages.bottom_line_markdown) read against a small
+ledger in the new format, and the one formatter of numbers with an uncertainty (companion.publish.site.format)."""
 
 import re
 

@@ -51,14 +51,13 @@ from companion.publish.site.pages import (
 from companion.settings import REPO_ROOT
 
 SECTION_REF = re.compile(r"§|\bSections?\b|\bSec\.|\bTables?\b|\bFig(?:ure|s?\.)|\bApp(?:endix|\.)|\bEqs?\.")
-
-
 COLAB_PREFIX = "https://colab.research.google.com/github/"
 
 
+# --------------------------------------------------------------------------------------------- the verdict figure
 def figure_rows(fig) -> list[tuple[str, dict[str, int]]]:
-    """What :func:`verdict_figure` drew, read back from its artists: ``(y label, {verdict: bar width})`` top to
-    bottom; a verdict with no bar segment on a row is absent from that row's dict."""
+    """What :func:`.pages.verdict_figure` drew, read back from its artists: ``(y label, {verdict: bar width})``
+    top to bottom; a verdict with no bar segment on a row is absent from that row's dict."""
     ax = fig.axes[0]
     labels = {round(t): lab.get_text() for t, lab in zip(ax.get_yticks(), ax.get_yticklabels())}
     drawn: dict[int, dict[str, int]] = {y: {} for y in labels}
@@ -74,8 +73,8 @@ def figure_rows(fig) -> list[tuple[str, dict[str, int]]]:
 def figure_problems(root: Path | None = None, board=None, figure=None) -> list[str]:
     """Rows of the scoreboard table that the verdict figure does not draw as they are (a missing bar, another
     order, another count), and text of the figure too small to read at the landing page's width
-    (:func:`companion.publish.site.figures.figure_problems`); ``figure`` defaults to :func:`verdict_figure` of the same
-    ``board``."""
+    (:func:`companion.publish.site.figures.figure_problems`); ``figure`` defaults to
+    :func:`.pages.verdict_figure` of the same ``board``."""
     import matplotlib.pyplot as plt
 
     from companion.results import VERDICTS
@@ -98,6 +97,7 @@ def figure_problems(root: Path | None = None, board=None, figure=None) -> list[s
     return problems
 
 
+# --------------------------------------------------------------------------------------------- links, page cells, first cells
 def link_problems(text: str, where: Path, root: Path, label: str) -> list[str]:
     """Links in ``text`` (found in a file in folder ``where``) that are neither http(s)/mailto URLs, in-page anchors,
     nor relative paths to an existing file inside the repository."""
@@ -167,6 +167,7 @@ def first_cell_problems(nb, root: Path = REPO_ROOT) -> list[str]:
     return problems
 
 
+# --------------------------------------------------------------------------------------------- navigation, frozen render, working tree
 # Extensions Quarto reads as a document's source: an .ipynb with a same-stem file of one of these is taken for
 # that file's intermediate and left out of the render, without a warning.
 QUARTO_SOURCE_SUFFIXES = (".qmd", ".md", ".rmd", ".py", ".r", ".jl", ".ipynb")
@@ -263,6 +264,7 @@ def sidebar_problems(config: dict, root: Path = REPO_ROOT) -> list[str]:
     return problems
 
 
+# --------------------------------------------------------------------------------------------- the whole site
 def findings(root: Path = REPO_ROOT) -> list[str]:
     """The stored notebooks' reader findings (numbers to machine length, tables cut short, bare reprs, figures too
     small to read at display width): reported by ``site --check``, failing it only with ``--strict``."""

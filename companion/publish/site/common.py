@@ -19,33 +19,16 @@ from companion.publish.site import format as fmt
 from companion.settings import REPO_ROOT
 
 CONFIG = "_quarto.yml"
-
-
 LANDING = "index.qmd"
-
-
 ERRATA_PAGE = "site/errata.qmd"
-
-
 RUN_PAGE = "site/run-it-yourself.qmd"
-
-
 PAPER_PAGES = "site/papers"
-
-
 EXTRA_PAGES = (LANDING, ERRATA_PAGE, RUN_PAGE, apidoc.USE_PAGE)
-
-
 BENCHMARK_REPORT = "benchmarks/report.json"
-
-
 STYLESHEET = "site/styles.css"  # keeps link words in tables whole (see the file)
-
 
 PAPERS: dict[str, dict[str, str]] = {p.id: {"title": p.title, "reference": p.reference, "url": p.url}
                                      for p in _papers.REGISTRY}
-
-
 REPRODUCED_PAPERS = _papers.REPRODUCED  # notebooks that name a section
 
 
@@ -206,7 +189,7 @@ def _cell_link(location: tuple[str, int] | None, base: str) -> str:
     return f"[{Path(rel).stem}, cell {index + 1}]({base}{rel})"
 
 
-# --------------------------------------------------------------------------------------------- scoreboard
+# --------------------------------------------------------------------------------------------- papers: order, titles, repository
 def _paper_order(paper: str) -> int:
     order = list(PAPERS)
     return order.index(paper) if paper in order else len(order)
@@ -222,10 +205,8 @@ def github_repo(root: Path = REPO_ROOT) -> str | None:
     return colab.repository(root)
 
 
-# --------------------------------------------------------------------------------------------- checks
+# --------------------------------------------------------------------------------------------- links and page cells
 _MD_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-
-
 _HTML_LINK = re.compile(r"(?:href|src)=\"([^\"]+)\"")
 
 

@@ -1,5 +1,5 @@
-"""How Pandoc reads the markdown of a page or a notebook cell, checked offline (:mod:`companion.publish.site.render`
-applies these checks to every page and notebook of the site).
+"""How Pandoc reads the markdown of a page or a notebook cell, checked offline
+(:mod:`companion.publish.site.render` applies these checks to every page and notebook of the site).
 
 * **Lists and paragraphs.** Pandoc's markdown needs a blank line before a list: a line starting with ``* ``,
   ``- ``, ``+ `` or ``1. `` directly after a line of running text is read as part of that paragraph and prints

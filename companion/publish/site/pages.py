@@ -43,16 +43,13 @@ from companion.settings import REPO_ROOT
 
 #: the two columns every count of the scoreboard is split by (:func:`companion.results.regime_kind`)
 REGIMES = ("paper setting", "scaled")
-
-
 VERDICT_COLOURS = {"reproduced": "#2e8540", "partly": "#f0ad4e", "not reproduced": "#c9302c",
                    "inconclusive": "#6f8fb3", "not testable": "#9e9e9e"}
-
-
 KIND_TITLES = {"paper": "Paper claims", "beyond": "Beyond the paper (questions the paper does not ask)",
                "check": "Our own checks (identities, parity, set-up: never counted as reproductions)"}
 
 
+# --------------------------------------------------------------------------------------------- scoreboard
 def _paper_link(paper: str, base: str, root: Path) -> str:
     return f"[{_title(paper)}]({base}{paper_page(paper)})" if (root / paper_page(paper)).exists() else _title(paper)
 
@@ -91,7 +88,7 @@ def scoreboard_rows(board=None, root: Path | None = None) -> list[tuple[str, str
 def scoreboard_markdown(board=None, page: str = LANDING, root: Path | None = None) -> str:
     """The verdict counts of the five papers' *paper* claims, one row per paper and regime (``paper setting`` /
     ``scaled``), each paper linked to its page. Our own checks, beyond-the-paper claims and errata are counted
-    apart (:func:`other_claims_markdown`, :func:`errata_summary`)."""
+    apart (:func:`other_claims_markdown`, :func:`.errata.errata_summary`)."""
     from companion.results import VERDICTS
 
     root = _root(root)
@@ -146,8 +143,8 @@ def _regime_counts(frame) -> str:
 def other_claims_markdown(page: str = LANDING, root: Path | None = None) -> str:
     """Per ledger owner (the five papers, the baselines, the synthesis), what the scoreboard does not count: the
     verdicts of the beyond-the-paper claims (with their regimes), of our own checks (never reproductions) and of
-    the errata of each paper (:func:`errata_counts`): ``4 reproduced, 8 inconclusive (2 in the paper setting,
-    10 scaled)`` / ``12 passed, 1 failed`` / ``3 confirmed``."""
+    the errata of each paper (:func:`.errata.errata_by_paper`): ``4 reproduced, 8 inconclusive (2 in the paper
+    setting, 10 scaled)`` / ``12 passed, 1 failed`` / ``3 confirmed``."""
     from companion.results import KIND_VERDICTS, claims_frame
 
     root = _root(root)
@@ -171,6 +168,7 @@ def other_claims_markdown(page: str = LANDING, root: Path | None = None) -> str:
     return md_table(["paper", "beyond the paper", "our checks", "errata"], rows)
 
 
+# --------------------------------------------------------------------------------------------- claims
 def _ours_text(claim: dict) -> str:
     """Our value: over seeds, the estimate with its 95 % interval (and the interval over seeds and test items where
     items were resampled) and the design's minimum detectable effect; otherwise the value in words."""
@@ -253,6 +251,7 @@ def papers_with_claims(root: Path | None = None, five: bool | None = None) -> li
     return sorted(found, key=_paper_order)
 
 
+# --------------------------------------------------------------------------------------------- bottom lines
 def _paper_claims(paper: str, root: Path) -> list[dict]:
     return [c for ledger in _ledgers(root) if ledger["paper"] == paper for c in ledger["claims"]]
 
@@ -300,6 +299,7 @@ def landing_claims_markdown(paper: str, page: str = LANDING, root: Path | None =
     return "\n".join(parts)
 
 
+# --------------------------------------------------------------------------------------------- coverage, figure
 def coverage_markdown(paper: str, page: str, root: Path | None = None) -> str:
     """The paper's coverage map (``data/<paper>/coverage.csv``) with a status computed from the claims' verdicts:
     item, what the paper states, the notebook that addresses it, status (and our scale or the reason)."""
@@ -377,6 +377,7 @@ def notebooks_markdown(paper: str, page: str, root: Path | None = None) -> str:
     return md_table(["notebook", "section", "open"], rows)
 
 
+# --------------------------------------------------------------------------------------------- paper pages
 def _regime_summary(counts: dict[str, dict[str, int]]) -> str:
     from companion.results import VERDICTS
 
@@ -440,6 +441,7 @@ def render_paper_page(paper: str, root: Path | None = None) -> str:
             f'print(pages.paper_page_markdown("{paper}"))\n```\n')
 
 
+# --------------------------------------------------------------------------------------------- README, writing
 def notebook_table(root: Path = REPO_ROOT) -> str:
     """Markdown table of every notebook with its section and, when a repository is configured, its Colab badge
     (the README's notebook list)."""
