@@ -39,6 +39,7 @@ committed ``cpu`` results.
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import os
@@ -242,6 +243,13 @@ def provenance(profile: str, seeds: Sequence[int], wall_time_s: float | None = N
 
 
 # --------------------------------------------------------------------------------------------- figures
+def figure_output(png: bytes, figure: str, name: str) -> dict:
+    """A ``display_data`` output showing ``png``; ``figure`` is its file under the figures folder."""
+    return {"output_type": "display_data",
+            "data": {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": f"<Figure {name}>"},
+            "metadata": {"companion": {"figure": figure}}}
+
+
 class FigurePath(type(Path())):
     """The path of a figure saved by :meth:`Ledger.savefig`. IPython does not echo it: the figure itself is shown."""
 
@@ -259,8 +267,6 @@ def _show_saved_figure(fig, path: Path, figure: str) -> None:
     if shell is None or getattr(shell, "kernel", None) is None:
         return
     from IPython.display import display
-
-    from companion.notebook_outputs import figure_output
 
     out = figure_output(path.read_bytes(), figure, path.stem)
     display(out["data"], raw=True, metadata=out["metadata"])

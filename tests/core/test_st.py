@@ -387,7 +387,7 @@ def test_losses_and_st_import_from_the_package_alone(tmp_path):
         y = torch.tensor([0, 0, 4, 4, 7, 7])
         assert float(st.SoftCSELoss(Model())([{"x": a}], y)) > 0
         assert float(st.CoSENTLoss(Model())([{"x": a}, {"x": b}], y.float())) > 0
-        heavy = {"companion.settings", "companion.data", "companion.encoders", "companion.site", "pandas",
+        heavy = {"companion.settings", "companion.data", "companion.encoders", "companion.publish", "pandas",
                  "transformers", "datasets"}
         assert not heavy & set(sys.modules), heavy & set(sys.modules)
         print("ok", companion.losses.__file__)

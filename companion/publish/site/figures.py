@@ -31,7 +31,7 @@ from typing import Any
 
 #: Width of the text column in CSS pixels in a 1400-px browser window with the docked sidebar and the table of
 #: contents: the default article layout (measured on the rendered site), and ``page-layout: full`` (estimated from
-#: it in proportion to the characters per line of :mod:`companion.site_render`).
+#: it in proportion to the characters per line of :mod:`companion.publish.site.render`).
 COLUMN_PX = {"article": 749, "full": 999}
 #: The smallest text height, in pixels at display width, that a figure may show.
 MIN_FONT_PX = 10.0

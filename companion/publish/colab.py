@@ -21,8 +21,9 @@ import re
 import tomllib
 from pathlib import Path
 
-from companion import notebook_outputs
 from companion import settings as _settings
+from companion.publish import notebook_outputs
+from companion.publish.notebooks import list_notebooks
 
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 COLAB_PREFIX = "https://colab.research.google.com/github/"
@@ -191,8 +192,6 @@ def updated_twin(text: str, rel: str, repo: str | None, wordnet: bool = False) -
 def apply(root: str | Path | None = None, check_only: bool = False) -> list[str]:
     """Bring every notebook's badge and set-up cell up to date, in its ``.ipynb`` and in its ``.pct.py`` twin.
     Returns the files (paths relative to the checkout) that changed, or with ``check_only`` would change."""
-    from companion.runner import list_notebooks
-
     root = Path(root) if root is not None else _settings.repo_root()
     repo = repository(root)
     changed = []

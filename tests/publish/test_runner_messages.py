@@ -11,7 +11,7 @@ from pathlib import Path
 
 import nbformat
 
-from companion import runner
+from companion.publish import notebooks, runner
 
 REPO = Path(__file__).resolve().parents[2]
 WARNING = "without encryption"
@@ -56,7 +56,7 @@ def test_run_reports_where_outputs_went_without_kernel_noise(tmp_path):
 def test_output_locations_for_a_cpu_run(tmp_path, monkeypatch):
     monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
     monkeypatch.setenv("COMPANION_FIGURES_DIR", str(tmp_path / "figures"))
-    nb = runner.Notebook(path=tmp_path / "01-x.ipynb", paper="angle", stem="01-x", title="x")
+    nb = notebooks.Notebook(path=tmp_path / "01-x.ipynb", paper="angle", stem="01-x", title="x")
     ok = runner.RunResult(nb, "ok", 1.0, nb.path)
     gone = runner.RunResult(nb, "failed", 1.0, tmp_path / "failed" / "01-x.ipynb", error="cell 3: boom")
     lines = runner.output_locations([ok, gone], "cpu")

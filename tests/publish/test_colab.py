@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from companion import colab, runner, site
+from companion.publish import colab, notebooks
+from companion.publish.site import checks, common, pages
 
 REPO = Path(__file__).resolve().parents[2]
 PCT = """# %% [markdown]
@@ -97,22 +98,22 @@ def test_the_badge_and_set_up_cell_follow_the_one_setting(tmp_path):
     twin = (root / "notebooks/angle/01-tiny.pct.py").read_text()
     assert '# %% tags=["colab-setup"]' in twin and "github/octo/companion/blob/main" in twin
     _sync_changes_nothing(root)
-    notebook = runner.list_notebooks(root / "notebooks")[0]
-    assert site.first_cell_problems(notebook, root) == []
+    notebook = notebooks.list_notebooks(root / "notebooks")[0]
+    assert checks.first_cell_problems(notebook, root) == []
     assert f"[![Open In Colab]({colab.BADGE_IMAGE})](https://colab.research.google.com/github/octo/companion/blob/" \
-           f"main/{rel})" in site.notebook_table(root)
+           f"main/{rel})" in pages.notebook_table(root)
 
     # no repository: no Colab link left anywhere, the set-up cell says so on Colab, nothing else moves
     _set_repository(root, "")
-    assert site.first_cell_problems(notebook, root) == [
+    assert checks.first_cell_problems(notebook, root) == [
         f"{rel}: the first cell links to Colab but no repository is configured ([tool.companion] repository in "
         "pyproject.toml); run `python -m companion colab`",
         f"{rel}: the second cell is not the current Colab set-up cell; run `python -m companion colab`"]
     assert len(colab.apply(root)) == 2 and colab.apply(root) == []
     ipynb, pct = (text.decode() for text in _pair(root))
     assert "colab.research.google.com" not in ipynb and "colab.research.google.com" not in pct
-    assert "Open In Colab" not in site.notebook_table(root) and "| notebook | section |" in site.notebook_table(root)
-    assert site.first_cell_problems(notebook, root) == []
+    assert "Open In Colab" not in pages.notebook_table(root) and "| notebook | section |" in pages.notebook_table(root)
+    assert checks.first_cell_problems(notebook, root) == []
     assert json.loads(ipynb)["cells"][-1] == stored
     assert "# # AnglE 01 — a tiny notebook\n#\n# Reproduces §3 (Table 1).\n\n# %% tags=[\"colab-setup\"]" in pct
     _sync_changes_nothing(root)
@@ -129,12 +130,12 @@ def test_this_checkout_is_consistent_with_its_setting():
     repo = colab.repository(REPO)
     assert colab.apply(REPO, check_only=True) == []
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    pages = "".join(site.notebooks_markdown(p, site.paper_page(p), REPO) for p in dict.fromkeys(
-        nb.paper for nb in runner.list_notebooks()))
-    for nb in runner.list_notebooks():
+    shown = "".join(pages.notebooks_markdown(p, common.paper_page(p), REPO) for p in dict.fromkeys(
+        nb.paper for nb in notebooks.list_notebooks()))
+    for nb in notebooks.list_notebooks():
         first = "".join(json.loads(nb.path.read_text(encoding="utf-8"))["cells"][0]["source"])
         assert ("colab.research.google.com/github" in first) == bool(repo), nb.key
-    for text in (readme, pages):
+    for text in (readme, shown):
         assert "OWNER/REPO" not in text
         assert ("colab.research.google.com/github" in text) == bool(repo)
 

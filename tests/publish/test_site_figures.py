@@ -1,5 +1,5 @@
-"""Figure legibility at display width (companion.site_figures): the formula, stored notebook PNGs and the figures a
-page draws at render time, each check with a failing and a passing case."""
+"""Figure legibility at display width (companion.publish.site.figures): the formula, stored notebook PNGs and the
+figures a page draws at render time, each check with a failing and a passing case."""
 
 import base64
 import io
@@ -11,8 +11,8 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from companion import site, site_figures  # noqa: E402
-from companion import site_render as render  # noqa: E402
+from companion.publish.site import checks, pages, render  # noqa: E402
+from companion.publish.site import figures as site_figures  # noqa: E402
 
 
 def _png(width_in, height_in=3.0, dpi=130):
@@ -96,7 +96,7 @@ def test_the_verdict_figure_is_legible_at_the_landing_page_width():
 
     board = pd.DataFrame([{"paper": "angle", "regime": r, **dict(zip(VERDICTS, [3, 1, 1, 2, 0])), "total": 7}
                           for r in ("paper setting", "scaled")])
-    fig = site.verdict_figure(board=board)
+    fig = pages.verdict_figure(board=board)
     assert site_figures.figure_problems(fig, "index.qmd", site_figures.COLUMN_PX["full"]) == []
-    assert site.figure_problems(board=board, figure=fig) == []
+    assert checks.figure_problems(board=board, figure=fig) == []
     plt.close("all")

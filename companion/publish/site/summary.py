@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion import site_format as fmt
+from companion.publish.site import format as fmt
 
 PAPER_SETTING = "paper setting"
 #: how many places in the paper a verdict names before it says "and N more"

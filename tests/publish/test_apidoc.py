@@ -1,4 +1,4 @@
-"""The API reference (companion.apidoc) and the page "Use the objectives in your own training".
+"""The API reference (companion.publish.apidoc) and the page "Use the objectives in your own training".
 
 The generated pages must equal what quartodoc gives from the docstrings now, carry no reStructuredText left over,
 and be in the site's navigation; the reST-to-markdown step is checked on small inputs; the hand-written page's
@@ -14,9 +14,12 @@ import shutil
 import pytest
 import yaml
 
-from companion import apidoc, site, st
+from companion import papers, st
+from companion.publish import apidoc
+from companion.publish.site import checks, common
+from companion.settings import REPO_ROOT
 
-ROOT = site.REPO_ROOT
+ROOT = REPO_ROOT
 
 
 def _checkout(tmp_path):
@@ -65,18 +68,27 @@ def test_pages_document_every_loss_with_formula_and_example_and_no_rest_left():
         assert not leftovers, f"{page}: reStructuredText left over: {leftovers[:3]}"
 
 
-def test_heads_module_is_named_once_and_documented():
-    module = importlib.import_module(apidoc.HEADS_MODULE)
+def test_each_papers_modules_come_from_its_registry_entry():
+    """The registry names a paper's modules once; the reference lists them and names none itself, so adding a paper
+    touches no tooling code."""
+    heads = "companion.papers.circumplex.heads"
+    assert heads in papers.paper("circumplex").api_section[2]
+    module = importlib.import_module(heads)
     assert hasattr(module, "GPTHead") and hasattr(module, "NGPTHead")
-    text = (ROOT / apidoc.page_path(apidoc.HEADS_MODULE)).read_text(encoding="utf-8")
-    assert f"{{ #{apidoc.HEADS_MODULE}.NGPTHead }}" in text
-    source = (ROOT / "companion" / "apidoc.py").read_text(encoding="utf-8")
-    assert source.count(f'"{apidoc.HEADS_MODULE}"') == 1
+    assert f"{{ #{heads}.NGPTHead }}" in (ROOT / apidoc.page_path(heads)).read_text(encoding="utf-8")
+    assert (ROOT / "companion" / "papers" / "__init__.py").read_text(encoding="utf-8").count(f'"{heads}"') == 1
+    own = [m for p in papers.REGISTRY for m in ((p.losses_module,) if p.losses_module else ())
+           + (p.api_section[2] if p.api_section else ())]
+    assert own and set(own) <= set(apidoc.modules())
+    assert [m for m in apidoc.modules() if m.startswith("companion.losses.")][1:] == \
+        [p.losses_module for p in papers.REGISTRY if p.losses_module]  # after the cores, in the registry's order
+    source = (ROOT / "companion" / "publish" / "apidoc.py").read_text(encoding="utf-8")
+    assert not [m for m in own if m in source]
 
 
 def test_pages_are_in_the_navigation():
-    config = yaml.safe_load((ROOT / site.CONFIG).read_text(encoding="utf-8"))
-    listed = [site._href(item) for bar in config["website"]["sidebar"] for item in bar["contents"]]
+    config = yaml.safe_load((ROOT / common.CONFIG).read_text(encoding="utf-8"))
+    listed = [checks._href(item) for bar in config["website"]["sidebar"] for item in bar["contents"]]
     assert {*apidoc.pages(), apidoc.USE_PAGE} <= set(listed)
     assert f"{apidoc.API_DIR}/*.qmd" in config["project"]["render"]
     hrefs = [m["href"] for item in config["website"]["navbar"]["left"] for m in item.get("menu", [])]

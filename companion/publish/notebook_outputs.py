@@ -40,7 +40,6 @@ notebooks whose stored run wrote those files (the figures are rewritten by every
 from __future__ import annotations
 
 import argparse
-import base64
 import copy
 import json
 import os
@@ -299,13 +298,6 @@ def _clean_outputs(outputs: list[dict], places: list[tuple[str, str]]) -> list[d
 
 
 # --------------------------------------------------------------------------------------------- figures
-def figure_output(png: bytes, figure: str, name: str) -> dict:
-    """A ``display_data`` output showing ``png``; ``figure`` is its file under the figures folder."""
-    return {"output_type": "display_data",
-            "data": {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": f"<Figure {name}>"},
-            "metadata": {"companion": {"figure": figure}}}
-
-
 def saved_figures(source: str) -> list[tuple[str, bool]]:
     """(name, conditional) of each ``x.savefig(fig, "name")`` with a literal name in a cell's source;
     ``conditional`` when the call is indented (inside an ``if``/``for``/``try``...)."""
@@ -317,6 +309,8 @@ def _has_image(outputs: Iterable[dict]) -> bool:
 
 
 def _embed_figures(cell: dict, figures: Path, paper: str | None) -> list[str]:
+    from companion.results import figure_output
+
     if _has_image(cell.get("outputs", [])):
         return []
     embedded = []
@@ -528,7 +522,7 @@ def output_counts(notebook: dict | str | os.PathLike) -> dict[str, int]:
 # --------------------------------------------------------------------------------------------- command line
 def _targets(paths: list[str]) -> list[Path]:
     if not paths:
-        from .runner import list_notebooks
+        from companion.publish.notebooks import list_notebooks
 
         return [nb.path for nb in list_notebooks()]
     found = []
@@ -585,5 +579,5 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["MAX_BYTES", "clean", "figure_output", "machine_paths", "main", "output_counts", "paper_of", "problems",
+__all__ = ["MAX_BYTES", "clean", "machine_paths", "main", "output_counts", "paper_of", "problems",
            "render_stream", "replace_paths", "saved_figures"]

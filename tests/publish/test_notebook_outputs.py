@@ -1,6 +1,6 @@
 """Stored notebook outputs: what GitHub, Colab, JupyterLab and the Quarto site show without running anything.
 
-* every committed notebook passes :func:`companion.notebook_outputs.problems` (no machine paths, warnings,
+* every committed notebook passes :func:`companion.publish.notebook_outputs.problems` (no machine paths, warnings,
   tracebacks, unmerged streams or redrawn progress bars; every figure cell shows an inline image), stays under
   1.5 MB, and its inline figures are the PNG files its run saved under ``figures/``;
 * ``jupytext --sync`` on a copy of ``notebooks/`` changes no byte, whichever of a notebook and its twin is newer;
@@ -26,9 +26,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from companion import notebook_outputs as N
-from companion import settings, site
-from companion.runner import Notebook, execute, list_notebooks
+from companion import settings
+from companion.publish import notebook_outputs as N
+from companion.publish.notebooks import Notebook, list_notebooks
+from companion.publish.runner import execute
+from companion.publish.site import checks
 
 NOTEBOOKS = list_notebooks()
 REPO = settings.REPO_ROOT
@@ -338,9 +340,9 @@ def test_site_check_reports_output_problems_until_cleaned(tmp_path):
     path = folder / "01-a.ipynb"
     path.write_text(json.dumps(_nb(_code(outputs=[_stream("a\n", "stdout"), _stream("b\n", "stdout")]))))
     (tmp_path / "_quarto.yml").write_text("website:\n  sidebar:\n  - contents: [notebooks/angle/01-a.ipynb]\n")
-    assert "notebooks/angle/01-a.ipynb: cell 0: unmerged consecutive stdout outputs" in site.check(tmp_path)
+    assert "notebooks/angle/01-a.ipynb: cell 0: unmerged consecutive stdout outputs" in checks.check(tmp_path)
     N.clean(path)
-    assert not [p for p in site.check(tmp_path) if "01-a.ipynb: cell" in p]
+    assert not [p for p in checks.check(tmp_path) if "01-a.ipynb: cell" in p]
 
 
 # --------------------------------------------------------------------------------------------- executed notebooks

@@ -6,7 +6,8 @@ import re
 import nbformat
 import pytest
 
-from companion import colab, runner, site
+from companion.publish import colab, notebooks
+from companion.publish.site import checks, common, config, errata, pages, scale
 from companion.results import (
     VERDICTS,
     Ledger,
@@ -17,6 +18,7 @@ from companion.results import (
     scoreboard,
     within,
 )
+from companion.settings import REPO_ROOT
 
 
 def _table_rows(markdown: str) -> list[list[list[str]]]:
@@ -43,9 +45,9 @@ def _notebook(path, first_cell, code_cells):
 
 # --------------------------------------------------------------------------------------------- unit pieces
 def test_md_table_escapes_pipes_and_newlines():
-    assert site.md_table(["a", "b"], [["x|y", "1\n2"], [3, None]]) == (
+    assert common.md_table(["a", "b"], [["x|y", "1\n2"], [3, None]]) == (
         "| a | b |\n|---|---|\n| x\\|y | 1 2 |\n| 3 |  |")
-    rows = _table_rows(site.md_table(["a", "b"], [["|ours - 1| <= 2", {"k": True}]]))[0]
+    rows = _table_rows(common.md_table(["a", "b"], [["|ours - 1| <= 2", {"k": True}]]))[0]
     assert [len(r) for r in rows] == [2, 2, 2]
 
 
@@ -55,7 +57,7 @@ def test_claim_cells_finds_literal_and_fstring_ids(tmp_path):
         'ledger.claim("a-1", "first", 1, 1, within(1, 0), kind="beyond")',
         'for ds in ["Emolit", "Go"]:\n    ledger.claim(f"{ds}:v-beats", "per data set", 1, 1, holds(), kind="beyond")',
     ])
-    found = site.claim_cells(path, ["a-1", "Emolit:v-beats", "Go:v-beats", "missing", "a-10"])
+    found = common.claim_cells(path, ["a-1", "Emolit:v-beats", "Go:v-beats", "missing", "a-10"])
     assert found == {"a-1": 2, "Emolit:v-beats": 3, "Go:v-beats": 3}
 
 
@@ -65,7 +67,7 @@ def test_link_problems(tmp_path):
     (tmp_path / "fig.png").write_bytes(b"png")
     text = ("[ok](../fig.png) [web](https://example.org/x) ![img](page.qmd#anchor) [here](#top) "
             "[gone](../missing.ipynb) [out](../../outside.txt) <img src=\"nope.png\">")
-    problems = site.link_problems(text, tmp_path / "sub", tmp_path, "page")
+    problems = checks.link_problems(text, tmp_path / "sub", tmp_path, "page")
     assert len(problems) == 3
     assert all(bad in " ".join(problems) for bad in ("missing.ipynb", "outside.txt", "nope.png"))
 
@@ -75,14 +77,14 @@ def test_first_cell_needs_badge_and_section(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.companion]\nrepository = "o/r"\n')  # the badges' repository
     badge = f"[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/o/r/blob/main/{rel})"
     good = _notebook(tmp_path / rel, f"# Title\n{badge}\nReproduces §4 and Table 2.", [colab.setup_source("o/r"), "1"])
-    nb = runner.Notebook(path=good, paper="angle", stem="01-x", title="Title")
-    assert site.first_cell_problems(nb, tmp_path) == []
+    nb = notebooks.Notebook(path=good, paper="angle", stem="01-x", title="Title")
+    assert checks.first_cell_problems(nb, tmp_path) == []
     _notebook(tmp_path / rel, "# Title\nno badge, no section", ["1"])
-    problems = " ".join(site.first_cell_problems(nb, tmp_path))
+    problems = " ".join(checks.first_cell_problems(nb, tmp_path))
     assert "no Colab badge" in problems and "does not name the paper section" in problems
     other = "[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/o/r/blob/main/notebooks/x.ipynb)"
     _notebook(tmp_path / rel, f"# Title\n{other}\n§4", ["1"])
-    assert "no Colab badge" in " ".join(site.first_cell_problems(nb, tmp_path))  # a badge for another notebook
+    assert "no Colab badge" in " ".join(checks.first_cell_problems(nb, tmp_path))  # a badge for another notebook
 
 
 def test_settings_call_and_executed_settings(tmp_path):
@@ -90,15 +92,15 @@ def test_settings_call_and_executed_settings(tmp_path):
     py.write_text('cfg = settings(profile, smoke=dict(steps=2), cpu=dict(steps=40, model="m"),\n'
                   '               gpu=dict(steps=8000, model="bert-base-uncased", sets=list(range(3))),\n'
                   '               common=dict(lr=3e-5, seeds=[0, 1]), overrides=dict(steps=None))\n')
-    assert site.settings_call(py)["gpu"] == {"steps": 8000, "model": "bert-base-uncased", "sets": "list(range(3))"}
-    assert site.profile_settings(py, "cpu") == {"lr": 3e-5, "seeds": [0, 1], "steps": 40, "model": "m"}
+    assert scale.settings_call(py)["gpu"] == {"steps": 8000, "model": "bert-base-uncased", "sets": "list(range(3))"}
+    assert scale.profile_settings(py, "cpu") == {"lr": 3e-5, "seeds": [0, 1], "steps": 40, "model": "m"}
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("cfg")
     cell.outputs = [nbformat.v4.new_output("execute_result", {"text/plain": "Settings(steps=40, model='m', "
                                                                             "n_train=None, profile='cpu')"})]
     nb.cells = [cell]
     nbformat.write(nb, tmp_path / "01-x.ipynb")
-    assert site.executed_settings(tmp_path / "01-x.ipynb") == {"steps": 40, "model": "m", "n_train": None,
+    assert scale.executed_settings(tmp_path / "01-x.ipynb") == {"steps": 40, "model": "m", "n_train": None,
                                                                "profile": "cpu"}
 
 
@@ -125,7 +127,7 @@ def _tiny_project(tmp_path, monkeypatch):
         'ledger.claim("d", "four", None, True, holds(), kind="check")',
         'ledger.claim("e", "five", 0.1, cmp, stats.direction(0.1), kind="paper")\n'
         'ledger.claim("f", "six", None, cmp, stats.inconclusive("long"), kind="beyond")'])
-    runner.twin_path(tmp_path / rel).write_text(
+    notebooks.twin_path(tmp_path / rel).write_text(
         'cfg = settings(profile, smoke=dict(steps=1), cpu=dict(steps=40, n_train=300), gpu=dict(steps=9, '
         'model="bert-base-uncased"), common=dict(model="sentence-transformers/all-MiniLM-L6-v2"))\n')
     cmp = stats.paired([0.30, 0.35, 0.40], [0.10, 0.12, 0.15])
@@ -149,19 +151,19 @@ def _tiny_project(tmp_path, monkeypatch):
 
 def test_scoreboard_and_claims_tables_by_hand(tmp_path, monkeypatch):
     root = _tiny_project(tmp_path, monkeypatch)
-    (root / site.paper_page("angle")).parent.mkdir(parents=True)
-    (root / site.paper_page("angle")).write_text("x")
-    board = _table_rows(site.scoreboard_markdown(root=root))[0]
+    (root / common.paper_page("angle")).parent.mkdir(parents=True)
+    (root / common.paper_page("angle")).write_text("x")
+    board = _table_rows(pages.scoreboard_markdown(root=root))[0]
     assert board[0] == ["paper", "regime", "reproduced", "partly", "not reproduced", "inconclusive",
                         "not testable", "claims"]
     # every count split by regime; the synthesis (not one of the five papers) has no row
     assert board[2:] == [["[AnglE](site/papers/angle.qmd)", "paper setting", "1", "0", "0", "0", "1", "2"],
                          ["[AnglE](site/papers/angle.qmd)", "scaled", "1", "0", "1", "0", "0", "2"]]
-    others = _table_rows(site.other_claims_markdown(root=root))[0]
+    others = _table_rows(pages.other_claims_markdown(root=root))[0]
     assert others[0] == ["paper", "beyond the paper", "our checks", "errata"]
     assert others[2] == ["[AnglE](site/papers/angle.qmd)", "1 inconclusive (1 scaled)", "1 passed", "1 confirmed"]
     assert others[3] == ["Synthesis", "1 reproduced (1 in the paper setting)", "none", "none"]
-    text = site.claims_markdown("angle", page=site.paper_page("angle"), root=root)
+    text = pages.claims_markdown("angle", page=common.paper_page("angle"), root=root)
     claims = _table_rows(text)[0]
     assert claims[0] == ["claim · where in the paper · deciding cell", "paper", "ours [95 % CI], MDE", "verdict",
                          "regime"]
@@ -177,51 +179,51 @@ def test_scoreboard_and_claims_tables_by_hand(tmp_path, monkeypatch):
                                           "two *(Table 4)* · [01-x, cell 3](../../notebooks/angle/01-x.ipynb)",
                                           "three *(§5)* · [01-x, cell 3](../../notebooks/angle/01-x.ipynb)",
                                           "five *(Table 5)* · [01-x, cell 4](../../notebooks/angle/01-x.ipynb)"]
-    beyond = site.claims_markdown("angle", page=site.paper_page("angle"), root=root, kind="beyond")
+    beyond = pages.claims_markdown("angle", page=common.paper_page("angle"), root=root, kind="beyond")
     row = _table_rows(beyond)[0][2]
     assert row[3] == f"**inconclusive** — {LONG_REASON}" and "…" not in beyond  # the full reason, never cut
     assert row[4] == "scaled (A)" and beyond.endswith("- **A**: frozen MiniLM")
-    checks = _table_rows(site.claims_markdown("angle", page=site.paper_page("angle"), root=root, kind="check"))[0]
-    assert checks[0][-1] == "verdict" and [r[3] for r in checks[2:]] == ["**passed**"]  # a check has no regime
+    ours = _table_rows(pages.claims_markdown("angle", page=common.paper_page("angle"), root=root, kind="check"))[0]
+    assert ours[0][-1] == "verdict" and [r[3] for r in ours[2:]] == ["**passed**"]  # a check has no regime
 
 
 def test_landing_counts_the_five_papers_by_regime_and_the_errata_apart(tmp_path, monkeypatch):
     root = _tiny_project(tmp_path, monkeypatch)
     board = scoreboard(root / "results", kind="paper", by_regime=True)
-    rows = site.scoreboard_rows(board, root)
+    rows = pages.scoreboard_rows(board, root)
     assert [(p, r, c["total"]) for p, r, c in rows] == [("angle", "paper setting", 2), ("angle", "scaled", 2)]
     with pytest.raises(ValueError, match="by_regime"):
-        site.scoreboard_rows(scoreboard(root / "results"), root)
-    summary = site.scoreboard_summary(board, root)
+        pages.scoreboard_rows(scoreboard(root / "results"), root)
+    summary = pages.scoreboard_summary(board, root)
     assert summary.startswith("**In all, 4 claims of one paper:** 2 in the paper setting (1 reproduced, 1 not "
                               "testable); 2 scaled (1 reproduced, 1 not reproduced).")
-    assert site.REGIME_SENTENCE in summary and "never changes a verdict" in site.REGIME_SENTENCE
+    assert pages.REGIME_SENTENCE in summary and "never changes a verdict" in pages.REGIME_SENTENCE
     # the erratum is counted apart and is never a reproduced paper claim
-    assert site.errata_counts(root) == {"confirmed": 1}
-    errata = site.errata_summary(root=root)
-    assert "**1** confirmed, **0** partly confirmed (1 in all)" in errata
-    assert "never a reproduced paper claim" in errata and "(site/errata.qmd)" in errata
-    assert "angle:eq6" not in site.claims_markdown("angle", root=root)
-    assert site.papers_with_claims(root, five=True) == ["angle"]
-    assert site.papers_with_claims(root, five=False) == ["synthesis"]
-    synthesis = site.landing_claims_markdown("synthesis", root=root)
+    assert errata.errata_counts(root) == {"confirmed": 1}
+    counted = errata.errata_summary(root=root)
+    assert "**1** confirmed, **0** partly confirmed (1 in all)" in counted
+    assert "never a reproduced paper claim" in counted and "(site/errata.qmd)" in counted
+    assert "angle:eq6" not in pages.claims_markdown("angle", root=root)
+    assert pages.papers_with_claims(root, five=True) == ["angle"]
+    assert pages.papers_with_claims(root, five=False) == ["synthesis"]
+    synthesis = pages.landing_claims_markdown("synthesis", root=root)
     assert synthesis.startswith("Not one of the five papers") and "| not a paper" not in synthesis
     assert 'title="Beyond the paper: 1 claim"' in synthesis
-    page = site.paper_page_markdown("angle", root)
+    page = pages.paper_page_markdown("angle", root)
     assert ("**Verdicts on the paper's own claims:** in the paper setting: 1 reproduced, 1 not testable (of 2); "
             "scaled: 1 reproduced, 1 not reproduced (of 2).") in page
     assert "**confirmed** (Eq. 6): Eq. 6 is constant" in page
-    assert "### Paper claims" not in site.paper_page_markdown("synthesis", root)
+    assert "### Paper claims" not in pages.paper_page_markdown("synthesis", root)
 
 
 def test_errata_take_the_erratum_verdicts(tmp_path, monkeypatch):
     """Every erratum verdict maps to a status and a callout; the page's cards follow the ledger."""
     from companion.stats import ERRATUM_VERDICTS
 
-    assert set(site.ERRATUM_STATUS) == set(ERRATUM_VERDICTS)
-    assert set(site.ERRATUM_CALLOUT) == set(site.ERRATUM_STATUS.values())
+    assert set(errata.ERRATUM_STATUS) == set(ERRATUM_VERDICTS)
+    assert set(errata.ERRATUM_CALLOUT) == set(errata.ERRATUM_STATUS.values())
     root = _tiny_project(tmp_path, monkeypatch)
-    page = site.errata_markdown(root=root)
+    page = errata.errata_markdown(root=root)
     assert "### 1. Eq. 6 — confirmed {#erratum-angle-eq6}" in page and "## AnglE" in page
     assert "[00-errata, cell" not in page  # the fixture has no errata notebook: the cell is not found
     assert "(cell not found)" in page
@@ -229,58 +231,58 @@ def test_errata_take_the_erratum_verdicts(tmp_path, monkeypatch):
 
 def test_notebook_scale_reads_provenance_then_falls_back(tmp_path, monkeypatch):
     root = _tiny_project(tmp_path, monkeypatch)
-    nb = runner.list_notebooks(root / "notebooks")[0]
-    scale = site.notebook_scale(nb, root)  # no recorded settings, no settings output: the notebook source
-    assert scale["profile"] == "cpu" and scale["seeds"] == [0, 1, 2] and scale["settings_from"] == "notebook source"
-    assert scale["backbone"] == "sentence-transformers/all-MiniLM-L6-v2"
-    assert scale["budget"] == "steps=40, n_train=300" and "CPU cores" in scale["hardware"]
+    nb = notebooks.list_notebooks(root / "notebooks")[0]
+    run = scale.notebook_scale(nb, root)  # no recorded settings, no settings output: the notebook source
+    assert run["profile"] == "cpu" and run["seeds"] == [0, 1, 2] and run["settings_from"] == "notebook source"
+    assert run["backbone"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert run["budget"] == "steps=40, n_train=300" and "CPU cores" in run["hardware"]
     prov_path = root / "results" / "angle" / "01-x.provenance.json"
     prov = json.loads(prov_path.read_text())
     prov["settings"] = {"model": "other/model", "steps": 7, "profile": "cpu"}
     prov_path.write_text(json.dumps(prov))
-    scale = site.notebook_scale(nb, root)
-    assert (scale["backbone"], scale["budget"], scale["settings_from"]) == ("other/model", "steps=7", "provenance")
-    backbones = _table_rows(site.gpu_backbones_markdown(root=root))[0]
+    run = scale.notebook_scale(nb, root)
+    assert (run["backbone"], run["budget"], run["settings_from"]) == ("other/model", "steps=7", "provenance")
+    backbones = _table_rows(scale.gpu_backbones_markdown(root=root))[0]
     assert backbones[2][1:] == ["`sentence-transformers/all-MiniLM-L6-v2`",
                                 "[`bert-base-uncased`](https://huggingface.co/bert-base-uncased)"]
 
 
 def test_timings_use_the_benchmark_report_or_say_not_measured(tmp_path, monkeypatch):
     root = _tiny_project(tmp_path, monkeypatch)
-    rows = _table_rows(site.timings_markdown(root=root))[0]
+    rows = _table_rows(scale.timings_markdown(root=root))[0]
     assert rows[2][1] == "not measured" and rows[2][3] == "not measured" and rows[2][2].endswith("no GPU)")
     (root / "benchmarks").mkdir()
     (root / "benchmarks" / "report.json").write_text(json.dumps({"smoke_notebooks_s": {"angle/01-x": 3.21}}))
-    assert _table_rows(site.timings_markdown(root=root))[0][2][1] == "3.2 s"
+    assert _table_rows(scale.timings_markdown(root=root))[0][2][1] == "3.2 s"
 
 
 # --------------------------------------------------------------------------------------------- the real site
 def test_every_page_is_in_the_navigation_and_generated_pages_are_current():
-    config = site.build_config()
-    listed = [site._href(i) for bar in config["website"]["sidebar"] for i in bar["contents"]]
-    nav = [i.get("href") for i in config["website"]["navbar"]["left"]]
-    nav += [m["href"] for i in config["website"]["navbar"]["left"] for m in i.get("menu", [])]
-    for page in site.pages():
+    built = config.build_config()
+    listed = [checks._href(i) for bar in built["website"]["sidebar"] for i in bar["contents"]]
+    nav = [i.get("href") for i in built["website"]["navbar"]["left"]]
+    nav += [m["href"] for i in built["website"]["navbar"]["left"] for m in i.get("menu", [])]
+    for page in config.pages():
         assert page in listed or page in nav, page
-        assert (site.REPO_ROOT / page).exists(), page
-    for paper in {nb.paper for nb in runner.list_notebooks()}:
-        assert (site.REPO_ROOT / site.paper_page(paper)).read_text() == site.render_paper_page(paper)
+        assert (REPO_ROOT / page).exists(), page
+    for paper in {nb.paper for nb in notebooks.list_notebooks()}:
+        assert (REPO_ROOT / common.paper_page(paper)).read_text() == pages.render_paper_page(paper)
 
 
-@pytest.mark.parametrize("page", site.pages())
+@pytest.mark.parametrize("page", config.pages())
 def test_page_cells_run_and_links_resolve(page):
-    path = site.REPO_ROOT / page
+    path = REPO_ROOT / page
     text = path.read_text(encoding="utf-8")
-    assert site.link_problems(text, path.parent, site.REPO_ROOT, page) == []
-    printed = site.execute_page(path)
-    assert site.link_problems(printed, path.parent, site.REPO_ROOT, page) == []
+    assert checks.link_problems(text, path.parent, REPO_ROOT, page) == []
+    printed = checks.execute_page(path)
+    assert checks.link_problems(printed, path.parent, REPO_ROOT, page) == []
     for table in _table_rows(printed):
         assert len(table) >= 2 and all(re.fullmatch(r"-{3,}", c) for c in table[1]), table[:2]
         assert {len(row) for row in table} == {len(table[0])}, f"{page}: ragged table {table[0]}"
 
 
 def test_landing_scoreboard_matches_the_ledgers():
-    printed = site.execute_page(site.REPO_ROOT / site.LANDING)
+    printed = checks.execute_page(REPO_ROOT / common.LANDING)
     board = scoreboard(kind="paper", by_regime=True)
     table, others = _table_rows(printed)[:2]
     assert table[0] == ["paper", "regime", *VERDICTS, "claims"]
@@ -289,16 +291,16 @@ def test_landing_scoreboard_matches_the_ledgers():
     apart = {re.sub(r"\]\(.*", "", row[0]).lstrip("["): row[1:] for row in others[2:]}
     frame = claims_frame()
     frame = frame.assign(regime_kind=frame["regime"].map(regime_kind))
-    papers = {site.PAPERS[p]["title"]: p for p in site.REPRODUCED_PAPERS}
+    papers = {common.PAPERS[p]["title"]: p for p in common.REPRODUCED_PAPERS}
     assert {title for title, _ in parsed} <= set(papers)  # the five papers only: no synthesis, no baselines
-    assert {regime for _, regime in parsed} <= set(site.REGIMES)
+    assert {regime for _, regime in parsed} <= set(pages.REGIMES)
     for (title, regime), counts in parsed.items():
         mine = frame[(frame["paper"] == papers[title]) & (frame["kind"] == "paper") & (frame["regime_kind"] == regime)]
         assert counts == [int((mine["verdict"] == v).sum()) for v in VERDICTS] + [len(mine)], (title, regime)
     assert sum(c[-1] for c in parsed.values()) == int(board["total"].sum())
-    assert site.REGIME_SENTENCE in printed and "**Errata**, counted apart" in printed
+    assert pages.REGIME_SENTENCE in printed and "**Errata**, counted apart" in printed
     for title, shown in apart.items():
-        paper = next(p for p in site.PAPERS if site.PAPERS[p]["title"] == title)
+        paper = next(p for p in common.PAPERS if common.PAPERS[p]["title"] == title)
         mine = frame[frame["paper"] == paper]
         for kind, cell in zip(("beyond", "check"), shown):
             counted = sum(int(n) for n in re.findall(r"(\d+) (?!in the paper|scaled)", cell))
@@ -306,9 +308,9 @@ def test_landing_scoreboard_matches_the_ledgers():
 
 
 def test_every_claim_resolves_to_a_cell_that_records_it():
-    where = site.claim_locations()
-    for ledger in site._ledgers(site.REPO_ROOT):
-        nb_path = site._notebook_path(site.REPO_ROOT, ledger["paper"], ledger["notebook"])
+    where = common.claim_locations()
+    for ledger in common._ledgers(REPO_ROOT):
+        nb_path = common._notebook_path(REPO_ROOT, ledger["paper"], ledger["notebook"])
         assert nb_path is not None, ledger["notebook"]
         cells = json.loads(nb_path.read_text())["cells"]
         for claim in ledger["claims"]:
@@ -322,25 +324,25 @@ def test_every_claim_resolves_to_a_cell_that_records_it():
 
 
 def test_every_notebook_first_cell_has_badge_and_section():
-    problems = [p for nb in runner.list_notebooks() for p in site.first_cell_problems(nb)]
+    problems = [p for nb in notebooks.list_notebooks() for p in checks.first_cell_problems(nb)]
     assert problems == []
 
 
 def test_errata_page_lists_every_erratum_with_its_proving_cell():
-    claims = site._errata_claims(site.REPO_ROOT)
+    claims = errata._errata_claims(REPO_ROOT)
     if not claims:
         pytest.skip("the errata notebook has not been run in the cpu profile yet")
-    page = site.errata_markdown()
+    page = errata.errata_markdown()
     cards = re.findall(r"^### \d+\. .*\{#(erratum-[\w-]+)\}$", page, flags=re.M)
-    assert sorted(cards) == sorted(site.erratum_anchor(c["id"]) for c in claims)
+    assert sorted(cards) == sorted(errata.erratum_anchor(c["id"]) for c in claims)
     proofs = re.findall(r"Proved in \[00-errata, cell \d+\]\(\.\./notebooks/synthesis/00-errata\.ipynb\)", page)
     assert len(proofs) == len(claims)
     assert "{\"" not in page  # the computed conditions are in words, not a dict
-    assert {c["id"].split(":")[0] for c in claims} <= set(site.PAPERS)
+    assert {c["id"].split(":")[0] for c in claims} <= set(common.PAPERS)
     assert {c["kind"] for c in claims} == {"erratum"}  # never paper claims: the scoreboard does not count them
-    counts = site.errata_counts()
+    counts = errata.errata_counts()
     assert sum(counts.values()) == len(claims)
-    assert set(counts) <= set(site.ERRATUM_STATUS.values())
+    assert set(counts) <= set(errata.ERRATUM_STATUS.values())
     assert counts.get("confirmed", 0) >= 10  # the issue asks for at least ten verified errata
 
 
@@ -348,15 +350,15 @@ def test_site_check_catches_a_twin_that_quarto_would_render_instead(tmp_path):
     """Quarto drops an .ipynb that has a same-stem source file (it takes it for that file's intermediate)."""
     nb = tmp_path / "01-x.ipynb"
     nb.write_text("{}")
-    runner.twin_path(nb).write_text("# %%\n")
-    assert site.source_collisions(nb) == []
+    notebooks.twin_path(nb).write_text("# %%\n")
+    assert checks.source_collisions(nb) == []
     (tmp_path / "01-x.py").write_text("# %%\n")
-    assert [p.name for p in site.source_collisions(nb)] == ["01-x.py"]
+    assert [p.name for p in checks.source_collisions(nb)] == ["01-x.py"]
 
 
 def test_twins_do_not_share_the_notebook_stem():
-    for nb in runner.list_notebooks():
-        assert site.source_collisions(nb.path) == [], nb.key
+    for nb in notebooks.list_notebooks():
+        assert checks.source_collisions(nb.path) == [], nb.key
         assert nb.twin.exists(), f"{nb.key} has no twin {nb.twin.name}"
 
 
@@ -365,7 +367,7 @@ def test_settings_shared_through_a_paper_module_are_read(tmp_path):
     py = tmp_path / "01-x.pct.py"
     py.write_text("from companion.papers.simace import run_settings\n"
                   "cfg = settings(profile, **run_settings(gpu=dict(n_pca=7)), overrides=dict(seeds=None))\n")
-    gpu = site.profile_settings(py, "gpu")
+    gpu = scale.profile_settings(py, "gpu")
     assert gpu["model"] == "bert-base-uncased" and gpu["n_pca"] == 7 and gpu["pooling"] == "cls"
 
 
@@ -378,5 +380,5 @@ def test_claims_comment_names_ids_a_helper_records(tmp_path):
                                           "    ledger.claim(**c)")]
     path = tmp_path / "01-x.ipynb"
     nbformat.write(nb, path)
-    found = site.claim_cells(path, ["Emolit:lowest-V:GPT", "Emolit:beat", "Emolit:other"])
+    found = common.claim_cells(path, ["Emolit:lowest-V:GPT", "Emolit:beat", "Emolit:other"])
     assert found == {"Emolit:lowest-V:GPT": 0, "Emolit:beat": 0}

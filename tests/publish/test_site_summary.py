@@ -1,14 +1,18 @@
-"""The bottom line of each paper (companion.site_summary, site.bottom_line_markdown) read against a small ledger in
-the new format, and the one formatter of numbers with an uncertainty (companion.site_format)."""
+"""The bottom line of each paper (companion.publish.site.summary, pages.bottom_line_markdown) read against a small
+ledger in the new format, and the one formatter of numbers with an uncertainty (companion.publish.site.format)."""
 
 import re
 
 import nbformat
 import pytest
 
-from companion import runner, site, site_summary, stats
-from companion import site_format as fmt
+from companion import stats
+from companion.publish.notebooks import twin_path
+from companion.publish.site import checks, common, pages
+from companion.publish.site import format as fmt
+from companion.publish.site import summary as site_summary
 from companion.results import Ledger, holds, not_testable, within
+from companion.settings import REPO_ROOT
 
 MINILM = "MiniLM top layer, 640 steps"
 
@@ -25,7 +29,7 @@ def _ledger(tmp_path, monkeypatch):
     path = tmp_path / "notebooks" / "angle" / "01-x.ipynb"
     path.parent.mkdir(parents=True)
     nbformat.write(nb, path)
-    runner.twin_path(path).write_text("# %%\n")
+    twin_path(path).write_text("# %%\n")
     noisy = stats.paired([0.30, 0.10, 0.52], [0.20, 0.25, 0.18])  # a wide interval: underpowered for 0.05
     ledger = Ledger("angle", "01-x", profile="cpu", seeds=[0, 1, 2])
     ledger.claim("r1", "one", 1, 1.0, within(1, 0.1), kind="paper", source="Table 2")
@@ -45,14 +49,14 @@ def _ledger(tmp_path, monkeypatch):
     ledger.claim("q1", "a question", None, True, holds(), kind="beyond", regime=MINILM)
     ledger.claim("c1", "a check", None, True, holds(), kind="check")
     ledger.save()
-    (tmp_path / site.paper_page("angle")).parent.mkdir(parents=True)
-    (tmp_path / site.paper_page("angle")).write_text("x")
+    (tmp_path / common.paper_page("angle")).parent.mkdir(parents=True)
+    (tmp_path / common.paper_page("angle")).write_text("x")
     return tmp_path
 
 
 def test_the_bottom_line_counts_the_papers_claims_by_verdict_and_reason(tmp_path, monkeypatch):
     root = _ledger(tmp_path, monkeypatch)
-    claims = site._paper_claims("angle", root)
+    claims = pages._paper_claims("angle", root)
     line = site_summary.bottom_line(claims)
     assert line.total == 9  # the beyond claim and the check are not the paper's claims
     assert line.counts() == {"reproduced": 2, "partly": 1, "not reproduced": 1, "inconclusive": 4,
@@ -63,7 +67,7 @@ def test_the_bottom_line_counts_the_papers_claims_by_verdict_and_reason(tmp_path
 
 def test_the_landing_paragraph_reads_true_against_the_ledger(tmp_path, monkeypatch):
     root = _ledger(tmp_path, monkeypatch)
-    text = site.bottom_line_markdown("angle", root=root)
+    text = pages.bottom_line_markdown("angle", root=root)
     assert text == (
         "**[AnglE](site/papers/angle.qmd)** — 9 of the paper's claims tested. "
         "**Holds:** 2 reproduced (Table 2, Table 4; 1 in the paper setting, 1 scaled: MiniLM top layer, 640 steps) "
@@ -78,9 +82,9 @@ def test_the_landing_paragraph_reads_true_against_the_ledger(tmp_path, monkeypat
     assert sum(numbers) == 9
     assert "\n" not in text  # one paragraph
     # on the paper's own page the title is not a link to itself; the landing lists the five papers only
-    assert site.bottom_line_markdown("angle", page=site.paper_page("angle"), root=root).startswith("**AnglE** — ")
-    assert site.bottom_lines_markdown(root=root) == text
-    assert site.paper_page_markdown("angle", root).split("\n\n")[1].startswith("**AnglE** — 9 of the paper's")
+    assert pages.bottom_line_markdown("angle", page=common.paper_page("angle"), root=root).startswith("**AnglE** — ")
+    assert pages.bottom_lines_markdown(root=root) == text
+    assert pages.paper_page_markdown("angle", root).split("\n\n")[1].startswith("**AnglE** — 9 of the paper's")
 
 
 def test_a_paper_without_claims_and_verdicts_that_are_absent():
@@ -156,13 +160,13 @@ def test_the_landing_page_answers_per_paper_and_leaves_the_claims_to_the_paper_p
     """The landing page, executed on the fixture ledger (COMPANION_RESULTS_DIR), opens with the bottom lines and
     lists no claim: its tables are the scoreboard (one row per paper and regime) and the counts kept apart."""
     root = _ledger(tmp_path, monkeypatch)
-    printed = site.execute_page(site.REPO_ROOT / site.LANDING)
-    paragraph = site.bottom_line_markdown("angle", root=root)
+    printed = checks.execute_page(REPO_ROOT / common.LANDING)
+    paragraph = pages.bottom_line_markdown("angle", root=root)
     assert paragraph.split("** — ", 1)[1] in printed  # the same counts, places and regimes as the ledger
     assert printed.index("of the paper's claims tested") < printed.index("| paper | regime |")
     table_rows = [line for line in printed.splitlines() if line.startswith("| ")]
     assert len(table_rows) == 1 + 2 + 1 + 1  # scoreboard header + AnglE's two regimes, the other counts' header + AnglE
     for claim in ("one", "two", "three", "four"):
         assert f"| {claim} " not in printed
-    source = (site.REPO_ROOT / site.LANDING).read_text(encoding="utf-8")
+    source = (REPO_ROOT / common.LANDING).read_text(encoding="utf-8")
     assert "bottom_lines_markdown()" in source and "landing_claims_markdown" not in source

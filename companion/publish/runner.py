@@ -16,76 +16,20 @@ Each executed notebook records its profile, hardware, library versions and wall 
 from __future__ import annotations
 
 import ast
-import fnmatch
 import json
 import os
-import re
 import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from companion import papers as _papers
 from companion import settings as _settings
 from companion.profiles import PROFILES, check_profile
-from companion.results import PAPERS, provenance
+from companion.publish.notebooks import Notebook, list_notebooks, select
+from companion.results import provenance
 
 KERNEL = "python3"
-# The jupytext twin of ``NN-name.ipynb`` is ``NN-name.pct.py`` (jupytext.toml). It must not share the notebook's
-# stem: Quarto treats an .ipynb with a same-stem source file (.py, .qmd, ...) as that source's intermediate and
-# silently leaves it out of the site.
-TWIN_SUFFIX = ".pct.py"
-
-
-def __getattr__(name: str):
-    """``NOTEBOOK_ROOT`` (``<checkout>/notebooks``) is looked up when used, so importing the runner needs no checkout."""
-    if name == "NOTEBOOK_ROOT":
-        return _settings.repo_root() / "notebooks"
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def twin_path(notebook: str | Path) -> Path:
-    """The py:percent twin of a notebook path (``01-x.ipynb`` -> ``01-x.pct.py``)."""
-    notebook = Path(notebook)
-    return notebook.with_name(notebook.stem + TWIN_SUFFIX)
-
-
-def twin_differences(notebook: str | Path) -> list[str]:
-    """Where a stored notebook and its py:percent twin disagree (cell count, kinds, sources): empty when they hold
-    the same cells. Outputs and metadata are not compared (the twin has none)."""
-    import jupytext
-    import nbformat
-
-    notebook = Path(notebook)
-    twin = twin_path(notebook)
-    if not twin.is_file():
-        return [f"{notebook.name} has no twin {twin.name}"]
-    got = [(c.cell_type, c.source.strip()) for c in nbformat.read(notebook, as_version=4).cells]
-    want = [(c.cell_type, c.source.strip()) for c in jupytext.read(twin).cells]
-    out = [f"cell {i} differs between {notebook.name} and {twin.name}" for i, (a, b) in enumerate(zip(got, want))
-           if a != b]
-    if len(got) != len(want):
-        out.append(f"{len(got)} cells in {notebook.name}, {len(want)} in {twin.name}")
-    return out
-
-
-@dataclass(frozen=True)
-class Notebook:
-    path: Path
-    paper: str
-    stem: str
-    title: str
-
-    @property
-    def key(self) -> str:
-        """``<paper>/<stem>``, the name patterns match against."""
-        return f"{self.paper}/{self.stem}"
-
-    @property
-    def twin(self) -> Path:
-        """The notebook's jupytext py:percent twin."""
-        return twin_path(self.path)
 
 
 @dataclass
@@ -96,55 +40,6 @@ class RunResult:
     output: Path
     error: str | None = None
     claims: dict[str, int] = field(default_factory=dict)
-
-
-def _title(path: Path) -> str:
-    """The first markdown heading of the notebook (its section), or the file stem."""
-    try:
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    except (OSError, ValueError, KeyError):
-        return path.stem
-    for cell in cells:
-        if cell.get("cell_type") == "markdown":
-            for line in "".join(cell.get("source", "")).splitlines():
-                if line.startswith("#"):
-                    return line.lstrip("#").strip()
-    return path.stem
-
-
-def _paper_of(folder: str) -> str:
-    """The paper id of a notebook folder (registry), else the folder name without an ``NN-`` prefix."""
-    entry = _papers.by_folder(folder)
-    return entry.id if entry is not None else re.sub(r"^\d\d-", "", folder)
-
-
-def _rank(path: Path) -> tuple[int, str, str]:
-    paper = _paper_of(path.parent.name)
-    return (PAPERS.index(paper) if paper in PAPERS else len(PAPERS), paper, path.name)
-
-
-def list_notebooks(root: Path | None = None) -> list[Notebook]:
-    """All ``notebooks/<paper>/<NN>-<section>.ipynb`` in paper then section order."""
-    root = Path(root) if root is not None else _settings.repo_root() / "notebooks"
-    found = []
-    for path in sorted(root.glob("*/[0-9][0-9]-*.ipynb"), key=_rank):
-        if ".ipynb_checkpoints" in path.parts:
-            continue
-        found.append(Notebook(path=path, paper=_paper_of(path.parent.name), stem=path.stem, title=_title(path)))
-    return found
-
-
-def select(notebooks: list[Notebook], only: str | None) -> list[Notebook]:
-    """Notebooks whose ``paper/stem`` matches any comma-separated glob or substring in ``only``."""
-    if not only:
-        return notebooks
-    patterns = [p.strip() for p in only.split(",") if p.strip()]
-    chosen = [nb for nb in notebooks
-              if any(fnmatch.fnmatch(nb.key, p) or p in nb.key for p in patterns)]
-    if not chosen:
-        known = ", ".join(nb.key for nb in notebooks) or "(none)"
-        raise ValueError(f"No notebook matches {only!r}; available: {known}")
-    return chosen
 
 
 def _scratch(profile: str, output_dir: Path | None, dry_run: bool = False) -> Path:
@@ -180,10 +75,10 @@ def parameter_defaults(source: str) -> dict:
 
 def _finalise(output: Path, profile: str, wall: float, scratch: Path | None = None) -> None:
     """Drop a redundant injected-parameters cell, record provenance in the notebook metadata and store the outputs
-    in their clean form (:func:`companion.notebook_outputs.clean`; the scratch folder becomes ``<scratch>``)."""
+    in their clean form (:func:`companion.publish.notebook_outputs.clean`; the scratch folder becomes ``<scratch>``)."""
     import nbformat
 
-    from companion.notebook_outputs import clean
+    from companion.publish.notebook_outputs import clean
 
     nb = nbformat.read(output, as_version=4)
     defaults: dict = {}
@@ -401,5 +296,5 @@ def summary_table(results: list[RunResult], profile: str = "cpu", dry_run: bool 
     return "\n".join(lines)
 
 
-__all__ = ["PROFILES", "Notebook", "RunResult", "execute", "gpu_assignments", "list_notebooks", "output_locations", "run",
-           "select", "summary_table", "visible_gpus"]
+__all__ = ["PROFILES", "RunResult", "execute", "gpu_assignments", "output_locations", "run", "summary_table",
+           "visible_gpus"]

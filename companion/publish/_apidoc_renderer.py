@@ -1,5 +1,5 @@
-"""quartodoc's markdown renderer with one change, for :mod:`companion.apidoc` (kept in its own module: plum
-dispatches on the annotations at run time, so this file must not use ``from __future__ import annotations``).
+"""quartodoc's markdown renderer with one change, for :mod:`companion.publish.apidoc` (kept in its own module:
+plum dispatches on the annotations at run time, so this file must not use ``from __future__ import annotations``).
 
 Summaries take the docstring's whole first paragraph (quartodoc's own take its first line, which cuts sentences
 that wrap), and every signature shows the object's full dotted name (quartodoc's members show it relative to the

@@ -1,5 +1,6 @@
-"""The offline stand-ins for a real `quarto render` (companion.site_render) and the reader-facing pages they guard:
-each check fails on a small synthetic case of what a render gets wrong and passes on a good one."""
+"""The offline stand-ins for a real `quarto render` (companion.publish.site.render and .markdown) and the
+reader-facing pages they guard: each check fails on a small synthetic case of what a render gets wrong and passes
+on a good one."""
 
 import json
 
@@ -11,9 +12,10 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from companion import runner, site  # noqa: E402
-from companion import site_render as render  # noqa: E402
+from companion.publish import notebooks  # noqa: E402
+from companion.publish.site import checks, common, config, errata, markdown, pages, render  # noqa: E402
 from companion.results import VERDICTS, Ledger, holds, within  # noqa: E402
+from companion.settings import REPO_ROOT  # noqa: E402
 
 
 def _notebook(path, markdown_cells=(), outputs=()):
@@ -43,10 +45,10 @@ def test_notebook_conversion_must_succeed(tmp_path):
 # --------------------------------------------------------------------------------------------- lists
 def test_a_list_after_running_text_is_reported_once_per_paragraph():
     bad = "**Verdicts** (cpu run):\n* **Checks**: passed\n  continued\n* **Paper**: partly\n"
-    problems = render.list_problems(bad, "nb cell 1")
+    problems = markdown.list_problems(bad, "nb cell 1")
     assert len(problems) == 1 and problems[0].startswith("nb cell 1, line 2: the list item '* **Checks**")
-    assert render.list_problems("Steps:\n1. one\n2. two", "x")[0].startswith("x, line 2")
-    assert render.list_problems("Note:\n- a dash item", "x") != []
+    assert markdown.list_problems("Steps:\n1. one\n2. two", "x")[0].startswith("x, line 2")
+    assert markdown.list_problems("Note:\n- a dash item", "x") != []
 
 
 @pytest.mark.parametrize("good", [
@@ -60,14 +62,14 @@ def test_a_list_after_running_text_is_reported_once_per_paragraph():
     "Years are not lists:\n2024. A sentence.\n",
 ])
 def test_lists_that_pandoc_reads_as_lists_pass(good):
-    assert render.list_problems(good, "x") == []
+    assert markdown.list_problems(good, "x") == []
 
 
 def test_a_bold_run_in_after_a_finished_sentence_is_reported():
     bad = "The set-up is described above.\n**Verdicts** (cpu): reproduced.\n"
-    assert render.run_in_problems(bad, "nb")[0].startswith("nb, line 2: '**Verdicts**")
-    assert render.run_in_problems("The set-up is described above.\n\n**Verdicts** (cpu): reproduced.", "nb") == []
-    assert render.run_in_problems("Heads are trained with a\n**frozen** encoder.", "nb") == []  # mid-sentence
+    assert markdown.run_in_problems(bad, "nb")[0].startswith("nb, line 2: '**Verdicts**")
+    assert markdown.run_in_problems("The set-up is described above.\n\n**Verdicts** (cpu): reproduced.", "nb") == []
+    assert markdown.run_in_problems("Heads are trained with a\n**frozen** encoder.", "nb") == []  # mid-sentence
 
 
 # --------------------------------------------------------------------------------------------- anchors
@@ -81,11 +83,11 @@ def test_a_bold_run_in_after_a_finished_sentence_is_reported():
     ("A_b c.d", "a_b-c.d"),
 ])
 def test_pandoc_identifiers(heading, ident):
-    assert render.pandoc_identifier(heading) == ident
+    assert markdown.pandoc_identifier(heading) == ident
 
 
 def test_heading_ids_number_duplicates_and_read_explicit_ids():
-    ids = render.heading_ids("## Claims\n\n## Claims\n\n### 1. Eq. 6 — confirmed {#erratum-angle-eq6}\n\n"
+    ids = markdown.heading_ids("## Claims\n\n## Claims\n\n### 1. Eq. 6 — confirmed {#erratum-angle-eq6}\n\n"
                              "::: {#box .callout-note}\n:::\n\n```{python}\n#| label: fig-verdicts\n```\n")
     assert ids == {"claims", "claims-1", "erratum-angle-eq6", "box", "fig-verdicts"}
 
@@ -101,9 +103,9 @@ def test_anchor_links_need_their_heading(tmp_path):
             "[c](notebooks/angle/01-x.ipynb#per-pair-forces) [d](#scoreboard) [e](https://example.org/#x)")
     here = {"scoreboard"}
     ids_of = lambda target: here if target is None else ids(target)  # noqa: E731
-    assert render.anchor_problems(good, tmp_path, tmp_path, "index.qmd", ids_of) == []
+    assert markdown.anchor_problems(good, tmp_path, tmp_path, "index.qmd", ids_of) == []
     bad = "[a](site/errata.qmd#erratum-angle-eq7) [c](notebooks/angle/01-x.ipynb#Per-pair-forces) [d](#nowhere)"
-    problems = render.anchor_problems(bad, tmp_path, tmp_path, "index.qmd", ids_of)
+    problems = markdown.anchor_problems(bad, tmp_path, tmp_path, "index.qmd", ids_of)
     assert [p.split("id ")[-1] for p in problems] == ["'erratum-angle-eq7'", "'Per-pair-forces'", "'nowhere'"]
     assert "site/errata.qmd has no heading" in problems[0] and "this page has no heading" in problems[2]
 
@@ -132,7 +134,7 @@ def test_site_check_executes_pages_and_reports_their_tracebacks(tmp_path):
     page.write_text("```{python}\nimport traceback, sys\ntry:\n    1 / 0\nexcept ZeroDivisionError:\n"
                     "    traceback.print_exc()\nprint('| a |')\n```\n")
     errors = __import__("io").StringIO()
-    printed = site.execute_page(page, stderr=errors)
+    printed = checks.execute_page(page, stderr=errors)
     assert printed.startswith("| a |") and render.output_problems(printed + errors.getvalue(), "page.qmd") == [
         "page.qmd: its executed output shows a traceback"]
 
@@ -150,40 +152,40 @@ def _errata_like_table(columns=8):
 
 
 def test_a_table_whose_links_break_mid_word_is_reported():
-    problems = render.table_problems(_errata_like_table(), render.ARTICLE_CHARS, "site/errata.qmd")
+    problems = markdown.table_problems(_errata_like_table(), markdown.ARTICLE_CHARS, "site/errata.qmd")
     assert any("link text in column 'paper' breaks mid-word" in p for p in problems)
     # the site's stylesheet keeps link words whole; fewer columns give the text room
-    good = site.md_table(["paper", "erratum"], [["[Circumplex of affect](x.qmd)", "a long erratum " * 8]])
-    assert render.table_problems(good, render.ARTICLE_CHARS, "p", links_break=True) == []
-    assert render.table_problems(_errata_like_table(3), render.FULL_CHARS, "p", links_break=False) == []
+    good = common.md_table(["paper", "erratum"], [["[Circumplex of affect](x.qmd)", "a long erratum " * 8]])
+    assert markdown.table_problems(good, markdown.ARTICLE_CHARS, "p", links_break=True) == []
+    assert markdown.table_problems(_errata_like_table(3), markdown.FULL_CHARS, "p", links_break=False) == []
 
 
 def test_a_table_with_too_many_columns_of_text_is_reported():
-    crowded = site.md_table([f"c{i}" for i in range(9)], [["word " * 30] * 9])
-    problems = render.table_problems(crowded, render.ARTICLE_CHARS, "p", links_break=False)
+    crowded = common.md_table([f"c{i}" for i in range(9)], [["word " * 30] * 9])
+    problems = markdown.table_problems(crowded, markdown.ARTICLE_CHARS, "p", links_break=False)
     assert len(problems) == 9 and all("too many columns for the page" in p for p in problems)
-    assert render.table_problems(crowded, render.ARTICLE_CHARS * 2, "p", links_break=False) == []
+    assert markdown.table_problems(crowded, markdown.ARTICLE_CHARS * 2, "p", links_break=False) == []
 
 
 def test_a_table_wider_than_the_page_is_reported():
-    wide = site.md_table([f"column {i}" for i in range(9)], [["representational-compositionality"] * 9])
-    problems = render.table_problems(wide, render.ARTICLE_CHARS, "p", links_break=False)
+    wide = common.md_table([f"column {i}" for i in range(9)], [["representational-compositionality"] * 9])
+    problems = markdown.table_problems(wide, markdown.ARTICLE_CHARS, "p", links_break=False)
     assert len(problems) == 1 and "the table overflows" in problems[0]
-    assert render.table_problems(site.md_table(["a", "b"], [["x", "y"]]), render.ARTICLE_CHARS, "p") == []
+    assert markdown.table_problems(common.md_table(["a", "b"], [["x", "y"]]), markdown.ARTICLE_CHARS, "p") == []
 
 
 def test_wide_tables_get_dashes_that_follow_their_content():
     rows = [["a short one", "a much longer cell of running text " * 4]] * 2
-    separator = site.md_table(["name", "text"], rows).split("\n")[1]
+    separator = common.md_table(["name", "text"], rows).split("\n")[1]
     dashes = [len(c) for c in separator.strip("|").split("|")]
-    assert dashes[1] > 3 * dashes[0] and site.md_table(["a"], [["b"]]).split("\n")[1] == "|---|"
+    assert dashes[1] > 3 * dashes[0] and common.md_table(["a"], [["b"]]).split("\n")[1] == "|---|"
 
 
 def test_page_width_and_stylesheet():
-    assert render.page_width("---\ntitle: x\npage-layout: full\n---\n") == render.FULL_CHARS
-    assert render.page_width("---\ntitle: x\n---\n") == render.ARTICLE_CHARS
-    assert render.link_words_break(site.REPO_ROOT, {"format": {"html": {}}}) is True
-    assert render.link_words_break(site.REPO_ROOT, site.build_config()) is False
+    assert render.page_width("---\ntitle: x\npage-layout: full\n---\n") == markdown.FULL_CHARS
+    assert render.page_width("---\ntitle: x\n---\n") == markdown.ARTICLE_CHARS
+    assert render.link_words_break(REPO_ROOT, {"format": {"html": {}}}) is True
+    assert render.link_words_break(REPO_ROOT, config.build_config()) is False
 
 
 # --------------------------------------------------------------------------------------------- the figure
@@ -196,36 +198,36 @@ def _board(rows):
 def test_the_verdict_figure_has_every_table_row_in_order():
     board = _board([("synthesis", "paper setting", [14, 3, 0, 0, 0]),
                     ("circumplex", "scaled", [0, 16, 0, 9, 0]), ("circumplex", "paper setting", [2, 0, 0, 0, 2])])
-    rows = site.scoreboard_rows(board)
+    rows = pages.scoreboard_rows(board)
     # the five papers only (the synthesis is not one), each in the paper setting then scaled
     assert [(p, r) for p, r, _ in rows] == [("circumplex", "paper setting"), ("circumplex", "scaled")]
-    fig = site.verdict_figure(board=board)
-    assert site.figure_rows(fig) == [("Circumplex of affect (paper setting)", {"reproduced": 2, "not testable": 2}),
+    fig = pages.verdict_figure(board=board)
+    assert checks.figure_rows(fig) == [("Circumplex of affect (paper setting)", {"reproduced": 2, "not testable": 2}),
                                      ("Circumplex of affect (scaled)", {"partly": 16, "inconclusive": 9})]
-    assert site.figure_problems(board=board, figure=fig) == []
+    assert checks.figure_problems(board=board, figure=fig) == []
     plt.close("all")
 
 
 def test_a_paper_with_one_regime_gets_a_row_of_zeros_for_the_other():
     board = _board([("angle", "paper setting", [1, 0, 0, 0, 0]), ("simace", "scaled", [0, 2, 0, 0, 0])])
-    rows = site.scoreboard_rows(board)
+    rows = pages.scoreboard_rows(board)
     assert [(p, r, c["total"]) for p, r, c in rows] == [("simace", "paper setting", 0), ("simace", "scaled", 2),
                                                        ("angle", "paper setting", 1), ("angle", "scaled", 0)]
-    assert site.figure_problems(board=board) == []
+    assert checks.figure_problems(board=board) == []
     plt.close("all")
 
 
 def test_a_figure_that_misses_a_row_is_reported():
     board = _board([("circumplex", "paper setting", [2, 16, 0, 9, 2]), ("angle", "scaled", [14, 3, 0, 0, 0])])
-    missing = site.verdict_figure(board=board.iloc[:1])
-    problems = site.figure_problems(board=board, figure=missing)
+    missing = pages.verdict_figure(board=board.iloc[:1])
+    problems = checks.figure_problems(board=board, figure=missing)
     assert len(problems) == 1 and "not the scoreboard's rows" in problems[0]
     fig, ax = plt.subplots()  # the right rows, bottom-up (matplotlib's default) instead of the table's order
     labels = ["Circumplex of affect (paper setting)", "Circumplex of affect (scaled)", "AnglE (paper setting)",
               "AnglE (scaled)"]
     ax.barh([0, 1, 2, 3], [29, 0, 0, 17], label="reproduced")
     ax.set_yticks([0, 1, 2, 3], labels)
-    assert "not the scoreboard's rows" in site.figure_problems(board=board, figure=fig)[0]
+    assert "not the scoreboard's rows" in checks.figure_problems(board=board, figure=fig)[0]
     plt.close("all")
 
 
@@ -240,7 +242,7 @@ def _project(tmp_path, monkeypatch):
                                           'ledger.claim("c", "three", 1, 1, holds(), kind="beyond")')]
     (tmp_path / rel).parent.mkdir(parents=True)
     nbformat.write(nb, tmp_path / rel)
-    runner.twin_path(tmp_path / rel).write_text("# %%\n")
+    notebooks.twin_path(tmp_path / rel).write_text("# %%\n")
     ledger = Ledger("angle", "01-x", profile="cpu", seeds=[0, 1, 2])
     ledger.claim("a", "one", 0.095, 4.06951e-05, within(0, 1e-4), kind="paper", source="Table 4",
                  regime="a frozen MiniLM, 40 steps")
@@ -252,7 +254,7 @@ def _project(tmp_path, monkeypatch):
 
 def test_landing_claims_are_grouped_by_kind_with_numbers_in_words(tmp_path, monkeypatch):
     root = _project(tmp_path, monkeypatch)
-    text = site.landing_claims_markdown("angle", root=root)
+    text = pages.landing_claims_markdown("angle", root=root)
     paper, rest = text.split("::: {.callout-note", 1)
     # the regime beside the verdict
     assert ("| one *(Table 4)* · [01-x, cell 2](notebooks/angle/01-x.ipynb) | 0.095 | 4.07 × 10⁻⁵ | **reproduced** "
@@ -271,18 +273,18 @@ def _erratum(verdict, **extra):
 
 
 def test_errata_cards_say_the_computation_in_words(tmp_path):
-    card = site.erratum_card(_erratum("partly"), 3, "../", ("notebooks/synthesis/00-errata.ipynb", 4))
+    card = errata.erratum_card(_erratum("partly"), 3, "../", ("notebooks/synthesis/00-errata.ipynb", 4))
     assert card.startswith("### 3. Eq. 6 — partly confirmed {#erratum-angle-eq6}")
     assert "- **holds**: printed value == 1\n- **does not hold**: gradient == 0" in card
     assert "{\"" not in card and "[00-errata, cell 5](../notebooks/synthesis/00-errata.ipynb)" in card
-    assert render.heading_ids(card) == {"erratum-angle-eq6"}
+    assert markdown.heading_ids(card) == {"erratum-angle-eq6"}
 
 
 @pytest.mark.parametrize(("verdict", "status", "callout"), [
     ("confirmed", "confirmed", "callout-tip"), ("partly", "partly confirmed", "callout-warning"),
     ("not confirmed", "not confirmed", "callout-important"), ("inconclusive", "cannot tell", "callout-note")])
 def test_every_erratum_verdict_has_its_card(verdict, status, callout):
-    card = site.erratum_card(_erratum(verdict, reason="the table body is not transcribed"), 1, "", None)
+    card = errata.erratum_card(_erratum(verdict, reason="the table body is not transcribed"), 1, "", None)
     assert f"— {status} {{#erratum-angle-eq6}}" in card and f"::: {{.{callout} " in card
     assert f"**Why {status}:** the table body is not transcribed" in card and "reproduced" not in card
 
@@ -290,21 +292,21 @@ def test_every_erratum_verdict_has_its_card(verdict, status, callout):
 def test_the_real_site_renders_cleanly():
     """The committed pages and notebooks pass every render check (what `site --check` runs)."""
     printed = {}
-    for page in site.pages():
+    for page in config.pages():
         errors = __import__("io").StringIO()
-        printed[page] = site.execute_page(site.REPO_ROOT / page, stderr=errors) + errors.getvalue()
-    notebooks = [nb.path for nb in runner.list_notebooks()]
-    assert render.render_problems(site.REPO_ROOT, site.pages(), notebooks, printed, strict=False) == []
-    assert site.figure_problems() == []
+        printed[page] = checks.execute_page(REPO_ROOT / page, stderr=errors) + errors.getvalue()
+    paths = [nb.path for nb in notebooks.list_notebooks()]
+    assert render.render_problems(REPO_ROOT, config.pages(), paths, printed, strict=False) == []
+    assert checks.figure_problems() == []
 
 
 def test_reader_findings_are_reported_apart_and_fail_only_when_strict():
     """The stored notebooks' reader findings (machine-length numbers, cut tables, bare reprs, small figure text)
-    are what ``site --check --strict`` adds to the problems; without --strict they are listed by ``site.findings``."""
-    found = site.findings()
-    notebooks = [nb.path for nb in runner.list_notebooks()]
-    strict = [p for path in notebooks for p in render.notebook_problems(path, site.REPO_ROOT)]
-    lenient = [p for path in notebooks for p in render.notebook_problems(path, site.REPO_ROOT, strict=False)]
+    are what ``site --check --strict`` adds to the problems; without --strict they are listed by ``checks.findings``."""
+    found = checks.findings()
+    paths = [nb.path for nb in notebooks.list_notebooks()]
+    strict = [p for path in paths for p in render.notebook_problems(path, REPO_ROOT)]
+    lenient = [p for path in paths for p in render.notebook_problems(path, REPO_ROOT, strict=False)]
     assert sorted(strict) == sorted(lenient + found)
     assert all(f.startswith("notebooks/") for f in found)
 
@@ -316,13 +318,13 @@ def test_reader_findings_are_reported_apart_and_fail_only_when_strict():
     (0.0, "0"), ("not run", "not run"),
 ])
 def test_numbers_are_written_to_their_meaning(value, text):
-    from companion import site_format as fmt
+    from companion.publish.site import format as fmt
 
     assert fmt.number(value) == text
 
 
 def test_estimates_carry_the_decimals_their_interval_supports():
-    from companion import site_format as fmt
+    from companion.publish.site import format as fmt
 
     assert fmt.estimate(0.140066, 0.118467, 0.161665, 3) == "0.140 [0.118, 0.162] (n = 3)"
     assert fmt.estimate(81.6123, 80.951, 82.273, 5) == "81.61 [80.95, 82.27] (n = 5)"
@@ -338,7 +340,7 @@ def test_estimates_carry_the_decimals_their_interval_supports():
 
 
 def test_claim_values_are_written_in_words():
-    from companion import site_format as fmt
+    from companion.publish.site import format as fmt
 
     assert fmt.value_text({"a": True, "b": True}) == "both hold"
     assert fmt.value_text({"a": True, "b": False, "c": True}) == "2 of 3 hold; not: b"

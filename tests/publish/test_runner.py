@@ -1,4 +1,4 @@
-"""Runner (papermill) and site configuration checks."""
+"""The runner (papermill): execution in each profile, failures, parallel runs, notebook selection."""
 
 import json
 import subprocess
@@ -6,10 +6,10 @@ import sys
 
 import nbformat
 import pytest
-import yaml
 
-from companion import runner, site
-from companion.runner import Notebook, execute, parameter_defaults, select
+from companion.publish import runner
+from companion.publish.notebooks import Notebook, select
+from companion.publish.runner import execute, parameter_defaults
 
 
 def _write_nb(path, body, fail=False):
@@ -102,50 +102,3 @@ def test_cli_errors_are_one_line():
     out = subprocess.run([sys.executable, "-m", "companion", "list", "--only", "no-such-notebook"],
                          capture_output=True, text=True)
     assert out.returncode == 2 and "No notebook matches" in out.stderr
-
-
-def test_site_configuration_lists_every_notebook_once():
-    assert site.check() == []
-    config = site.build_config()
-    listed = [site._href(item) for bar in config["website"]["sidebar"] for item in bar["contents"]]
-    notebooks = [item for item in listed if item.endswith(".ipynb")]
-    assert sorted(notebooks) == sorted(str(nb.path.relative_to(site.REPO_ROOT)) for nb in runner.list_notebooks())
-    papers = list(dict.fromkeys(nb.paper for nb in runner.list_notebooks()))
-    paper_bars = [bar for bar in config["website"]["sidebar"] if bar["id"] != "api"]  # the API reference's own
-    assert [bar["contents"][0] for bar in paper_bars] == [site.paper_page(p) for p in papers]
-
-
-def test_site_check_detects_problems(tmp_path):
-    (tmp_path / "pyproject.toml").write_text('[tool.companion]\nrepository = "o/r"\n')  # badges are required
-    (tmp_path / "notebooks" / "angle").mkdir(parents=True)
-    _write_nb(tmp_path / "notebooks" / "angle" / "01-a.ipynb", "1")
-    (tmp_path / "index.qmd").write_text("no table here")
-    (tmp_path / "_quarto.yml").write_text("website:\n  sidebar:\n  - contents: [notebooks/angle/09-gone.ipynb]\n")
-    problems = "\n".join(site.check(tmp_path))
-    assert "01-a.ipynb is listed 0 times" in problems
-    assert "09-gone.ipynb, which does not exist" in problems
-    assert "does not build its table from the ledger" in problems
-    (tmp_path / "index.qmd").write_text("from companion.results import scoreboard\nscoreboard()")
-    assert "does not split its scoreboard by regime" in "\n".join(site.check(tmp_path))
-    assert "out of date" in problems
-    assert "site/errata.qmd is missing" in problems and "site/papers/angle.qmd is missing" in problems
-    assert "01-a.ipynb: the first cell has no Colab badge" in problems
-    assert "01-a.ipynb: the second cell is not the current Colab set-up cell" in problems
-
-
-def test_site_check_reports_unlisted_pages_and_dangling_links(tmp_path):
-    (tmp_path / "notebooks" / "angle").mkdir(parents=True)
-    _write_nb(tmp_path / "notebooks" / "angle" / "01-a.ipynb", "1")
-    site.write_sidebar(tmp_path)
-    for page in site.EXTRA_PAGES:
-        (tmp_path / page).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / page).write_text("from companion.results import scoreboard; scoreboard(by_regime=True)")
-    assert not [p for p in site.check(tmp_path) if "site/" in p or "index.qmd" in p]
-    (tmp_path / site.ERRATA_PAGE).write_text("see [the notebook](../notebooks/angle/09-gone.ipynb)")
-    config = yaml.safe_load((tmp_path / site.CONFIG).read_text())
-    config["website"]["navbar"]["left"] = [i for i in config["website"]["navbar"]["left"]
-                                           if i.get("href") != site.ERRATA_PAGE]
-    (tmp_path / site.CONFIG).write_text(yaml.safe_dump(config))
-    problems = "\n".join(site.check(tmp_path))
-    assert "site/errata.qmd: link to '../notebooks/angle/09-gone.ipynb' does not resolve" in problems
-    assert "site/errata.qmd is not in the navigation" in problems
