@@ -14,8 +14,9 @@ notebook's markdown cells that matches one of the numeric results of the noteboo
 - only numbers with a decimal point and at least two significant digits are read (``0.81``, ``1.5``, ``12.0``):
   an integer (a seed, a step count, a table number) or a one-digit decimal (``0.5``, ``0.05``: a margin, a
   temperature) says too little to tell a result from a set-up constant;
-- a number typed exactly as one of the paper's values (a claim's ``paper_value``, or a number printed in its
-  ``source``) is the paper's, cited, and is not reported.
+- a number typed exactly as one the ledger fixes before the run (a claim's ``paper_value``, a number of its
+  statement, ``source`` or criterion) or as a number of the paper's transcribed tables (``data/<paper>/*.csv``)
+  is cited, not a result, and is not reported.
 
 ``python -m companion.publish.typed_numbers`` lists the findings of every committed notebook (exit 1 when there is
 one); ``tests/publish/test_typed_numbers.py`` asserts there are none.
@@ -185,16 +186,16 @@ def ledger_results(ledger: Path | dict) -> list[Result]:
     return out
 
 
-def paper_numbers(ledger: Path | dict) -> set[str]:
-    """The paper's numbers a ledger cites (each claim's ``paper_value`` and the numbers in its statement and its
-    ``source``, both fixed before the run), as typed strings, so that a markdown cell citing them is not taken for
-    a result."""
+def registered_numbers(ledger: Path | dict) -> set[str]:
+    """The numbers a ledger fixes before any run: the paper's (each claim's ``paper_value``, the numbers in its
+    statement and in its ``source``) and the thresholds of its ``criterion``, as typed strings, so that a markdown
+    cell citing them is not taken for a result."""
     data = ledger if isinstance(ledger, dict) else json.loads(Path(ledger).read_text(encoding="utf-8"))
     out: set[str] = set()
     for claim in data.get("claims", []):
         for v in _numbers(claim.get("paper_value")):
             out.add(_canonical(repr(v)))
-        for field in ("claim", "source"):
+        for field in ("claim", "source", "criterion"):
             out.update(_canonical(raw) for raw, _ in _text_numbers(claim.get(field)))
         for raw, _ in _text_numbers(claim.get("paper_value") if isinstance(claim.get("paper_value"), str) else None):
             out.add(_canonical(raw))
@@ -239,7 +240,7 @@ def typed_results(notebook: Path | dict, ledger: Path | dict, paper: Iterable[st
 
     ``paper``: more of the paper's numbers, as typed (:func:`table_numbers`), besides those the ledger cites."""
     results = ledger_results(ledger)
-    cited = paper_numbers(ledger) | {_canonical(p) for p in paper}
+    cited = registered_numbers(ledger) | {_canonical(p) for p in paper}
     label = name or (Path(notebook).stem if not isinstance(notebook, dict) else "notebook")
     findings = []
     for typed in markdown_numbers(notebook):

@@ -66,6 +66,13 @@ def test_paper_numbers_places_names_and_round_settings_are_not_results():
     assert [f.text for f in tn.typed_results(_notebook("Table 2 prints 0.81."), LEDGER, paper={"0.81"})] == []
 
 
+def test_a_registered_criterion_threshold_is_not_a_result():
+    ledger = {"claims": [{"id": "share", "kind": "check", "claim": "share", "source": None, "paper_value": None,
+                          "ours": 0.99219, "criterion": "at least 0.99 (all: passed)"}]}
+    assert [f.text for f in tn.typed_results(_notebook("the share is at least 0.99"), ledger)] == []
+    assert [f.text for f in tn.typed_results(_notebook("the share is 0.992"), ledger)] == ["0.992"]
+
+
 def test_markdown_numbers_reports_cells_and_precision():
     numbers = tn.markdown_numbers(_notebook("intro", "a value 1,234.50 and −0.25 %"))
     assert [(n.cell, n.text, n.value, n.decimals, n.percent) for n in numbers] == [
