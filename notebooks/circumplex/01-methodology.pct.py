@@ -87,7 +87,8 @@ cfg
 # its negatives $N_i$ the examples of every other label. For one positive $j$ the loss is a softmax cross-entropy
 # that must pick $j$ among $\{j\} \cup N_i$: the anchor's other positives stay out of the denominator $Z_i$, which is
 # what separates SINCERE from SupCon. The anchor's loss averages over its positives, the batch loss over its
-# anchors. **SoftCSE** (Eq. 7–8) multiplies each negative's term in $Z_i$ by
+# anchors (those with a positive; Eq. 5 divides by the batch size, and notebook 04 measures the difference).
+# **SoftCSE** (Eq. 7–8) multiplies each negative's term in $Z_i$ by
 # $w_{ik} = (1 - \cos\Delta\theta_{ik}) / \mathrm{mean}_{k'\in N_i}(1 - \cos\Delta\theta_{ik'})$, so a negative
 # whose label sits near the anchor's on the circle is pushed away less.
 
@@ -152,7 +153,8 @@ print("CircularCSE written out on six rows equals companion.losses.circumplex's 
 # attention and MLP outputs are not added to the residual stream; each block *interpolates* between the normalised
 # input and its normalised output with learned per-dimension rates α and normalises again. In attention, queries
 # and keys are normalised per head and scaled by a learned $s_{qk}$, and the softmax multiplies (not divides) by
-# $\sqrt{d_\mathrm{head}}$. The MLP gates $u$ with $\mathrm{SiLU}(v)$, $v$ scaled by $\sqrt d$. The sentence
+# $\sqrt{d_\mathrm{head}}$. The MLP gates $u$ with $\mathrm{SiLU}(v)$, $v$ scaled by $\sqrt d$ (Eq. 20 writes
+# $\sqrt{d_\mathrm{MLP}}$; the companion follows nGPT and the released code, the model width $d$). The sentence
 # embedding is the normalised mean of the output over the real (unpadded) tokens. One block, step by step, on a
 # head of width 8 with two attention heads, against `NGPTHead`:
 
