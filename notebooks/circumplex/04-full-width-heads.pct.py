@@ -157,7 +157,8 @@ coverage.groupby("batches of")[["min", "mean", "batches"]].agg({"min": "min", "m
 # averages differ by less than 1 %.
 
 # %%
-_ = ledger.claim(**cmp.anchor_average_claim(coverage))  # claims: eq5-anchor-average
+# claims: eq5-anchor-average
+_ = ledger.claim(**cmp.anchor_average_claim(coverage))
 
 # %% [markdown]
 # ## 3 · The heads, and what one run computes
@@ -350,8 +351,8 @@ fig5a.groupby(["k", "loss"]).V.mean().unstack("loss").round(3)
 # %%
 for c in cmp.fig5a_claims(fig5a, runs, table4_rows(cfg.fig5_backbone), backbone=cfg.fig5_backbone,
                           losses=list(LOSSES), regime=REGIME):
-    # claims: fig5a-sincere-needs-dims:full-width, fig5a-circular-ahead-at-2d:full-width,
-    # fig5a-circular-below-at-full-width
+    # claims: fig5a-sincere-needs-dims:full-width, fig5a-circular-ahead-at-2d:full-width
+    # claims: fig5a-circular-below-at-full-width
     ledger.claim(**c)
 
 # %% [markdown]
