@@ -11,9 +11,11 @@ notebook's markdown cells that matches one of the numeric results of the noteboo
 - a typed number matches a result at the precision it is typed: ``0.81`` matches 0.8123 (0.8123 rounds to 0.81),
   not 0.8163; ``81.2 %`` also matches 0.8123 read as a percentage; a sign is ignored (``a drop of 0.12`` matches
   an estimate of -0.12);
-- only numbers with a decimal point and at least two significant digits are read (``0.81``, ``1.5``, ``12.0``):
-  an integer (a seed, a step count, a table number) or a one-digit decimal (``0.5``, ``0.05``: a margin, a
-  temperature) says too little to tell a result from a set-up constant;
+- only numbers with a decimal point and at least two significant digits, trailing zeros aside, are read
+  (``0.81``, ``1.5``, ``12.0``): an integer (a seed, a step count, a table number) or a round decimal (``0.5``,
+  ``0.05``, ``1.0``: a margin, a temperature) says too little to tell a result from a set-up constant; nor is a
+  number that names a place (``§4.3``, ``Thm. 3.7``, ``Cor. 3.4–3.5``, ``WordNet 3.0``) or is part of a name
+  (``Llama-3.2-3B``);
 - a number typed exactly as one the ledger fixes before the run (a claim's ``paper_value``, a number of its
   statement, ``source`` or criterion) or as a number of the paper's transcribed tables (``data/<paper>/*.csv``)
   is cited, not a result, and is not reported.
