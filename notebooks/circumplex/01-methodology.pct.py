@@ -88,6 +88,7 @@ cfg
 # that must pick $j$ among $\{j\} \cup N_i$: the anchor's other positives stay out of the denominator $Z_i$, which is
 # what separates SINCERE from SupCon. The anchor's loss averages over its positives, the batch loss over its
 # anchors (those with a positive; Eq. 5 divides by the batch size, and notebook 04 measures the difference).
+#
 # **SoftCSE** (Eq. 7–8) multiplies each negative's term in $Z_i$ by
 # $w_{ik} = (1 - \cos\Delta\theta_{ik}) / \mathrm{mean}_{k'\in N_i}(1 - \cos\Delta\theta_{ik'})$, so a negative
 # whose label sits near the anchor's on the circle is pushed away less.

@@ -44,9 +44,10 @@
 # the same for every condition; the paper uses all five), every seed of the settings for all eight conditions,
 # evaluated on `n_rows` held-out in-domain concepts and `n_split_rows` of each other split. Section 5 (P1): B1 for
 # `p1_steps` steps on `p1_n_train` synsets — still a small fraction of the paper's step count, on one layer; a
-# plateau check on the logged curves says whether they flattened. all-mpnet-base-v2 is analysed frozen in notebook
-# 04. Section 5b trains the top `p2_n_top` layers of B1 so that the layers below the last can move (§5.1). The
-# settings cell below prints every value. Verdicts are computed in the claims table at the end, never typed.
+# plateau check on the logged curves says whether they flattened. all-mpnet-base-v2 is analysed frozen in
+# notebook 04. Section 5b trains the top `p2_n_top` layers of B1 so that the layers below the last can move
+# (§5.1). The settings cell below prints every value. Verdicts are computed in the claims table at the end, never
+# typed.
 
 # %% tags=["colab-setup"]
 # Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
