@@ -71,8 +71,8 @@ from companion.profiles import settings
 from companion.results import Ledger, at_least, at_most, holds, show_provenance, within
 
 # %% [markdown]
-# Settings per profile (smoke: one seed, a few steps, two class ratios; cpu: three seeds, 3000 L-BFGS iterations or
-# Adam steps, C in {3, 4, 10}), then the claims ledger.
+# Settings per profile (smoke: one seed, a few steps, two class ratios; cpu: the seeds, L-BFGS iterations, Adam
+# steps and numbers of classes printed below), then the claims ledger.
 
 # %%
 torch.set_num_threads(1)  # small full-batch problems: one thread is fastest on a shared CPU

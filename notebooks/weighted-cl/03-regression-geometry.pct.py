@@ -28,8 +28,8 @@
 #
 # **How the claims are judged.** Free-embedding optima are deterministic given a seed, so the theorem claims compare
 # one number (the worst case) with a stated tolerance: the float64 optimiser's floor. The digit experiments train an
-# encoder per seed — five seeds in the cpu profile: one run costs a few seconds on one thread (well under a minute),
-# and the hundred runs make the notebook take about ten minutes — and their claims are judged over the seeds through
+# encoder per seed (the seeds of the settings; one run costs seconds on one thread, so the cpu profile affords a
+# hundred runs) and their claims are judged over the seeds through
 # `companion.stats`: a level the paper prints (an $r^2$ at some $q$) by its 95 % interval against a band around the
 # paper's value; a difference (local minus global $r^2_\mathrm{Proc}$) by the symmetric direction rule, with the
 # paper's own difference as the magnitude; a threshold on a qualitative statement ("a line", "an arc") by the lower
@@ -81,8 +81,8 @@ from companion import stats
 from companion.results import Ledger, at_least, at_most, holds, not_testable, show_provenance, within
 
 # %% [markdown]
-# Settings per profile (smoke: a 400-image subset, 3 training steps, two seeds; cpu: every digit, 400 Adam steps,
-# q = 5..12, five seeds), then the claims ledger.
+# Settings per profile (smoke: a small subset of the images, a few training steps, two seeds; cpu: every digit and
+# the Adam steps, latent dimensions and seeds printed below), then the claims ledger.
 
 # %%
 torch.set_num_threads(1)  # small MLP and 512x512 similarity matrices: one thread is fastest on a shared CPU
