@@ -83,7 +83,7 @@ from companion.papers.angle.pairs import TABLE4_POOLINGS, TABLE4_UPPER_POOLINGS,
 from companion.profiles import settings
 from companion.results import Ledger, not_testable, show_provenance
 from companion.settings import REPO_ROOT
-from companion.sources import prose_number
+from companion.papers.tables import prose_number
 from companion.encoders.upper import UpperEncoder
 
 # %% tags=["parameters"]
