@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 import torch
 
-from companion.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import (
     cosine_similarities,
     distance_weights,
@@ -29,7 +28,7 @@ from companion.losses.weighted import (
     xclr_weights,
     y_aware_weights,
 )
-from companion.metrics.distance_geometry import (
+from companion.papers.weighted_cl.distance_geometry import (
     block_cosines,
     class_prototypes,
     classical_mds,
@@ -47,6 +46,7 @@ from companion.metrics.distance_geometry import (
     spherical_realisation,
     supcon_prototype_loss,
 )
+from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 
 torch.set_num_threads(1)  # tiny matrices: threads only add contention on a shared 2-core machine
 EPS = math.exp(-1)
