@@ -40,6 +40,10 @@ Weights fingerprint (:attr:`Encoder.fingerprint`)
     names, shapes, dtypes, a float64 sum and sum of squares of every tensor (computed on its device) and a
     strided sample of up to 4096 elements per tensor: a full pass at memory bandwidth, no host copy. It is
     recomputed on every cached ``encode`` (no reliance on version counters, which ``param.data`` edits bypass).
+
+One module per job: :mod:`companion.encoders.pooling`, :mod:`companion.encoders.store` (the cache and the
+fingerprint), :mod:`companion.encoders.encoder` (:class:`Encoder`) and :mod:`companion.encoders.loading`
+(:func:`load_encoder`, :func:`tiny_encoder`); every name above is imported from ``companion.encoders``.
 """
 
 from companion.encoders.encoder import Encoder, position_limit
