@@ -35,6 +35,9 @@ Wall time, hardware and library versions (which change from run to run) go to a 
 In the ``smoke`` profile results and figures go to a scratch folder (``<cache>/smoke``) unless
 ``COMPANION_RESULTS_DIR`` / ``COMPANION_FIGURES_DIR`` say otherwise, so a smoke run never overwrites the
 committed ``cpu`` results.
+
+Kept whole because the ledger, its exact criteria, the registered criteria and the readers share one schema
+(:data:`SCHEMA`, :func:`validate_claim`), which reads best beside the code that writes it.
 """
 
 from __future__ import annotations

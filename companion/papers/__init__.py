@@ -86,7 +86,11 @@ REGISTRY: tuple[Paper, ...] = (
           "Vock, Duchesnay & Dufumier, A Unified Geometric Framework for Weighted Contrastive Learning, "
           "arXiv 2605.13943", "https://arxiv.org/abs/2605.13943", "weighted-cl", "weighted-cl.txt",
           text_html=True, text_headings="markdown", text_tables="run-together",
-          losses_module="companion.losses.weighted"),
+          losses_module="companion.losses.weighted",
+          api_section=("Weighted contrastive learning metrics",
+                       "The weighted contrastive learning paper's distance geometry and digit morphometrics.",
+                       ("companion.papers.weighted_cl.distance_geometry",
+                        "companion.papers.weighted_cl.morphometrics"))),
     Paper("concepts", "Principles of concept representation",
           "Mohr, Dujany, Souquet & Freitas, Principles of Concept Representation in Sentence Encoders, "
           "arXiv 2606.06994", "https://arxiv.org/abs/2606.06994", "concepts", "concepts.txt",

@@ -43,9 +43,8 @@ SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
      ("companion.st",)),
     ("Losses", "The functional losses of the five papers, on two shared cores.",
      ("companion.losses.core", *(p.losses_module for p in _papers.REGISTRY if p.losses_module))),
-    ("Metrics", "Geometry, clustering, distance-geometry, retrieval and morphometric metrics.",
-     ("companion.metrics.geometry", "companion.metrics.clustering", "companion.metrics.distance_geometry",
-      "companion.metrics.retrieval", "companion.metrics.morphometrics")),
+    ("Metrics", "Geometry, clustering and retrieval metrics.",
+     ("companion.metrics.geometry", "companion.metrics.clustering", "companion.metrics.retrieval")),
     *(p.api_section for p in _papers.REGISTRY if p.api_section),
 )
 
@@ -80,9 +79,9 @@ def navbar_item(root: Path | None = None) -> dict:
 
 def sidebar_text(module: str) -> str:
     """A module's entry in the API sidebar: its dotted name without the package, in words a docked sidebar can
-    wrap (``companion.metrics.distance_geometry`` -> ``metrics: distance geometry``; a module directly under the
-    package takes its section's title: ``st: objectives for sentence-transformers``). The page itself keeps the
-    full name."""
+    wrap (``companion.papers.weighted_cl.distance_geometry`` -> ``papers: weighted cl distance geometry``; a
+    module directly under the package takes its section's title: ``st: objectives for sentence-transformers``). The
+    page itself keeps the full name."""
     parts = module.split(".")[1:] or [module]
     if len(parts) == 1:
         section = next((title for title, _, names in SECTIONS if module in names), "")
@@ -270,7 +269,9 @@ def render(root: Path | None = None) -> dict[str, str]:
 
     root = _root(root)
     sections = [{"title": title, "desc": desc,
-                 "contents": [{"name": m, "children": "embedded", "member_order": "source"} for m in names]}
+                 "contents": [{"name": m, "children": "embedded", "member_order": "source",
+                               "include_imports": m == "companion.st"}  # a package: its losses are re-exported
+                              for m in names]}
                 for title, desc, names in SECTIONS]
     logging.getLogger("griffe").setLevel(logging.ERROR)  # "no type annotation" notes on untyped parameters
     source = [str(root)] if (root / "companion" / "__init__.py").is_file() else []

@@ -71,12 +71,12 @@ from IPython.display import display
 from companion.papers.synthesis import audit, errata
 from companion.papers.synthesis.errata import (ROW_MEAN_TOL, as_number, average_mismatches, matches_elsewhere, off_rows,
                                                plot_at_a_glance, simace_best_case_loss)
-from companion.free_embeddings import fit_free_embeddings
+from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 from companion.losses.angle import eq6_code, eq6_literal
 from companion.losses.simace import check_margin
 from companion.losses.weighted import (soft_supcon_beta, soft_supcon_simplex_tau, soft_supcon_simplex_tau_paper,
                                        soft_supcon_weights)
-from companion.metrics.distance_geometry import block_cosines
+from companion.papers.weighted_cl.distance_geometry import block_cosines
 from companion.profiles import settings
 from companion.results import Ledger, holds, show_provenance
 from companion.settings import REPO_ROOT

@@ -64,11 +64,11 @@ import pandas as pd
 import seaborn as sns
 import torch
 
-from companion.free_embeddings import fit_free_embeddings
+from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import distance_weights, entropic_bound, weighted_infonce
-from companion.metrics.distance_geometry import (classical_mds, edm, embedding_dimension, is_edm,
-                                                 is_spherical_edm, r2_procrustes, spherical_radius,
-                                                 spherical_realisation)
+from companion.papers.weighted_cl.distance_geometry import (classical_mds, edm, embedding_dimension, is_edm,
+                                                            is_spherical_edm, r2_procrustes, spherical_radius,
+                                                            spherical_realisation)
 from companion.papers.weighted_cl.experiments import fit_exp_similarity, free_s_optimum, paper_number, thm37_cases
 from companion.profiles import settings
 from companion.results import Ledger, at_least, at_most, holds, show_provenance, within

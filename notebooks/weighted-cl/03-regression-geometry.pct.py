@@ -68,10 +68,10 @@ import seaborn as sns
 import torch
 
 from companion.data import load_digits
-from companion.free_embeddings import fit_free_embeddings
+from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import euclidean_similarities, euclidean_weights, soft_supcon_weights
-from companion.metrics.distance_geometry import delta_w, edm, r2_procrustes, r2_sim
-from companion.metrics.morphometrics import morphometrics
+from companion.papers.weighted_cl.distance_geometry import delta_w, edm, r2_procrustes, r2_sim
+from companion.papers.weighted_cl.morphometrics import morphometrics
 from companion.papers.weighted_cl.experiments import (arc_order, dev_plateau, dev_plateau_groups, end_of_rise,
                                                       fit_digit_encoder, line_fraction, local_global_r2, loss_moved,
                                                       lower_bound, monitor_every, paper_number, run_curve,

@@ -71,9 +71,10 @@ from sklearn.model_selection import cross_val_score
 
 from companion.data import load_digits
 from companion.encoders import load_encoder
-from companion.free_embeddings import fit_free_embeddings
+from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import distance_weights, entropic_bound, euclidean_similarities, xclr_weights
-from companion.metrics.distance_geometry import delta_w, edm, r2_procrustes, r2_sim, random_isometry
+from companion.papers.weighted_cl.distance_geometry import (delta_w, edm, r2_procrustes, r2_sim,
+                                                            random_isometry)
 import companion.papers.weighted_cl.experiments as wx
 from companion import stats
 from companion.profiles import settings

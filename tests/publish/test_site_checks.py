@@ -117,7 +117,7 @@ def test_the_site_sidebar_is_readable_and_its_entries_resolve():
     assert checks.sidebar_problems(built) == []
     api = next(bar for bar in built["website"]["sidebar"] if bar["id"] == "api")
     texts = [item["text"] for item in api["contents"] if isinstance(item, dict)]
-    assert "metrics: distance geometry" in texts and len(texts) == len(apidoc.modules())
+    assert "papers: weighted cl distance geometry" in texts and len(texts) == len(apidoc.modules())
     assert all(len(w) <= checks.SIDEBAR_WORD_CHARS for t in texts for w in t.split())
 
 

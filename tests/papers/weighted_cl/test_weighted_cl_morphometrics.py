@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from companion.metrics.morphometrics import morphometrics, slant, thickness
+from companion.papers.weighted_cl.morphometrics import morphometrics, slant, thickness
 
 
 def _bar(width, shear=0.0, size=32):
