@@ -24,7 +24,7 @@
 # a small MLP on scikit-learn's 8×8 digits (1,797 images) — Fig. 2 (Euclidean Soft SupCon, $q = 5..12$: the bound
 # becomes attainable at $q = 9$), Fig. 3 (regression on thickness and slant, and class + morphometrics), Fig. 5
 # (y-Aware vs Euclidean on thickness, $q = 2$, τ = 0.1: arc vs line). Thickness and slant are measured from the
-# images here (ink area / skeleton length, moment shear: `companion.metrics.morphometrics`), not Morpho-MNIST's.
+# images here (ink area / skeleton length, moment shear: `companion.papers.weighted_cl.morphometrics`), not Morpho-MNIST's.
 #
 # **How the claims are judged.** Free-embedding optima are deterministic given a seed, so the theorem claims compare
 # one number (the worst case) with a stated tolerance: the float64 optimiser's floor. The digit experiments train an
