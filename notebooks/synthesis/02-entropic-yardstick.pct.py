@@ -178,24 +178,24 @@ soft_rows
 
 # %%
 a01, c03, k03 = angle_soft[("angle", 0.1)], angle_soft[("cosine", 0.3)], angle_soft[("constructed angle", 0.3)]
-ledger.claim("angle-soft-supcon", "Soft SupCon with SimACE's angle as the similarity (our variant of Cor. 3.9): "
-             "the bound needs collapsed classes tau log(1/eps) radians apart, reachable where the cosine's "
-             "1 + tau log eps is not", kind="beyond", source="weighted-cl | Corollary 3.9",
-             paper_value=f"tau log(1/eps) = {phi_01:.3f} deg at tau = 0.1, eps = 0.01",
-             ours={"tau = 0.1, angle: the free optimum attains the bound (Delta_W <= 1e-6)":
-                       bool(a01["Delta_W"] <= 1e-6),
-                   "tau = 0.1, angle: between- minus within-class angle is tau log(1/eps) within 0.5 deg":
-                       bool(abs(a01["between (deg)"] - a01["within (deg)"] - phi_01) <= 0.5),
-                   "tau = 0.3, cosine: the free optimum stays above the bound (Delta_W >= 0.01)":
-                       bool(c03["Delta_W"] >= 0.01),
-                   "tau = 0.3, angle: the collapsed configuration at the predicted angle attains it (Delta_W <= 1e-9)":
-                       bool(abs(k03["Delta_W"]) <= 1e-9)},
-             criterion=holds("the four listed conditions on the ring structure (12 labels x 4, d = 16)"),
-             regime="free vectors (no encoder), 12 labels x 4 in d = 16, best of the initialisations",
-             note=f"angle, tau = 0.1: Delta_W = {a01['Delta_W']:.3g}, between {a01['between (deg)']:.3f} deg, within "
-                  f"{a01['within (deg)']:.3f} deg; cosine, tau = 0.3: Delta_W = {c03['Delta_W']:.3g}; constructed "
-                  f"angle, tau = 0.3: Delta_W = {k03['Delta_W']:.3g}; the free angle optimum at tau = 0.3 stops at "
-                  f"Delta_W = {angle_soft[('angle', 0.3)]['Delta_W']:.3g} (see the text).")
+_ = ledger.claim("angle-soft-supcon", "Soft SupCon with SimACE's angle as the similarity (our variant of Cor. 3.9): "
+                 "the bound needs collapsed classes tau log(1/eps) radians apart, reachable where the cosine's "
+                 "1 + tau log eps is not", kind="beyond", source="weighted-cl | Corollary 3.9",
+                 paper_value=f"tau log(1/eps) = {phi_01:.3f} deg at tau = 0.1, eps = 0.01",
+                 ours={"tau = 0.1, angle: the free optimum attains the bound (Delta_W <= 1e-6)":
+                           bool(a01["Delta_W"] <= 1e-6),
+                       "tau = 0.1, angle: between- minus within-class angle is tau log(1/eps) within 0.5 deg":
+                           bool(abs(a01["between (deg)"] - a01["within (deg)"] - phi_01) <= 0.5),
+                       "tau = 0.3, cosine: the free optimum stays above the bound (Delta_W >= 0.01)":
+                           bool(c03["Delta_W"] >= 0.01),
+                       "tau = 0.3, angle: the collapsed configuration at the predicted angle attains it (Delta_W <= 1e-9)":
+                           bool(abs(k03["Delta_W"]) <= 1e-9)},
+                 criterion=holds("the four listed conditions on the ring structure (12 labels x 4, d = 16)"),
+                 regime="free vectors (no encoder), 12 labels x 4 in d = 16, best of the initialisations",
+                 note=f"angle, tau = 0.1: Delta_W = {a01['Delta_W']:.3g}, between {a01['between (deg)']:.3f} deg, within "
+                      f"{a01['within (deg)']:.3f} deg; cosine, tau = 0.3: Delta_W = {c03['Delta_W']:.3g}; constructed "
+                      f"angle, tau = 0.3: Delta_W = {k03['Delta_W']:.3g}; the free angle optimum at tau = 0.3 stops at "
+                      f"Delta_W = {angle_soft[('angle', 0.3)]['Delta_W']:.3g} (see the text).")
 
 # %% [markdown]
 # The angle is not affine in the Gram matrix, so the loss is no longer convex in it: at $\tau = 0.3$ the free
@@ -261,7 +261,7 @@ for key, p in problems.items():
                  criterion=holds(theory.prediction_text(p)),
                  regime=f"free vectors (no encoder), {o.structure}, best of {len(cfg.free_seeds)} initialisation(s)",
                  note=numerical[key] + "; measured: " + "; ".join(theory.fmt(c.measured, 6) for c in conditions[key]))
-len(ledger.claims)
+theory.show(pd.DataFrame([c for c in ledger.claims if c["id"].startswith("free:")])[["id", "verdict", "note"]])
 
 # %% [markdown]
 # CircularCSE's target is itself a weighted-CL optimum: X-CLR (equivalently y-Aware) on the ring labels at
@@ -289,15 +289,16 @@ pd.Series({k: theory.fmt(v) for k, v in ring_fit.items()}).to_frame("X-CLR at τ
 # %%
 ids = torch.arange(12).repeat_interleave(4)
 ring_keys = ["supcon", "soft-supcon", "xclr-ring", "sincere", "softcse", "circularcse"]
-fig, axes = plt.subplots(2, len(ring_keys), figsize=(3.0 * len(ring_keys), 6.2))
+fig, axes = plt.subplots(4, 3, figsize=(9.6, 13))
 for j, key in enumerate(ring_keys):
     best = theory.best_fit(fits[key])
     G, _ = theory.class_geometry(best.Z, ids, 12)
     P, _ = theory.class_geometry(problems[key].constructed, ids, 12)
-    for ax, M, what in ((axes[0, j], P.numpy(), "predicted"), (axes[1, j], G.numpy(), "numerical")):
+    row, col = 2 * (j // 3), j % 3
+    for ax, M, what in ((axes[row, col], P.numpy(), "predicted"), (axes[row + 1, col], G.numpy(), "numerical")):
         ax.imshow(M, vmin=-1, vmax=1, cmap="RdBu_r")
-        ax.set(title=f"{theory.OBJECTIVES[key].name}\n{what}", xticks=[], yticks=[])
-fig.suptitle("Class Gram matrices on free vectors (colour: cosine, -1 blue to +1 red)", y=1.01)
+        ax.set(title=f"{theory.OBJECTIVES[key].name.split(' (')[0]}\n{what}", xticks=[], yticks=[])
+fig.suptitle("Class Gram matrices on free vectors (cosine: -1 blue, +1 red)")
 fig.tight_layout()
 _ = ledger.savefig(fig, "free-gram-matrices")
 
