@@ -12,8 +12,10 @@ This module applies that yardstick to every objective the five papers train (:da
 
 * **where it sits** — inside the family (a target distribution, its entropy as the bound, whether the similarity's
   logit range can realise it) or outside it, and why: weights inside the log-sum-exp denominator (SoftCSE), other
-  positives left out of the denominator (SINCERE), a ranking loss (CoSENT, AnglE's angle objective), a regression of
-  the Gram matrix (CircularCSE), a pointwise logistic loss with a threshold (the concept paper's BCE term);
+  positives left out of the denominator (SINCERE), a margin on the positive (SimACE's constant weight on every
+  negative, ArcCon's different similarity for the positive), a ranking loss (CoSENT, AnglE's angle objective), a
+  regression of the Gram matrix (CircularCSE), a pointwise logistic loss with a threshold (the concept paper's BCE
+  term);
 * **its predicted optimum on free vectors** — a closed form where a theorem or a short argument gives one
   (:func:`sincere_optimal_loss`, :func:`softcse_optimal_gram`, :func:`one_positive_optimal_loss`,
   :func:`xclr_ring_gram`, :func:`angle_soft_supcon_angle`, …), stated as named conditions
@@ -367,15 +369,17 @@ OBJECTIVES: dict[str, Objective] = {o.key: o for o in [
               "a point mass on the other view", "H = 0, not attained (finite range)",
               "views coincide; sentences on a regular simplex (cosine −1/(N−1)); L* = log(1 + (N−1)e^{−N/((N−1)τ)})",
               _V, dict(tau=0.05)),
-    Objective("simace", "SimACE (angle, m = 10°)", "simace", "losses.simace.simace_loss", "angle", 0.06,
-              "weighted InfoNCE", "SimCSE's targets with the angle θ = arcsin(cos) as the similarity and a margin on "
-              "the positive", "a point mass on the other view", "H = 0, not attained; the range is π/τ, not 2/τ",
+    Objective("simace", "SimACE (angle, m = 10°)", "simace", "losses.simace.simace_loss", "angle", 0.06, "outside",
+              "the margin: the positive's logit (θ − m)/τ puts the constant weight e^{m/τ} on every negative inside "
+              "the denominator (SoftCSE's construct with one weight); with m = 0 it is the family's InfoNCE with the "
+              "angle θ = arcsin(cos) as its similarity", "a point mass on the other view",
+              "0 (H of the m = 0 form), not attained; the angle's range is π/τ, not 2/τ",
               "the same geometry as SimCSE (the margin moves the loss, not the optimum); at the optimum the angle "
               "acts as the cosine at τ_eff = τ·(N/(N−1))/(arcsin(1−ε) + arcsin(1/(N−1)) − m)", _V,
               dict(tau=0.06, margin_deg=10.0)),
-    Objective("arccon", "ArcCon (m = 10°)", "simace", "losses.simace.arccon_loss", "cosine", 0.05,
-              "weighted InfoNCE", "SimCSE's targets with an additive angular margin on the positive's cosine",
-              "a point mass on the other view", "H = 0, not attained",
+    Objective("arccon", "ArcCon (m = 10°)", "simace", "losses.simace.arccon_loss", "cosine", 0.05, "outside",
+              "the additive angular margin: the positive scores cos(φ + m), the negatives cos φ — no single symmetric "
+              "similarity (Assumption 3.2)", "a point mass on the other view", "0, not attained",
               "the same geometry as SimCSE; L* = log(1 + (N−1)e^{(−1/(N−1) − cos m)/τ})", _V,
               dict(tau=0.05, margin_deg=10.0)),
     Objective("concepts", "InfoNCE + BCE on hard negatives", "concepts", "losses.concepts.concept_loss", "cosine",
