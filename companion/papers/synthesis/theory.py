@@ -538,7 +538,7 @@ def fit_free(problem: FreeProblem, seed: int, steps: int = 500) -> FreeFit:
     (:func:`companion.free_embeddings.minimise`), through the temperatures of :data:`ANNEAL` above the objective's
     own (where ``problem.anneal``) and then at its own (each stage at most ``steps`` iterations); ``log(loss)`` where the optimum is > 0 (the
     same minimiser, better scaled). Returns the unit rows and the loss at the objective's own temperature."""
-    from companion.free_embeddings import minimise
+    from companion.papers.weighted_cl.free_embeddings import minimise
 
     gen = torch.Generator().manual_seed(int(seed))
     X = torch.randn(problem.rows, problem.dim, generator=gen, dtype=torch.float64)
@@ -989,7 +989,7 @@ def angle_soft_supcon_checks(steps: int = 500, seeds: Sequence[int] = (0, 1, 2),
     the free optimum of each at τ = 0.1 and 0.3 (best of ``seeds``; no warm start: the optimum depends on τ), and
     the collapsed configuration at the predicted inter-class angle :func:`angle_soft_supcon_angle`. Returns
     ``{(similarity, tau): {"Delta_W", "within (deg)", "between (deg)"}}`` plus ``"H"``."""
-    from companion.free_embeddings import minimise
+    from companion.papers.weighted_cl.free_embeddings import minimise
     from companion.losses.weighted import entropic_bound, entropic_gap, soft_supcon_weights, weighted_infonce
     from companion.similarities import angle_matrix, cosine_matrix
 
@@ -1031,7 +1031,7 @@ def circular_target_fit(tau: float = 0.5, seeds: Sequence[int] = (0, 1, 2), step
     its optimum is the ring itself, i.e. CircularCSE's target Gram :math:`\cos\Delta\theta`
     (:func:`companion.losses.circumplex.circumplex_target`). Returns the best fit's ``Delta_W``, its class Gram's
     largest deviation from that target (``gram_dev``) and its smallest within-class cosine."""
-    from companion.free_embeddings import minimise
+    from companion.papers.weighted_cl.free_embeddings import minimise
     from companion.losses.circumplex import circumplex_target
     from companion.losses.weighted import (
         cosine_similarities,
