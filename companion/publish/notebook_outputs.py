@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from companion import settings as _settings
+from companion.publish.notebooks import paper_of
 
 #: The size a stored notebook should stay under (bytes).
 MAX_BYTES = 1_500_000
@@ -350,11 +351,6 @@ def dumps(nb: dict) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-def paper_of(path: Path) -> str:
-    """The paper a notebook path belongs to (``notebooks/00-baselines/x.ipynb`` -> ``baselines``)."""
-    return re.sub(r"^\d\d-", "", Path(path).parent.name)
-
-
 def clean(notebook: dict | str | os.PathLike, *, places: Mapping[str | os.PathLike, str] | None = None,
           figures: str | os.PathLike | None = None, report: list[str] | None = None) -> dict:
     """The stored form of ``notebook`` (a notebook dict, or the path of an ``.ipynb`` file, rewritten in place when
@@ -579,5 +575,5 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["MAX_BYTES", "clean", "machine_paths", "main", "output_counts", "paper_of", "problems",
+__all__ = ["MAX_BYTES", "clean", "machine_paths", "main", "output_counts", "problems",
            "render_stream", "replace_paths", "saved_figures"]

@@ -257,13 +257,10 @@ def typed_results(notebook: Path | dict, ledger: Path | dict, paper: Iterable[st
 def notebook_pairs(root: Path) -> Iterable[tuple[Path, Path]]:
     """(notebook, ledger) for every committed notebook with a ledger under ``root`` (a checkout): the notebooks of
     ``notebooks/<folder>/`` with the ledgers of ``results/<paper>/``, the paper whose folder that is."""
-    from companion import papers
+    from companion.publish.notebooks import paper_of
 
     for notebook in sorted((root / "notebooks").glob("*/*.ipynb")):
-        entry = papers.by_folder(notebook.parent.name)
-        if entry is None:
-            continue
-        ledger = root / "results" / entry.id / f"{notebook.stem}.json"
+        ledger = root / "results" / paper_of(notebook) / f"{notebook.stem}.json"
         if ledger.exists():
             yield notebook, ledger
 
