@@ -30,18 +30,22 @@ def run_grid(train_states, train_labels: Sequence[str], test_states, test_labels
              kinds: Sequence[str], losses: Sequence[str], seeds: Sequence[int], steps: int | Mapping[str, int],
              batch_size: int, lr: float, n_heads: int, margins: Sequence[float] = (), margin_kind: str = "nGPT",
              curve_every: int = 0, curve_seeds: Sequence[int] = (), probe: Sequence[tuple[str, str]] = (),
-             probe_steps: int | Mapping[str, int] | None = None):
+             probe_steps: int | Mapping[str, int] | None = None, pooling: str = "mean",
+             base_scale: str | float = "backbone", clip_norm: float | None = 1.0, cache: bool | str | None = True):
     """Train and score every ``kind`` x ``loss`` x ``seed`` head, then CircularCSE ``margin_kind`` heads with each
     margin in ``margins`` (m > 0; the grid's CircularCSE runs are m = 0). ``steps`` is one budget for every loss or
     one per loss (:func:`steps_per_loss`). Runs of ``curve_seeds`` record a learning curve every ``curve_every``
     steps; those of them whose ``(kind, loss)`` is in ``probe`` (margin runs included) train on to ``probe_steps``
-    (one number or one per loss) for the curve only (their scores are still taken at their budget). Returns ``(runs, embeddings)``: one row
-    per run (``kind``, ``loss``, ``margin``, ``seed``, ``steps`` and the scores of
-    :func:`companion.papers.circumplex.experiments.head_run`) and the test embeddings by
-    ``(kind, loss, margin, seed)``."""
+    (one number or one per loss) for the curve only (their scores are still taken at their budget). ``pooling``,
+    ``base_scale`` (the backbone's width recorded on ``train_states``), ``clip_norm`` and ``cache`` go to every
+    :func:`companion.papers.circumplex.experiments.head_run` (cached without the heads' weights, which the grid does
+    not keep). Returns ``(runs, embeddings)``: one row per run (``kind``, ``loss``, ``margin``, ``seed``, ``steps``
+    and the scores and recorded settings of :func:`~companion.papers.circumplex.experiments.head_run`) and the test
+    embeddings by ``(kind, loss, margin, seed)``."""
     from tqdm.auto import tqdm
 
     from companion.papers.circumplex.experiments import head_run
+    from companion.papers.circumplex.heads import backbone_width
 
     if not seeds:
         raise ValueError("run_grid needs at least one seed.")
@@ -58,7 +62,9 @@ def run_grid(train_states, train_labels: Sequence[str], test_states, test_labels
                                   steps=budget[loss], batch_size=batch_size, lr=lr, seed=seed, n_heads=n_heads,
                                   margin=margin if margin > 0 else None,
                                   curve_every=curve_every if seed in curve_seeds else 0,
-                                  probe_steps=probe_budget.get(loss) if probed else None)
+                                  probe_steps=probe_budget.get(loss) if probed else None, pooling=pooling,
+                                  base_scale=base_scale, backbone_dim=backbone_width(train_states),
+                                  clip_norm=clip_norm, cache=cache, keep_weights=False)
         rows.append({"kind": kind, "loss": loss, "margin": margin, "seed": seed, "steps": budget[loss], **scores})
         embs[(kind, loss, margin, seed)] = emb
     return pd.DataFrame(rows), embs
