@@ -59,8 +59,9 @@ embedding :math:`e = \mathrm{Norm}(\mathrm{Pooling}(h))` (unit norm; pooling ``m
 Training a head on cached backbone states (the frozen-backbone setting of this companion) uses
 :class:`~companion.encoders.states.PackedStates` (token states stored once, packed, float16) and :func:`train_head`,
 with gradient clipping at norm 1.0 by default (``clip_norm``): App. D says that "for any parameters not
-explicitly listed, we employ the default settings", and the Hugging Face Trainer the authors train with clips at
-``max_grad_norm = 1.0`` by default; ``clip_norm=None`` trains without clipping (this companion's earlier choice).
+explicitly listed, we employ the default settings", and its Table 3 names the settings it does list as Hugging
+Face's ``TrainingArguments`` names them (LR scheduler type, Train Batch Size, Torch dtype), whose default
+``max_grad_norm`` is 1.0; ``clip_norm=None`` trains without clipping (this companion's earlier choice).
 
 **Pooling** (paper Eq. 3–4 / 13–14; §4.1, Implementation Details; App. D, Table 3). The paper pools the head's
 output with [CLS] for the BERT-like encoders (mE5, mxbai), the last token for the decoder-only LLMs (Llama-3.2-3B,
