@@ -298,8 +298,8 @@ NOISE_RESAMPLES = 200
 def split_base(base, n_top: int | None):
     """``base`` itself, or (``n_top`` other than ``base.n_top``) a base of the same encoder that trains the top
     ``n_top`` layers, made once per base and ``n_top`` so that its frozen lower states (a different layer's output)
-    are computed once and shared by every run, as ``base``'s are (:meth:`~companion.encoders.upper.UpperEncoder.
-    fresh`)."""
+    are computed once and shared by every run, as ``base``'s are
+    (:meth:`~companion.encoders.upper.UpperEncoder.fresh`)."""
     if n_top is None or n_top == base.n_top:
         return base
     memo = _SPLITS.setdefault(base, {})

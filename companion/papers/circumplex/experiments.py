@@ -169,9 +169,10 @@ def head_settings(kind: str, loss: str, train_states, *, steps: int, batch_size:
                   base_scale: str | float = "backbone", backbone_dim: int | None = None,
                   clip_norm: float | None = CLIP_NORM) -> dict:
     """Every setting that shapes a trained head (the training data aside), resolved as the run uses it: the
-    batch (at most the training set), the base scale as a number (:func:`~companion.papers.circumplex.heads.
-    resolve_base_scale`; None for the heads it does not change, GPT and nGPT-plain) and the clipping norm (None: no
-    clipping). Recorded with every run (``settings``) and part of its cache key (:func:`head_run_key`)."""
+    batch (at most the training set), the base scale as a number
+    (:func:`~companion.papers.circumplex.heads.resolve_base_scale`; None for the heads it does not change, GPT and
+    nGPT-plain) and the clipping norm (None: no clipping). Recorded with every run (``settings``) and part of its
+    cache key (:func:`head_run_key`)."""
     from companion.papers.circumplex.heads import (
         HEAD_POOLINGS,
         backbone_width,
@@ -243,11 +244,12 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
     ``loss`` (a key of :data:`companion.losses.circumplex.LOSSES`; ``margin`` sets CircularCSE's m) on the training
     states for ``steps`` steps, embed the test states and score them.
 
-    The head is trained as the authors train it unless told otherwise (:func:`~companion.papers.circumplex.heads.
-    train_head`): gradient clipping at ``clip_norm`` (1.0; None: none), nGPT's α and s_qk at the base scale of the
-    backbone's width (``base_scale="backbone"``, ``backbone_dim`` default: the width recorded on the states;
-    ``"head"``: the head's own width), pooled by ``pooling`` (``"mean"``; the paper's: :func:`~companion.papers.
-    circumplex.heads.paper_pooling`). The batch is at most the training set.
+    The head is trained as the authors train it unless told otherwise
+    (:func:`~companion.papers.circumplex.heads.train_head`): gradient clipping at ``clip_norm`` (1.0; None: none),
+    nGPT's α and s_qk at the base scale of the backbone's width (``base_scale="backbone"``, ``backbone_dim``
+    default: the width recorded on the states; ``"head"``: the head's own width), pooled by ``pooling``
+    (``"mean"``; the paper's: :func:`~companion.papers.circumplex.heads.paper_pooling`). The batch is at most the
+    training set.
 
     Returns ``(scores, head, test embeddings)``, where ``scores`` holds V-Measure and CD-r
     (:func:`companion.papers.circumplex.heads.evaluate_embeddings`), the mean cosine between different labels

@@ -130,8 +130,9 @@ def run_curve(row: Mapping[str, Any]) -> tuple[list[int], list[float]]:
 
 
 def run_plateau(row: Mapping[str, Any], *, gap: float | None = None, tail: float = 1 / 3) -> stats.Validity:
-    """The ``plateau`` check of ONE head run (a row of a runs frame, or a :func:`~companion.papers.circumplex.
-    experiments.head_run` scores dict with its ``steps``), for ``Ledger.claim(validity=[...])``:
+    """The ``plateau`` check of ONE head run (a row of a runs frame, or a
+    :func:`~companion.papers.circumplex.experiments.head_run` scores dict with its ``steps``), for
+    ``Ledger.claim(validity=[...])``:
 
     * a run probed past its budget: :func:`companion.stats.plateau` fitted from the budget to the end of the probe
       (as :func:`plateau`);
