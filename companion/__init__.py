@@ -14,9 +14,11 @@ Modules (one home per concept):
 * :mod:`companion.metrics`    — generic geometry, clustering, retrieval and distance-geometry metrics
 * :mod:`companion.stats`      — paired-seed statistics and the verdict rules
 * :mod:`companion.results`    — the claims ledger and provenance
-* :mod:`companion.sources`    — paper texts: where a number is printed, coverage maps
-* :mod:`companion.runner`     — papermill runner behind ``python -m companion run``
-* :mod:`companion.site`       — the Quarto site's configuration, pages and offline checks
+* :mod:`companion.papers.text`, :mod:`companion.papers.tables` — the paper texts (where a number is printed) and
+  the transcribed tables
+* :mod:`companion.publish`    — build and publish, on top of the modules above (none of them imports it): the
+  papermill runner behind ``python -m companion run``, stored notebook outputs, Colab cells, the API reference
+  and the Quarto site's configuration, pages and offline checks
 """
 
 __version__ = "0.1.0"

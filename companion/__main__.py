@@ -20,7 +20,7 @@ EPILOG = """first steps:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from companion import runner
+    from companion.publish import runner
 
     results = runner.run(args.profile, only=args.only, output_dir=args.output_dir, timeout=args.timeout,
                          jobs=args.jobs, dry_run=args.dry_run)
@@ -32,9 +32,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from companion import runner
+    from companion.publish.notebooks import list_notebooks, select
 
-    notebooks = runner.select(runner.list_notebooks(), args.only)
+    notebooks = select(list_notebooks(), args.only)
     width = max((len(nb.key) for nb in notebooks), default=10)
     for nb in notebooks:
         print(f"{nb.key:<{width}}  {nb.title}")
@@ -76,7 +76,7 @@ def _cmd_data(args: argparse.Namespace) -> int:
 
 
 def _cmd_colab(args: argparse.Namespace) -> int:
-    from . import colab
+    from companion.publish import colab
 
     changed = colab.apply(check_only=args.check)
     repository = colab.repository()
@@ -100,21 +100,21 @@ def _cmd_sts(argv: list[str]) -> int:
 
 
 def _cmd_site(args: argparse.Namespace) -> int:
-    from companion import site
+    from companion.publish.site import checks, pages
 
     if args.check:
-        problems = site.check(strict=args.strict)
+        problems = checks.check(strict=args.strict)
         for problem in problems:
             print(problem)
         if not args.strict:
-            found = site.findings()
+            found = checks.findings()
             if found:
                 print(f"{len(found)} reader finding(s) in the stored notebooks (numbers printed to machine length, "
                       "tables cut short, bare reprs, figures too small at display width); --strict lists them and "
                       "fails on them")
         print("site configuration ok" if not problems else f"{len(problems)} problem(s)")
         return 1 if problems else 0
-    path = site.write_sidebar()
+    path = pages.write_sidebar()
     print(f"wrote the sidebar of {path}")
     return 0
 
@@ -269,7 +269,7 @@ def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "sts":
         return _cmd_sts(argv[1:])
     if argv and argv[0] == "notebooks":
-        from . import notebook_outputs
+        from companion.publish import notebook_outputs
 
         return notebook_outputs.main(argv[1:])
     args = build_parser().parse_args(argv)

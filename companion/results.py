@@ -35,10 +35,14 @@ Wall time, hardware and library versions (which change from run to run) go to a 
 In the ``smoke`` profile results and figures go to a scratch folder (``<cache>/smoke``) unless
 ``COMPANION_RESULTS_DIR`` / ``COMPANION_FIGURES_DIR`` say otherwise, so a smoke run never overwrites the
 committed ``cpu`` results.
+
+Kept whole because the ledger, its exact criteria, the registered criteria and the readers share one schema
+(:data:`SCHEMA`, :func:`validate_claim`), which reads best beside the code that writes it.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import os
@@ -242,6 +246,13 @@ def provenance(profile: str, seeds: Sequence[int], wall_time_s: float | None = N
 
 
 # --------------------------------------------------------------------------------------------- figures
+def figure_output(png: bytes, figure: str, name: str) -> dict:
+    """A ``display_data`` output showing ``png``; ``figure`` is its file under the figures folder."""
+    return {"output_type": "display_data",
+            "data": {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": f"<Figure {name}>"},
+            "metadata": {"companion": {"figure": figure}}}
+
+
 class FigurePath(type(Path())):
     """The path of a figure saved by :meth:`Ledger.savefig`. IPython does not echo it: the figure itself is shown."""
 
@@ -259,8 +270,6 @@ def _show_saved_figure(fig, path: Path, figure: str) -> None:
     if shell is None or getattr(shell, "kernel", None) is None:
         return
     from IPython.display import display
-
-    from companion.notebook_outputs import figure_output
 
     out = figure_output(path.read_bytes(), figure, path.stem)
     display(out["data"], raw=True, metadata=out["metadata"])
@@ -374,7 +383,7 @@ class Ledger:
 
     @property
     def path(self) -> Path:
-        return self.results_dir / self.paper / f"{self.notebook}.json"
+        return ledger_path(f"{self.paper}/{self.notebook}", self.results_dir)
 
     def save(self) -> Path:
         """Write the ledger (stable schema) and the provenance record; returns the ledger path."""
@@ -493,13 +502,24 @@ def validate_claim(claim: dict[str, Any], where: str = "ledger") -> None:
         raise ValueError(f"{where}: claim {cid!r} is {claim['verdict']!r} without a reason")
 
 
+def ledger_path(notebook: str, root: str | Path | None = None) -> Path:
+    """Where the ledger of ``notebook`` = ``"<paper>/<name>"`` is: ``<root>/<paper>/<name>.json`` (``root``
+    default: the results folder)."""
+    root = Path(root) if root is not None else _settings.results_dir()
+    return root / f"{notebook.strip().removesuffix('.json')}.json"
+
+
+def ledger_paths(root: str | Path | None = None) -> list[Path]:
+    """Every ledger ``<paper>/<notebook>.json`` under ``root`` (default: the results folder), sorted, without the
+    ``.provenance.json`` siblings."""
+    root = Path(root) if root is not None else _settings.results_dir()
+    return sorted(p for p in root.glob("*/*.json") if not p.name.endswith(".provenance.json"))
+
+
 def load_ledgers(root: Path | None = None) -> list[dict[str, Any]]:
     """Every ledger under ``root`` (default: the results folder), validated against schema 2."""
-    root = Path(root) if root is not None else _settings.results_dir()
     out = []
-    for path in sorted(root.glob("*/*.json")):
-        if path.name.endswith(".provenance.json"):
-            continue
+    for path in ledger_paths(root):
         data = json.loads(path.read_text(encoding="utf-8"))
         missing = {"schema", "paper", "notebook", "profile", "seeds", "claims"} - set(data)
         if missing:

@@ -91,7 +91,7 @@ sizes.T
 # %% [markdown]
 # ## Companion `encode` (cold, then cached) vs `SentenceTransformer.encode`, side by side
 # Same model folder, same maximum length (256, MiniLM's own), L2-normalised outputs, and the same input: every
-# sentence of every pair, duplicates included (37.7k for the seven sets). The companion encodes each distinct text
+# sentence of every pair, duplicates included (counted above). The companion encodes each distinct text
 # once (duplicates are free), sorts by token length and batches by a token budget; the cold run starts from an
 # empty cache folder and includes writing the cache.
 

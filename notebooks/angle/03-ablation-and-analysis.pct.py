@@ -28,18 +28,18 @@
 # bucket on STS-B test for the untrained model, SBERT, CoSENT only and AnglE, with a distance to the gold
 # distribution and its seed CIs.
 #
-# **What was scaled (CPU profile, one thread)** — as in `02-sts-experiments`: all-MiniLM-L6-v2 (not BERT-base), max
-# length 64, only the **top transformer layer** fine-tuned (`companion.encoders.upper.UpperEncoder`, `n_top = 1`, layers
-# 1–5 frozen and run once per text, pooling inside the model), AdamW lr 2e-4, 6 warm-up steps then linear
-# decay, batch 32 pairs, **64 steps per run** on a seeded 2,048-pair subset of STS-B train (of 5,749; under one
-# epoch), evaluated on **one fixed seeded 800-pair subset of STS-B test** (of 1,379; the same for every run and for
-# Fig. 5), seeds 0, 1, 2 (same batches for every variant at a seed). The objective ablation uses MiniLM's native
-# mean pooling (= last-avg; the paper's objective rows use CLS on BERT-base); the pooling ablation trains all three
-# terms with each pooling; its last-avg row is the objective ablation's "all" row (same runs). `first-last-avg`
-# averages the output of the first transformer layer (frozen here, its masked mean kept with the cached states) and
-# of the last (trained). A first cpu run with lr 1e-4 and 40 steps lowered the training loss by
-# only ≈ 5 % and moved STS-B by +0.3 (81.57 → 81.84); this run doubles the update (lr and steps chosen from the
-# training loss, not from test scores).
+# **What was scaled (CPU profile, one thread)** — as in `02-sts-experiments`: all-MiniLM-L6-v2 (not BERT-base), a
+# short `max_length`, only the **top transformer layer** fine-tuned (`companion.encoders.upper.UpperEncoder`,
+# `n_top`; the layers below frozen and run once per text, pooling inside the model), AdamW at `lr` with `warmup`
+# warm-up steps then linear decay, batches of `batch_size` pairs, `steps` steps per run on a seeded `stsb_train`-pair
+# subset of STS-B train (under one epoch), evaluated on **one fixed seeded `stsb_test`-pair subset of STS-B test**
+# (the same for every run and for Fig. 5), with the same batches for every variant at a seed; the settings cell
+# below prints every value. The objective ablation uses MiniLM's native mean pooling (= last-avg; the paper's
+# objective rows use CLS on BERT-base); the pooling ablation trains all three terms with each pooling; its last-avg
+# row is the objective ablation's "all" row (same runs). `first-last-avg` averages the output of the first
+# transformer layer (frozen here, its masked mean kept with the cached states) and of the last (trained). A first
+# cpu run with half the learning rate and fewer steps barely lowered the training loss and barely moved STS-B; this
+# run doubles the update (lr and steps chosen from the training loss, not from test scores).
 #
 # **GPU profile** (not run here): BERT-base, CLS pooling for the objective rows, max length 128, batch 32,
 # `n_top = 12` (every transformer layer trained over cached embedding outputs), lr 2e-5, full STS-B train.
@@ -83,7 +83,7 @@ from companion.papers.angle.pairs import TABLE4_POOLINGS, TABLE4_UPPER_POOLINGS,
 from companion.profiles import settings
 from companion.results import Ledger, not_testable, show_provenance
 from companion.settings import REPO_ROOT
-from companion.sources import prose_number
+from companion.papers.tables import prose_number
 from companion.encoders.upper import UpperEncoder
 
 # %% tags=["parameters"]

@@ -24,21 +24,22 @@
 #
 # **Setting here vs. the paper.** The paper fine-tunes or freezes 0.3–8B backbones (mE5-large, mxbai, Qwen3-4B,
 # …) and trains 15 epochs at lr 5e-5. Here the backbone is a **frozen all-MiniLM-L6-v2**; its last-layer token
-# states are computed once and cached; in the `cpu` profile they are cut to the first 32 tokens and projected by
-# a fixed PCA (fitted on the Emolit training tokens) to the head width 64, and each head trains for **2 epochs**
-# (Emolit 92 steps = 2 × 46, GoEmotions 56 = 2 × 28, batch 128; the paper: 15 epochs) at a larger constant lr
-# 3e-3 (the paper's 5e-5 barely moves a freshly initialised head in so few steps): the shared 2-core machine
-# allows ~0.1–0.3 s per step with one thread. The GoEmotions
-# stand-in uses single-label comments of the 9 ECM labels (train+dev+test pooled): 450 train / 100 test per label,
-# except *relief* (only 103 single-label comments: 72 train / 31 test). The paper's SuperEmotion, Empathetic
-# Dialogue and PersonaGen data are not available here.
+# states are computed once and cached; in the `cpu` profile they are cut to the first `max_tokens` tokens and
+# projected by a fixed PCA (fitted on the Emolit training tokens) to the head width `head_dim`, and each head trains
+# for **a few epochs** (`steps_emolit` and `steps_go` steps of `batch_size`; the paper: 15 epochs) at a larger
+# constant learning rate `lr` (the paper's 5e-5 barely moves a freshly initialised head in so few steps), the budget
+# a shared 2-core machine allows with one thread; the settings cell below prints every value. The GoEmotions
+# stand-in uses single-label comments of the 9 ECM labels (train+dev+test pooled), the same number per label for
+# training and for test, except *relief*, which has fewer single-label comments and keeps 30 % of them for test
+# (`companion.papers.circumplex.experiments.goemotions_standin`; section 1 shows the sizes). The paper's
+# SuperEmotion, Empathetic Dialogue and PersonaGen data are not available here.
 #
 # **Reading the verdicts.** Every ordering is graded as a per-seed gap against the same gap in the paper's Table 4
 # row for Qwen3-Embedding-4B (the paper's frozen embedding-model backbone), with a 95 % CI, by the one rule of
 # `companion.stats.direction`: the CI on the paper's side of 0 and within the tolerance (half the paper's gap; Table 4
 # prints one seed, no spread) is *reproduced*, on its side but outside the tolerance *partly*, on the other side or
 # inside ±tolerance while the paper's gap is larger *not reproduced*, otherwise *inconclusive*. The regime (frozen
-# MiniLM, 64-wide head, 2 epochs) is shown beside each verdict and never changes it. A claim is *inconclusive*
+# MiniLM, a narrow head, a few epochs) is shown beside each verdict and never changes it. A claim is *inconclusive*
 # before that rule when a validity check measured on the runs it compares fails: a loss that did not fall by 10 %,
 # or a test V-Measure curve still moving after the budget (section 2). The numbers and verdicts are the computed
 # table at the end (section 6); the text above it says what each claim compares, never its outcome. Absolute values
@@ -78,8 +79,9 @@ from companion.results import Ledger, not_testable, show_provenance
 from companion.settings import cache_dir
 
 # %% [markdown]
-# Settings per profile (smoke: a random tiny BERT, 4 examples per label, 2 steps; cpu: frozen MiniLM, the 64-wide
-# head, 2 epochs per data set, seeds 42-44; gpu: full width at the paper's 5e-5), then the claims ledger. The first
+# Settings per profile (smoke: a random tiny BERT, a few examples per label, a few steps; cpu: frozen MiniLM, the
+# narrow head, the steps per data set and seeds printed below; gpu: full width at the paper's 5e-5), then the claims
+# ledger. The first
 # seed's runs record the test V-Measure `curve_points` times up to their budget and train on to `probe_factor` times
 # the budget for that curve only (their scores are taken at the budget).
 
@@ -130,10 +132,10 @@ sizes
 
 # %% [markdown]
 # ## 2 · Train 6 heads × seeds on each data set
-# AdamW, constant lr, no weight decay, no warm-up, batch 128, τ = 0.05, mean pooling; the same data order for
-# every head and loss of a seed; nGPT weights re-normalised after every step, and its α and s_qk trained in the
-# authors' parametrisation (stored scaled by d^-1/2; `NGPTHead` lists what else differs from their code). Notebook
-# 04 repeats the comparison at the encoder's full width, with the plain parametrisation beside it.
+# AdamW, constant lr, no weight decay, no warm-up, batches of `batch_size`, the paper's τ = 0.05, mean pooling; the
+# same data order for every head and loss of a seed; nGPT weights re-normalised after every step, and its α and s_qk
+# trained in the authors' parametrisation (stored scaled by d^-1/2; `NGPTHead` lists what else differs from their
+# code). Notebook 04 repeats the comparison at the encoder's full width, with the plain parametrisation beside it.
 #
 # Two validity checks are measured on these runs and attached to every claim that compares them
 # (`companion.papers.circumplex.validity`): **trained** — each run's loss (mean of its last five steps) fell below
@@ -213,8 +215,8 @@ plt.show()
 # gap min(V of the other two losses) − V of CircularCSE, against the same gap in the paper's Table 4 cell
 # (Qwen3-Embedding-4B, same head, matching data set). The 95 % CI over our seeds must exclude 0 on the paper's side
 # (`stats.direction`; tolerance half the paper's gap). Every comparison carries the regime (a frozen, already
-# contrastively trained MiniLM with a small head trained for 2 epochs), shown beside the verdict; it does not change
-# the verdict. The trained and plateau checks of section 2 are attached to each claim for the runs it compares.
+# contrastively trained MiniLM with a small head trained for a few epochs), shown beside the verdict; it does not
+# change the verdict. The trained and plateau checks of section 2 are attached to each claim for the runs it compares.
 
 # %%
 E_LABELS = {ds: DATASETS[ds][3].label.nunique() for ds in DATASETS}

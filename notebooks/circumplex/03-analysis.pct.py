@@ -32,8 +32,8 @@
 #
 # Heads and features come from `02-experiments` (every seed, saved to the cache); when that cache is absent (e.g.
 # a standalone smoke run) the heads are retrained here with the same settings. **Regime**: a frozen
-# all-MiniLM-L6-v2 (already contrastively trained), token states cut to 32 tokens and PCA-projected to 64 dims,
-# heads trained 2 epochs at lr 3e-3, Emolit only; the paper's Figs 5–7 use mE5 (fully fine-tuned) and
+# all-MiniLM-L6-v2 (already contrastively trained), token states cut to a few tokens and PCA-projected to a narrow
+# head, heads trained a few epochs at a raised learning rate (notebook 02's settings, printed below), Emolit only; the paper's Figs 5–7 use mE5 (fully fine-tuned) and
 # Qwen3-Embedding-4B (frozen) heads of full width trained 15 epochs, Fig 5a averaged over four data sets.
 # Every comparison is paired over the seeds of 02 with a 95 % t interval (`companion.stats`).
 #
@@ -88,7 +88,8 @@ from companion.settings import REPO_ROOT, cache_dir
 
 # %% [markdown]
 # Settings per profile (those of notebook 02, so its cached heads fit; smoke: a random tiny BERT and a few texts;
-# cpu: 20 texts per other emotion, 500 EmoBank sentences), then the claims ledger.
+# cpu: `n_other` texts per other emotion and `n_emobank` EmoBank sentences, printed below), then the claims
+# ledger.
 
 # %%
 cfg = settings(profile,
@@ -294,7 +295,7 @@ unseen[unseen.seed == S0][["loss", "probe_ranking"]]
 # 180°, calmness 270°). Each EmoBank sentence gets the angle φ of its projection onto that plane (around the
 # centroids' centre); on the ECM, cos φ runs from disgust (−) to love (+), a valence-like axis, and sin φ from
 # calmness (−) to surprise (+), an arousal-like axis. We report Pearson r(cos φ, V) and r(sin φ, A) on the
-# EmoBank sample (seeded, 500 sentences of its test split in the cpu profile), per seed of the heads.
+# EmoBank sample (seeded, `n_emobank` sentences of its test split in the cpu profile), per seed of the heads.
 
 # %%
 emobank_runs, angles = emobank_ring_runs(

@@ -69,8 +69,8 @@ from companion.papers.concepts.toy import capacity_toy_trace, toy_endpoints
 from companion.results import Ledger, holds, show_provenance
 
 # %% [markdown]
-# Settings per profile (smoke: 50 random draws, 16 texts, a 20-step toy; cpu: 2,000 draws, 300 definitions, a
-# 400-step toy on 2,048 concepts, seeds 0-2), then the claims ledger.
+# Settings per profile (smoke: a few random draws, texts and toy steps; cpu: the draws, definitions, toy steps,
+# toy concepts and seeds printed below), then the claims ledger.
 
 # %%
 torch.set_num_threads(2)
@@ -87,6 +87,82 @@ cfg = settings(profile,
 ledger = Ledger("concepts", "01-representational-compositionality", profile=cfg.profile, seeds=cfg.seeds)
 sns.set_theme(style="whitegrid", context="notebook")
 cfg
+
+# %% [markdown]
+# ## 0. The training objective from scratch, on a tiny example
+#
+# The fine-tuned encoders of notebooks 03 and 04 are trained with the objective of §4.3; before anything is
+# measured, here it is written out with numpy on four concepts and checked against `companion.losses.concepts`.
+#
+# **InfoNCE per positive view.** Each view (synonym pairs, term → definition, definition → definition) is in-batch
+# InfoNCE over cosines: query $i$ must pick its own positive among the batch's positives, a softmax cross-entropy
+# with logits $\cos(q_i, p_j)/\tau$. **Hard negatives by BCE.** Each definition also has rule-made near misses
+# (App. G). The BCE term scores every item on its own, not against the batch: logit $(\cos(q, d) - \theta)/\tau$,
+# label 1 for the true definition and 0 for each hard negative, summed over an anchor's items. The paper does not
+# state the logit's offset and scale; θ = 0.5, τ = 0.05 are the companion's. **The total** (§4.3):
+# $L = L_\mathrm{syn} + L_\mathrm{t2d} + 0.7\,L_\mathrm{d2d} + 0.5\,L_\mathrm{neg}$.
+
+# %%
+from companion.losses.concepts import concept_loss  # noqa: E402  (only to compare with)
+
+
+def unit(x):
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def infonce_by_hand(q, p, tau=0.05):
+    """In-batch InfoNCE: query i picks positive i among all positives of the batch (cosine logits / tau)."""
+    logits = unit(q) @ unit(p).T / tau
+    return np.mean([-(logits[i, i] - np.log(np.exp(logits[i]).sum())) for i in range(len(q))])
+
+
+# %%
+def hard_negative_bce_by_hand(q, definition, hard, tau=0.05, threshold=0.5):
+    """BCE on (cos - threshold) / tau: label 1 for the true definition, 0 for each hard negative; mean of the
+    per-anchor sums."""
+    def sigmoid(x):
+        return 1 / (1 + np.exp(-x))
+
+    per_anchor = []
+    for i in range(len(q)):
+        positive = sigmoid((unit(q[i]) @ unit(definition[i]) - threshold) / tau)
+        negatives = sigmoid((unit(hard[i]) @ unit(q[i]) - threshold) / tau)
+        per_anchor.append(-np.log(positive) - np.log(1 - negatives).sum())
+    return np.mean(per_anchor)
+
+
+# %% [markdown]
+# Four concepts with random 8-dimensional embeddings for the term, its definition, a synonym and a definition from
+# another source, and two near misses per definition:
+
+# %%
+rng_tiny = np.random.default_rng(0)
+term, definition, synonym, other_source = (rng_tiny.normal(size=(4, 8)) for _ in range(4))
+hard = definition[:, None, :] + 0.7 * rng_tiny.normal(size=(4, 2, 8))  # two near misses per definition
+by_hand = (infonce_by_hand(term, synonym) + infonce_by_hand(term, definition)
+           + 0.7 * infonce_by_hand(definition, other_source) + 0.5 * hard_negative_bce_by_hand(term, definition, hard))
+term_t, definition_t, synonym_t, other_t, hard_t = map(torch.as_tensor, (term, definition, synonym, other_source, hard))
+package = concept_loss(syn=(term_t, synonym_t), t2d=(term_t, definition_t), d2d=(definition_t, other_t), hard=hard_t)
+np.testing.assert_allclose(by_hand, float(package.total), rtol=1e-10)
+print("L_syn + L_t2d + 0.7 L_d2d + 0.5 L_neg written out equals companion.losses.concepts.concept_loss")
+
+# %% [markdown]
+# **B1-unified** (App. F) drops the BCE term and puts the hard negatives into the t2d softmax instead: each term's
+# denominator gains its own definition's near misses.
+
+# %%
+def infonce_with_hard_by_hand(q, p, hard, tau=0.05):
+    """In-batch InfoNCE whose denominator also holds each query's own hard negatives."""
+    losses = []
+    for i in range(len(q)):
+        logits = np.concatenate([unit(p) @ unit(q[i]), unit(hard[i]) @ unit(q[i])]) / tau
+        losses.append(-(logits[i] - np.log(np.exp(logits).sum())))
+    return np.mean(losses)
+
+
+unified = concept_loss(t2d=(term_t, definition_t), hard=hard_t, unified=True)
+np.testing.assert_allclose(infonce_with_hard_by_hand(term, definition, hard), float(unified.total), rtol=1e-10)
+print("B1-unified's t2d term written out equals concept_loss(..., unified=True)")
 
 # %% [markdown]
 # ## 1. The ε_τ framing, on worked examples

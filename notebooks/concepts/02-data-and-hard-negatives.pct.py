@@ -67,7 +67,8 @@ from companion import stats
 from companion.results import Ledger, at_most, holds, not_testable, show_provenance, within
 
 # %% [markdown]
-# Settings per profile (smoke: 30 evaluation rows; cpu: 800 rows; both time a fresh build of the WordNet tables),
+# Settings per profile (smoke: a few evaluation rows; cpu: `n_rows`, printed below; both time a fresh build of the
+# WordNet tables),
 # the claims ledger and the numbers the paper states.
 
 # %%
@@ -153,7 +154,7 @@ ledger.claim("masking_no_leak", "no masked definition contains a form of its hea
 #
 # * **in-domain**: a random 10 % of synsets held out;
 # * **head-holdout**: the 5 % most frequent synsets (summed SemCor tag counts of their senses, `index.sense` /
-#   `cntlist`) held out — note that only ~15 % of synsets have any tagged sense, so the head is sharp;
+#   `cntlist`) held out — note that only a minority of synsets have any tagged sense, so the head is sharp;
 # * **source-holdout (proxy)**: the paper trains on Wiktionary and tests on WordNet. With WordNet alone we hold
 #   out whole lexicographer files (animals, plants, food, weather and consumption verbs, relational adjectives) —
 #   a domain shift, **not** a source shift.
@@ -220,7 +221,7 @@ with pd.option_context("display.max_colwidth", 80):
 #
 # Stress ROC-AUC (§4.6): does cos(term, true definition) exceed cos(term, rule negative)? The paper's backbone is
 # all-mpnet-base-v2 (analysed frozen in notebook 04); here we use all-MiniLM-L6-v2 with mean pooling, frozen, on
-# `n_rows` definitions (800 in the cpu profile, a size chosen for one shared CPU core). Few prefix-swap negatives
+# `n_rows` definitions (in the cpu profile a size chosen for one shared CPU core). Few prefix-swap negatives
 # exist (only terms starting with un-/re-/over-), so that AUC is the noisiest.
 
 # %%

@@ -37,16 +37,17 @@
 # seeds**, with the paper's differences (`companion.stats`).
 #
 # **Scaled down for the `cpu` profile (one thread on a shared 2-core machine)**: only the top transformer layer of 6
-# is trained (`n_top = 1`, over cached lower-layer states; the paper fine-tunes all of mpnet). Section 3: `steps` =
-# 150 steps per condition and seed (paper 8k) on 800 training synsets (3 epochs), at LR 2e-4 (pooling 1e-3; the
-# paper's base LR is not stated, we raised the common 5e-5 because the runs are short), at most 2 of each
-# definition's (up to 5) hard negatives per step (a fresh draw each step, the same for every condition; the paper
-# uses all five), seeds 0, 1, 2 for all eight conditions, evaluated on 500 held-out in-domain concepts and 300 of
-# each other split. Section 5 (P1): B1 for `p1_steps` = 600 steps on 1,600 synsets, seeds 0, 1, 2 — still 7.5 % of the
-# paper's step count, on one layer; a plateau check on the logged curves says whether they flattened.
-# all-mpnet-base-v2 is analysed frozen in notebook 04. Section 5b trains the top `p2_n_top` layers of B1 (3 of 6 in
-# the cpu profile) so that the layers below the last can move (§5.1). Verdicts are computed in the claims table at
-# the end, never typed.
+# is trained (`n_top`, over cached lower-layer states; the paper fine-tunes all of mpnet). Section 3: `steps` steps
+# per condition and seed (the paper: 8k) on `n_train` training synsets, at learning rate `lr` (the pooling parameters
+# at `pooling_lr_mult` times it; the paper's base LR is not stated, we raised the common 5e-5 because the runs are
+# short), at most `max_negatives` of each definition's (up to 5) hard negatives per step (a fresh draw each step,
+# the same for every condition; the paper uses all five), every seed of the settings for all eight conditions,
+# evaluated on `n_rows` held-out in-domain concepts and `n_split_rows` of each other split. Section 5 (P1): B1 for
+# `p1_steps` steps on `p1_n_train` synsets — still a small fraction of the paper's step count, on one layer; a
+# plateau check on the logged curves says whether they flattened. all-mpnet-base-v2 is analysed frozen in
+# notebook 04. Section 5b trains the top `p2_n_top` layers of B1 so that the layers below the last can move
+# (§5.1). The settings cell below prints every value. Verdicts are computed in the claims table at the end, never
+# typed.
 
 # %% tags=["colab-setup"]
 # Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
@@ -477,8 +478,8 @@ if "B1" in have:
 
 # %% [markdown]
 # **P1 at the end of the long runs** (section 5): B1 after `p1_steps` steps against frozen B0, per seed. "Stays" is
-# judged with the tolerance the paper itself uses: App. H calls M1's effective rank 3.2 % below B1's "marginally
-# below". Validity: B1's loss fell, and each statistic's seed-mean curve reached its plateau (the slope over the last
+# judged with the tolerance the paper itself uses: App. H calls M1's effective rank (239.4) "marginally below" B1's
+# (247.2). Validity: B1's loss fell, and each statistic's seed-mean curve reached its plateau (the slope over the last
 # third of training has a 95 % interval covering zero, or its gain there is at most a quarter of the compared
 # difference; `companion.stats.plateau`).
 

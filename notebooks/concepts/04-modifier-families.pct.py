@@ -85,8 +85,9 @@ from companion.results import Ledger, at_most, holds, not_testable, show_provena
 from companion.settings import REPO_ROOT
 
 # %% [markdown]
-# Settings per profile (smoke: 6 phrases per family, frozen mpnet on 20 WordNet concepts; cpu: the whole probe, B1 as
-# in notebook 03, frozen mpnet on 300 WordNet concepts), then the claims ledger. Where mpnet cannot be assembled
+# Settings per profile (smoke: a few phrases per family, frozen mpnet on a few WordNet concepts; cpu: the whole
+# probe, B1 as in notebook 03, frozen mpnet on `n_backbone_rows` WordNet concepts, printed below), then the claims
+# ledger. Where mpnet cannot be assembled
 # (its PyPI pieces are not installed), its claims are recorded as not testable under the same ids.
 
 # %%
@@ -128,7 +129,7 @@ probe.groupby("family").size().reindex(FAMILIES).to_frame("items")
 # %% [markdown]
 # ## 1. Retrieval: each phrase against two candidate pools
 #
-# **Easy pool**: every paraphrase in the probe (all families, 150 in the cpu profile); gold is the phrase's own
+# **Easy pool**: every paraphrase in the probe (all families); gold is the phrase's own
 # paraphrase. A paraphrase that shares no word with its query among other families' paraphrases is easy for a
 # sentence encoder, so this pool sits near its ceiling (the tables below) and cannot show a family effect. **Hard pool**: the same paraphrases plus WordNet-built near misses of every query (`per_kind` of
 # each kind, `companion.papers.concepts.probe.hard_distractors`), one kind per failure mode of the paper's
@@ -345,7 +346,7 @@ fig_path = ledger.savefig(fig, "fig-epsilon-tau-families")
 # so the magnitude tolerance is half its effect. Where B0's level leaves less room than the paper's change (a floor
 # or a ceiling measured here), the claim is inconclusive. Frozen comparisons are one deterministic run: a per-item
 # rate gets a bootstrap over items, a statistic of the whole pool is judged as an exact value with the same tolerance
-# policy. The regime (our 150-phrase probe, not the paper's 4,000-pair suite; B1 the top layer of MiniLM after 150
+# policy. The regime (our small probe, not the paper's 4,000-pair suite; B1 the top layer of MiniLM after `steps`
 # steps, not fully fine-tuned mpnet) stands beside every verdict and never changes it. The family claims read the
 # hard pool (the easy one sits near its ceiling).
 

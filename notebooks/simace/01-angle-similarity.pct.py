@@ -88,6 +88,49 @@ sns.set_theme(style="whitegrid", context="notebook")
 cfg
 
 # %% [markdown]
+# ## The method from scratch, on a tiny example
+#
+# Before the package computes anything, the two objects of §3 written out with numpy on four sentence pairs and
+# checked against `companion`.
+#
+# **The angle similarity** (Eq. 7). SimACE replaces the cosine of two embeddings by an angle: with
+# $\phi = \arccos\cos(z_i, z_j)$ the angle between them, $\theta_{ij} = \pi/2 - \phi$. It runs from $\pi/2$ (same
+# direction) through 0 (orthogonal) to $-\pi/2$ (opposite), so, like a cosine, larger means closer, but it moves
+# by the same amount for every degree the vectors rotate.
+
+# %%
+rng = np.random.default_rng(0)
+z1 = rng.normal(size=(4, 6))                 # first dropout view of four sentences
+z2 = z1 + 0.8 * rng.normal(size=(4, 6))      # second view: the same sentences, perturbed
+cos = (z1 / np.linalg.norm(z1, axis=1, keepdims=True)) @ (z2 / np.linalg.norm(z2, axis=1, keepdims=True)).T
+theta = np.pi / 2 - np.arccos(cos)           # Eq. 7, every (i, j') pair
+np.testing.assert_allclose(theta, cos_to_angle(torch.tensor(cos)).numpy(), rtol=0, atol=1e-12)
+print("the angle similarity written out equals companion.similarities.cos_to_angle")
+
+# %% [markdown]
+# **The SimACE loss** (Eq. 9). For anchor $i$ the positive is the other view $i'$ of the same sentence and the
+# negatives are the other sentences' second views $j'$. The loss is InfoNCE on angles: a cross-entropy that must
+# pick $i'$ among all $N$ candidates, the logits being angles divided by τ, with an angular margin $m$ taken off
+# the positive's angle so that the positive has to win by at least $m$ (Table 7 states $m$ in degrees). Averaged
+# over the $N$ anchors:
+
+# %%
+def simace_by_hand(theta, tau, margin_deg):
+    """Eq. 9: -log e^{(θ_ii' - m)/τ} / (e^{(θ_ii' - m)/τ} + Σ_{j≠i} e^{θ_ij'/τ}), mean over anchors."""
+    m = np.radians(margin_deg)
+    losses = []
+    for i in range(len(theta)):
+        positive = np.exp((theta[i, i] - m) / tau)
+        negatives = sum(np.exp(theta[i, j] / tau) for j in range(len(theta)) if j != i)
+        losses.append(-np.log(positive / (positive + negatives)))
+    return np.mean(losses)
+
+
+ours = simace_loss(torch.tensor(z1), torch.tensor(z2), tau=cfg.tau, margin_deg=cfg.margin_deg)
+np.testing.assert_allclose(simace_by_hand(theta, cfg.tau, cfg.margin_deg), float(ours), rtol=1e-12)
+print(f"SimACE (τ = {cfg.tau}, m = {cfg.margin_deg:g}°) written out equals companion.losses.simace.simace_loss")
+
+# %% [markdown]
 # ## Fig. 1b — derivative curves over 0–180°
 #
 # Rotating a vector by $d\phi$ changes the cosine by $-\sin\phi\,d\phi$ and the angle similarity $\theta$ by

@@ -41,22 +41,22 @@
 # * [CLS] pooling as in the paper, but **no MLP pooler** (a randomly initialised Linear + tanh would dominate a short
 #   run). MiniLM's native pooling is the mean: its untrained row is shown, but we do not fine-tune with it (every
 #   loss is ≈ 0 at the first batch, section "Which pooling?").
-# * Steps: 640 (cpu profile) of batch 64 Wikipedia sentences (max length 32), drawn per seed from the mirrored
-#   `wiki1m_for_simcse` sentences not held out for `03`'s PCA (several passes over that pool, against the paper's
-#   one pass over the full corpus); lr 1e-4 (above the paper's, for the short budget), decayed linearly to 0 over
-#   the 640 steps, so the end of training is also the end of the schedule.
-# * **Model selection as Table 7:** STS-B dev (all pairs) every 64 steps (`eval_every`), the best trained
+# * `steps` steps of `batch_size` Wikipedia sentences (at most `max_length` tokens), drawn per seed from the
+#   mirrored `wiki1m_for_simcse` sentences not held out for `03`'s PCA (several passes over that pool, against the
+#   paper's one pass over the full corpus); learning rate `lr` (above the paper's, for the short budget), decayed
+#   linearly to 0 over the `steps`, so the end of training is also the end of the schedule.
+# * **Model selection as Table 7:** STS-B dev (all pairs) every `eval_every` steps, the best trained
 #   checkpoint kept. Whether each run's dev curve is at its plateau over the last third of training, and whether
 #   the compared gaps are stable there, are measured below (`companion.stats.plateau`); every claim on trained runs
 #   carries that check.
-# * STS test: **one fixed random subset of 500 pairs per test set** (`n_pairs`, seed 0), the same for every model,
+# * STS test: **one fixed random subset of `n_pairs` pairs per test set** (seed 0), the same for every model,
 #   so comparisons stay paired; the untrained rows are also shown on the full sets to calibrate the subset.
-# * Seeds: 3 per objective, paired (same batches, initial weights and dropout stream per seed); the paper reports
-#   5-seed means ± sd (Table 2).
-# * Transfer (Table 13): each classification set's training data subsampled to `n_transfer` = 1000 items
-#   (stratified), the dev and test splits whole; details in that section.
-# * App. F's RBF objective (Table 11): its kernel width σ chosen on STS-B dev from a grid of 4 values with seed 0
-#   only, then trained with all 3 seeds at the same budget and batches.
+# * Seeds: those of the settings, paired (same batches, initial weights and dropout stream per seed); the paper
+#   reports 5-seed means ± sd (Table 2).
+# * Transfer (Table 13): each classification set's training data subsampled to `n_transfer` items (stratified), the
+#   dev and test splits whole; details in that section.
+# * App. F's RBF objective (Table 11): its kernel width σ chosen on STS-B dev from the grid `rbf_sigmas` with seed 0
+#   only, then trained with every seed at the same budget and batches.
 #
 # The runs of both notebooks are trained once and cached (weights and histories, keyed by every setting and the
 # data): a run trained by either notebook, or by an earlier execution of the same code, is reloaded; the table of
@@ -318,7 +318,7 @@ stability.round(3)
 #
 # Spearman × 100, seven sets in SentEval's "all" setting (on the fixed subset of `n_pairs` pairs per set), best dev
 # checkpoint of each run, beside Table 1's BERT-base rows (one seed, full test sets) and Table 2's 5-seed means.
-# Absolute levels are not comparable (other backbone, other regime, 500-pair subsets); only differences are.
+# Absolute levels are not comparable (other backbone, other regime, `n_pairs`-pair subsets); only differences are.
 
 # %%
 sets = [c for c in COLUMNS if c != "avg"]

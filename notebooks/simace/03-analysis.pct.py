@@ -28,19 +28,19 @@
 #
 # **Scale.** Exactly the setting of `02-sts-experiments` (all-MiniLM-L6-v2, only the top layer fine-tuned over
 # cached layer-5 states and computed for [CLS] only — the lower layers apply no dropout, so the two views differ
-# only by that layer's dropout; [CLS] pooling without MLP pooler; 640 steps (cpu profile) × batch 64 Wikipedia
-# sentences with the learning rate decayed linearly to 0, STS-B dev every 64 steps with the best trained checkpoint
-# kept (02 shows the dev curves; every claim here carries the measured plateau check of its runs); the same STS
-# test evaluation, 500 pairs per set; 02 lists
-# every setting beside the paper's). Every run (02's SimCSE / ArcCon / SimACE and equal-τ controls, and the ablations:
-# SimACE with m = 0°, −10° and with τ = 0.07) comes from one run plan (`companion.papers.simace.run_jobs`) and is
-# **reloaded** from the run cache when 02, or an earlier execution of the same code, trained it (keyed by every
-# setting and the data); otherwise it is trained here. All runs share seeds (3), batches and initial weights per
-# seed, so every comparison is paired; the m = 10°, τ = 0.06 reference is the main SimACE run. The curves come from
+# only by that layer's dropout; [CLS] pooling without MLP pooler; `steps` steps × `batch_size` Wikipedia sentences
+# with the learning rate decayed linearly to 0, STS-B dev every `eval_every` steps with the best trained checkpoint
+# kept (02 shows the dev curves; every claim here carries the measured plateau check of its runs); the same STS test
+# evaluation, `n_pairs` pairs per set; 02 lists every setting beside the paper's, and the settings cell below prints
+# them). Every run (02's SimCSE / ArcCon / SimACE and equal-τ controls, and the ablations: SimACE with m = 0°, −10°
+# and with τ = 0.07) comes from one run plan (`companion.papers.simace.run_jobs`) and is **reloaded** from the run
+# cache when 02, or an earlier execution of the same code, trained it (keyed by every setting and the data);
+# otherwise it is trained here. All runs share seeds, batches and initial weights per seed, so every comparison is
+# paired; the m = 10°, τ = 0.06 reference is the main SimACE run. The curves come from
 # `DevMonitor`: $\ell_{align}$ (SimACE's Eq. 11) as Wang & Isola's plain mean of squared distances over STS-B dev
 # pairs with gold > 4 (Eq. 11 writes a log in front, a monotone change that leaves every ordering as it is),
 # $\ell_{uniform}$ (Eq. 10, t = 2) over the distinct dev sentences, and the mean positive / negative angle of two
-# training-mode dropout views of a fixed batch of 64 held-out Wikipedia sentences.
+# training-mode dropout views of a fixed batch of `n_probe` held-out Wikipedia sentences.
 #
 # **Regime.** MiniLM is already contrastively trained on about a billion sentence pairs and only its top layer is
 # fine-tuned; the paper starts from raw BERT. Every comparison with the paper names that regime beside its verdict

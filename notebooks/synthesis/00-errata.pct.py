@@ -71,12 +71,12 @@ from IPython.display import display
 from companion.papers.synthesis import audit, errata
 from companion.papers.synthesis.errata import (ROW_MEAN_TOL, as_number, average_mismatches, matches_elsewhere, off_rows,
                                                plot_at_a_glance, simace_best_case_loss)
-from companion.free_embeddings import fit_free_embeddings
+from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 from companion.losses.angle import eq6_code, eq6_literal
 from companion.losses.simace import check_margin
 from companion.losses.weighted import (soft_supcon_beta, soft_supcon_simplex_tau, soft_supcon_simplex_tau_paper,
                                        soft_supcon_weights)
-from companion.metrics.distance_geometry import block_cosines
+from companion.papers.weighted_cl.distance_geometry import block_cosines
 from companion.profiles import settings
 from companion.results import Ledger, holds, show_provenance
 from companion.settings import REPO_ROOT
@@ -424,7 +424,8 @@ ledger.claim("simace:table2-caption-p",
 #
 # Table 1 is the average over the four data sets of Table 4 for three backbones (its caption and §4.3). For
 # Qwen3-Embedding-4B with SINCERE and the nGPT head, Table 1 prints V-Measure 0.739 and Table 4's Average column
-# 0.741; the mean of Table 4's four data-set cells is 0.7405, so Table 4 is the consistent one.
+# 0.741. The table below recomputes the mean of Table 4's four data-set cells, which tells which of the two printed
+# averages is consistent with them.
 
 # %%
 c1 = table("circumplex", "table1.csv")
@@ -458,8 +459,8 @@ ledger.claim("circumplex:table1-vs-table4",
 # P1 (§1) says concept-equivalence fine-tuning collapses anisotropy while leaving effective rank unchanged.
 # App. H gives both for the frozen B0 and the fine-tuned B1, B3 and M1. B3 is trained with the same concept-
 # equivalence objective, only without the hard-negative term (§4.3), and it does learn (t2d R@10 0.657 against
-# B0's 0.552); its anisotropy *rises* (0.126 → 0.166) and its effective rank *falls* by a fifth (247.0 → 193.9).
-# "Unchanged" is read as within 10 % of B0 (B1: +0.1 %, M1: −3 %).
+# B0's 0.552); its anisotropy *rises* (0.126 → 0.166) and its effective rank *falls* (247.0 → 193.9).
+# "Unchanged" is read as within 10 % of B0; the table below gives each condition's change.
 
 # %%
 geometry = pd.DataFrame({c: {"anisotropy": stated(f"concepts-{c.lower()}-anisotropy"),
@@ -746,8 +747,9 @@ def auditor_finds(erratum: str) -> dict[str, bool]:
 # Four errata that only the auditor found, all in SimACE: Table 12 repeats two cells of its BERT-base rows in its
 # RoBERTa-base rows; Table 11 gives MET and MAT the same value for BERT-base and BERT-large; App. G says the base
 # models beat SimCSE on all MTEB task types while Table 12 has BERT-base below SimCSE on summarization; Table 12's
-# BERT-base SimCSE average (46.16, also in Table 3) is 0.011 from the data-set-weighted mean of its cells, just beyond
-# the 0.01 rounding allows.
+# BERT-base SimCSE average (46.16, also in Table 3) differs from the data-set-weighted mean of its cells by more
+# than the 0.01 rounding allows (the recomputed mean and the gap are in the claim's note, in the table at the
+# end).
 
 # %%
 s12, s11 = table("simace", "table12.csv"), table("simace", "table11.csv").set_index("Method")

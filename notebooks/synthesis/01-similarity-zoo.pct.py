@@ -110,21 +110,20 @@ pd.DataFrame([{"objective": o.name, "data": o.data, "source": o.paper, "hyper-pa
               for o in zoo.OBJECTIVES.values()]).set_index("objective")
 
 # %% [markdown]
-# **What is scaled (cpu profile), exactly.** Every run trains MiniLM's top layer only (layers 1–5 frozen and run
-# once per text; so the two SimCSE-style dropout views differ only by the dropout of that layer) for `steps` = 30
-# AdamW steps (lr 1e-4, linear decay, no warm-up, gradient clipping at 1, no checkpoint selection) of
-# `batch_size` = 48 examples: 48 Wikipedia sentences × 2 views, 48 STS-B train pairs, or 48 Emolit train sentences
-# (4 per label), training texts cut to 32 tokens. The papers train for thousands of steps with every layer free.
-# Evaluation texts are encoded up to 128 tokens by the same trained layer. STS uses the same seeded subset of 150
-# pairs per set for every model (not the full sets: encoding ≈ 30k distinct STS sentences through the trained layer
-# for every model does not fit), alignment uses every STS-B dev pair with gold > 4 (208), uniformity/anisotropy/
-# effective rank a fixed sample of 1000 STS-B dev sentences, V-Measure and CD-r the full Emolit test split (1200
-# sentences, 100 per label). Hyper-parameters are each paper's (table above); Soft SupCon's ε = 0.01 is our choice
-# (the weighted-CL paper sweeps it). **Seeds and cost.** One run (training and one evaluation of the suite) costs
-# roughly 10–15 s on one thread, well under a minute, so the zoo uses five seeds: 40 runs plus the lower-layer
-# states of their training texts, about ten minutes on a quiet core (the last cell prints the measured times).
-# With five seeds the paired t-test has 4 degrees of freedom; a signed-rank test is not used (below six pairs it
-# cannot reach p < 0.05).
+# **What is scaled (cpu profile), exactly.** Every run trains MiniLM's top layer only (the layers below frozen and
+# run once per text; so the two SimCSE-style dropout views differ only by the dropout of that layer) for `steps`
+# AdamW steps (learning rate `lr`, linear decay, no warm-up, gradient clipping at 1, no checkpoint selection) of
+# `batch_size` examples: that many Wikipedia sentences × 2 views, STS-B train pairs, or Emolit train sentences
+# (class-balanced), training texts cut to `max_length` tokens. The papers train for thousands of steps with every
+# layer free. Evaluation texts are encoded up to `eval_max_length` tokens by the same trained layer. STS uses the
+# same seeded subset of `n_pairs` pairs per set for every model (not the full sets: encoding every distinct STS
+# sentence through the trained layer for every model does not fit), alignment uses every STS-B dev pair with
+# gold > 4, uniformity/anisotropy/effective rank a fixed sample of `n_sample` STS-B dev sentences, V-Measure and
+# CD-r the full Emolit test split. The settings cell below prints every value. Hyper-parameters are each paper's
+# (table above); Soft SupCon's ε = 0.01 is our choice (the weighted-CL paper sweeps it). **Seeds and cost.** One run
+# (training and one evaluation of the suite) costs seconds on one thread, so the zoo affords the seeds of the
+# settings for every objective (the last cell prints the measured times). With five seeds the paired t-test has 4
+# degrees of freedom; a signed-rank test is not used (below six pairs it cannot reach p < 0.05).
 
 # %% [markdown]
 # ## 1 · Data, the evaluation suite and cached lower-layer states

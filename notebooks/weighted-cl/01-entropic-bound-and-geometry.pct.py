@@ -64,18 +64,18 @@ import pandas as pd
 import seaborn as sns
 import torch
 
-from companion.free_embeddings import fit_free_embeddings
+from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import distance_weights, entropic_bound, weighted_infonce
-from companion.metrics.distance_geometry import (classical_mds, edm, embedding_dimension, is_edm,
-                                                 is_spherical_edm, r2_procrustes, spherical_radius,
-                                                 spherical_realisation)
+from companion.papers.weighted_cl.distance_geometry import (classical_mds, edm, embedding_dimension, is_edm,
+                                                            is_spherical_edm, r2_procrustes, spherical_radius,
+                                                            spherical_realisation)
 from companion.papers.weighted_cl.experiments import fit_exp_similarity, free_s_optimum, paper_number, thm37_cases
 from companion.profiles import settings
 from companion.results import Ledger, at_least, at_most, holds, show_provenance, within
 
 # %% [markdown]
-# Settings per profile (smoke: a few L-BFGS iterations on tiny problems; cpu: five seeds, 3000 iterations and the
-# full grid of radii and temperatures), then the claims ledger.
+# Settings per profile (smoke: a few L-BFGS iterations on tiny problems; cpu: the seeds, iterations and full grid
+# of radii and temperatures printed below), then the claims ledger.
 
 # %%
 torch.set_num_threads(1)  # tiny float64 problems: one thread is fastest on a shared CPU
@@ -90,6 +90,66 @@ cfg = settings(profile,
 ledger = Ledger("weighted-cl", "01-entropic-bound-and-geometry", profile=cfg.profile, seeds=cfg.seeds)
 sns.set_theme(style="whitegrid", context="notebook")
 cfg
+
+# %% [markdown]
+# ## 0. The method from scratch, on a tiny example
+#
+# Before the package does the work, the two formulas this notebook rests on, written out with numpy loops on five
+# samples and checked against `companion.losses.weighted`.
+#
+# **Weighted InfoNCE** (Def. 3.1). Each anchor $i$ turns its weights into a target distribution over the other
+# samples, $P_{ij} = w_{ij} / \sum_{k \ne i} w_{ik}$, and its similarities into a softmax over the same samples,
+# $\exp s_{ij} / \sum_{k\ne i} \exp s_{ik}$. The loss is the cross-entropy between the two, averaged over anchors:
+# SupCon, y-Aware and X-CLR differ only in how they set $w$. **The entropic bound** (Thm. 3.3, Eq. 1): a
+# cross-entropy is never below the target's own entropy, so $L^W \ge H(p_W)$, the mean entropy of the rows of $P$;
+# it is reached exactly when the softmax rows equal $P$, i.e. $s_{ij} = \log w_{ij} + c$.
+
+# %%
+def weighted_infonce_by_hand(W, S):
+    """Def. 3.1: mean over anchors of the cross-entropy between P_i (from W) and softmax(S_i), self-pairs left out."""
+    n = len(W)
+    total = 0.0
+    for i in range(n):
+        others = [k for k in range(n) if k != i]
+        log_normaliser = np.log(sum(np.exp(S[i, k]) for k in others))
+        weight_sum = sum(W[i, k] for k in others)
+        total += sum(W[i, j] / weight_sum * -(S[i, j] - log_normaliser) for j in others)
+    return total / n
+
+
+def entropic_bound_by_hand(W):
+    """Thm. 3.3, Eq. 1: the mean entropy of the target rows P_i."""
+    n = len(W)
+    total = 0.0
+    for i in range(n):
+        p = np.array([W[i, k] for k in range(n) if k != i])
+        p = p / p.sum()
+        total += -(p * np.log(p)).sum()
+    return total / n
+
+
+rng_tiny = np.random.default_rng(0)
+y_tiny = rng_tiny.normal(size=5)                   # five samples with a continuous label
+W_tiny = np.exp(-(y_tiny[:, None] - y_tiny[None, :]) ** 2)   # y-Aware weights w_ij = exp(-|y_i - y_j|^2)
+A_tiny = rng_tiny.normal(size=(5, 5))
+S_tiny = A_tiny + A_tiny.T                                   # any symmetric similarity matrix
+for name, by_hand, package in [
+        ("L^W at a random S", weighted_infonce_by_hand(W_tiny, S_tiny),
+         weighted_infonce(torch.tensor(W_tiny), torch.tensor(S_tiny), float64=True)),
+        ("L^W at S = log W + 3", weighted_infonce_by_hand(W_tiny, np.log(W_tiny) + 3),
+         weighted_infonce(torch.tensor(W_tiny), torch.tensor(np.log(W_tiny) + 3), float64=True)),
+        ("H(p_W)", entropic_bound_by_hand(W_tiny), entropic_bound(torch.tensor(W_tiny)))]:
+    np.testing.assert_allclose(by_hand, float(package), rtol=1e-12)
+    print(f"{name}: written out equals companion.losses.weighted")
+
+# %% [markdown]
+# And the bound itself on this example: above it at a random $S$, on it at $S = \log W + c$.
+
+# %%
+bound_tiny = entropic_bound_by_hand(W_tiny)
+assert weighted_infonce_by_hand(W_tiny, S_tiny) > bound_tiny
+np.testing.assert_allclose(weighted_infonce_by_hand(W_tiny, np.log(W_tiny) + 3), bound_tiny, rtol=1e-12)
+print("L^W(random S) > H(p_W), and L^W(log W + c) = H(p_W)")
 
 # %% [markdown]
 # ## 1. The entropic bound as a property check (Thm. 3.3)

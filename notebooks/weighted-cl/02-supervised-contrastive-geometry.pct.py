@@ -61,18 +61,19 @@ import pandas as pd
 import seaborn as sns
 import torch
 
-from companion.free_embeddings import fit_free_embeddings
+from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import (euclidean_similarities, hard_supcon_optimal_loss, soft_supcon_beta,
                                        soft_supcon_simplex_tau, soft_supcon_simplex_tau_paper, soft_supcon_weights,
                                        supcon_weights)
-from companion.metrics.distance_geometry import block_cosines, class_prototypes, delta_w, solve_supcon_prototypes
+from companion.papers.weighted_cl.distance_geometry import (block_cosines, class_prototypes, delta_w,
+                                                            solve_supcon_prototypes)
 from companion.papers.weighted_cl.experiments import chain_sequence, chain_weights, paper_number, shape_spread
 from companion.profiles import settings
 from companion.results import Ledger, at_least, at_most, holds, show_provenance, within
 
 # %% [markdown]
-# Settings per profile (smoke: one seed, a few steps, two class ratios; cpu: three seeds, 3000 L-BFGS iterations or
-# Adam steps, C in {3, 4, 10}), then the claims ledger.
+# Settings per profile (smoke: one seed, a few steps, two class ratios; cpu: the seeds, L-BFGS iterations, Adam
+# steps and numbers of classes printed below), then the claims ledger.
 
 # %%
 torch.set_num_threads(1)  # small full-batch problems: one thread is fastest on a shared CPU

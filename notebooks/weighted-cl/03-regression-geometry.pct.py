@@ -24,12 +24,12 @@
 # a small MLP on scikit-learn's 8×8 digits (1,797 images) — Fig. 2 (Euclidean Soft SupCon, $q = 5..12$: the bound
 # becomes attainable at $q = 9$), Fig. 3 (regression on thickness and slant, and class + morphometrics), Fig. 5
 # (y-Aware vs Euclidean on thickness, $q = 2$, τ = 0.1: arc vs line). Thickness and slant are measured from the
-# images here (ink area / skeleton length, moment shear: `companion.metrics.morphometrics`), not Morpho-MNIST's.
+# images here (ink area / skeleton length, moment shear: `companion.papers.weighted_cl.morphometrics`), not Morpho-MNIST's.
 #
 # **How the claims are judged.** Free-embedding optima are deterministic given a seed, so the theorem claims compare
 # one number (the worst case) with a stated tolerance: the float64 optimiser's floor. The digit experiments train an
-# encoder per seed — five seeds in the cpu profile: one run costs a few seconds on one thread (well under a minute),
-# and the hundred runs make the notebook take about ten minutes — and their claims are judged over the seeds through
+# encoder per seed (the seeds of the settings; one run costs seconds on one thread, so the cpu profile affords a
+# hundred runs) and their claims are judged over the seeds through
 # `companion.stats`: a level the paper prints (an $r^2$ at some $q$) by its 95 % interval against a band around the
 # paper's value; a difference (local minus global $r^2_\mathrm{Proc}$) by the symmetric direction rule, with the
 # paper's own difference as the magnitude; a threshold on a qualitative statement ("a line", "an arc") by the lower
@@ -68,10 +68,10 @@ import seaborn as sns
 import torch
 
 from companion.data import load_digits
-from companion.free_embeddings import fit_free_embeddings
+from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import euclidean_similarities, euclidean_weights, soft_supcon_weights
-from companion.metrics.distance_geometry import delta_w, edm, r2_procrustes, r2_sim
-from companion.metrics.morphometrics import morphometrics
+from companion.papers.weighted_cl.distance_geometry import delta_w, edm, r2_procrustes, r2_sim
+from companion.papers.weighted_cl.morphometrics import morphometrics
 from companion.papers.weighted_cl.experiments import (arc_order, dev_plateau, dev_plateau_groups, end_of_rise,
                                                       fit_digit_encoder, line_fraction, local_global_r2, loss_moved,
                                                       lower_bound, monitor_every, paper_number, run_curve,
@@ -81,8 +81,8 @@ from companion import stats
 from companion.results import Ledger, at_least, at_most, holds, not_testable, show_provenance, within
 
 # %% [markdown]
-# Settings per profile (smoke: a 400-image subset, 3 training steps, two seeds; cpu: every digit, 400 Adam steps,
-# q = 5..12, five seeds), then the claims ledger.
+# Settings per profile (smoke: a small subset of the images, a few training steps, two seeds; cpu: every digit and
+# the Adam steps, latent dimensions and seeds printed below), then the claims ledger.
 
 # %%
 torch.set_num_threads(1)  # small MLP and 512x512 similarity matrices: one thread is fastest on a shared CPU

@@ -27,8 +27,8 @@
 #
 # **How the claims are judged.** Free-embedding optima (Thm. F.1, Fig. 6 on free embeddings, App. F.2) are
 # deterministic given a seed, so their claims compare one number with a stated tolerance. The Fig. 7 sweep runs on
-# five random subsets of the digits, and Table 1's protocol on digits trains an MLP encoder per label geometry and
-# seed (five seeds; one run costs a few seconds on one thread); those claims are judged over the seeds through
+# random subsets of the digits (`fig7_seeds`), and Table 1's protocol on digits trains an MLP encoder per label geometry and
+# seed (one run costs seconds on one thread); those claims are judged over the seeds through
 # `companion.stats`: a level by its 95 % interval against a band around the paper's value, a difference between
 # the MiniLM and the Simplex geometry by the symmetric direction rule with Table 1's own difference as the magnitude
 # (tolerance: half of it, the paper prints no spread). Each Table 1 claim carries checks measured on its own runs:
@@ -71,9 +71,10 @@ from sklearn.model_selection import cross_val_score
 
 from companion.data import load_digits
 from companion.encoders import load_encoder
-from companion.free_embeddings import fit_free_embeddings
+from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import distance_weights, entropic_bound, euclidean_similarities, xclr_weights
-from companion.metrics.distance_geometry import delta_w, edm, r2_procrustes, r2_sim, random_isometry
+from companion.papers.weighted_cl.distance_geometry import (delta_w, edm, r2_procrustes, r2_sim,
+                                                            random_isometry)
 import companion.papers.weighted_cl.experiments as wx
 from companion import stats
 from companion.profiles import settings
@@ -81,9 +82,9 @@ from companion.results import Ledger, at_least, at_most, holds, not_testable, sh
 from companion.settings import REPO_ROOT
 
 # %% [markdown]
-# Settings per profile (smoke: 20 classes, 120 digits, a few L-BFGS iterations, two Table 1 seeds and Fig. 7 subsets;
-# cpu: the 100 CIFAR-100 classes, 300 digits, 3000 iterations, five seeds for the Table 1 encoders and five Fig. 7
-# subsets), then the claims ledger.
+# Settings per profile (smoke: a few classes, digits, L-BFGS iterations, Table 1 seeds and Fig. 7 subsets; cpu: the
+# 100 CIFAR-100 classes and the digits, iterations, Table 1 seeds and Fig. 7 subsets printed below), then the claims
+# ledger.
 
 # %%
 torch.set_num_threads(1)  # float64 free-embedding problems: one thread is fastest on a shared CPU
@@ -302,7 +303,7 @@ ledger.claim("appE-deltaw-follows-the-bound", "Table 1's Delta_W gap between Sim
 # **Table 1's protocol on data we have.** CIFAR-100 and CLIP are not available here, so the CLIP row cannot be
 # computed at all. For the other two geometries we run the whole protocol on scikit-learn's digits: an MLP encoder
 # trained with X-CLR ($q$ = 32 > the labels' rank, τ = τ′ = 0.1 as App. G's τ) on one-hot labels (**Simplex**) and on
-# MiniLM embeddings of "a photo of the digit {zero…nine}" (**MiniLM**), five seeds; held-out $r^2_\mathrm{Proc}$
+# MiniLM embeddings of "a photo of the digit {zero…nine}" (**MiniLM**), seeds `t1_seeds`; held-out $r^2_\mathrm{Proc}$
 # against Thm. 3.12's target, held-out $\Delta_W$ (%) and top-1/top-3 of a cross-validated ridge probe fitted on the
 # training representations.
 
@@ -477,7 +478,7 @@ ledger.claim("fig7-low-dim-differs", "At q = 2 the w-InfoNCE optimum differs fro
                   "two at q = 2.")
 
 # %% [markdown]
-# **Fig. 7's sweep.** The paper's $q \in \{8, 16, 32, 48, 64\}$ on five random subsets of `n_digits` digits (one per
+# **Fig. 7's sweep.** The paper's $q \in \{8, 16, 32, 48, 64\}$ on random subsets of `n_digits` digits (one per
 # seed): $r^2_\mathrm{sim}$ of the free-embedding optimum against PCA with the same $q$, beside the paper's 0.98 at
 # $q = 48$. Digits have 64 pixels, so $q = 64$ exceeds the data's rank (Thm. F.1's exact case).
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from companion import encoders
+from companion.encoders import loading
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -96,6 +97,6 @@ def test_offline_still_fails_at_once_without_a_request(monkeypatch):
         raise AssertionError("the hub was asked while HF_HUB_OFFLINE=1")
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setattr(encoders, "hub_unreachable", asked)
+    monkeypatch.setattr(loading, "hub_unreachable", asked)  # the name resolve_model looks up
     with pytest.raises(encoders.ModelNotAvailableError, match="not available offline"):
         encoders.resolve_model("org/model")

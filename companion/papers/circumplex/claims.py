@@ -29,10 +29,9 @@ HEADS = ("GPT", "nGPT")
 def table4_rows(backbone: str) -> pd.DataFrame:
     """The paper's Table 4 rows of one ``backbone`` (``data/circumplex/table4.csv``, cells as printed, strings),
     indexed by ``(method, head)``; the pretrained row is ``("Pretrained", "")``."""
-    from companion.settings import REPO_ROOT
+    from companion.papers.tables import paper_table
 
-    table = pd.read_csv(REPO_ROOT / "data" / "circumplex" / "table4.csv", comment="#", dtype=str,
-                        keep_default_na=False)
+    table = paper_table("circumplex", "table4")
     rows = table[table.base_model == backbone]
     if rows.empty:
         raise ValueError(f"Table 4 has no backbone {backbone!r}; it has {', '.join(table.base_model.unique())}.")

@@ -71,10 +71,11 @@ def stated(statements, key: str) -> float:
 
 def paper_table(data_dir, paper: str, name: str):
     """A paper's transcribed table ``<data_dir>/<paper>/<name>`` with every cell as printed (strings, empty cells
-    kept as ``""``): the errata compare printed values, so nothing is parsed or filled in."""
-    import pandas as pd
+    kept as ``""``): the errata compare printed values, so nothing is parsed or filled in. ``data_dir`` is the
+    checkout's ``data`` folder; :func:`companion.papers.tables.paper_table` reads it."""
+    from companion.papers.tables import paper_table as read
 
-    return pd.read_csv(Path(data_dir) / paper / name, comment="#", dtype=str, keep_default_na=False)
+    return read(paper, name, root=Path(data_dir).parent)
 
 
 def off_rows(averages, name: str) -> list[str]:

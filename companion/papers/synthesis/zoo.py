@@ -441,14 +441,11 @@ def source_differences() -> dict[tuple[str, str], tuple[float, str]]:
     100 on STS), read from the transcribed tables: SimACE's Table 1 (BERT-base, the seven-set average: SimACE vs
     SimCSE and vs ArcCon) and AnglE's Table 4 (STS-B test: all three objectives vs the cosine objective alone, our
     CoSENT). Keys ``(A, B)``, values ``(difference, source)``."""
-    import pandas as pd
+    from companion.papers.tables import paper_table
 
-    from companion.settings import repo_root
-
-    data = repo_root() / "data"
-    t1 = pd.read_csv(data / "simace" / "table1.csv", comment="#")
+    t1 = paper_table("simace", "table1", parse=True)
     base = t1[t1["PLMs"] == "BERT-base"].set_index("Method")["Avg."].astype(float)
-    t4 = pd.read_csv(data / "angle" / "table4.csv", comment="#")
+    t4 = paper_table("angle", "table4", parse=True)
     objective = t4[t4["group"] == "Objective"].set_index("our_key")["Spearman’s Correlation"].astype(float)
     simace, simcse, arccon = base["SimACE [*]"], base["SimCSE [♣]"], base["ArcCon [*]"]
     every, cosine = objective["all"], objective["only cosine"]

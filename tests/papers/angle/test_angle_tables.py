@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from companion.papers.tables import paper_table
 from companion.settings import REPO_ROOT
 
 DATA = REPO_ROOT / "data" / "angle"
@@ -19,7 +20,7 @@ T3_COLS = ["MRPC", "STS-B", "QQP", "QNLI", "GitHub Issues."]
 
 
 def _read(name: str) -> pd.DataFrame:
-    return pd.read_csv(DATA / name, comment="#")
+    return paper_table("angle", name, parse=True)
 
 
 @pytest.mark.parametrize("name", ["table1.csv", "table2.csv", "table3.csv", "table4.csv", "table5.csv",

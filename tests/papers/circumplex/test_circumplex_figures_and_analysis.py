@@ -72,6 +72,42 @@ def test_run_grid_trains_each_loss_to_its_own_budget_and_probes_past_it():
                      steps={"SINCERE": 2}, batch_size=8, lr=1e-2, n_heads=2, margins=[0.2])
 
 
+def test_grid_plan_lists_every_run_and_run_plan_trains_it_as_run_grid_does():
+    plan = cmp.grid_plan(kinds=["GPT", "nGPT"], losses=["SINCERE", "CircularCSE"], seeds=[0, 1],
+                         steps={"SINCERE": 2, "CircularCSE": 4}, margins=[0.2], curve_every=2, curve_seeds=[0],
+                         probe=[("nGPT", "CircularCSE")], probe_steps={"CircularCSE": 6})
+    assert len(plan) == 2 * 2 * 2 + 2  # kind x loss x seed, then the margin runs of every seed
+    assert list(plan.columns) == ["kind", "loss", "margin", "seed", "steps", "curve_every", "probe_steps"]
+    probed = plan[plan.probe_steps > 0]
+    assert set(zip(probed.kind, probed.loss, probed.margin, probed.seed)) == {("nGPT", "CircularCSE", 0.0, 0),
+                                                                             ("nGPT", "CircularCSE", 0.2, 0)}
+    assert set(plan[plan.seed == 1].curve_every) == {0}
+    with pytest.raises(ValueError, match="at least one seed"):
+        cmp.grid_plan(kinds=["GPT"], losses=["SINCERE"], seeds=[], steps=2)
+    states = _states()
+    small = plan[(plan.kind == "nGPT") & (plan.seed == 0)]
+    runs, embs = cmp.run_plan(small, cmp.HeadSetup(states, LABELS, states, LABELS, batch_size=8, lr=1e-2,
+                                                   n_heads=2))
+    again, _ = cmp.run_grid(states, LABELS, states, LABELS, kinds=["nGPT"], losses=["SINCERE", "CircularCSE"],
+                            seeds=[0], steps={"SINCERE": 2, "CircularCSE": 4}, batch_size=8, lr=1e-2, n_heads=2,
+                            margins=[0.2], curve_every=2, curve_seeds=[0], probe=[("nGPT", "CircularCSE")],
+                            probe_steps={"CircularCSE": 6})
+    cols = ["kind", "loss", "margin", "seed", "steps", "V", "CD-r", "first_loss", "final_loss"]
+    pd.testing.assert_frame_equal(runs[cols], again[cols])
+    assert set(embs) == {("nGPT", "SINCERE", 0.0, 0), ("nGPT", "CircularCSE", 0.0, 0), ("nGPT", "CircularCSE", 0.2, 0)}
+
+
+def test_head_anatomy_describes_each_head():
+    table = cmp.head_anatomy(16, 2)
+    assert list(table.index) == list(cmp.KINDS)
+    assert table.loc["nGPT", "parameters"] == table.loc["nGPT-plain", "parameters"] > table.loc["GPT", "parameters"]
+    assert table.loc["nGPT", "α at the start"] == "0.05" and table.loc["GPT", "α at the start"] == "-"
+    assert table.loc["nGPT", "other trained parameters"] == "alpha_attn, alpha_mlp, attn.s_qk, mlp.s_u, mlp.s_v"
+    assert table.loc["GPT", "other trained parameters"] == "norm_attn, norm_mlp"
+    assert bool(table.loc["nGPT", "weights re-normalised every step"]) is True
+    assert bool(table.loc["GPT", "weights re-normalised every step"]) is False
+
+
 def test_plateau_table_without_a_steps_column_needs_steps():
     runs = pd.DataFrame([{"kind": "GPT", "loss": "SINCERE", "margin": 0.0, "seed": 0,
                           "curve": {0: 0.1, 2: 0.5, 4: 0.6, 6: 0.55}}])

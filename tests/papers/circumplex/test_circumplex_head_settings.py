@@ -228,6 +228,28 @@ def test_run_grid_caches_its_runs(tmp_path):
     assert not changed["from_cache"].any()
 
 
+def test_head_setup_carries_the_head_settings_into_every_run(tmp_path):
+    states = _states(backbone_dim=32)
+    setup = cmp.HeadSetup(states, LABELS, states, LABELS, batch_size=8, lr=1e-2, n_heads=2, cache=tmp_path)
+    assert (setup.pooling, setup.base_scale, setup.clip_norm) == ("mean", "backbone", 1.0)  # the authors' defaults
+    assert setup.backbone_dim == 32
+    plan = cmp.grid_plan(kinds=["GPT", "nGPT"], losses=["SINCERE"], seeds=[0], steps=2)
+    runs, _ = cmp.run_plan(plan, setup)
+    ngpt = runs.set_index("kind").loc["nGPT"]
+    assert ngpt["base_scale"] == pytest.approx(32 ** -0.5) and ngpt["clip_norm"] == 1.0
+    assert set(runs["pooling"]) == {"mean"} and math.isnan(runs.set_index("kind").loc["GPT", "base_scale"])
+    old = cmp.HeadSetup(states, LABELS, states, LABELS, batch_size=8, lr=1e-2, n_heads=2, pooling="cls",
+                        base_scale="head", clip_norm=None, cache=tmp_path)
+    runs_old, _ = cmp.run_plan(plan, old)
+    assert not runs_old["from_cache"].any() and set(runs_old["pooling"]) == {"cls"}
+    ngpt_old = runs_old.set_index("kind").loc["nGPT"]
+    assert ngpt_old["base_scale"] == pytest.approx(8 ** -0.5) and math.isnan(ngpt_old["clip_norm"])
+    again, _ = cmp.run_grid(states, LABELS, states, LABELS, kinds=["GPT", "nGPT"], losses=["SINCERE"], seeds=[0],
+                            steps=2, batch_size=8, lr=1e-2, n_heads=2, pooling="cls", base_scale="head",
+                            clip_norm=None, cache=tmp_path)
+    assert again["from_cache"].all()  # run_grid passes the same settings through HeadSetup
+
+
 # --------------------------------------------------------------------------------------------- plateau per run
 def test_run_plateau_on_constructed_curves():
     flat = {"kind": "nGPT", "loss": "SINCERE", "seed": 0, "steps": 6,

@@ -14,6 +14,7 @@ from decimal import Decimal
 import pandas as pd
 import pytest
 
+from companion.papers.tables import paper_table
 from companion.settings import REPO_ROOT
 
 DATA = REPO_ROOT / "data" / "circumplex"
@@ -27,7 +28,7 @@ AVERAGE_TOL = Decimal("0.001")
 
 
 def read(name: str) -> pd.DataFrame:
-    return pd.read_csv(DATA / f"{name}.csv", comment="#", dtype=str, keep_default_na=False)
+    return paper_table("circumplex", name)
 
 
 def cells(df: pd.DataFrame, cols) -> dict:

@@ -19,7 +19,7 @@ DATA = REPO_ROOT / "data" / "concepts"
 
 @pytest.fixture(scope="module")
 def pn():
-    frame = C.paper_numbers(DATA)
+    frame = C.paper_numbers()
     return frame.dropna(subset=["number"]).set_index(["table", "row", "column"])["number"]
 
 
@@ -28,18 +28,18 @@ def test_every_table_has_a_non_empty_csv_with_sources():
         frame = pd.read_csv(DATA / f"table{n}.csv", comment="#", dtype=str, keep_default_na=False)
         assert len(frame) > 0, n
         assert "source" in frame.columns and (frame["source"].str.strip() != "").all(), n
-    long = C.paper_numbers(DATA)
+    long = C.paper_numbers()
     assert list(long.columns[:5]) == ["row", "column", "value", "source", "note"]
     assert not long.duplicated(["table", "row", "column"]).any()
 
 
 def test_paper_number_lookup_and_clear_errors():
-    assert C.paper_number(11, "B0", "anisotropy", DATA) == (0.126, "App. H")
-    assert C.paper_number(2, "B0-WM", "t2d R@10", DATA) == (0.392, "App. H")
+    assert C.paper_number(11, "B0", "anisotropy") == (0.126, "App. H")
+    assert C.paper_number(2, "B0-WM", "t2d R@10") == (0.392, "App. H")
     with pytest.raises(KeyError, match="Table 2, row 'B9'"):
-        C.paper_number(2, "B9", "t2d R@10", DATA)
+        C.paper_number(2, "B9", "t2d R@10")
     with pytest.raises(ValueError, match="not a number"):
-        C.paper_number(3, "M2 - B1", "margin (absolute)", DATA)
+        C.paper_number(3, "M2 - B1", "margin (absolute)")
 
 
 def test_stated_differences_equal_the_stated_levels(pn):
@@ -71,7 +71,7 @@ def test_the_same_number_stated_twice_agrees(pn):
 def test_counts_add_up(pn):
     fam = ["intersective", "subsective", "relational", "modal", "privative"]
     assert sum(pn[(8, f, "NP pairs")] for f in fam) == pn[(8, "all families", "NP pairs")]
-    t7 = C.paper_numbers(DATA).query("table == 7").set_index(["row", "column"])["value"]
+    t7 = C.paper_numbers().query("table == 7").set_index(["row", "column"])["value"]
     amount = {"K": 1e3, "M": 1e6}
 
     def count(v):

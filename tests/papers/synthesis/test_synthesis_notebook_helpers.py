@@ -27,9 +27,10 @@ def test_stated_reads_the_printed_number():
 
 
 def test_paper_table_keeps_cells_as_printed(tmp_path):
-    (tmp_path / "p").mkdir()
-    (tmp_path / "p" / "t.csv").write_text("# a comment line\nmodel,Avg.,x\nA,01.50,\nB,NA,2\n", encoding="utf-8")
-    table = errata.paper_table(tmp_path, "p", "t.csv")
+    (tmp_path / "data" / "p").mkdir(parents=True)
+    (tmp_path / "data" / "p" / "t.csv").write_text("# a comment line\nmodel,Avg.,x\nA,01.50,\nB,NA,2\n",
+                                                  encoding="utf-8")
+    table = errata.paper_table(tmp_path / "data", "p", "t.csv")  # the checkout's data folder, as the notebook
     assert table["Avg."].tolist() == ["01.50", "NA"]  # strings, not parsed; "NA" is not a missing value
     assert table["x"].tolist() == ["", "2"]  # an empty cell stays empty
 
