@@ -48,16 +48,18 @@ def _movement(run: Mapping) -> dict[str, float]:
 
 # --------------------------------------------------------------------------------------------- 02: Tables 2-3
 def sts_objectives(positive_threshold: float | None, *, tau_cos: float, tau_ibn: float, tau_angle: float,
-                   label_max: float | None = None) -> dict[str, Any]:
+                   label_max: float | None = None, positives: str = "sum") -> dict[str, Any]:
     """AnglE (CoSENT + in-batch negatives + angle, weights 1/1/1), CoSENT only and InfoNCE only at the given
     temperatures, and with ``label_max`` SBERT's cosine regression (labels divided by ``label_max``; ``None``: no
     SBERT run); ``positive_threshold`` makes graded labels binary for the in-batch-negative term (STS-B: gold
-    >= 4; ``None`` for binary labels). AnglE §4.1–4.3, Tables 2–3."""
+    >= 4; ``None`` for binary labels) and ``positives`` is how that term counts a row's several positives
+    (:func:`companion.losses.angle.ibn_loss`: ``"sum"``, the authors' code, or ``"mean"``). AnglE §4.1–4.3,
+    Tables 2–3."""
     taus = dict(tau_cos=tau_cos, tau_ibn=tau_ibn, tau_angle=tau_angle)
     out: dict[str, Any] = {
-        ANGLE: AnglEObjective(1, 1, 1, **taus, positive_threshold=positive_threshold),
+        ANGLE: AnglEObjective(1, 1, 1, **taus, positive_threshold=positive_threshold, positives=positives),
         COSENT: AnglEObjective(1, 0, 0, **taus),
-        INFONCE: AnglEObjective(0, 1, 0, **taus, positive_threshold=positive_threshold),
+        INFONCE: AnglEObjective(0, 1, 0, **taus, positive_threshold=positive_threshold, positives=positives),
     }
     if label_max is not None:
         out[SBERT] = CosineRegression(label_max)
@@ -66,13 +68,13 @@ def sts_objectives(positive_threshold: float | None, *, tau_cos: float, tau_ibn:
 
 def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, taus: Mapping[str, float],
                   batch_size: int, lr: float, warmup: int, buckets: int, pretrained_label: str,
-                  progress: bool = True, n_top: int | None = None):
+                  progress: bool = True, n_top: int | None = None, positives: str = "sum"):
     """Every task's untrained row and its fine-tuning runs (AnglE Tables 2–3 analogue).
 
     ``tasks`` maps a task name to ``(train pairs, {eval name: pairs}, steps, positive threshold, label_max)``
     (``label_max``: the SBERT regression's label scale, ``None`` for no SBERT run). Per task, in
     order: the untrained copy of ``base`` (``seed = -1``, labelled ``pretrained_label``), then each of
-    :func:`sts_objectives` (``taus``: ``tau_cos``, ``tau_ibn``, ``tau_angle``) at each seed through
+    :func:`sts_objectives` (``taus``: ``tau_cos``, ``tau_ibn``, ``tau_angle``; ``positives``) at each seed through
     :func:`~companion.papers.angle.pairs.upper_experiment` (``n_top``: top layers fine-tuned, default the base's).
     Returns one row per run: ``task, objective, seed``, a column per evaluation set, and for trained runs ``steps,
     train_s, run_s, loss_first10, loss_last10``, ``loss_curve`` (the training loss at every step) and the movement
@@ -86,7 +88,8 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
         pre = upper_experiment(base, train_data, evals, None, seed=0, steps=0, batch_size=batch_size, lr=lr,
                                n_top=n_top)
         rows.append({"task": task, "objective": pretrained_label, "seed": -1, **pre["scores"]})
-        jobs = [(o, s) for o in sts_objectives(threshold, **taus, label_max=label_max).items() for s in seeds]
+        jobs = [(o, s) for o in sts_objectives(threshold, **taus, label_max=label_max, positives=positives).items()
+                for s in seeds]
         for (name, objective), seed in tqdm(jobs, desc=task, disable=not progress):
             t1 = time.perf_counter()
             run = upper_experiment(base, train_data, evals, objective, seed=seed, steps=steps, batch_size=batch_size,
@@ -258,8 +261,9 @@ class AblationRuns:
     ``base`` is the :class:`~companion.encoders.upper.UpperEncoder` with cached lower states (``keep_first=True``
     for first-last pooling); ``train_data``/``evals`` the STS-B pairs; the keyword settings are those of
     :func:`~companion.papers.angle.pairs.upper_experiment`; ``taus`` the three temperatures and
-    ``positive_threshold`` the in-batch-negative positives (STS-B gold >= 4, our choice); ``n_top`` the number of top
-    layers fine-tuned (default: the base's own split).
+    ``positive_threshold`` the in-batch-negative positives (STS-B gold >= 4, our choice), ``positives`` how the
+    in-batch term counts a row's several positives (``"sum"``, the authors' code; :func:`companion.losses.angle.ibn_loss`);
+    ``n_top`` the number of top layers fine-tuned (default: the base's own split).
     """
 
     base: Any
@@ -273,11 +277,13 @@ class AblationRuns:
     taus: Mapping[str, float] = field(default_factory=dict)
     positive_threshold: float | None = None
     n_top: int | None = None
+    positives: str = "sum"
 
     def objective(self, weights: Sequence[float], **overrides) -> AnglEObjective:
         """AnglE's objective with Table 4's ``(w_cos, w_ibn, w_angle)`` weights; ``overrides`` replace settings of
         :class:`~companion.losses.angle.AnglEObjective` (e.g. ``tau_angle``, ``use_isp``)."""
-        return AnglEObjective(*weights, **{**self.taus, "positive_threshold": self.positive_threshold, **overrides})
+        return AnglEObjective(*weights, **{**self.taus, "positive_threshold": self.positive_threshold,
+                                           "positives": self.positives, **overrides})
 
     def run(self, weights: Sequence[float] | None, seed: int, pooling: str, objective=None) -> dict:
         """One fine-tuning run of Table 4's ``weights`` (or of any pair ``objective``): STS-B score ``ours``, the
@@ -354,13 +360,17 @@ def table4_gap(paper4, by_seed, loss, a: str, b: str, *, group: str = "objective
     decimals), ``ours`` (:func:`companion.stats.paired`), ``criterion`` (:func:`companion.stats.direction` on the
     paper's gap: its tolerance comes from the policy, half the gap, as Table 4 prints one run per row) and
     ``validity`` (:func:`trained_validity` of both variants, with ``explain``'s cause, and, with ``ablation`` (the
-    runs with their ``loss_curve``), :func:`loss_plateau` of both), for ``Ledger.claim(**...)``.
+    runs with their ``loss_curve``), :func:`loss_plateau` of both and, where the runs carry their movement record,
+    :func:`moved_validity` of both), for ``Ledger.claim(**...)``.
     """
     pa, pb = float(paper4[(group, a)]), float(paper4[(group, b)])
     gap = round(pa - pb, 2)
     checks = [trained_validity(loss, a, b, group=group, explain=explain)]
     if ablation is not None:
-        checks.append(loss_plateau(ablation[ablation["group"] == group], [a, b], key="variant"))
+        runs = ablation[ablation["group"] == group]
+        if all(c in runs for c in MOVEMENT_COLUMNS):
+            checks.append(moved_validity(runs, {"variant": [a, b]}))
+        checks.append(loss_plateau(runs, [a, b], key="variant"))
     return {"source": f"Table 4: {pa:.2f} - {pb:.2f}", "paper_value": gap,
             "ours": stats.paired(by_seed[a], by_seed[b]), "criterion": stats.direction(gap), "validity": checks}
 

@@ -308,7 +308,7 @@ def split_base(base, n_top: int | None):
     return memo[n_top]
 
 
-def _bootstrap_se(cosines, gold, resamples: int = NOISE_RESAMPLES, seed: int = 0) -> float:
+def bootstrap_se(cosines, gold, resamples: int = NOISE_RESAMPLES, seed: int = 0) -> float:
     """Standard error of Spearman x 100 between ``cosines`` and ``gold`` over bootstrap resamples of the pairs."""
     import numpy as np
     from scipy.stats import spearmanr
@@ -337,7 +337,7 @@ def untrained_reference(model, eval_sets: dict[str, PairData], key: tuple | None
     encode, captured = _capturing(model.encode)
     scores, cosines = evaluate_pair_sets(encode, eval_sets, return_cosines=True)
     ref = {"scores": scores, "cosines": cosines, "emb": captured["emb"],
-           "se": {name: _bootstrap_se(cosines[name], d.labels.numpy()) for name, d in eval_sets.items()}}
+           "se": {name: bootstrap_se(cosines[name], d.labels.numpy()) for name, d in eval_sets.items()}}
     if key is not None:
         memo[key] = ref
     return ref

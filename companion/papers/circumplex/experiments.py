@@ -194,6 +194,26 @@ def head_settings(kind: str, loss: str, train_states, *, steps: int, batch_size:
             "clip_norm": check_clip_norm(clip_norm)}
 
 
+#: The rows of :func:`head_settings_table`: what a reader checks of how a head is trained.
+SHOWN_SETTINGS = ("pooling", "head_dim", "backbone_dim", "base_scale", "base_scale_value", "clip_norm", "lr",
+                  "batch_size", "n_heads")
+
+
+def head_settings_table(kinds: Sequence[str], train_states, **settings):
+    """:func:`head_settings` of a head of each of ``kinds`` on ``train_states`` (``settings``: its keyword arguments,
+    ``loss`` included), one column per kind and one row per entry of :data:`SHOWN_SETTINGS`, as each run records
+    them: numbers to four significant digits, "-" where a setting does not apply (the base scale of a GPT head)."""
+    import pandas as pd
+
+    loss = settings.pop("loss", "SINCERE")
+    table = {}
+    for kind in kinds:
+        resolved = head_settings(kind, loss, train_states, **settings)
+        table[kind] = {k: "-" if resolved[k] is None else f"{resolved[k]:.4g}" if isinstance(resolved[k], float)
+                       else resolved[k] for k in SHOWN_SETTINGS}
+    return pd.DataFrame(table).loc[list(SHOWN_SETTINGS)]
+
+
 def head_run_key(settings: Mapping, train_states, train_labels: Sequence[str], test_states=None,
                  test_labels: Sequence[str] | None = None, **extra) -> str:
     """The cache key of a head run: :func:`companion._io.cache_key` of :data:`HEAD_RUN_VERSION`, the run's

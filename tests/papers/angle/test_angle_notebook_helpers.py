@@ -413,6 +413,30 @@ def test_trained_validity_and_table4_gap():
     assert verdict == "inconclusive" and ledger.claims[0]["reason"].endswith("(first -> last ten steps): no room")
 
 
+def test_table4_gap_checks_that_the_runs_moved_when_they_record_it():
+    ablation = _ablation().assign(score_change=1.0, score_noise=0.5, drift=0.01)
+    loss = ablation.groupby(["group", "variant"], sort=False)[["loss_first10", "loss_last10"]].mean()
+    p4 = pd.Series({("pooling", "cls"): 86.0, ("pooling", "last-avg"): 85.0})
+    by_seed = ex.seed_table(ablation, "pooling", [0, 1])
+    fields = ex.table4_gap(p4, by_seed, loss, "last-avg", "cls", group="pooling", ablation=ablation)
+    assert [c.name for c in fields["validity"]] == ["trained", "trained", "plateau"]
+    assert all(c.passed for c in fields["validity"]) and fields["validity"][1].detail.startswith("4 of 4 runs moved")
+    idle = ablation.assign(score_change=0.1, drift=0.0)  # within the noise and no drift: did not move
+    fields = ex.table4_gap(p4, by_seed, loss, "last-avg", "cls", group="pooling", ablation=idle)
+    assert not fields["validity"][1].passed and fields["validity"][1].reason.startswith("did not train: 0 of 4")
+
+
+def test_angle_objectives_sum_a_rows_positives_by_default():
+    objectives = ex.sts_objectives(4.0, tau_cos=0.05, tau_ibn=0.05, tau_angle=1.0)
+    assert objectives[ex.ANGLE].positives == objectives[ex.INFONCE].positives == "sum"
+    means = ex.sts_objectives(4.0, tau_cos=0.05, tau_ibn=0.05, tau_angle=1.0, positives="mean")
+    assert means[ex.ANGLE].positives == means[ex.INFONCE].positives == "mean"
+    runner = ex.AblationRuns(None, None, {}, steps=1, batch_size=2, lr=1e-3, warmup=0, buckets=1, positives="mean")
+    assert runner.objective((1, 1, 1)).positives == "mean"
+    assert ex.AblationRuns(None, None, {}, steps=1, batch_size=2, lr=1e-3, warmup=0,
+                           buckets=1).objective((1, 1, 1)).positives == "sum"
+
+
 def test_bucket_masks_and_fig5_plot():
     gold = np.array([0.0, 0.5, 1.0, 2.5, 3.9, 4.0, 5.0])
     masks = ex.bucket_masks(gold)

@@ -215,6 +215,18 @@ def test_head_settings_record_what_shapes_a_head():
     assert states_digest(narrow) == states_digest(narrow) != states_digest(_states(seed=1))
 
 
+def test_head_settings_table_shows_what_each_kind_records():
+    from companion.papers.circumplex.experiments import SHOWN_SETTINGS, head_settings_table
+
+    table = head_settings_table(["GPT", "nGPT", "nGPT-plain"], _states(backbone_dim=384), steps=3, batch_size=64,
+                                lr=1e-3, seed=1, n_heads=2, pooling="cls")
+    assert list(table.index) == list(SHOWN_SETTINGS) and list(table.columns) == ["GPT", "nGPT", "nGPT-plain"]
+    assert table.loc["base_scale_value", "nGPT"] == f"{384 ** -0.5:.4g}" and table.loc["backbone_dim", "nGPT"] == 384
+    assert table.loc["base_scale", "GPT"] == table.loc["base_scale_value", "nGPT-plain"] == "-"
+    assert set(table.loc["pooling"]) == {"cls"} and set(table.loc["clip_norm"]) == {"1"}
+    assert table.loc["batch_size", "GPT"] == 24  # at most the training set
+
+
 def test_run_grid_caches_its_runs(tmp_path):
     states = _states()
     kw = dict(kinds=["GPT", "nGPT"], losses=["SINCERE"], seeds=[0], steps=2, batch_size=8, lr=1e-2, n_heads=2,
