@@ -1,11 +1,9 @@
 """The papers this companion reproduces, and everything specific to each one.
 
-:data:`REGISTRY` is the one list of papers (id, title, reference, notebook folder, paper text) that the ledger, the
-runner, the source checks, the site and the README table read. Each paper's own code lives in a subpackage
-``companion.papers.<module>`` (heads and ECM for the circumplex paper, dropout-view runs for SimACE, pair
-experiments for AnglE, free-embedding geometry for weighted contrastive learning, WordNet and readouts for the
-concept paper, the similarity zoo for the synthesis notebooks); the losses stay in :mod:`companion.losses`, one
-module per paper.
+:data:`REGISTRY` is the one list of papers (:class:`Paper`: id, title, reference, notebook folder, paper text and
+its layout, API entries) that the ledger, the notebook list, the paper texts, the source checks, the site and the
+README table read; ``companion.papers.<module>`` holds each paper's own code. What reads which field, and the
+checklist for adding a paper: ``docs/ARCHITECTURE.md``.
 """
 
 from __future__ import annotations

@@ -79,9 +79,9 @@ def navbar_item(root: Path | None = None) -> dict:
 
 def sidebar_text(module: str) -> str:
     """A module's entry in the API sidebar: its dotted name without the package, in words a docked sidebar can
-    wrap (``companion.papers.weighted_cl.distance_geometry`` -> ``papers: weighted cl distance geometry``; a
-    module directly under the package takes its section's title: ``st: objectives for sentence-transformers``). The
-    page itself keeps the full name."""
+    wrap (``companion.metrics.geometry`` -> ``metrics: geometry``, underscores as spaces; a module directly under
+    the package takes its section's title: ``st: objectives for sentence-transformers``). The page itself keeps the
+    full name."""
     parts = module.split(".")[1:] or [module]
     if len(parts) == 1:
         section = next((title for title, _, names in SECTIONS if module in names), "")

@@ -6,7 +6,8 @@ messages); absolute paths of the machine that ran it; and timestamps, durations 
 metadata, which make every rerun a diff of hundreds of lines. :func:`clean` turns such a notebook into its stored
 form; :func:`problems` says what a stored notebook still gets wrong. The runner applies :func:`clean` to every
 notebook it executes, and ``python -m companion notebooks clean [--check] [PATHS]`` applies or checks it on the
-stored notebooks.
+stored notebooks; ``--check`` also lists the results typed into a notebook's markdown
+(:mod:`companion.publish.typed_numbers`), one line each.
 
 The rules of :func:`clean`:
 
@@ -50,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from companion import settings as _settings
+from companion.publish.notebooks import paper_of
 
 #: The size a stored notebook should stay under (bytes).
 MAX_BYTES = 1_500_000
@@ -350,11 +352,6 @@ def dumps(nb: dict) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-def paper_of(path: Path) -> str:
-    """The paper a notebook path belongs to (``notebooks/00-baselines/x.ipynb`` -> ``baselines``)."""
-    return re.sub(r"^\d\d-", "", Path(path).parent.name)
-
-
 def clean(notebook: dict | str | os.PathLike, *, places: Mapping[str | os.PathLike, str] | None = None,
           figures: str | os.PathLike | None = None, report: list[str] | None = None) -> dict:
     """The stored form of ``notebook`` (a notebook dict, or the path of an ``.ipynb`` file, rewritten in place when
@@ -555,12 +552,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.check:
-        found = [msg for path in targets for msg in problems(path)]
-        for msg in found:
+        from companion.publish import typed_numbers
+
+        root = _settings.repo_root()
+        found = {path: problems(path) + [str(f) for f in typed_numbers.notebook_findings(path, root)]
+                 for path in targets}
+        for msg in (m for messages in found.values() for m in messages):
             print(msg)
-        print(f"{len(targets)} notebook(s) clean" if not found else f"{len(found)} problem(s) in "
-              f"{len({m.split(': ')[0] for m in found})} of {len(targets)} notebook(s)")
-        return 1 if found else 0
+        bad = sum(1 for messages in found.values() if messages)
+        total = sum(len(messages) for messages in found.values())
+        print(f"{len(targets)} notebook(s) clean" if not total else f"{total} problem(s) in "
+              f"{bad} of {len(targets)} notebook(s)")
+        return 1 if total else 0
     for path in targets:
         before, counts = path.stat().st_size, sum(output_counts(path).values())
         report: list[str] = []
@@ -579,5 +582,5 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["MAX_BYTES", "clean", "machine_paths", "main", "output_counts", "paper_of", "problems",
+__all__ = ["MAX_BYTES", "clean", "machine_paths", "main", "output_counts", "problems",
            "render_stream", "replace_paths", "saved_figures"]

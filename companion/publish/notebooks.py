@@ -87,14 +87,17 @@ def _title(path: Path) -> str:
     return path.stem
 
 
-def _paper_of(folder: str) -> str:
-    """The paper id of a notebook folder (registry), else the folder name without an ``NN-`` prefix."""
+def paper_of(notebook: str | Path) -> str:
+    """The paper a notebook path belongs to, from its folder: the registry entry whose notebook folder it is
+    (``notebooks/00-baselines/x.ipynb`` -> ``baselines``), else the folder name without an ``NN-`` prefix. The one
+    mapping from a notebook to its ledger folder ``results/<paper>/``."""
+    folder = Path(notebook).parent.name
     entry = _papers.by_folder(folder)
     return entry.id if entry is not None else re.sub(r"^\d\d-", "", folder)
 
 
 def _rank(path: Path) -> tuple[int, str, str]:
-    paper = _paper_of(path.parent.name)
+    paper = paper_of(path)
     return (_papers.IDS.index(paper) if paper in _papers.IDS else len(_papers.IDS), paper, path.name)
 
 
@@ -105,7 +108,7 @@ def list_notebooks(root: Path | None = None) -> list[Notebook]:
     for path in sorted(root.glob("*/[0-9][0-9]-*.ipynb"), key=_rank):
         if ".ipynb_checkpoints" in path.parts:
             continue
-        found.append(Notebook(path=path, paper=_paper_of(path.parent.name), stem=path.stem, title=_title(path)))
+        found.append(Notebook(path=path, paper=paper_of(path), stem=path.stem, title=_title(path)))
     return found
 
 
@@ -122,4 +125,4 @@ def select(notebooks: list[Notebook], only: str | None) -> list[Notebook]:
     return chosen
 
 
-__all__ = ["TWIN_SUFFIX", "Notebook", "list_notebooks", "select", "twin_differences", "twin_path"]
+__all__ = ["TWIN_SUFFIX", "Notebook", "list_notebooks", "paper_of", "select", "twin_differences", "twin_path"]

@@ -20,8 +20,9 @@ notebook's markdown cells that matches one of the numeric results of the noteboo
   statement, ``source`` or criterion) or as a number of the paper's transcribed tables (``data/<paper>/*.csv``)
   is cited, not a result, and is not reported.
 
-``python -m companion.publish.typed_numbers`` lists the findings of every committed notebook (exit 1 when there is
-one); ``tests/publish/test_typed_numbers.py`` asserts there are none.
+``python -m companion notebooks clean --check`` and ``python -m companion site --check`` (which CI runs) report each
+finding in one line and exit 1 on one, as ``python -m companion.publish.typed_numbers`` does for every committed
+notebook; ``tests/publish/test_typed_numbers.py`` asserts there are none.
 """
 
 from __future__ import annotations
@@ -89,8 +90,8 @@ class Finding:
     value: float
 
     def __str__(self) -> str:
-        return (f"{self.notebook} cell {self.cell}: {self.text!r} = {self.claim} {self.field} ({self.value:g}) "
-                f"in '…{self.context}…'")
+        return (f"{self.notebook} cell {self.cell}: {self.text!r} typed in the markdown is the result "
+                f"{self.claim} {self.field} ({self.value:g}) of its ledger, in '…{self.context}…'")
 
 
 def _cells(notebook: Path | dict) -> list[dict[str, Any]]:
@@ -254,18 +255,32 @@ def typed_results(notebook: Path | dict, ledger: Path | dict, paper: Iterable[st
     return findings
 
 
+def ledger_of(notebook: Path, root: Path) -> Path:
+    """The committed ledger of a notebook of the checkout ``root``: ``results/<paper>/<notebook>.json``, the paper
+    whose notebook folder holds it (:func:`companion.publish.notebooks.paper_of`)."""
+    from companion.publish.notebooks import paper_of
+
+    return Path(root) / "results" / paper_of(notebook) / f"{Path(notebook).stem}.json"
+
+
 def notebook_pairs(root: Path) -> Iterable[tuple[Path, Path]]:
     """(notebook, ledger) for every committed notebook with a ledger under ``root`` (a checkout): the notebooks of
     ``notebooks/<folder>/`` with the ledgers of ``results/<paper>/``, the paper whose folder that is."""
-    from companion import papers
-
     for notebook in sorted((root / "notebooks").glob("*/*.ipynb")):
-        entry = papers.by_folder(notebook.parent.name)
-        if entry is None:
-            continue
-        ledger = root / "results" / entry.id / f"{notebook.stem}.json"
+        ledger = ledger_of(notebook, root)
         if ledger.exists():
             yield notebook, ledger
+
+
+def notebook_findings(notebook: Path, root: Path) -> list[Finding]:
+    """The findings of one stored notebook of the checkout ``root`` against its committed ledger (none when it has
+    no ledger): what ``python -m companion notebooks clean --check`` and ``site --check`` report, one line each."""
+    notebook, root = Path(notebook), Path(root)
+    ledger = ledger_of(notebook, root)
+    if not ledger.exists():
+        return []
+    return typed_results(notebook, ledger, paper=cited_numbers(root, ledger.parent.name),
+                         name=f"{notebook.parent.name}/{notebook.stem}")
 
 
 def cited_numbers(root: Path, paper: str) -> set[str]:
@@ -278,11 +293,7 @@ def cited_numbers(root: Path, paper: str) -> set[str]:
 def check(root: Path) -> list[Finding]:
     """The findings of every committed notebook under ``root``."""
     root = Path(root)
-    findings = []
-    for notebook, ledger in notebook_pairs(root):
-        findings += typed_results(notebook, ledger, paper=cited_numbers(root, ledger.parent.name),
-                                  name=f"{notebook.parent.name}/{notebook.stem}")
-    return findings
+    return [f for notebook, _ in notebook_pairs(root) for f in notebook_findings(notebook, root)]
 
 
 def main(argv: list[str] | None = None) -> int:

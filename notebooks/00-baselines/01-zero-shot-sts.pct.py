@@ -57,7 +57,7 @@ from sentence_transformers import SentenceTransformer
 from companion import sts
 from companion.encoders import load_encoder, resolve_model
 from companion.profiles import settings
-from companion.results import Ledger, at_least, at_most, show_provenance
+from companion.results import Ledger, at_most, show_provenance
 
 cfg = settings(profile,
                smoke=dict(sets=["STS16", "STS-B"], max_pairs=60),
@@ -163,21 +163,18 @@ ledger.savefig(fig, "01-zero-shot-sts")
 #
 # Our own checks, so they pass or fail and are never counted as reproductions: parity with sentence-transformers
 # (the largest per-set Spearman difference must stay below 1e-4, i.e. far below the 0.01 printed precision of the
-# papers' tables) and two speed goals of the companion (cold encode at least 1.2x faster than
-# `SentenceTransformer.encode`, a cached rerun at least 100x faster than a cold encode). The speed-ups are wall
-# times and depend on the load of the machine; the STS scores do not.
+# papers' tables). The two speed-ups below (cold encode against `SentenceTransformer.encode`, a cached rerun against
+# a cold encode) are shown for information only: wall times depend on the machine's load, so they stay out of the
+# ledger (a ledger is identical from run to run). The benchmarks measure them side by side (`python -m benchmarks`).
 
 # %%
 ledger.claim("parity-st", "companion STS evaluator equals SentenceTransformer.encode + cosine on every set "
              "(max |Spearman x 100 difference| <= 1e-4)", kind="check", ours=max_diff, criterion=at_most(1e-4),
              note=f"max |embedding difference| = {emb_diff:.2e}; avg {table.iloc[0]['avg']:.2f} over "
                   f"{len(pairs)} set(s)")
-ledger.claim("encode-speedup", "companion encode (cold cache) is at least 1.2x faster than "
-             "SentenceTransformer.encode on the same sentences", kind="check", ours=t_st / t_ours,
-             criterion=at_least(1.2), note=f"{t_ours:.1f} s vs {t_st:.1f} s wall for {len(all_sentences)} sentences")
-ledger.claim("cache-speedup", "a cached rerun of encode is at least 100x faster than a cold encode", kind="check",
-             ours=t_ours / t_cached, criterion=at_least(100.0),
-             note=f"{t_cached:.2f} s cached vs {t_ours:.1f} s cold")
+print(f"speed-ups on this run: cold encode {t_st / t_ours:.1f}x SentenceTransformer.encode "
+      f"({t_ours:.0f} s against {t_st:.0f} s for {len(all_sentences):,} sentences); a cached rerun "
+      f"{t_ours / t_cached:.0f}x a cold encode")
 display(ledger.table())
 _ = ledger.save()
 

@@ -94,6 +94,31 @@ def test_the_check_fails_on_a_notebook_with_a_typed_result(tmp_path):
     assert tn.main([str(tmp_path)]) == 1
 
 
+def test_notebooks_clean_check_reports_a_typed_result_in_one_line_and_fails(tmp_path, monkeypatch, capsys):
+    """``python -m companion notebooks clean --check`` (and ``site --check``, through the same
+    :func:`~companion.publish.typed_numbers.notebook_findings`) lists a typed result, one line, exit 1."""
+    import nbformat
+
+    from companion.__main__ import main as cli
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "companion"\n')
+    (tmp_path / "results" / "angle").mkdir(parents=True)
+    (tmp_path / "results" / "angle" / "01-x.json").write_text(json.dumps(LEDGER))
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Angle 01\n\nours: 0.81"), nbformat.v4.new_code_cell("x = 1")]
+    path = tmp_path / "notebooks" / "angle" / "01-x.ipynb"
+    path.parent.mkdir(parents=True)
+    nbformat.write(nb, path)
+    monkeypatch.setenv("COMPANION_REPO_ROOT", str(tmp_path))
+    assert [str(f) for f in tn.notebook_findings(path, tmp_path)] == [str(f) for f in tn.check(tmp_path)]
+    assert cli(["notebooks", "clean", "--check", str(path)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [str(tn.check(tmp_path)[0]), "1 problem(s) in 1 of 1 notebook(s)"]
+    assert "'0.81' typed in the markdown is the result gap ours (0.8123)" in lines[0]
+    (tmp_path / "results" / "angle" / "01-x.json").unlink()  # no ledger: nothing typed can repeat it
+    assert cli(["notebooks", "clean", "--check", str(path)]) == 0
+
+
 def test_every_committed_ledger_has_its_notebook():
     pairs = list(tn.notebook_pairs(ROOT))
     ledgers = [p for p in (ROOT / "results").glob("*/*.json") if not p.name.endswith(".provenance.json")]

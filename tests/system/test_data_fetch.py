@@ -276,14 +276,8 @@ def test_a_checksum_mismatch_names_the_file_and_keeps_nothing(server, tmp_path):
     assert cli.returncode == 1 and "error: checksum mismatch for emolit/emolit_12labels_test.csv" in cli.stdout
 
 
-def _dead_port() -> int:
-    with socket.socket() as probe:  # a port nobody listens on
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def test_an_unreachable_address_fails_fast_with_one_line(tmp_path):
-    port = _dead_port()
+def test_an_unreachable_address_fails_fast_with_one_line(tmp_path, closed_port):
+    port = closed_port
     upstreams = (fetch.Upstream(r"goemotions/(?P<name>[^/]+)", "GoEmotions", f"http://127.0.0.1:{port}/{{name}}"),)
     start = time.monotonic()
     lines = []
@@ -295,8 +289,8 @@ def test_an_unreachable_address_fails_fast_with_one_line(tmp_path):
     assert "error: 4 file(s) of goemotions skipped" in lines[1]
 
 
-def test_an_unreachable_mirror_is_one_line_naming_it(tmp_path):
-    base = f"http://127.0.0.1:{_dead_port()}"
+def test_an_unreachable_mirror_is_one_line_naming_it(tmp_path, closed_port):
+    base = f"http://127.0.0.1:{closed_port}"
     start = time.monotonic()
     with pytest.raises(fetch.FetchError, match=rf"^the mirror {re.escape(base)} \(--base-url\) is unreachable "
                                                rf"\(.+\): check the address; it must serve <URL>/<path in the "

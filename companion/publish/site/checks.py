@@ -3,11 +3,12 @@
 Every notebook and page is in the navigation exactly once, every listed file exists, generated files and stamps are
 up to date, every link in every page (also in the markdown the pages' Python cells print) and in every notebook's
 first cell resolves to a file or is an http(s) URL, every notebook's first cell has its Colab badge and names its
-paper section, every claim in ``results/`` resolves to a notebook cell, sidebar entries are readable
-(:func:`sidebar_problems`), the frozen render is configured (:func:`freeze_problems`) and a render leaves the
-working tree clean (:func:`gitignore_problems`). What a real render would get wrong is checked offline by
-:mod:`companion.publish.site.render`, and the landing page's verdict figure against its table
-(:func:`figure_problems`).
+paper section, no notebook types a result of its ledger into its markdown
+(:func:`companion.publish.typed_numbers.notebook_findings`), every claim in ``results/`` resolves to a notebook
+cell, sidebar entries are readable (:func:`sidebar_problems`), the frozen render is configured
+(:func:`freeze_problems`) and a render leaves the working tree clean (:func:`gitignore_problems`). What a real
+render would get wrong is checked offline by :mod:`companion.publish.site.render`, and the landing page's verdict
+figure against its table (:func:`figure_problems`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from companion.publish import apidoc, colab, notebook_outputs
+from companion.publish import apidoc, colab, notebook_outputs, typed_numbers
 from companion.publish.site import figures as site_figures
 from companion.publish.site import render as site_render
 from companion.publish.site.common import (
@@ -296,6 +297,7 @@ def check(root: Path = REPO_ROOT, execute: bool = True, strict: bool = False) ->
                             "from the site (same stem); jupytext twins are named *.pct.py")
         problems += first_cell_problems(nb, root)
         problems += notebook_outputs.problems(nb.path, root=root)
+        problems += [str(f) for f in typed_numbers.notebook_findings(nb.path, root)]
     for item in [*(i for i in listed if i), *(n for n in nav if n)]:
         if not (root / item).exists():
             problems.append(f"sidebar lists {item}, which does not exist")

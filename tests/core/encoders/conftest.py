@@ -36,3 +36,9 @@ def minilm():
     from companion.encoders import load_encoder
 
     return load_encoder("all-MiniLM-L6-v2", pooling="mean", max_length=256, device="cpu")
+
+
+@pytest.fixture
+def cached_shards(tmp_cache):
+    """``cached_shards()``: the embedding-cache shards written so far under :func:`tmp_cache`, sorted."""
+    return lambda: sorted(tmp_cache.glob("embeddings/*/shard-*.pt"))

@@ -62,15 +62,11 @@ def test_order_duplicates_and_embed_is_differentiable():
     assert any(p.grad is not None for p in enc.model.parameters())
 
 
-def _shards(root):
-    return sorted(root.glob("embeddings/*/shard-*.pt"))
-
-
-def test_training_mode_bypasses_cache_and_is_restored(sentences, tmp_cache):
+def test_training_mode_bypasses_cache_and_is_restored(sentences, tmp_cache, cached_shards):
     enc = tiny_encoder("bert")
     enc.model.train()
     a = enc.encode(sentences)
     b = enc.encode(sentences)
     assert enc.model.training
     assert torch.equal(a, b)  # encode runs in eval mode (no dropout) ...
-    assert not _shards(tmp_cache)  # ... and writes nothing
+    assert not cached_shards()  # ... and writes nothing

@@ -9,14 +9,10 @@ import torch
 from companion.encoders import tiny_encoder
 
 
-def _shards(root):
-    return sorted(root.glob("embeddings/*/shard-*.pt"))
-
-
-def test_cache_second_encode_identical_and_skips_the_model(sentences, minilm, tmp_cache, monkeypatch):
+def test_cache_second_encode_identical_and_skips_the_model(sentences, minilm, tmp_cache, monkeypatch, cached_shards):
     texts = [f"{s} [{i}]" for i, s in enumerate(sentences * 2)]  # 100 distinct sentences
     first = minilm.encode(texts)
-    assert len(_shards(tmp_cache)) == 1
+    assert len(cached_shards()) == 1
 
     def no_forward(*args, **kwargs):
         raise AssertionError("the model ran although every text is cached")
@@ -26,21 +22,21 @@ def test_cache_second_encode_identical_and_skips_the_model(sentences, minilm, tm
     assert torch.equal(first, second)
 
 
-def test_corrupt_shard_is_ignored_and_recomputed(sentences, tmp_cache):
+def test_corrupt_shard_is_ignored_and_recomputed(sentences, tmp_cache, cached_shards):
     enc = tiny_encoder("bert")
     ref = enc.encode(sentences)
-    (shard,) = _shards(tmp_cache)
+    (shard,) = cached_shards()
     shard.write_bytes(b"not a torch file" * 10)
     fresh = tiny_encoder("bert")  # new process-like state: nothing in memory
     with pytest.warns(UserWarning, match="Ignoring unreadable embedding-cache shard"):
         again = fresh.encode(sentences)
     assert torch.allclose(ref, again, atol=1e-6)
-    shards = _shards(tmp_cache)
+    shards = cached_shards()
     assert len(shards) == 1 and shards[0] != shard  # rewritten
     assert not list(tmp_cache.glob("embeddings/*/.tmp-*"))  # no temp files left behind
 
 
-def test_weight_change_changes_fingerprint_and_bypasses_old_entries(sentences, tmp_cache):
+def test_weight_change_changes_fingerprint_and_bypasses_old_entries(sentences, tmp_cache, cached_shards):
     enc = tiny_encoder("bert", pooling="mean")
     fp0 = enc.fingerprint
     assert fp0 == tiny_encoder("bert", pooling="mean").fingerprint  # same weights, same fingerprint
@@ -51,4 +47,4 @@ def test_weight_change_changes_fingerprint_and_bypasses_old_entries(sentences, t
     new = enc.encode(sentences)
     assert not torch.allclose(old, new)
     assert torch.allclose(new, enc.encode(sentences, cache=False), atol=1e-6)
-    assert len({p.parent for p in _shards(tmp_cache)}) == 2  # a separate store for the new weights
+    assert len({p.parent for p in cached_shards()}) == 2  # a separate store for the new weights

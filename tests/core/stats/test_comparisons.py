@@ -112,16 +112,10 @@ def test_hierarchical_bootstrap_resamples_items_within_seeds():
 
 
 # --------------------------------------------------------------------------------------------- boundaries (mutation tests)
-def _cmp(ci, estimate=None, sd=0.1, n=3):
-    lo, hi = ci
-    est = (lo + hi) / 2 if estimate is None else estimate
-    return stats.Comparison((est,) * n, est, sd, (lo, hi), 0.95, n, "t", 0.5, None)
-
-
-def test_an_interval_touching_zero_or_the_paper_value_covers_it():
-    assert _cmp((0.0, 1.0)).excludes_zero() == 0 and _cmp((-1.0, 0.0)).excludes_zero() == 0
-    assert _cmp((1e-9, 1.0)).excludes_zero() == 1 and _cmp((-1.0, -1e-9)).excludes_zero() == -1
-    assert _cmp((0.2, 0.5)).covers(0.2) and _cmp((0.2, 0.5)).covers(0.5) and not _cmp((0.2, 0.5)).covers(0.50001)
+def test_an_interval_touching_zero_or_the_paper_value_covers_it(comparison):
+    assert comparison((0.0, 1.0)).excludes_zero() == 0 and comparison((-1.0, 0.0)).excludes_zero() == 0
+    assert comparison((1e-9, 1.0)).excludes_zero() == 1 and comparison((-1.0, -1e-9)).excludes_zero() == -1
+    assert comparison((0.2, 0.5)).covers(0.2) and comparison((0.2, 0.5)).covers(0.5) and not comparison((0.2, 0.5)).covers(0.50001)
     no_ci = stats.Comparison((1.0,), 1.0, None, None, 0.95, 1, "t", None, None)
     assert no_ci.excludes_zero() == 0 and not no_ci.covers(1.0) and no_ci.mde is None
 

@@ -213,35 +213,29 @@ def test_ledger_rejects_claims_without_kind_or_source(tmp_path, monkeypatch, kwa
 
 
 # --------------------------------------------------------------------------------------------- boundaries (mutation tests)
-def _cmp(ci, estimate=None, sd=0.1, n=3):
-    lo, hi = ci
-    est = (lo + hi) / 2 if estimate is None else estimate
-    return stats.Comparison((est,) * n, est, sd, (lo, hi), 0.95, n, "t", 0.5, None)
-
-
-def test_direction_boundaries_of_absence_and_power():
+def test_direction_boundaries_of_absence_and_power(comparison):
     # CI exactly on the band edges [-tol, +tol] with a paper effect outside: absent
     effect = 1.0                                            # tol 0.5
-    assert stats.direction(paper_effect=effect).judge(_cmp((-0.5, 0.5), sd=0.01)).verdict == "not reproduced"
-    assert stats.direction(paper_effect=effect).judge(_cmp((-0.50001, 0.5), sd=0.01)).verdict == "inconclusive"
+    assert stats.direction(paper_effect=effect).judge(comparison((-0.5, 0.5), sd=0.01)).verdict == "not reproduced"
+    assert stats.direction(paper_effect=effect).judge(comparison((-0.50001, 0.5), sd=0.01)).verdict == "inconclusive"
     # a paper effect exactly at the tolerance is not "outside the band" (the se-based tolerance can equal it)
-    j = stats.direction(paper_effect=0.98, paper_se=0.5).judge(_cmp((-0.9, 0.9), sd=0.01))
+    j = stats.direction(paper_effect=0.98, paper_se=0.5).judge(comparison((-0.9, 0.9), sd=0.01))
     assert j.verdict == "inconclusive" and "underpowered" not in j.reason
     # underpowered exactly when the MDE exceeds the paper's effect
-    wide = _cmp((-0.6, 0.9), sd=1.0, n=3)                   # MDE about 3.26 > 1
+    wide = comparison((-0.6, 0.9), sd=1.0, n=3)                   # MDE about 3.26 > 1
     j = stats.direction(paper_effect=effect).judge(wide)
     assert j.verdict == "inconclusive" and j.reason.startswith("underpowered") and "seeds" in j.reason
     need = stats.n_for_power(1.0, effect)
     assert f"about {need} seeds" in j.reason
-    powered = _cmp((-0.6, 0.9), sd=0.2, n=3)                # MDE about 0.65 < 1
+    powered = comparison((-0.6, 0.9), sd=0.2, n=3)                # MDE about 0.65 < 1
     assert not stats.direction(paper_effect=effect).judge(powered).reason.startswith("underpowered")
 
 
-def test_direction_reasons_name_the_side_and_the_magnitude():
+def test_direction_reasons_name_the_side_and_the_magnitude(comparison):
     big = stats.direction(paper_effect=0.3).judge(CLEAR_UP)
     small = stats.direction(paper_effect=3.0).judge(CLEAR_UP)
     assert "larger" in big.reason and "smaller" in small.reason
-    at = stats.direction(paper_effect=1.0).judge(_cmp((0.9, 1.1), estimate=1.0))
+    at = stats.direction(paper_effect=1.0).judge(comparison((0.9, 1.1), estimate=1.0))
     assert at.verdict == "reproduced" and at.reason is None
     assert "did not train" not in stats.direction(paper_effect=1.0).description
     assert "did not train" in stats.direction(paper_effect=1.0, trained=False).description
@@ -252,16 +246,16 @@ def test_direction_reasons_name_the_side_and_the_magnitude():
     assert stats.level(1.0, tol=0.1, tol_reason="r").params == {"paper_value": 1.0, "tol": 0.1, "tol_reason": "r"}
 
 
-def test_level_band_edges_are_inside():
+def test_level_band_edges_are_inside(comparison):
     crit = stats.level(1.0, tol=0.5, tol_reason="r")
-    assert crit.judge(_cmp((0.5, 1.5))).verdict == "reproduced"
-    assert crit.judge(_cmp((1.5000001, 2.0))).verdict == "not reproduced"
-    assert crit.judge(_cmp((0.0, 0.4999999))).verdict == "not reproduced"
-    assert crit.judge(_cmp((1.5, 2.0))).verdict == "inconclusive"            # touching the edge is not outside
-    assert crit.judge(_cmp((0.0, 0.5))).verdict == "inconclusive"
+    assert crit.judge(comparison((0.5, 1.5))).verdict == "reproduced"
+    assert crit.judge(comparison((1.5000001, 2.0))).verdict == "not reproduced"
+    assert crit.judge(comparison((0.0, 0.4999999))).verdict == "not reproduced"
+    assert crit.judge(comparison((1.5, 2.0))).verdict == "inconclusive"            # touching the edge is not outside
+    assert crit.judge(comparison((0.0, 0.5))).verdict == "inconclusive"
     # a CI exactly as wide as the band that straddles it is not "underpowered"
-    assert "straddles" in crit.judge(_cmp((0.6, 1.6))).reason
-    assert stats.level(1.0, tol=0.0, tol_reason="exact").judge(_cmp((1.0, 1.0))).verdict == "reproduced"
+    assert "straddles" in crit.judge(comparison((0.6, 1.6))).reason
+    assert stats.level(1.0, tol=0.0, tol_reason="exact").judge(comparison((1.0, 1.0))).verdict == "reproduced"
     for bad in ({"tol": -0.1, "tol_reason": "r"}, {"tol": 0.1, "tol_reason": ""}):
         with pytest.raises(ValueError):
             stats.level(1.0, **bad)

@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 import torch
 
-from companion.encoders.states import PackedStates
 from companion.losses.circumplex import ECM_LABELS, LOSSES, ecm_angles
 from companion.papers.circumplex.claims import ORDERINGS, ordering_gap, table4_claims
 from companion.papers.circumplex.experiments import (
@@ -49,17 +48,11 @@ def test_centroid_angles_between_label_directions():
 
 
 # ------------------------------------------------------------------------------------------------ head runs
-def _states(n=24, d=8, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    lengths = torch.randint(1, 6, (n,), generator=g)
-    return PackedStates(torch.randn(int(lengths.sum()), d, generator=g).half(), lengths)
-
-
 LABELS = [ECM_LABELS[i % 4] for i in range(24)]
 
 
-def test_head_run_scores_a_trained_head():
-    states = _states()
+def test_head_run_scores_a_trained_head(packed_states):
+    states = packed_states
     kw = dict(steps=3, batch_size=64, lr=1e-2, seed=7, n_heads=2)  # the batch is cut to the 24 rows
     scores, head, emb = head_run("nGPT", "SINCERE", states, LABELS, states, LABELS, cache=None, **kw)
     assert list(scores) == ["V", "CD-r", "mean_offdiag_cos", "train_s", "first_loss", "final_loss", "base_scale",
@@ -76,8 +69,8 @@ def test_head_run_scores_a_trained_head():
         head_run("GPT", "InfoNCE", states, LABELS, states, LABELS, **kw)
 
 
-def test_emolit_heads_reload_saved_states_and_retrain_the_rest(tmp_path):
-    states = _states()
+def test_emolit_heads_reload_saved_states_and_retrain_the_rest(packed_states, tmp_path):
+    states = packed_states
     kw = dict(steps=2, batch_size=8, lr=1e-2, n_heads=2)
     trained, _ = train_head("GPT", LOSSES["SINCERE"], states, LABELS, seed=5, progress=False, **kw)
     wrong_shapes = {k: torch.zeros(1) for k in make_head("nGPT", 8, n_heads=2).state_dict()}
@@ -214,8 +207,8 @@ def test_unseen_label_summary_places_neutral_and_scores_both_sets():
         unseen_label_summary(torch.tensor(ring), labels, torch.tensor(other), ["grief"] * 10)
 
 
-def test_head_run_probe_scores_at_the_budget_and_curves_on():
-    states = _states()
+def test_head_run_probe_scores_at_the_budget_and_curves_on(packed_states):
+    states = packed_states
     kw = dict(batch_size=8, lr=1e-2, seed=7, n_heads=2, cache=None)  # 3 steps per epoch
     plain, _, emb = head_run("nGPT", "CircularCSE", states, LABELS, states, LABELS, steps=3, margin=0.1, **kw)
     probed, _, emb_p = head_run("nGPT", "CircularCSE", states, LABELS, states, LABELS, steps=3, margin=0.1,
