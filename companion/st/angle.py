@@ -218,6 +218,9 @@ class AnglEObjectiveLoss(_PairScoreLoss):
         positive_threshold: graded scores at or above it are positive pairs for the in-batch-negative term;
             ``None`` requires binary 0/1 labels.
         use_isp: identical texts in the batch are positives, not negatives.
+        positives: how the in-batch-negative term counts a row with several positives (a labelled partner plus an
+            identical text): ``"sum"`` sums their log terms, as the authors' code does (the default), ``"mean"``
+            averages them (:func:`companion.losses.angle.ibn_loss`).
 
     References:
         - Li & Li, *AnglE: Angle-optimized Text Embeddings*, arXiv 2309.12871, §3.2–3.4, Eq. 1, 2, 7, 8:
@@ -262,10 +265,10 @@ class AnglEObjectiveLoss(_PairScoreLoss):
 
     def __init__(self, model: nn.Module, w_cos: float = 1.0, w_ibn: float = 1.0, w_angle: float = 1.0,
                  tau_cos: float = 0.05, tau_ibn: float = 0.05, tau_angle: float = 1.0,
-                 positive_threshold: float | None = None, use_isp: bool = True) -> None:
+                 positive_threshold: float | None = None, use_isp: bool = True, positives: str = "sum") -> None:
         super().__init__(model)
         self.objective = _angle.AnglEObjective(w_cos, w_ibn, w_angle, tau_cos, tau_ibn, tau_angle,
-                                               positive_threshold, use_isp)
+                                               positive_threshold, use_isp, positives)
 
     def forward(self, sentence_features: Iterable[dict[str, Tensor]], labels: Tensor | None = None) -> Tensor:
         features = list(sentence_features)
@@ -294,4 +297,4 @@ class AnglEObjectiveLoss(_PairScoreLoss):
         o = self.objective
         return {"w_cos": o.w_cos, "w_ibn": o.w_ibn, "w_angle": o.w_angle, "tau_cos": o.tau_cos,
                 "tau_ibn": o.tau_ibn, "tau_angle": o.tau_angle, "positive_threshold": o.positive_threshold,
-                "use_isp": o.use_isp}
+                "use_isp": o.use_isp, "positives": o.positives}

@@ -23,12 +23,19 @@
 # stand-in** for SuperEmotion's GoEmotions part, scored by V-Measure (spherical k-means) and CD-r.
 #
 # **Setting here vs. the paper.** The paper fine-tunes or freezes 0.3–8B backbones (mE5-large, mxbai, Qwen3-4B,
-# …) and trains 15 epochs at lr 5e-5. Here the backbone is a **frozen all-MiniLM-L6-v2**; its last-layer token
-# states are computed once and cached; in the `cpu` profile they are cut to the first `max_tokens` tokens and
-# projected by a fixed PCA (fitted on the Emolit training tokens) to the head width `head_dim`, and each head trains
-# for **a few epochs** (`steps_emolit` and `steps_go` steps of `batch_size`; the paper: 15 epochs) at a larger
-# constant learning rate `lr` (the paper's 5e-5 barely moves a freshly initialised head in so few steps), the budget
-# a shared 2-core machine allows with one thread; the settings cell below prints every value. The GoEmotions
+# …) and trains 15 epochs at lr 5e-5. It fine-tunes its BERT-like encoders whole, pooled at [CLS], and keeps only
+# its LLM backbones frozen, with the head alone trained (§4.1, Implementation Details; App. D, Table 3). Here the
+# backbone is a **frozen all-MiniLM-L6-v2 and only the head trains**: MiniLM is a BERT-like encoder, so the head
+# pools at [CLS] as the paper pools a BERT-like encoder (`pooling`, from
+# `companion.papers.circumplex.heads.paper_pooling`), and the pretrained row is MiniLM's [CLS] state as well; the
+# regime of every claim says "frozen MiniLM backbone, head only". Its last-layer token states are computed once and
+# cached; in the `cpu` profile they are cut to the first `max_tokens` tokens and projected by a fixed PCA (fitted on
+# the Emolit training tokens) to the head width `head_dim`, and each head trains for **a few epochs**
+# (`steps_emolit` and `steps_go` steps of `batch_size`; the paper: 15 epochs) at a larger constant learning rate
+# `lr` (the paper's 5e-5 barely moves a freshly initialised head in so few steps), the budget a shared 2-core machine
+# allows with one thread. The heads are trained as the authors train theirs: gradients clipped at `clip_norm`, and
+# nGPT's α and s_qk stepped at the rate of the backbone's width (`base_scale`), not the narrower head's. The settings
+# cell below prints every value, and section 1 prints how every head is trained. The GoEmotions
 # stand-in uses single-label comments of the 9 ECM labels (train+dev+test pooled), the same number per label for
 # training and for test, except *relief*, which has fewer single-label comments and keeps 30 % of them for test
 # (`companion.papers.circumplex.experiments.goemotions_standin`; section 1 shows the sizes). The paper's
@@ -71,9 +78,9 @@ import torch
 from companion.losses.circumplex import LOSSES
 from companion.papers.circumplex.claims import beside_table4, table4_claims, table4_rows
 from companion.papers.circumplex.comparison import plateau_table
-from companion.papers.circumplex.experiments import emolit_frames, goemotions_standin, table4_runs
+from companion.papers.circumplex.experiments import emolit_frames, goemotions_standin, head_settings_table, table4_runs
 from companion.papers.circumplex.figures import plot_avgcossim, plot_pca_panels, plot_table4_bars
-from companion.papers.circumplex.heads import frozen_features
+from companion.papers.circumplex.heads import CLIP_NORM, frozen_features, paper_pooling
 from companion.profiles import settings
 from companion.results import Ledger, not_testable, show_provenance
 from companion.settings import cache_dir
@@ -83,22 +90,27 @@ from companion.settings import cache_dir
 # narrow head, the steps per data set and seeds printed below; gpu: full width at the paper's 5e-5), then the claims
 # ledger. The first
 # seed's runs record the test V-Measure `curve_points` times up to their budget and train on to `probe_factor` times
-# the budget for that curve only (their scores are taken at the budget).
+# the budget for that curve only (their scores are taken at the budget). How every head is trained: pooled by
+# `pooling` (the paper's pooling for the backbone's family or name), gradients clipped at `clip_norm`, nGPT's base
+# scale from the backbone's width (`base_scale`).
 
 # %%
 cfg = settings(profile,
                smoke=dict(seeds=[42], steps_emolit=2, steps_go=2, batch_size=24, n_train=4, n_test=2,
-                          model="tiny-bert", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2, curve_points=2),
+                          model="tiny-bert", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2, curve_points=2,
+                          pooling=paper_pooling("bert-like")),
                cpu=dict(seeds=[42, 43, 44], steps_emolit=92, steps_go=56, batch_size=128, n_train=None,
                         n_test=None, model="sentence-transformers/all-MiniLM-L6-v2", head_dim=64, max_tokens=32,
-                        lr=3e-3, n_heads=4, curve_points=4),
+                        lr=3e-3, n_heads=4, curve_points=4, pooling=paper_pooling("bert-like")),
                # gpu: mE5 = intfloat/multilingual-e5-large (App. D Table 3, §4 'Models'), bf16, batch 128, lr 5e-5
                # constant, 15 epochs (705 steps = 15 x 6,000/128 Emolit; 470 on the GoEmotions subset), head with
                # the backbone's width and 16 heads (Table 3); seed 42 (Table 3), 43 and 44 added for a spread
                gpu=dict(seeds=[42, 43, 44], steps_emolit=705, steps_go=470, batch_size=128, n_train=None,
                         n_test=None, model="intfloat/multilingual-e5-large", head_dim=0, max_tokens=64,
-                        lr=5e-5, n_heads=16, curve_points=5),
-               common=dict(tau=0.05, probe_factor=2),
+                        lr=5e-5, n_heads=16, curve_points=5, pooling=paper_pooling("intfloat/multilingual-e5-large")),
+               # every profile: the authors' training of the head (App. D: the Trainer's defaults, clipping at
+               # CLIP_NORM; nGPT's base scale from the backbone's width, §4.1's head as wide as the backbone)
+               common=dict(tau=0.05, probe_factor=2, base_scale="backbone", clip_norm=CLIP_NORM),
                overrides=dict(seeds=seeds, steps_emolit=steps_emolit, steps_go=steps_go))
 torch.set_num_threads(1)  # small tensors on a shared 2-core machine: 2 OpenMP threads were 3-40x slower
 ledger = Ledger("circumplex", "02-experiments", profile=cfg.profile, seeds=cfg.seeds)
@@ -121,7 +133,8 @@ encoder = load_encoder(cfg.model, pooling="mean", max_length=64)  # smoke: a ran
 t = time.perf_counter()
 feats, pretrained, info = frozen_features(
     encoder, {"train": emolit_train.text, "test": emolit_test.text, "go_train": go_train.text,
-              "go_test": go_test.text}, head_dim=cfg.head_dim or None, max_tokens=cfg.max_tokens)
+              "go_test": go_test.text}, head_dim=cfg.head_dim or None, max_tokens=cfg.max_tokens,
+    pretrained_pooling=cfg.pooling)
 t_features = time.perf_counter() - t
 sizes = pd.DataFrame({"data set": ["Emolit-12", "GoEmotions-9 stand-in"],
                       "train": [len(emolit_train), len(go_train)], "test": [len(emolit_test), len(go_test)],
@@ -131,11 +144,25 @@ print(f"features ready in {t_features:.0f} s; head width {info['head_dim']} (PCA
 sizes
 
 # %% [markdown]
+# How every head is trained (the settings each run records, as `head_run` resolves them for the Emolit runs): the
+# pooling, the head's and the backbone's width, the base scale b (nGPT only; from the backbone's width) and the
+# gradient-clipping norm.
+
+# %%
+HEAD = dict(pooling=cfg.pooling, base_scale=cfg.base_scale, clip_norm=cfg.clip_norm)
+head_settings_table(("GPT", "nGPT"), feats["train"], steps=cfg.steps_emolit, batch_size=cfg.batch_size, lr=cfg.lr,
+                    seed=cfg.seeds[0], n_heads=cfg.n_heads, **HEAD)
+
+# %% [markdown]
 # ## 2 · Train 6 heads × seeds on each data set
-# AdamW, constant lr, no weight decay, no warm-up, batches of `batch_size`, the paper's τ = 0.05, mean pooling; the
-# same data order for every head and loss of a seed; nGPT weights re-normalised after every step, and its α and s_qk
-# trained in the authors' parametrisation (stored scaled by d^-1/2; `NGPTHead` lists what else differs from their
-# code). Notebook 04 repeats the comparison at the encoder's full width, with the plain parametrisation beside it.
+# AdamW, constant lr, no weight decay, no warm-up, batches of `batch_size`, the paper's τ = 0.05, gradients clipped
+# at `clip_norm` (App. D keeps the Trainer's defaults, whose clipping norm this is), the head's output pooled by
+# `pooling`; the same data order for every head and loss of a seed; nGPT weights re-normalised after every step, and
+# its α and s_qk trained in the authors' parametrisation: stored scaled by b = d^-1/2 with d the **backbone's** width
+# (`base_scale`; the paper's head is as wide as its backbone, so that is the rate its runs step them at), not the
+# narrower head's (`NGPTHead` lists what else differs from their code). Every run is cached under its settings and
+# data, so a rerun with the same settings reloads it. Notebook 04 repeats the comparison at the encoder's full width,
+# with the plain parametrisation beside it.
 #
 # Two validity checks are measured on these runs and attached to every claim that compares them
 # (`companion.papers.circumplex.validity`): **trained** — each run's loss (mean of its last five steps) fell below
@@ -148,7 +175,7 @@ DATASETS = {"Emolit": ("train", "test", emolit_train, emolit_test, cfg.steps_emo
             "GoEmotions-9": ("go_train", "go_test", go_train, go_test, cfg.steps_go)}
 runs, keep = table4_runs(DATASETS, feats, pretrained, seeds=cfg.seeds, kinds=("GPT", "nGPT"), losses=list(LOSSES),
                          batch_size=cfg.batch_size, lr=cfg.lr, n_heads=cfg.n_heads, curve_points=cfg.curve_points,
-                         curve_seeds=cfg.seeds[:1], probe_factor=cfg.probe_factor)
+                         curve_seeds=cfg.seeds[:1], probe_factor=cfg.probe_factor, **HEAD)
 runs.drop(columns="curve").to_csv(cache_dir() / "circumplex" / f"02-runs-{cfg.profile}.csv", index=False)
 torch.save({"keep": keep, "info": info, "cfg": dict(cfg), "runs": runs},
            cache_dir() / "circumplex" / f"02-{cfg.profile}.pt")
@@ -167,9 +194,10 @@ plateau_table(runs[runs.loss != "pretrained"]).round(3)
 # %% [markdown]
 # ## 3 · Results beside the paper (mean ± std over seeds)
 # The paper's closest row is **Qwen3-Embedding-4B** (Table 4): like ours, a contrastively trained embedding model kept
-# frozen while only the head trains (the BERT-like mE5 and mxbai are fully fine-tuned in the paper). Our Emolit-12
-# is compared with its Emolit column, our GoEmotions-9 stand-in with its SuperEmotion column (SuperEmotion merges
-# GoEmotions and CrowdFlower; same 9 labels, Table 2). The paper reports one seed per cell.
+# frozen while only the head trains (the BERT-like mE5 and mxbai are fully fine-tuned in the paper); the paper pools
+# it at its last token, while our heads pool at [CLS], the paper's pooling for a BERT-like encoder such as MiniLM.
+# Our Emolit-12 is compared with its Emolit column, our GoEmotions-9 stand-in with its SuperEmotion column
+# (SuperEmotion merges GoEmotions and CrowdFlower; same 9 labels, Table 2). The paper reports one seed per cell.
 
 # %%
 table = (runs.groupby(["dataset", "head", "loss"], sort=False)[["V", "CD-r", "mean_offdiag_cos"]]
@@ -222,8 +250,9 @@ plt.show()
 E_LABELS = {ds: DATASETS[ds][3].label.nunique() for ds in DATASETS}
 epochs = {ds: round(DATASETS[ds][4] * cfg.batch_size / len(DATASETS[ds][2]), 1) for ds in DATASETS}
 ENCODER = cfg.model.split("/")[-1]
-REGIME = {ds: (f"frozen {ENCODER} for {PAPER_BACKBONE}, head width {info['head_dim']} on PCA-projected "
-               f"token states, {epochs[ds]:g} epochs at lr {cfg.lr:g} (paper: 15 at 5e-5), {len(cfg.seeds)} seeds"
+REGIME = {ds: (f"frozen {ENCODER} backbone, head only ({cfg.pooling} pooling), for {PAPER_BACKBONE}'s frozen row; "
+               f"head width {info['head_dim']} on PCA-projected token states, {epochs[ds]:g} epochs at lr "
+               f"{cfg.lr:g} (paper: 15 at 5e-5), {len(cfg.seeds)} seeds"
                + ("" if ds == "Emolit" else "; GoEmotions-9 stand-in for SuperEmotion")) for ds in DATASETS}
 trained_runs = runs[runs.loss != "pretrained"]
 per_seed = trained_runs.pivot_table(index=["dataset", "seed"], columns=["head", "loss"],
@@ -232,7 +261,7 @@ for ds, pds in PAPER_SET.items():  # per data set: the three orderings, trained 
     pre = float(runs[(runs.dataset == ds) & (runs.loss == "pretrained")]["V"].iloc[0])
     for claim in table4_claims(ds, pds, per_seed.loc[ds], pre, qwen, trained_runs, regime=REGIME[ds],
                                n_labels=E_LABELS[ds], head_dim=info["head_dim"], backbone=PAPER_BACKBONE,
-                               losses=list(LOSSES)):
+                               losses=list(LOSSES), pretrained_name=f"{ENCODER}, {cfg.pooling} pooling"):
         # claims: {ds}:circular-lowest-V:{head}, {ds}:circular-highest-CDr:{head}, {ds}:sincere-lowest-CDr:{head}
         # claims: {ds}:trained-beat-pretrained-V, {ds}:sincere-orthogonal:{head}
         ledger.claim(**claim)

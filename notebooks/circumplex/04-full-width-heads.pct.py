@@ -32,13 +32,19 @@
 # * **Eq. 5**: our SINCERE/SoftCSE average over anchors with a positive (1/|A|); the size of the difference to 1/B.
 #
 # **What is scaled.** A frozen all-MiniLM-L6-v2 (22M parameters, already contrastively trained) replaces the
-# paper's 0.3–8B backbones; the head has the encoder's full width and as many attention heads (no PCA) but reads
-# only the first `max_tokens` token states of each text (a full-width step costs more the more tokens it reads;
-# section 3 prints each loss's mean training time); each loss trains at the settings' `lr` for a budget of its own
-# (`epochs`, `epochs_by_loss`) instead of the paper's 15 epochs at 5e-5 (the budgets chosen from the learning curves
-# of an earlier run; section 3 shows this run's curves and the probes that train `probe_extra_epochs` further, and
-# the plateau check reads them); the seeds of the settings; Emolit only; one margin (`margins`). The settings cell
-# below prints every value.
+# paper's 0.3–8B backbones, and only the head trains: the paper fine-tunes its BERT-like encoders whole, pooled at
+# [CLS], and keeps only its LLM backbones frozen (§4.1, Implementation Details; App. D, Table 3). MiniLM is a
+# BERT-like encoder, so the heads pool at [CLS] as the paper pools one (`pooling`, from
+# `companion.papers.circumplex.heads.paper_pooling`), the pretrained row is MiniLM's [CLS] state, and every regime
+# says "frozen MiniLM backbone, head only". The heads are trained as the authors train theirs: gradients clipped at
+# `clip_norm` and nGPT's α and s_qk stepped at the rate of the backbone's width (`base_scale`; at full width the
+# head's own). The head has the encoder's full width and as many attention heads (no PCA) but reads only the first
+# `max_tokens` token states of each text (a full-width step costs more the more tokens it reads; section 3 prints
+# each loss's mean training time); each loss trains at the settings' `lr` for a budget of its own (`epochs`,
+# `epochs_by_loss`) instead of the paper's 15 epochs at 5e-5 (the budgets chosen from the learning curves of an
+# earlier run; section 3 shows this run's curves and the probes that train `probe_extra_points` curve intervals
+# further, and the plateau check reads them); the seeds of the settings; Emolit only; one margin (`margins`). The
+# settings cell below prints every value.
 #
 # **Reading the verdicts.** One rule (`companion.stats.direction`): where Table 4 prints the gap, the CI of our
 # per-seed gap on the paper's side of 0 is *reproduced* when within the tolerance (half the paper's gap; Table 4
@@ -77,9 +83,9 @@ from companion.encoders import load_encoder
 from companion.losses.circumplex import LOSSES, anchor_coverage
 from companion.papers.circumplex import comparison as cmp
 from companion.papers.circumplex.claims import table4_rows
-from companion.papers.circumplex.experiments import emolit_frames, goemotions_standin
+from companion.papers.circumplex.experiments import emolit_frames, goemotions_standin, head_settings_table
 from companion.papers.circumplex.figures import plot_avgcossim, plot_head_comparison, plot_v_vs_pca
-from companion.papers.circumplex.heads import evaluate_embeddings, frozen_features
+from companion.papers.circumplex.heads import CLIP_NORM, evaluate_embeddings, frozen_features, paper_pooling
 from companion.papers.circumplex.validity import run_checks
 from companion.profiles import settings
 from companion.results import Ledger, at_least, show_provenance
@@ -88,24 +94,34 @@ from companion.training import index_batches
 # %% [markdown]
 # Settings per profile (smoke: a random tiny BERT, a few texts, a few steps; cpu: frozen MiniLM at its full width,
 # with the attention heads, epochs per loss and seeds printed below; gpu: mE5 at the paper's 15 epochs and lr 5e-5).
+# How every head is trained: pooled by `pooling` (the paper's pooling for the backbone's family or name), gradients
+# clipped at `clip_norm`, nGPT's base scale from the backbone's width (`base_scale`). The first seed's runs record
+# the test V-Measure `curve_per_epoch` times per epoch and train on `probe_extra_points` such intervals past their
+# budget for that curve only.
 
 # %%
 cfg = settings(profile,
                smoke=dict(seeds=[42, 43], epochs=1, n_train=6, n_test=3, model="tiny-bert", max_tokens=16,
                           n_heads=2, lr=2e-3, batch_size=24, margins=[0.2], pca_dims=[2, 4], curve_per_epoch=3,
-                          epochs_by_loss={}, probe_extra_epochs=1),
+                          epochs_by_loss={}, probe_extra_points=3, pooling=paper_pooling("bert-like")),
+               # cpu: the probes run three half-epoch intervals past the budget (four evaluations from the budget on)
                cpu=dict(seeds=[42, 43, 44], epochs=2, epochs_by_loss={"SoftCSE": 4, "CircularCSE": 4}, n_train=None, n_test=None,
                         model="sentence-transformers/all-MiniLM-L6-v2", max_tokens=16, n_heads=12, lr=3e-3,
                         batch_size=128, margins=[0.2], pca_dims=[2, 3, 4, 8, 16, 32, 64, 128, 384],
-                        curve_per_epoch=2, probe_extra_epochs=2),
+                        curve_per_epoch=2, probe_extra_points=3, pooling=paper_pooling("bert-like")),
                # gpu: mE5 = intfloat/multilingual-e5-large, width 1024 and 16 heads, 15 epochs at 5e-5 constant,
                # batch 128, seed 42 (+43, 44) (App. D Table 3; §4.1 'Implementation Details')
+               # gpu: two epochs of probe at one evaluation per epoch (the plateau check needs three from the budget on)
                gpu=dict(seeds=[42, 43, 44], epochs=15, n_train=None, n_test=None,
                         model="intfloat/multilingual-e5-large", max_tokens=64, n_heads=16, lr=5e-5, batch_size=128,
                         margins=[0.2], pca_dims=[2, 3, 4, 8, 16, 32, 64, 128, 256, 512, 1024], curve_per_epoch=1,
-                        epochs_by_loss={}, probe_extra_epochs=1),
+                        epochs_by_loss={}, probe_extra_points=2,
+                        pooling=paper_pooling("intfloat/multilingual-e5-large")),
+               # every profile: the authors' training of the head (App. D: the Trainer's defaults, clipping at
+               # CLIP_NORM; nGPT's base scale from the backbone's width, §4.1's head as wide as the backbone)
                common=dict(paper_backbone="Qwen3-Embedding-4B", fig5_backbone="mE5",
-                           probe=[(kind, loss) for kind in ("GPT", "nGPT", "nGPT-plain") for loss in LOSSES]),
+                           probe=[(kind, loss) for kind in ("GPT", "nGPT", "nGPT-plain") for loss in LOSSES],
+                           base_scale="backbone", clip_norm=CLIP_NORM),
                overrides=dict(seeds=seeds, epochs=epochs))
 torch.set_num_threads(1)  # small tensors on a shared 2-core machine
 ledger = Ledger("circumplex", "04-full-width-heads", profile=cfg.profile, seeds=cfg.seeds)
@@ -122,14 +138,15 @@ if cfg.n_train:  # smoke: a few examples per label
     train, test = pick(train, cfg.n_train), pick(test, cfg.n_test)
 encoder = load_encoder(cfg.model, pooling="mean", max_length=64)
 feats, pretrained, info = frozen_features(encoder, {"train": train.text, "test": test.text}, head_dim=None,
-                                          max_tokens=cfg.max_tokens)
+                                          max_tokens=cfg.max_tokens, pretrained_pooling=cfg.pooling)
 batch = min(cfg.batch_size, len(train))
 per_epoch = len(train) // batch
 steps = cmp.steps_per_loss(cfg.epochs, list(LOSSES), per_epoch, cfg.epochs_by_loss)
-probe_steps = {loss: n + cfg.probe_extra_epochs * per_epoch for loss, n in steps.items()}
+curve_every = max(1, per_epoch // cfg.curve_per_epoch)
+probe_steps = {loss: n + cfg.probe_extra_points * curve_every for loss, n in steps.items()}
 print(f"head width {info['head_dim']} (no PCA), {cfg.n_heads} attention heads, max {cfg.max_tokens} tokens; "
       f"{len(train)} training texts, {per_epoch} steps of {batch} per epoch; steps per loss: "
-      + ", ".join(f"{loss} {n} ({n // per_epoch} epochs)" for loss, n in steps.items()))
+      + ", ".join(f"{loss} {n} ({n // per_epoch} epochs, probed to {probe_steps[loss]})" for loss, n in steps.items()))
 
 # %% [markdown]
 # ## 2 · Eq. 5's 1/B against our 1/|A|
@@ -178,15 +195,17 @@ _ = ledger.claim(**cmp.anchor_average_claim(coverage))
 # * **nGPT-plain** is the same head with α and $s_{qk}$ stored directly, where the authors' recipe stores them
 #   scaled by $d^{-1/2}$ (an optimiser step then moves them by different amounts; the forward pass is the same).
 #
-# Either head's output is mean-pooled over the real tokens and normalised. What each head trains:
+# Either head's output is pooled by `pooling` (at [CLS], the paper's pooling for a BERT-like encoder) and
+# normalised. What each head trains:
 
 # %%
 cmp.head_anatomy(info["head_dim"], cfg.n_heads)
 
 # %% [markdown]
 # **The runs.** Each (head, loss, seed) is one run: a fresh head seeded by the seed, trained with AdamW at a
-# constant learning rate (`lr`), no weight decay or warm-up, batches of `batch_size` in the same order for every head
-# and loss of a seed, the paper's τ = 0.05 (App. D, Table 3) and mean pooling, for the loss's own budget of steps;
+# constant learning rate (`lr`), no weight decay or warm-up, gradients clipped at `clip_norm`, batches of
+# `batch_size` in the same order for every head and loss of a seed, the paper's τ = 0.05 (App. D, Table 3) and the
+# head pooled by `pooling`, for the loss's own budget of steps;
 # then CircularCSE nGPT heads with the margin m > 0 of the settings, at CircularCSE's budget. The first seed's runs
 # record the test V-Measure every half epoch (`curve_every`, a learning curve to read the plateau from; nothing is
 # selected on it) and the probed ones train on to `probe_steps` to show whether V still moves after the budget
@@ -195,27 +214,35 @@ cmp.head_anatomy(info["head_dim"], cfg.n_heads)
 
 # %%
 plan = cmp.grid_plan(kinds=cmp.KINDS, losses=list(LOSSES), seeds=cfg.seeds, steps=steps, margins=cfg.margins,
-                     curve_every=max(1, per_epoch // cfg.curve_per_epoch), curve_seeds=cfg.seeds[:1],
+                     curve_every=curve_every, curve_seeds=cfg.seeds[:1],
                      probe=[tuple(p) for p in cfg.probe], probe_steps=probe_steps)
 plan.groupby(["kind", "loss", "margin"], sort=False).agg(
     seeds=("seed", "count"), steps=("steps", "first"), curve_every=("curve_every", "max"),
     probe_steps=("probe_steps", "max"))
 
 # %% [markdown]
-# What every run shares (the cached token states and labels of both splits and the optimiser's settings), then the
-# runs themselves: each trains its head (`companion.papers.circumplex.heads.train_head`), embeds the test texts with
-# it and scores them by V-Measure (spherical k-means against the labels) and CD-r (how well the label centroids keep
-# the circle's order and spacing), in `companion.papers.circumplex.experiments.head_run`.
+# What every run shares (the cached token states and labels of both splits, the optimiser's settings and how every
+# head is built and trained: its pooling, the clipping norm and nGPT's base scale, resolved below as each run
+# records them), then the runs themselves: each trains its head (`companion.papers.circumplex.heads.train_head`),
+# embeds the test texts with it and scores them by V-Measure (spherical k-means against the labels) and CD-r (how
+# well the label centroids keep the circle's order and spacing), in
+# `companion.papers.circumplex.experiments.head_run`. Every run is cached under its settings and data, so a rerun
+# with the same settings reloads it.
 
 # %%
 setup = cmp.HeadSetup(feats["train"], train.label, feats["test"], test.label, batch_size=batch, lr=cfg.lr,
-                      n_heads=cfg.n_heads)
+                      n_heads=cfg.n_heads, pooling=cfg.pooling, base_scale=cfg.base_scale, clip_norm=cfg.clip_norm)
+head_settings_table(cmp.KINDS, setup.train_states, steps=steps["SINCERE"], batch_size=batch, lr=cfg.lr,
+                    seed=cfg.seeds[0], n_heads=cfg.n_heads, pooling=setup.pooling, base_scale=setup.base_scale,
+                    clip_norm=setup.clip_norm)
+
+# %%
 runs, embs = cmp.run_plan(plan, setup)
 runs.groupby("loss", sort=False).agg(steps=("steps", "first"), mean_train_s=("train_s", "mean")).round(1)
 
 # %% [markdown]
-# The frozen encoder's own sentence embedding (its mean pooling of every token), scored the same way: the
-# *pretrained* row of Table 4.
+# The frozen encoder's sentence embedding without a head, pooled as the heads are (`pooling`: its [CLS] state),
+# scored the same way: the *pretrained* row of Table 4.
 
 # %%
 labels_te = list(test.label)
@@ -238,12 +265,13 @@ curves.round(3)
 
 # %% [markdown]
 # **Regime.** Every claim below carries the regime of these runs beside its verdict: a frozen all-MiniLM-L6-v2
-# (already contrastively trained; 22M parameters) with full-width heads trained on Emolit-12 for the epochs per loss
-# above at the settings' learning rate (the paper: 15 epochs at 5e-5, App. D Table 3), against the paper's frozen
-# Qwen3-Embedding-4B row, one seed.
+# backbone, head only (already contrastively trained; 22M parameters), with full-width heads pooled at [CLS],
+# trained on Emolit-12 for the epochs per loss above at the settings' learning rate (the paper: 15 epochs at 5e-5,
+# App. D Table 3), against the paper's frozen Qwen3-Embedding-4B row, one seed.
 
 # %%
-REGIME = (f"frozen {cfg.model.split('/')[-1]} for {cfg.paper_backbone}, heads of width {info['head_dim']}, "
+REGIME = (f"frozen {cfg.model.split('/')[-1]} backbone, head only ({cfg.pooling} pooling), for {cfg.paper_backbone}'s "
+          f"frozen row, heads of width {info['head_dim']}, "
           + ", ".join(f"{loss} {n // per_epoch}" for loss, n in steps.items())
           + f" epoch(s) at lr {cfg.lr:g} (paper: 15 at 5e-5), {len(cfg.seeds)} seeds, Emolit only")
 REGIME

@@ -71,7 +71,7 @@ from companion.encoders import load_encoder
 from companion.losses.circumplex import ECM_LABELS
 from companion.papers.circumplex.experiments import emolit_frames
 from companion.papers.circumplex.geometry import avg_cos_sim
-from companion.papers.circumplex.heads import embed_with_head, frozen_features
+from companion.papers.circumplex.heads import CLIP_NORM, embed_with_head, frozen_features, paper_pooling
 from companion.papers.circumplex.validity import TRAINED_RATIO, missing_record, run_checks
 from companion.papers.simace import run_settings
 from companion.papers.simace.analysis import plateau_validity, setup, shared_runs
@@ -92,16 +92,20 @@ T0 = time.perf_counter()
 sim_cfg = settings(profile, **run_settings())
 cfg = settings(profile,
                smoke=dict(seeds=[42], free_seeds=[0], free_steps=40, steps_emolit=2, batch_size=24, n_train=4,
-                          n_test=2, model="tiny-bert", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2, n_held_out=20),
+                          n_test=2, model="tiny-bert", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2, n_held_out=20,
+                          pooling=paper_pooling("bert-like")),
                cpu=dict(seeds=[42, 43, 44], free_seeds=[0, 1, 2], free_steps=500, steps_emolit=92, batch_size=128,
                         n_train=None, n_test=None, model="sentence-transformers/all-MiniLM-L6-v2", head_dim=64,
-                        max_tokens=32, lr=3e-3, n_heads=4, n_held_out=200),
+                        max_tokens=32, lr=3e-3, n_heads=4, n_held_out=200, pooling=paper_pooling("bert-like")),
                # gpu: the heads of circumplex/02's gpu profile (mE5-large, App. D Table 3) and simace/02's paper-scale
                # runs (BERT-base, Table 7); the free-vector problems only get more initialisations
                gpu=dict(seeds=[42, 43, 44], free_seeds=[0, 1, 2, 3, 4], free_steps=1000, steps_emolit=705,
                         batch_size=128, n_train=None, n_test=None, model="intfloat/multilingual-e5-large", head_dim=0,
-                        max_tokens=64, lr=5e-5, n_heads=16, n_held_out=1000),
-               common=dict(threads=1),
+                        max_tokens=64, lr=5e-5, n_heads=16, n_held_out=1000,
+                        pooling=paper_pooling("intfloat/multilingual-e5-large")),
+               # pooling, base_scale, clip_norm: how circumplex/02 trains its heads (its saved heads are reused only
+               # when trained with the same settings)
+               common=dict(threads=1, base_scale="backbone", clip_norm=CLIP_NORM),
                overrides=dict(free_steps=free_steps))
 torch.set_num_threads(cfg.threads)  # small tensors on a shared 2-core machine
 ledger = Ledger("synthesis", "02-entropic-yardstick", profile=cfg.profile,
@@ -402,10 +406,11 @@ theory.show(pd.DataFrame([c for c in ledger.claims if c["id"].startswith("simace
 # ### 4b · The label geometry of trained Emolit heads
 #
 # `circumplex/02`'s GPT heads (SINCERE, SoftCSE, CircularCSE; frozen all-MiniLM-L6-v2 token states, 92 steps of
-# batch 128) are reloaded from its cache (trained here with its recipe when absent); SupCon and Soft SupCon heads
-# (the zoo's τ = 0.1, ε = 0.01) are trained here with the same recipe. On the Emolit test split: the mean cosine
-# between labels (every optimum above predicts −1/11, Soft SupCon's 1 + τ log ε), and how the label-to-label
-# cosines correlate with the ring ($\cos\Delta\theta$) and with SoftCSE's predicted tilt
+# batch 128, pooled by `pooling` with gradients clipped at `clip_norm`, as `circumplex/02` trains them) are reloaded
+# from its cache when they were trained with these settings (trained here with its recipe otherwise); SupCon and
+# Soft SupCon heads (the zoo's τ = 0.1, ε = 0.01) are trained here with the same recipe. On the Emolit test
+# split: the mean cosine between labels (every optimum above predicts −1/11, Soft SupCon's 1 + τ log ε), and how the
+# label-to-label cosines correlate with the ring ($\cos\Delta\theta$) and with SoftCSE's predicted tilt
 # ($-\tau\log(1-\cos\Delta\theta)$).
 
 # %%
@@ -421,7 +426,8 @@ saved_path = cache_dir() / "circumplex" / f"02-{cfg.profile}.pt"
 cache02 = torch.load(saved_path, weights_only=False) if saved_path.exists() else {}
 heads, source, record = theory.emolit_heads(cache02.get("keep", {}), feats["train"], list(emolit_train.label),
                                             losses=theory.HEAD_LOSSES, seeds=cfg.seeds, steps=cfg.steps_emolit,
-                                            batch_size=cfg.batch_size, lr=cfg.lr, n_heads=cfg.n_heads)
+                                            batch_size=cfg.batch_size, lr=cfg.lr, n_heads=cfg.n_heads,
+                                            pooling=cfg.pooling, base_scale=cfg.base_scale, clip_norm=cfg.clip_norm)
 labels_te = list(emolit_test.label)
 geometry = {key: theory.label_geometry(embed_with_head(h, feats["test"]), labels_te) for key, h in heads.items()}
 geo = theory.head_geometry_table(geometry)
@@ -454,7 +460,8 @@ def head_checks(losses):
     return out
 
 
-HEAD_REGIME = (f"{cfg.model} frozen, GPT heads on its token states (PCA to {cfg.head_dim or 'full'} dims), "
+HEAD_REGIME = (f"{cfg.model} frozen, GPT heads only on its token states ({cfg.pooling} pooling, PCA to "
+               f"{cfg.head_dim or 'full'} dims), "
                f"{cfg.steps_emolit} steps x {cfg.batch_size}, {len(cfg.seeds)} seeds; Emolit test split")
 per_seed = {name: geo[geo.loss == name].sort_values("seed") for name in theory.HEAD_LOSSES}
 BAND = 1 / 22  # half the distance from the regular simplex (-1/11) to orthogonal labels (0)

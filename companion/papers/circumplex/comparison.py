@@ -24,6 +24,7 @@ import torch
 
 from companion import stats
 from companion.losses.circumplex import ECM_LABELS, delta_theta, ecm_angles
+from companion.papers.circumplex.heads import CLIP_NORM
 from companion.papers.circumplex.validity import run_checks
 
 __all__ = ["KINDS", "HeadSetup", "head_anatomy", "grid_plan", "run_plan", "run_grid", "label_structure",
@@ -38,8 +39,11 @@ KINDS = ("GPT", "nGPT", "nGPT-plain")
 @dataclass(frozen=True)
 class HeadSetup:
     """What every run of a head grid shares: the cached token states and labels of the training and test splits,
-    and the optimiser's settings (AdamW at the constant ``lr``, batches of ``batch_size``, heads with ``n_heads``
-    attention heads)."""
+    the optimiser's settings (AdamW at the constant ``lr``, batches of ``batch_size``, heads with ``n_heads``
+    attention heads) and how every head is built and trained, as
+    :func:`companion.papers.circumplex.experiments.head_run` takes them: ``pooling``, nGPT's ``base_scale``
+    (``"backbone"``: from the width of the backbone recorded on ``train_states``, :attr:`backbone_dim`),
+    gradient clipping at ``clip_norm`` (None: none) and the run ``cache``."""
 
     train_states: Any
     train_labels: Sequence[str]
@@ -48,6 +52,18 @@ class HeadSetup:
     batch_size: int
     lr: float
     n_heads: int
+    pooling: str = "mean"
+    base_scale: str | float = "backbone"
+    clip_norm: float | None = CLIP_NORM
+    cache: bool | str | None = True
+
+    @property
+    def backbone_dim(self) -> int:
+        """The width of the backbone whose states the heads read
+        (:func:`companion.papers.circumplex.heads.backbone_width` of the training states)."""
+        from companion.papers.circumplex.heads import backbone_width
+
+        return backbone_width(self.train_states)
 
 
 def head_anatomy(dim: int, n_heads: int, kinds: Sequence[str] = KINDS) -> pd.DataFrame:
@@ -102,21 +118,25 @@ def grid_plan(*, kinds: Sequence[str], losses: Sequence[str], seeds: Sequence[in
 def run_plan(plan: pd.DataFrame, setup: HeadSetup):
     """Train and score every run of ``plan`` (:func:`grid_plan`) with
     :func:`companion.papers.circumplex.experiments.head_run`: a fresh head seeded by its run's seed, trained on
-    ``setup``'s training states for the run's ``steps``, its test embeddings scored. Returns ``(runs, embeddings)``:
-    one row per run (``kind``, ``loss``, ``margin``, ``seed``, ``steps`` and the scores of ``head_run``) and the test
-    embeddings by ``(kind, loss, margin, seed)``."""
+    ``setup``'s training states for the run's ``steps`` with ``setup``'s pooling, base scale, clipping and cache
+    (cached without the heads' weights, which the grid does not keep), its test embeddings scored. Returns
+    ``(runs, embeddings)``: one row per run (``kind``, ``loss``, ``margin``, ``seed``, ``steps`` and the scores and
+    recorded settings of ``head_run``) and the test embeddings by ``(kind, loss, margin, seed)``."""
     from tqdm.auto import tqdm
 
     from companion.papers.circumplex.experiments import head_run
 
     rows, embs = [], {}
+    width = setup.backbone_dim
     for run in tqdm(plan.to_dict("records"), desc="head runs"):
         kind, loss, margin, seed = run["kind"], run["loss"], float(run["margin"]), int(run["seed"])
         scores, _, emb = head_run(kind, loss, setup.train_states, setup.train_labels, setup.test_states,
                                   setup.test_labels, steps=int(run["steps"]), batch_size=setup.batch_size,
                                   lr=setup.lr, seed=seed, n_heads=setup.n_heads,
                                   margin=margin if margin > 0 else None, curve_every=int(run["curve_every"]),
-                                  probe_steps=int(run["probe_steps"]) or None)
+                                  probe_steps=int(run["probe_steps"]) or None, pooling=setup.pooling,
+                                  base_scale=setup.base_scale, backbone_dim=width, clip_norm=setup.clip_norm,
+                                  cache=setup.cache, keep_weights=False)
         rows.append({"kind": kind, "loss": loss, "margin": margin, "seed": seed, "steps": int(run["steps"]), **scores})
         embs[(kind, loss, margin, seed)] = emb
     return pd.DataFrame(rows), embs
@@ -126,13 +146,17 @@ def run_grid(train_states, train_labels: Sequence[str], test_states, test_labels
              kinds: Sequence[str], losses: Sequence[str], seeds: Sequence[int], steps: int | Mapping[str, int],
              batch_size: int, lr: float, n_heads: int, margins: Sequence[float] = (), margin_kind: str = "nGPT",
              curve_every: int = 0, curve_seeds: Sequence[int] = (), probe: Sequence[tuple[str, str]] = (),
-             probe_steps: int | Mapping[str, int] | None = None):
+             probe_steps: int | Mapping[str, int] | None = None, pooling: str = "mean",
+             base_scale: str | float = "backbone", clip_norm: float | None = CLIP_NORM,
+             cache: bool | str | None = True):
     """:func:`grid_plan` and :func:`run_plan` in one call: train and score every ``kind`` x ``loss`` x ``seed``
-    head, then CircularCSE ``margin_kind`` heads with each margin in ``margins`` (m > 0). Returns
-    ``(runs, embeddings)`` as :func:`run_plan` does."""
+    head, then CircularCSE ``margin_kind`` heads with each margin in ``margins`` (m > 0); ``pooling``,
+    ``base_scale``, ``clip_norm`` and ``cache`` as in :class:`HeadSetup`. Returns ``(runs, embeddings)`` as
+    :func:`run_plan` does."""
     plan = grid_plan(kinds=kinds, losses=losses, seeds=seeds, steps=steps, margins=margins, margin_kind=margin_kind,
                      curve_every=curve_every, curve_seeds=curve_seeds, probe=probe, probe_steps=probe_steps)
-    return run_plan(plan, HeadSetup(train_states, train_labels, test_states, test_labels, batch_size, lr, n_heads))
+    return run_plan(plan, HeadSetup(train_states, train_labels, test_states, test_labels, batch_size, lr, n_heads,
+                                    pooling=pooling, base_scale=base_scale, clip_norm=clip_norm, cache=cache))
 
 
 def _per_loss(value: int | Mapping[str, int], losses: Sequence[str], what: str) -> dict[str, int]:

@@ -58,27 +58,37 @@ def head_loss(name: str) -> Callable[[torch.Tensor, Sequence[str]], torch.Tensor
 
 
 def emolit_heads(saved: Mapping, train_states, train_labels: Sequence[str], *, losses: Sequence[str],
-                 seeds: Sequence[int], steps: int, batch_size: int, lr: float, n_heads: int, kind: str = "GPT"):
+                 seeds: Sequence[int], steps: int, batch_size: int, lr: float, n_heads: int, kind: str = "GPT",
+                 pooling: str = "mean", base_scale: str | float = "backbone", clip_norm: float | None = 1.0):
     """GPT heads on the frozen Emolit features, one per loss of ``losses`` and seed: the weights ``circumplex/02``
-    saved (``saved[("Emolit", kind, loss, "state", seed)]``) where they exist and fit, otherwise trained here with
-    its recipe (:func:`companion.papers.circumplex.heads.train_head`). Returns ``(heads, source, losses)``:
+    saved (``saved[("Emolit", kind, loss, "state", seed)]``) where they were trained with these settings (its record
+    ``saved[("Emolit", kind, loss, "settings", seed)]`` equal to
+    :func:`companion.papers.circumplex.experiments.head_settings` of them: steps, batch, learning rate, heads,
+    ``pooling``, ``base_scale``, ``clip_norm``) and fit, otherwise trained here with them
+    (:func:`companion.papers.circumplex.heads.train_head`). Returns ``(heads, source, losses)``:
     ``{(loss, seed): head}``, where each came from, and ``{(loss, seed): (first loss, final loss)}`` for the heads
     trained here (the mean of the last five steps, as ``circumplex/02`` records it)."""
+    from companion.papers.circumplex.experiments import head_settings
     from companion.papers.circumplex.heads import make_head, train_head
 
     heads, source, record = {}, {}, {}
     for seed in seeds:
         for name in losses:
+            settings = head_settings(kind, name, train_states, steps=steps, batch_size=batch_size, lr=lr, seed=seed,
+                                     n_heads=n_heads, pooling=pooling, base_scale=base_scale, clip_norm=clip_norm)
             state = saved.get(("Emolit", kind, name, "state", seed))
-            head = make_head(kind, train_states.dim, n_heads=n_heads)
-            if state is not None and all(k in state and state[k].shape == v.shape
-                                         for k, v in head.state_dict().items()):
+            same = saved.get(("Emolit", kind, name, "settings", seed)) == settings
+            kw = {} if settings["base_scale_value"] is None else {"base_scale": settings["base_scale_value"]}
+            head = make_head(kind, train_states.dim, n_heads=n_heads, pooling=pooling, **kw)
+            if same and state is not None and all(k in state and state[k].shape == v.shape
+                                                  for k, v in head.state_dict().items()):
                 head.load_state_dict(state)
                 source[(name, seed)] = "circumplex/02 cache"
             else:
                 head, result = train_head(kind, head_loss(name), train_states, list(train_labels), steps=steps,
                                           batch_size=min(batch_size, len(train_labels)), lr=lr, seed=seed,
-                                          n_heads=n_heads, progress=False)
+                                          n_heads=n_heads, progress=False, pooling=pooling, base_scale=base_scale,
+                                          clip_norm=clip_norm)
                 curve = [h["loss"] for h in result.history if "loss" in h]
                 record[(name, seed)] = (curve[0], float(np.mean(curve[-5:])))
                 source[(name, seed)] = "trained here"

@@ -64,6 +64,24 @@ def test_angle_objective_identical_texts_are_positives(texts):
     assert float(ours) != pytest.approx(float(loss.compute_loss_from_embeddings(E[:2], BINARY)), abs=1e-6)
 
 
+def test_angle_objective_positives_reach_the_functional_objective(texts):
+    """``positives=`` through the adapter: a row with two positives (its partner and an identical text) sums their
+    terms by default and averages them with ``"mean"``, as the functional objective does; recorded in the config."""
+    second = [texts.paraphrases[0], texts.anchors[0], *texts.paraphrases[2:]]
+    interleaved = [t for pair in zip(texts.anchors, second) for t in pair]
+    values = {}
+    for positives in ("sum", "mean"):
+        loss = AnglEObjectiveLoss(None, positives=positives)
+        ref = A.AnglEObjective(positives=positives)(_ilv(E[0], E[1]), BINARY, interleaved)
+        values[positives] = float(loss.compute_loss_from_embeddings(E[:2], BINARY, texts=interleaved))
+        assert values[positives] == pytest.approx(float(ref), abs=1e-12)
+        assert loss.get_config_dict()["positives"] == positives
+    assert values["sum"] != pytest.approx(values["mean"], abs=1e-6)  # the two differ on this batch
+    assert AnglEObjectiveLoss(None).objective.positives == "sum"
+    with pytest.raises(ValueError, match="positives must be one of"):
+        AnglEObjectiveLoss(None, positives="max")
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_cosent_and_angle_equal_sentence_transformers_values_and_gradients(dtype):
     from sentence_transformers import losses as stl

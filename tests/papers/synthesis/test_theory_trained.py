@@ -80,3 +80,28 @@ def test_summary_table_reads_verdicts_from_the_ledger():
     assert table.loc["CoSENT", "where it sits"].startswith("outside")
     with pytest.raises(KeyError, match="not in the ledger"):
         theory_trained.summary_table(claims, {}, {}, {"cosent": ["free:cosent"]})
+
+
+def test_emolit_heads_reuse_saved_weights_only_with_the_same_settings():
+    from companion.encoders.states import PackedStates
+    from companion.papers.circumplex.experiments import head_settings
+
+    g = torch.Generator().manual_seed(0)
+    lengths = torch.randint(1, 5, (24,), generator=g)
+    states = PackedStates(torch.randn(int(lengths.sum()), 8, generator=g).half(), lengths)
+    labels = [ECM_LABELS[i % 12] for i in range(24)]
+    kw = dict(losses=["SINCERE"], seeds=[3], steps=2, batch_size=12, lr=1e-2, n_heads=2)
+    trained, source, record = theory_trained.emolit_heads({}, states, labels, pooling="cls", **kw)
+    assert source == {("SINCERE", 3): "trained here"} and trained[("SINCERE", 3)].pooling == "cls"
+    state = {k: v.clone() for k, v in trained[("SINCERE", 3)].state_dict().items()}
+    settings = head_settings("GPT", "SINCERE", states, steps=2, batch_size=12, lr=1e-2, seed=3, n_heads=2,
+                             pooling="cls")
+    saved = {("Emolit", "GPT", "SINCERE", "state", 3): state, ("Emolit", "GPT", "SINCERE", "settings", 3): settings}
+    heads, source, record = theory_trained.emolit_heads(saved, states, labels, pooling="cls", **kw)
+    assert source == {("SINCERE", 3): "circumplex/02 cache"} and not record
+    assert all(torch.equal(v, state[k]) for k, v in heads[("SINCERE", 3)].state_dict().items())
+    # other settings (mean pooling; no clipping) or no settings record: trained here, never the saved weights
+    for other, store in ((dict(pooling="mean"), saved), (dict(pooling="cls", clip_norm=None), saved),
+                         (dict(pooling="cls"), {k: v for k, v in saved.items() if k[3] == "state"})):
+        _, source, record = theory_trained.emolit_heads(store, states, labels, **kw, **other)
+        assert source == {("SINCERE", 3): "trained here"} and ("SINCERE", 3) in record, other
