@@ -167,13 +167,17 @@ def evidence_table(evidence, results_root):
     return pd.DataFrame(rows)
 
 
-def evidence_claims(statements, table) -> list[dict]:
+def evidence_claims(statements, table, criterion_for=None) -> list[dict]:
     """Claim keyword arguments, one per erratum of :func:`evidence_table` (``table``): id ``<paper>:<rest of the
     statement id>``, the finding as the claim, the statement's printed value and source, and as ``ours`` one
     condition per evidence row ("<ledger> · <claim> is <confirms>": whether its verdict is); the erratum is
-    confirmed when every condition holds."""
+    confirmed when every condition holds. ``criterion_for(id, description)`` gives each erratum's criterion (the
+    errata notebook passes :func:`companion.papers.synthesis.classes.criterion`, so the class decides between
+    ``confirmed`` and ``minor``); by default :func:`companion.results.holds`."""
     from companion.results import holds
 
+    if criterion_for is None:
+        criterion_for = lambda _id, description: holds(description)  # noqa: E731
     out = []
     for erratum, rows in table.groupby("erratum", sort=False):
         if erratum not in statements.index:
@@ -182,11 +186,11 @@ def evidence_claims(statements, table) -> list[dict]:
         paper = st["paper"]
         value = st["value"]
         paper_value = None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+        claim_id = f"{paper}:{erratum[len(paper) + 1:] if erratum.startswith(paper + '-') else erratum}"
         out.append(dict(
-            id=f"{paper}:{erratum[len(paper) + 1:] if erratum.startswith(paper + '-') else erratum}",
-            claim=rows["finding"].iloc[0], kind="erratum", source=st["source"], paper_value=paper_value,
+            id=claim_id, claim=rows["finding"].iloc[0], kind="erratum", source=st["source"], paper_value=paper_value,
             ours={f"{r.ledger} · {r.claim} is {r.confirms}": bool(r.confirmed) for r in rows.itertuples()},
-            criterion=holds("the paper notebook's measurement confirms it"),
+            criterion=criterion_for(claim_id, "the paper notebook's measurement confirms it"),
             note="Evidence: " + "; ".join(f"{r.ledger} · {r.claim} ({r.verdict})" for r in rows.itertuples())
                  + "."))
     return out
