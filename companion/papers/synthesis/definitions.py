@@ -10,10 +10,10 @@ difference is one of notation or wording that changes no formula, number or conc
 Rules (each a function on two forms, so that a synthetic pair can make it fire or not):
 
 =============  =====================================================================================================
-``formula``    two expressions in the variables of the row's ``domain``, evaluated at points drawn from it: the
-               same when they agree at every point (relative 1e-9)
+``formula``    two expressions in the variables of the row's ``domain``, evaluated at points drawn from it (every
+               point of an integer domain): the same when they agree at every point (relative 1e-9)
 ``condition``  two conditions (boolean expressions) in the domain's variables: the same when they hold at the same
-               points
+               points (every point of an integer domain, so that a boundary is not missed)
 ``value``      an expression without free variables against a number as printed: the same when it lies within the
                print's rounding (:func:`companion.papers.synthesis.audit_rules.printed`)
 ``reading``    no recomputation: the verdict is the reading's, and ``why`` gives it
@@ -27,6 +27,7 @@ after the entries before it, so it may use them).
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -161,15 +162,38 @@ def sample(domain: list[Variable], rng: np.random.Generator) -> dict[str, object
     return values
 
 
-def _n_points(parsed: list[Variable], n: int) -> int:
-    """``n`` draws, or one where nothing is drawn (no variables, or only fixed ones)."""
-    return n if any(v.kind != "fixed" for v in parsed) else 1
+#: an integer domain up to this many points is enumerated whole instead of sampled
+GRID_LIMIT = 200_000
+
+
+def _grid(parsed: list[Variable]) -> list[dict[str, object]] | None:
+    """Every point of a domain whose drawn variables are all integers, when there are at most :data:`GRID_LIMIT`
+    (a boundary such as n = 2q + 4 has no weight under sampling); None otherwise."""
+    drawn = [v for v in parsed if v.kind != "fixed"]
+    if not drawn or any(v.kind != "int" for v in drawn):
+        return None
+    ranges = {v.name: range(int(v.args[0]), int(v.args[1]) + 1) for v in drawn}
+    if math.prod(len(r) for r in ranges.values()) > GRID_LIMIT:
+        return None
+    out = []
+    for combo in itertools.product(*ranges.values()):
+        chosen = dict(zip(ranges, combo))
+        values: dict[str, object] = {}
+        for v in parsed:
+            values[v.name] = chosen[v.name] if v.name in chosen else evaluate(v.args[0], values)
+        out.append(values)
+    return out
 
 
 def _points(domain: str, n: int, seed: int):
+    """The points a rule evaluates: the whole grid of an integer domain (:func:`_grid`), one point where nothing is
+    drawn, else ``n`` draws."""
     parsed = parse_domain(domain)
+    grid = _grid(parsed)
+    if grid is not None:
+        return grid
     rng = np.random.default_rng(seed)
-    return [sample(parsed, rng) for _ in range(_n_points(parsed, n))]
+    return [sample(parsed, rng) for _ in range(n if any(v.kind != "fixed" for v in parsed) else 1)]
 
 
 def _shown(values: Mapping[str, object]) -> str:
@@ -189,25 +213,27 @@ def _number(x) -> complex:
 def formula_rule(a: str, b: str, domain: str = "", n: int = N_POINTS, seed: int = 0) -> Outcome:
     """Two expressions of the same variables: off (different) when they disagree at a point of ``domain`` beyond
     :data:`REL_TOL` (relative, with an absolute floor of 1e-12); arrays are compared elementwise."""
-    for point in _points(domain, n, seed):
+    points = _points(domain, n, seed)
+    for point in points:
         va, vb = np.asarray(evaluate(a, point)), np.asarray(evaluate(b, point))
         if va.shape != vb.shape or not np.allclose(va, vb, rtol=REL_TOL, atol=1e-12):
             shown = (f"{_number(va):.6g} vs {_number(vb):.6g}".replace("+0j", "").replace("(", "").replace(")", "")
                      if va.size == 1 and vb.size == 1 else f"shapes {va.shape} and {vb.shape}")
             return Outcome(True, f"differ at {_shown(point)}: {shown}")
-    count = _n_points(parse_domain(domain), n)
+    count = len(points)
     return Outcome(False, f"equal at {count} point{'s' if count != 1 else ''} of the domain")
 
 
 def condition_rule(a: str, b: str, domain: str = "", n: int = N_POINTS, seed: int = 0) -> Outcome:
     """Two conditions: off (different) when one holds and the other does not at a point of ``domain``."""
-    for point in _points(domain, n, seed):
+    points = _points(domain, n, seed)
+    for point in points:
         ta, tb = bool(np.all(evaluate(a, point))), bool(np.all(evaluate(b, point)))
         if ta != tb:
             return Outcome(True, f"at {_shown(point)} the first {'holds' if ta else 'fails'} and the second "
                                  f"{'holds' if tb else 'fails'}")
-    count = _n_points(parse_domain(domain), n)
-    return Outcome(False, f"hold at the same points ({count} drawn)")
+    count = len(points)
+    return Outcome(False, f"hold at the same {count} point{'s' if count != 1 else ''} of the domain")
 
 
 def value_rule(expression: str, printed: str) -> Outcome:

@@ -196,24 +196,6 @@ def evidence_claims(statements, table, criterion_for=None) -> list[dict]:
     return out
 
 
-def table2_p_values(table2, pairs: dict[str, tuple[str, str]], cols: Sequence[str]):
-    """p-values (in %) of the tests a reader could mean by "a t-test" between two rows of AnglE's Table 2
-    (``table2`` indexed by model, cells as printed), over the columns ``cols``: paired t (two- and one-sided),
-    Student and Welch unpaired t, and the Wilcoxon signed-rank test; one row per named pair."""
-    import pandas as pd
-    from scipy import stats as st
-
-    rows = {}
-    for name, (a, b) in pairs.items():
-        x = [as_number(table2.loc[a, c]) for c in cols]
-        y = [as_number(table2.loc[b, c]) for c in cols]
-        d = [u - v for u, v in zip(x, y)]
-        rows[name] = {"paired t": st.ttest_rel(x, y).pvalue, "paired t, one-sided": st.ttest_rel(
-            x, y, alternative="greater").pvalue, "Student t": st.ttest_ind(x, y).pvalue,
-            "Welch t": st.ttest_ind(x, y, equal_var=False).pvalue, "Wilcoxon": st.wilcoxon(d).pvalue}
-    return (pd.DataFrame(rows).T * 100).round(2)
-
-
 def printed_set(text: str) -> list[float]:
     """The numbers of the first bracketed list a statement prints, ``[0.06, 0.07]`` or ``{32, 128}`` -> floats (a
     grid or a range as the paper writes it)."""
