@@ -105,7 +105,8 @@ def sides(root: str | Path | None = None) -> dict[str, list[dict[str, str]]]:
         if not str(r.erratum).strip():
             continue
         recomputed = r.detail if r.recomputed else "read side by side"
+        form_a, form_b = (definitions.display_form(f) for f in (r.form_a, r.form_b))
         out.setdefault(r.erratum, []).append({
-            "rule": r.rule, "a": f"{r.location_a}: {r.form_a}", "b": f"{r.location_b}: {r.form_b}",
+            "rule": r.rule, "a": f"{r.location_a}: {form_a}", "b": f"{r.location_b}: {form_b}",
             "recomputed": f"{r.verdict}; {recomputed}"})
     return out

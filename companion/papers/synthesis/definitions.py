@@ -38,8 +38,8 @@ import numpy as np
 
 from companion.papers.synthesis.audit_rules import Outcome, require_printed
 
-__all__ = ["NAMESPACE", "RULES", "VERDICTS", "condition_rule", "formula_rule", "parse_domain", "recompute",
-           "sample", "sweep", "value_rule"]
+__all__ = ["NAMESPACE", "RULES", "VERDICTS", "condition_rule", "display_form", "formula_rule", "parse_domain",
+           "recompute", "sample", "sweep", "value_rule"]
 
 RULES = ("formula", "condition", "value", "reading")
 VERDICTS = ("same", "different", "cannot tell")
@@ -259,6 +259,21 @@ def recompute(rule: str, form_a: str, form_b: str, domain: str = "") -> tuple[st
         raise ValueError(f"unknown rule {rule!r} (one of {', '.join(RULES)})")
     out = rules[rule]()
     return ("different" if out.off else "same"), out.detail
+
+
+def display_form(form: str) -> str:
+    """A form as a reader sees it: spaces around ``+``, ``/``, ``*`` (not ``**``) and after commas, so that a long
+    expression wraps in a table cell."""
+    out = []
+    for k, c in enumerate(form):
+        before, after = form[k - 1] if k else "", form[k + 1] if k + 1 < len(form) else ""
+        if c in "+/" or c == "*" and "*" not in (before, after):
+            out.append(f" {c} ")
+        elif c == ",":
+            out.append(", ")
+        else:
+            out.append(c)
+    return re.sub(r" {2,}", " ", "".join(out)).strip()
 
 
 # ----------------------------------------------------------------------------------------------- the sweep
