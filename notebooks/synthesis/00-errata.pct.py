@@ -300,7 +300,7 @@ logits = np.random.default_rng(cfg.seeds[0]).standard_normal((cfg.n_pairs, 8))
 probabilities = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
 eq2 = pd.DataFrame({"sum of lambda_j (per row)": probabilities.sum(axis=1),
                     "sum of exp(lambda_j) (Eq. 2's side condition)": np.exp(probabilities).sum(axis=1)})
-eq2.describe().loc[["min", "max"]]
+eq2.describe().loc[["min", "max"]].round(4)
 
 # %%
 ledger.claim("simace:eq2-normalisation", "Eq. 2's side condition, that the exponentials e^{lambda_j} of a row sum "
@@ -710,13 +710,16 @@ sweep = definitions.sweep(REPO_ROOT)
 sweep.groupby(["paper", "verdict"]).size().unstack(fill_value=0)
 
 # %%
-sweep[["paper", "quantity", "location_a", "location_b", "rule", "verdict", "recomputed", "erratum"]]
+whole = partial(pd.option_context, "display.max_colwidth", None, "display.max_rows", None)  # every row, every cell
+with whole():
+    display(sweep[["paper", "quantity", "location_a", "location_b", "rule", "verdict", "recomputed", "erratum"]])
 
 # %% [markdown]
 # The differences, with what the recomputation found:
 
 # %%
-sweep.loc[sweep.verdict != "same", ["id", "rule", "verdict", "erratum", "detail", "why"]]
+with whole():
+    display(sweep.loc[sweep.verdict != "same", ["id", "rule", "verdict", "erratum", "detail", "why"]])
 
 # %% [markdown]
 # One check per paper: every recomputed row gives the verdict of its reading, every difference names its erratum or
@@ -750,7 +753,8 @@ for paper, rows in sweep.groupby("paper", sort=False):
 # explained in its allow-list (`data/synthesis/audit_allow.csv`), and the sweep's rows give the readings side by side.
 
 # %%
-kinds.loc[kinds["class"].isin(["withdrawn", "merged"]), ["class", "into", "location", "why"]]
+with pd.option_context("display.max_colwidth", None):
+    display(kinds.loc[kinds["class"].isin(["withdrawn", "merged"]), ["class", "into", "location", "why"]])
 
 # %% [markdown]
 # ## Figure: three of the errata at a glance
