@@ -122,7 +122,7 @@ def _cmd_site(args: argparse.Namespace) -> int:
 #: the scoreboard's sections after the five papers' claims: kind, title, and what the first column names
 SCOREBOARD_SECTIONS = (
     ("erratum", "Errata: statements a paper's own text or tables contradict, by the paper they concern (confirmed, "
-                "partly or not confirmed by a computation; never counted as reproductions)", "paper"),
+                "minor, partly or not confirmed by a computation; never counted as reproductions)", "paper"),
     ("beyond", "Beyond the papers: questions the papers do not ask, by results/ folder ('baselines' and "
                "'synthesis' are this project's own notebooks, not papers)", "results of"),
     ("check", "Our own checks: identities, parity and set-up checks of our code, data and runs, by results/ folder; "

@@ -18,7 +18,8 @@ A notebook records what it checked::
 Kinds: ``paper`` (a statement the paper makes, with ``source``: ``Table 4, Emolit, …`` / ``§5.2`` / ``Thm 3.13`` /
 ``Fig. 7 caption``; a derived value names its inputs, ``Table 4: 86.26 - 85.28``), ``check`` (our own identity,
 parity or set-up check — ``passed``/``failed``, never a reproduction) and ``beyond`` (a question the paper does not
-ask). Paper and beyond claims get one of :data:`VERDICTS` — ``reproduced``, ``partly``, ``not reproduced``,
+ask), ``erratum`` (a statement the paper's own text or tables contradict: ``confirmed``, ``minor`` when the
+criterion is :func:`minor_erratum`, ``partly``, ``not confirmed``). Paper and beyond claims get one of :data:`VERDICTS` — ``reproduced``, ``partly``, ``not reproduced``,
 ``inconclusive``, ``not testable`` — and the last two always carry a ``reason``. The rules live in
 :mod:`companion.stats`.
 
@@ -147,6 +148,17 @@ def holds(description: str = "every listed condition holds") -> Criterion:
 
     return Criterion(f"{description} (all: reproduced; some: partly; none: not reproduced)", rule, name="holds",
                      params={"description": description})
+
+
+def minor_erratum(description: str, why: str) -> Criterion:
+    """:func:`holds` for an erratum classified *minor*: the contradiction is real but stays within a convention the
+    paper states or its printed rounding (``why`` says which). All conditions true reads ``minor`` instead of
+    ``confirmed``; only ``kind="erratum"`` claims take it (:meth:`Ledger.claim`)."""
+    if not why.strip():
+        raise ValueError("minor_erratum() needs the convention or rounding that makes the erratum minor")
+    inner = holds(description)
+    return Criterion(f"{description}; minor: {why} (all: minor; some: partly; none: not confirmed)", inner._rule,
+                     name="minor", params={"description": description, "why": why})
 
 
 def same_sign(paper_value: float, min_magnitude: float = 0.0) -> Criterion:
@@ -321,12 +333,14 @@ class Ledger:
             raise ValueError(f"Claim {id!r}: a {kind} claim needs source= (where the paper says it, e.g. 'Table 4').")
         if not isinstance(criterion, Criterion):
             raise TypeError(f"Claim {id!r}: criterion must come from companion.stats or within/at_least/at_most/"
-                            "holds/same_sign/not_testable")
+                            "holds/minor_erratum/same_sign/not_testable")
         if regime is not None and not (isinstance(regime, str) and regime.strip()):
             raise ValueError(f"Claim {id!r}: regime= must be a non-empty reason or None")
         checks = [validity] if isinstance(validity, Validity) else list(validity or ())
         if not all(isinstance(c, Validity) for c in checks):
             raise TypeError(f"Claim {id!r}: validity= takes companion.stats.Validity checks")
+        if criterion.name == "minor" and kind != "erratum":
+            raise ValueError(f"Claim {id!r}: minor_erratum() grades errata only, not {kind!r} claims")
         judgement = criterion.judge(ours)
         gate = validity_gate(checks)
         if gate is not None and judgement.verdict != "not testable":
@@ -334,7 +348,7 @@ class Ledger:
         if kind == "check":
             judgement = as_check(judgement)
         elif kind == "erratum":
-            judgement = as_erratum(judgement)
+            judgement = as_erratum(judgement, minor=criterion.name == "minor")
         record: dict[str, Any] = {"id": id, "kind": kind, "claim": claim, "source": source,
                                   "paper_value": _jsonable(paper_value)}
         if isinstance(ours, Comparison):

@@ -22,7 +22,8 @@ TOLERANCE_FRACTION = 0.5
 TOLERANCE_SE = 1.96
 CHECK_VERDICTS = ("passed", "failed", "inconclusive", "not testable")
 #: An erratum (a statement of a paper its own text or tables contradict) is confirmed or not; never a reproduction.
-ERRATUM_VERDICTS = ("confirmed", "partly", "not confirmed", "inconclusive")
+#: ``minor``: confirmed, but the difference stays within a convention the paper states or its printed rounding.
+ERRATUM_VERDICTS = ("confirmed", "minor", "partly", "not confirmed", "inconclusive")
 
 
 # --------------------------------------------------------------------------------------------- verdict rules
@@ -347,9 +348,11 @@ def regime_label(regime: str | None) -> str:
     return f"scaled: {text}"
 
 
-def as_erratum(judgement: Judgement) -> Judgement:
-    """An erratum's verdict: the criterion's ``reproduced`` (the contradiction holds) reads ``confirmed``."""
-    mapping = {"reproduced": "confirmed", "partly": "partly", "not reproduced": "not confirmed",
+def as_erratum(judgement: Judgement, minor: bool = False) -> Judgement:
+    """An erratum's verdict: the criterion's ``reproduced`` (the contradiction holds) reads ``confirmed``, or
+    ``minor`` for an erratum classified minor (real, but within a convention the paper states or its printed
+    rounding; the criterion says which, :func:`companion.results.minor_erratum`)."""
+    mapping = {"reproduced": "minor" if minor else "confirmed", "partly": "partly", "not reproduced": "not confirmed",
                "not testable": "inconclusive"}
     return Judgement(mapping.get(judgement.verdict, judgement.verdict), judgement.reason or (
         "not testable" if judgement.verdict == "not testable" else None))

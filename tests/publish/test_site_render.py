@@ -280,9 +280,44 @@ def test_errata_cards_say_the_computation_in_words(tmp_path):
     assert markdown.heading_ids(card) == {"erratum-angle-eq6"}
 
 
+def test_errata_cards_show_the_rule_and_the_cells_side_by_side():
+    sides = [{"rule": "formula", "a": "Eq. 4: abs(angle(z / w))", "b": "Eq. 6: abs(z / w / gamma)",
+              "recomputed": "different; differ at a = 0.1: 0.97 vs 1"}]
+    card = errata.erratum_card(_erratum("confirmed"), 1, "", None, found_by="formula; evidence", sides=sides)
+    assert "**Found by:** the definitions sweep's `formula` rule, a paper notebook's measurement." in card
+    assert "| rule | one place | the other place | recomputed |" in card
+    assert "| `formula` | Eq. 4: abs(angle(z / w)) | Eq. 6: abs(z / w / gamma) |" in card
+    assert card.index("**Side by side:**") < card.index("**Computed:**")
+    assert markdown.table_problems(card, markdown.ARTICLE_CHARS, "card") == []
+    assert errata.rule_words("average") == "the table auditor's `average` rule"
+
+
+def test_the_errata_page_counts_per_paper_and_kind_and_lists_the_withdrawn(tmp_path, monkeypatch):
+    from companion.results import Ledger, holds, minor_erratum
+
+    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
+    ledger = Ledger("synthesis", "00-errata", profile="cpu")
+    ledger.claim("angle:a", "a", None, True, holds(), kind="erratum", source="angle | Eq. 6")
+    ledger.claim("angle:b", "b", None, True, minor_erratum("b", "rounding"), kind="erratum", source="angle | Table 2")
+    ledger.save()
+    folder = tmp_path / "data" / "synthesis"
+    folder.mkdir(parents=True)
+    (folder / "errata_classes.csv").write_text(
+        "id,paper,class,into,rule,location,why\nangle:a,angle,erratum,,formula,Eq. 6,x\n"
+        "angle:b,angle,minor,,average,Table 2,rounding\nangle:c,angle,withdrawn,,order,§4.3,a reading agrees\n"
+        "angle:d,angle,merged,angle:a,formula,Eq. 4,one root cause\n", encoding="utf-8")
+    page = errata.errata_markdown(root=tmp_path)
+    assert "| paper | confirmed | minor | withdrawn | merged |" in page
+    assert "| AnglE | 1 | 1 | 1 | 1 |" in page and "| all five papers | 1 | 1 | 1 | 1 |" in page
+    assert "— minor {#erratum-angle-b}" in page and "**Found by:** the table auditor's `average` rule." in page
+    assert "(`angle:c`, withdrawn): a reading agrees" in page
+    assert "(`angle:d`, merged into [angle:a](#erratum-angle-a)): one root cause" in page
+
+
 @pytest.mark.parametrize(("verdict", "status", "callout"), [
-    ("confirmed", "confirmed", "callout-tip"), ("partly", "partly confirmed", "callout-warning"),
-    ("not confirmed", "not confirmed", "callout-important"), ("inconclusive", "cannot tell", "callout-note")])
+    ("confirmed", "confirmed", "callout-tip"), ("minor", "minor", "callout-note"),
+    ("partly", "partly confirmed", "callout-warning"), ("not confirmed", "not confirmed", "callout-important"),
+    ("inconclusive", "cannot tell", "callout-note")])
 def test_every_erratum_verdict_has_its_card(verdict, status, callout):
     card = errata.erratum_card(_erratum(verdict, reason="the table body is not transcribed"), 1, "", None)
     assert f"— {status} {{#erratum-angle-eq6}}" in card and f"::: {{.{callout} " in card

@@ -154,8 +154,12 @@ class Book:
         return self.get(ref)
 
     def shown(self, ref) -> str:
+        """``<where> = <value>``: a cell by its table, row and column; a statement by the place the paper states it."""
         v = self.value(ref)
-        return f"{ref.label} = {format_recomputed(v[0]) if isinstance(v, tuple) else v}"
+        label = ref.label
+        if isinstance(ref, Statement) and ref.id in self.statements().index:
+            label = f"{self.statements().loc[ref.id, 'source'].split('|', 1)[-1].strip()} (stated)"
+        return f"{label} = {format_recomputed(v[0]) if isinstance(v, tuple) else v}"
 
 
 def ref_tables(refs: Iterable) -> set[tuple[str, str]]:

@@ -7,16 +7,17 @@ Pages:
   places in the paper and its regime); then the scoreboard: verdict counts of the five papers' own claims
   (``kind: paper``; the baselines and the synthesis are not papers and have none), every count split by regime
   (``paper setting`` / ``scaled``, which never changes a verdict), a figure with one bar per table row; the errata
-  counted apart (confirmed, partly confirmed: an erratum is never a reproduced paper claim), the beyond-the-paper
+  counted apart (confirmed, minor, partly confirmed: an erratum is never a reproduced paper claim), the beyond-the-paper
   claims and our checks counted apart (all computed at render time from ``results/``). The claims themselves are on
   the paper pages, one click away, so the landing page stays a few screens long;
 * ``site/papers/<paper>.qmd`` — one page per paper (generated): reference, its bottom line, the scale each
   notebook ran at (backbone, data subset and budget, seeds, hardware, wall time; read from provenance and the
   executed notebooks: :mod:`~companion.publish.site.scale`), the notebooks in section order, the claims (verdict,
   regime, CI and MDE) and the paper's errata;
-* ``site/errata.qmd`` — every verified inconsistency, one card each (what the paper prints, what was computed, in
-  words), from the claims of kind ``erratum`` (the errata notebook ``synthesis/00-errata`` records them), with
-  their own count (:mod:`~companion.publish.site.errata`);
+* ``site/errata.qmd`` — every verified inconsistency, one card each (what the paper prints, its cells side by side
+  with the rule that found them, what was computed, in words), from the claims of kind ``erratum`` (the errata
+  notebook ``synthesis/00-errata`` records them), with their count per paper and kind and the withdrawn and merged
+  ones (:mod:`~companion.publish.site.errata`);
 * ``site/run-it-yourself.qmd`` — profiles, time per notebook and profile, the ``gpu`` profile's backbones;
 * ``site/use-the-objectives.qmd`` and ``site/api/`` — the losses in your own training, and the API reference
   generated from the docstrings (:mod:`companion.publish.apidoc`; its sidebar entries are short words that wrap).

@@ -147,7 +147,8 @@ def load_ledger(notebook: str, root: str | Path | None = None) -> dict | None:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-_VERDICT_ORDER = ("reproduced", "partly", "not reproduced", "inconclusive", "not testable", "passed", "failed")
+_VERDICT_ORDER = ("reproduced", "partly", "not reproduced", "inconclusive", "not testable", "passed", "failed",
+                  "confirmed", "minor", "not confirmed")
 
 
 def _status(verdicts: list[str], reason: str) -> str:

@@ -117,6 +117,10 @@ def test_checks_pass_or_fail_and_errata_are_confirmed_never_reproduced():
     assert stats.as_erratum(up).verdict == "confirmed"
     assert stats.as_erratum(down).verdict == "not confirmed"
     assert stats.as_erratum(stats.Judgement("partly", "a reading")).verdict == "partly"
+    # a minor erratum holds as well: only its status differs
+    assert stats.as_erratum(up, minor=True).verdict == "minor"
+    assert stats.as_erratum(down, minor=True).verdict == "not confirmed"
+    assert "minor" in stats.ERRATUM_VERDICTS
 
 
 def test_validity_gate_makes_a_claim_inconclusive_with_the_failed_check(tmp_path, monkeypatch):
