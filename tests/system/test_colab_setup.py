@@ -84,7 +84,9 @@ def test_the_set_up_cell_installs_a_clone_and_fetches_the_mirror_offline(server,
     clone, data = content / "companion", content / "companion-data"
     source = colab.setup_source(None, wordnet=True)  # this checkout's setting may be empty: the reader types it
     source = _typed(_typed(source, "companion_repository", str(origin)), "data_mirror", f"{server.url}/mirror")
-    source = source.replace(colab.CLONE_DIR, str(clone)).replace(colab.DATA_DIR, str(data))
+    for path, moved in ((colab.CLONE_DIR, clone), (colab.DATA_DIR, data)):  # each one a quoted string in the cell
+        source = source.replace(json.dumps(path), json.dumps(str(moved)))
+    assert '"/content' not in source
     (tmp_path / "cell.py").write_text(source, encoding="utf-8")
     (tmp_path / "driver.py").write_text(DRIVER, encoding="utf-8")
     python = _python_seeing_these_packages(tmp_path / "venv")
