@@ -35,6 +35,7 @@ SETUP_TAG = "colab-setup"
 SETUP_MARKER = "# @title Colab set-up"
 #: How the set-up cell began before it was a Colab form (still recognised, and replaced).
 OLD_SETUP_MARKER = "# Colab set-up"
+MARKERS = (SETUP_MARKER, OLD_SETUP_MARKER)
 REPOSITORY_PATTERN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}")
 #: Any Colab badge line (also an old placeholder one): ``[![Open In Colab](...)](https://colab...)``.
 BADGE_LINE = re.compile(r"^\[!\[Open In Colab\]\([^)]*\)\]\(" + re.escape(COLAB_PREFIX) + r"[^)]*\)[ \t]*$")
@@ -110,9 +111,9 @@ def setup_source(repo: str | None, wordnet: bool = False) -> str:
     default = repo or ""
     extra = '\n    import nltk\n\n    nltk.download("wordnet", quiet=True)' if wordnet else ""
     return (f"{SETUP_MARKER} {{ display-mode: \"form\" }}\n"
-            "# On Colab: install the companion from its repository and fetch its data (a few minutes, once per session);\n"
-            "# elsewhere: nothing. companion_repository: GitHub \"owner/name\" (or any address git clones); data_mirror:\n"
-            "# optional, a copy of the data mirror to fetch from instead of each publisher.\n"
+            "# On Colab: install the companion from its repository and fetch its data (a few minutes, once per\n"
+            "# session); elsewhere: nothing. companion_repository: GitHub \"owner/name\" (or any address git\n"
+            "# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.\n"
             f"companion_repository = {json.dumps(default)}  # @param {{type:\"string\"}}\n"
             'data_mirror = ""  # @param {type:"string"}\n'
             "import sys\n\n"
@@ -130,7 +131,8 @@ def setup_source(repo: str | None, wordnet: bool = False) -> str:
             "    def loaded_versions():\n"
             "        loaded = {name for name in sys.modules if \".\" not in name}\n"
             "        owners = importlib.metadata.packages_distributions()\n"
-            "        return {dist: importlib.metadata.version(dist) for module in loaded for dist in owners.get(module, ())}\n\n"
+            "        return {dist: importlib.metadata.version(dist)\n"
+            "                for module in loaded for dist in owners.get(module, ())}\n\n"
             "    address = companion_repository.strip()\n"
             "    if not address:\n"
             "        raise SetUpStop('set companion_repository (the field above) to the GitHub \"owner/name\" of the '\n"
@@ -144,7 +146,8 @@ def setup_source(repo: str | None, wordnet: bool = False) -> str:
             f'    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "{CLONE_DIR}"]).returncode:\n'
             '        raise SetUpStop("pip could not install the companion (see above)")\n'
             "    importlib.invalidate_caches()\n"
-            "    upgraded = sorted(dist for dist, version in loaded_versions().items() if before.get(dist, version) != version)\n"
+            "    after = loaded_versions()\n"
+            "    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)\n"
             "    if upgraded:\n"
             "        print(f\"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime \"\n"
             '              "restarts now: run this cell again, then the notebook.", flush=True)\n'
@@ -192,7 +195,7 @@ def _lines(text: str) -> list[str]:
 
 def _is_setup(cell: dict) -> bool:
     return SETUP_TAG in cell.get("metadata", {}).get("tags", []) or \
-        "".join(cell.get("source", "")).startswith((SETUP_MARKER, OLD_SETUP_MARKER))
+        "".join(cell.get("source", "")).startswith(MARKERS)
 
 
 def updated(nb: dict, rel: str, repo: str | None, wordnet: bool = False) -> dict:
@@ -249,7 +252,7 @@ def updated_twin(text: str, rel: str, repo: str | None, wordnet: bool = False) -
     cells = [lines[:first + 1] + [_comment(line) for line in markdown.split("\n")] + [""]]
     for k, head in enumerate(heads[1:], start=1):
         block = lines[head:heads[k + 1] if k + 1 < len(heads) else len(lines)]
-        is_setup = SETUP_TAG in block[0] or (len(block) > 1 and block[1].startswith((SETUP_MARKER, OLD_SETUP_MARKER)))
+        is_setup = SETUP_TAG in block[0] or (len(block) > 1 and block[1].startswith(MARKERS))
         if not is_setup:
             cells.append(block)
     setup = [f'# %% tags=["{SETUP_TAG}"]', *setup_source(repo, wordnet).split("\n"), ""]

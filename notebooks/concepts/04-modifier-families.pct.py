@@ -42,9 +42,9 @@
 
 # %% tags=["colab-setup"]
 # @title Colab set-up { display-mode: "form" }
-# On Colab: install the companion from its repository and fetch its data (a few minutes, once per session);
-# elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git clones); data_mirror:
-# optional, a copy of the data mirror to fetch from instead of each publisher.
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
 companion_repository = ""  # @param {type:"string"}
 data_mirror = ""  # @param {type:"string"}
 import sys
@@ -65,7 +65,8 @@ if "google.colab" in sys.modules:
     def loaded_versions():
         loaded = {name for name in sys.modules if "." not in name}
         owners = importlib.metadata.packages_distributions()
-        return {dist: importlib.metadata.version(dist) for module in loaded for dist in owners.get(module, ())}
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
 
     address = companion_repository.strip()
     if not address:
@@ -80,7 +81,8 @@ if "google.colab" in sys.modules:
     if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
         raise SetUpStop("pip could not install the companion (see above)")
     importlib.invalidate_caches()
-    upgraded = sorted(dist for dist, version in loaded_versions().items() if before.get(dist, version) != version)
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
     if upgraded:
         print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
               "restarts now: run this cell again, then the notebook.", flush=True)
