@@ -18,10 +18,12 @@
 # %% [markdown]
 # # Zero-shot STS of all-MiniLM-L6-v2: the "pretrained" row
 #
-# Every paper notebook compares a fine-tuned encoder with the encoder it started from. This notebook produces that
-# row once: all-MiniLM-L6-v2 (Reimers & Gurevych 2019; 6 layers, 384-d, mean pooling, L2-normalised) on the seven
-# SentEval-style STS sets — STS12–16 in the "all" setting (one Spearman over the concatenated subsets of a year),
-# STS-B test and SICK-R test — as Spearman × 100 of cosine similarity.
+# Every paper notebook compares a fine-tuned encoder with the one it started from; this notebook computes that
+# starting row once, with no training. The encoder is all-MiniLM-L6-v2 (Reimers & Gurevych 2019: 6 layers,
+# 384-dimensional unit-length embeddings, mean pooling). It is scored on seven semantic textual similarity (STS)
+# test sets: STS12–16 in the "all" setting (one Spearman correlation over a year's concatenated subsets), the STS
+# benchmark (STS-B) and the relatedness part of SICK (SICK-R), as Spearman × 100 between the cosine of two sentences
+# and their gold score.
 #
 # It also checks the evaluator itself: the scores must equal those from `sentence_transformers.SentenceTransformer
 # .encode` + cosine on the same pairs (to 1e-4), and the companion's `encode` must be faster than

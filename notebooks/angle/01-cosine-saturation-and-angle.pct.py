@@ -19,16 +19,14 @@
 # # AnglE 01 — cosine saturation and the angle objective
 #
 # **Paper:** *AnglE: Angle-optimized Text Embeddings* (Xianming Li, Jing Li; anonymous ICLR submission; public
-# version arXiv:2309.12871). This notebook covers §1 and §3: the saturation argument (Fig. 1, Fig. 2), the
-# complex-division angle objective (Eq. 3–7) and its three possible readings, parity of our implementation with
-# sentence-transformers, and a synthetic experiment that tests the saturation claim without any pretrained model.
+# version arXiv:2309.12871), §1 and §3: Fig. 1, Fig. 2 and Eq. 3–7.
 #
-# **Verdicts** are computed in the claims table at the end, never typed. Our own checks (the complex-division
-# identities, the parity with sentence-transformers' `pairwise_angle_sim`, `CoSENTLoss` and `AnglELoss`, the
-# cosine's zero gradient at θ = 0 and π, and that the synthetic saturated start is saturated) pass or fail. The
-# paper's Fig. 2b statement is evaluated deterministically (no training, no seeds). The controlled saturation test is
-# beyond the paper (a toy MLP, never compared with the paper's BERT numbers): each claim is a per-seed paired
-# difference of the area under the held-out Spearman curve with its 95 % CI, judged on its direction.
+# The paper's starting point: a cosine objective stops learning where the cosine saturates, near 1 or −1, because
+# its gradient vanishes there; its remedy adds a term on the angle between two embeddings, computed by a division in
+# complex space. This notebook builds that objective in each of its three possible readings, checks it against
+# sentence-transformers and measures the cosine's gradient. Beyond the paper, a synthetic experiment tests the
+# saturation argument: a small multi-layer perceptron (MLP) started saturated, several seeds, no pretrained model.
+# Settings and judging rules follow; the claims table at the end holds the computed verdicts.
 
 # %% tags=["colab-setup"]
 # @title Colab set-up { display-mode: "form" }
@@ -129,6 +127,15 @@ ledger = Ledger("angle", "01-cosine-saturation-and-angle", profile=cfg.profile, 
 cfg
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Verdicts** are computed in the claims table at the end, never typed. Our own checks (the complex-division
+# identities, the parity with sentence-transformers' `pairwise_angle_sim`, `CoSENTLoss` and `AnglELoss`, the
+# cosine's zero gradient at θ = 0 and π, and that the synthetic saturated start is saturated) pass or fail. The
+# paper's Fig. 2b statement is evaluated deterministically (no training, no seeds). The controlled saturation test is
+# beyond the paper (a toy MLP, never compared with the paper's BERT numbers): each claim is a per-seed paired
+# difference of the area under the held-out Spearman curve with its 95 % CI, judged on its direction.
+#
 # ## 0. The objective from scratch, on a tiny example
 #
 # Before the saturation experiments, AnglE's two ranking terms written out with plain torch on five sentence pairs

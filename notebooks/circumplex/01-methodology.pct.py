@@ -19,20 +19,14 @@
 # # Mapping the Circumplex of Affect — 01 · Methodology (ECM, heads, losses, free-vector geometry)
 #
 # Yamauchi & Aizawa, *Mapping the Circumplex of Affect*, ACL 2026 (2026.acl-long.772; arXiv 2601.06575 is an
-# earlier, different version). This notebook covers **§3 and App. I**: the Empirical Circumplex Model (ECM), the
-# GPT and nGPT heads, the three losses (SINCERE, SoftCSE, CircularCSE), and what each loss does to **free unit
-# vectors** (no model): the geometry it is optimal for, the SINCERE population bound and the simplex-vs-ring margin
-# argument of §5.1.
+# earlier, different version), §3 and App. I.
 #
-# **What is checked.** The App. I theorem (no configuration we reach or build has a lower SINCERE loss than the
-# regular simplex), whether Adam on free vectors reaches that simplex at τ = 0.05 (beyond the paper), §5.1's
-# statements that CircularCSE's optimum is a 2-D circle and that SINCERE separates labels by about 90° where the
-# ring's neighbours are 30° apart, §3.4's ordering SINCERE < SoftCSE < CircularCSE in planarity and ring
-# correlation, and the arithmetic of §5.1's "π/E = 30°". Free vectors are deterministic for a given initialisation,
-# so these claims use exact criteria with stated tolerances; closed forms that follow from our own construction
-# (the simplex value of the bound, the CircularCSE target's rank, the optimiser reaching the ring) are checks
-# (`kind="check"`: passed or failed), never reproductions. The numbers and verdicts are the computed table at the end
-# (section 6).
+# The paper arranges emotions on a circle, its Empirical Circumplex Model (ECM), trains small heads on top of an
+# encoder (a transformer block, GPT, or its normalised variant on the unit sphere, nGPT) and compares three
+# contrastive losses: SINCERE, SoftCSE and CircularCSE. This notebook builds the heads and losses, then asks which
+# geometry each loss prefers when it moves free unit vectors directly, with no model: the SINCERE population bound,
+# the regular simplex against the ring, and the margin argument of §5.1. Everything here is small and deterministic.
+# Judging rules follow; the table at the end (section 6) holds the computed verdicts.
 
 # %% tags=["colab-setup"]
 # @title Colab set-up { display-mode: "form" }
@@ -123,6 +117,18 @@ T0 = time.perf_counter()
 cfg
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **What is checked.** The App. I theorem (no configuration we reach or build has a lower SINCERE loss than the
+# regular simplex), whether Adam on free vectors reaches that simplex at τ = 0.05 (beyond the paper), §5.1's
+# statements that CircularCSE's optimum is a 2-D circle and that SINCERE separates labels by about 90° where the
+# ring's neighbours are 30° apart, §3.4's ordering SINCERE < SoftCSE < CircularCSE in planarity and ring
+# correlation, and the arithmetic of §5.1's "π/E = 30°". Free vectors are deterministic for a given initialisation,
+# so these claims use exact criteria with stated tolerances; closed forms that follow from our own construction
+# (the simplex value of the bound, the CircularCSE target's rank, the optimiser reaching the ring) are checks
+# (`kind="check"`: passed or failed), never reproductions. The numbers and verdicts are the computed table at the end
+# (section 6).
+#
 # ## 0 · The method from scratch, on a tiny example
 #
 # The package computes everything below in a few vectorised lines. First, the same objects written out with plain

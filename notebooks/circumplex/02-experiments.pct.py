@@ -18,39 +18,15 @@
 # %% [markdown]
 # # Mapping the Circumplex of Affect — 02 · Experiments (§4, Tables 1 and 4, Figures 1 and 4)
 #
-# Yamauchi & Aizawa, *Mapping the Circumplex of Affect*, ACL 2026 (2026.acl-long.772). GPT and nGPT heads ×
-# SINCERE / SoftCSE / CircularCSE (6 runs) + the pretrained row, on **Emolit-12** and on a **GoEmotions 9-label
-# stand-in** for SuperEmotion's GoEmotions part, scored by V-Measure (spherical k-means) and CD-r.
+# Yamauchi & Aizawa, *Mapping the Circumplex of Affect*, ACL 2026 (2026.acl-long.772), §4.
 #
-# **Setting here vs. the paper.** The paper fine-tunes or freezes 0.3–8B backbones (mE5-large, mxbai, Qwen3-4B,
-# …) and trains 15 epochs at lr 5e-5. It fine-tunes its BERT-like encoders whole, pooled at [CLS], and keeps only
-# its LLM backbones frozen, with the head alone trained (§4.1, Implementation Details; App. D, Table 3). Here the
-# backbone is a **frozen all-MiniLM-L6-v2 and only the head trains**: MiniLM is a BERT-like encoder, so the head
-# pools at [CLS] as the paper pools a BERT-like encoder (`pooling`, from
-# `companion.papers.circumplex.heads.paper_pooling`), and the pretrained row is MiniLM's [CLS] state as well; the
-# regime of every claim says "frozen MiniLM backbone, head only". Its last-layer token states are computed once and
-# cached; in the `cpu` profile they are cut to the first `max_tokens` tokens and projected by a fixed PCA (fitted on
-# the Emolit training tokens) to the head width `head_dim`, and each head trains for **a few epochs**
-# (`steps_emolit` and `steps_go` steps of `batch_size`; the paper: 15 epochs) at a larger constant learning rate
-# `lr` (the paper's 5e-5 barely moves a freshly initialised head in so few steps), the budget a shared 2-core machine
-# allows with one thread. The heads are trained as the authors train theirs: gradients clipped at `clip_norm`, and
-# nGPT's α and s_qk stepped at the rate of the backbone's width (`base_scale`), not the narrower head's. The settings
-# cell below prints every value, and section 1 prints how every head is trained. The GoEmotions
-# stand-in uses single-label comments of the 9 ECM labels (train+dev+test pooled), the same number per label for
-# training and for test, except *relief*, which has fewer single-label comments and keeps 30 % of them for test
-# (`companion.papers.circumplex.experiments.goemotions_standin`; section 1 shows the sizes). The paper's
-# SuperEmotion, Empathetic Dialogue and PersonaGen data are not available here.
-#
-# **Reading the verdicts.** Every ordering is graded as a per-seed gap against the same gap in the paper's Table 4
-# row for Qwen3-Embedding-4B (the paper's frozen embedding-model backbone), with a 95 % CI, by the one rule of
-# `companion.stats.direction`: the CI on the paper's side of 0 and within the tolerance (half the paper's gap; Table 4
-# prints one seed, no spread) is *reproduced*, on its side but outside the tolerance *partly*, on the other side or
-# inside ±tolerance while the paper's gap is larger *not reproduced*, otherwise *inconclusive*. The regime (frozen
-# MiniLM, a narrow head, a few epochs) is shown beside each verdict and never changes it. A claim is *inconclusive*
-# before that rule when a validity check measured on the runs it compares fails: a loss that did not fall by 10 %,
-# or a test V-Measure curve still moving after the budget (section 2). The numbers and verdicts are the computed
-# table at the end (section 6); the text above it says what each claim compares, never its outcome. Absolute values
-# of the paper's 0.3–8B backbones and its other data sets are not testable here.
+# Six heads (a transformer block, GPT, or its normalised variant, nGPT, each trained with SINCERE, SoftCSE or
+# CircularCSE) and the untrained encoder, on Emolit's 12 emotion labels and a 9-label GoEmotions subset standing in
+# for the paper's SuperEmotion data. Each is scored over several seeds by V-Measure (how well spherical k-means
+# clusters recover the labels) and CD-r (how well the labels' distances on the emotion circle match their embedding
+# dissimilarity). Scale: a frozen all-MiniLM-L6-v2 with only a narrow head trained a few epochs, where the paper
+# uses 0.3–8B-parameter backbones and 15 epochs. Settings and judging rules follow; the table at the end (section 6)
+# holds the computed verdicts.
 
 # %% tags=["colab-setup"]
 # @title Colab set-up { display-mode: "form" }
@@ -132,6 +108,42 @@ from companion.results import Ledger, not_testable, show_provenance
 from companion.settings import cache_dir
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# GPT and nGPT heads × SINCERE / SoftCSE / CircularCSE (6 runs) + the pretrained row, on **Emolit-12** and on a
+# **GoEmotions 9-label stand-in** for SuperEmotion's GoEmotions part, scored by V-Measure (spherical k-means) and
+# CD-r.
+#
+# **Setting here vs. the paper.** The paper fine-tunes or freezes 0.3–8B backbones (mE5-large, mxbai, Qwen3-4B,
+# …) and trains 15 epochs at lr 5e-5. It fine-tunes its BERT-like encoders whole, pooled at [CLS], and keeps only
+# its LLM backbones frozen, with the head alone trained (§4.1, Implementation Details; App. D, Table 3). Here the
+# backbone is a **frozen all-MiniLM-L6-v2 and only the head trains**: MiniLM is a BERT-like encoder, so the head
+# pools at [CLS] as the paper pools a BERT-like encoder (`pooling`, from
+# `companion.papers.circumplex.heads.paper_pooling`), and the pretrained row is MiniLM's [CLS] state as well; the
+# regime of every claim says "frozen MiniLM backbone, head only". Its last-layer token states are computed once and
+# cached; in the `cpu` profile they are cut to the first `max_tokens` tokens and projected by a fixed PCA (fitted on
+# the Emolit training tokens) to the head width `head_dim`, and each head trains for **a few epochs**
+# (`steps_emolit` and `steps_go` steps of `batch_size`; the paper: 15 epochs) at a larger constant learning rate
+# `lr` (the paper's 5e-5 barely moves a freshly initialised head in so few steps), the budget a shared 2-core machine
+# allows with one thread. The heads are trained as the authors train theirs: gradients clipped at `clip_norm`, and
+# nGPT's α and s_qk stepped at the rate of the backbone's width (`base_scale`), not the narrower head's. The settings
+# cell below prints every value, and section 1 prints how every head is trained. The GoEmotions
+# stand-in uses single-label comments of the 9 ECM labels (train+dev+test pooled), the same number per label for
+# training and for test, except *relief*, which has fewer single-label comments and keeps 30 % of them for test
+# (`companion.papers.circumplex.experiments.goemotions_standin`; section 1 shows the sizes). The paper's
+# SuperEmotion, Empathetic Dialogue and PersonaGen data are not available here.
+#
+# **Reading the verdicts.** Every ordering is graded as a per-seed gap against the same gap in the paper's Table 4
+# row for Qwen3-Embedding-4B (the paper's frozen embedding-model backbone), with a 95 % CI, by the one rule of
+# `companion.stats.direction`: the CI on the paper's side of 0 and within the tolerance (half the paper's gap; Table 4
+# prints one seed, no spread) is *reproduced*, on its side but outside the tolerance *partly*, on the other side or
+# inside ±tolerance while the paper's gap is larger *not reproduced*, otherwise *inconclusive*. The regime (frozen
+# MiniLM, a narrow head, a few epochs) is shown beside each verdict and never changes it. A claim is *inconclusive*
+# before that rule when a validity check measured on the runs it compares fails: a loss that did not fall by 10 %,
+# or a test V-Measure curve still moving after the budget (section 2). The numbers and verdicts are the computed
+# table at the end (section 6); the text above it says what each claim compares, never its outcome. Absolute values
+# of the paper's 0.3–8B backbones and its other data sets are not testable here.
+#
 # Settings per profile (smoke: a random tiny BERT, a few examples per label, a few steps; cpu: frozen MiniLM, the
 # narrow head, the steps per data set and seeds printed below; gpu: full width at the paper's 5e-5), then the claims
 # ledger. The first

@@ -18,44 +18,14 @@
 # %% [markdown]
 # # Mapping the Circumplex of Affect — 04 · Full-width heads: GPT vs nGPT per loss (§4.3, Table 4, Figs 1, 4, 5a, App. D)
 #
-# Yamauchi & Aizawa, *Mapping the Circumplex of Affect*, ACL 2026 (2026.acl-long.772). Notebooks 02–03 train heads
-# on token states projected to 64 dimensions; here every head is as wide as the frozen encoder (384, no PCA, 12
-# attention heads like the backbone, as §4.1 prescribes), because Fig 5a's dimension argument and §5.1's
-# orthogonal-labels argument are statements about the width of the head's space.
+# Yamauchi & Aizawa, *Mapping the Circumplex of Affect*, ACL 2026 (2026.acl-long.772).
 #
-# * **§4.3 / Table 4**: the nGPT − GPT gap per loss on V-Measure and CD-r, with the nGPT head trained in the
-#   authors' parametrisation (α and s_qk stored scaled by d^-1/2, the default) **and** stored plainly.
-# * **Fig 1 / Fig 4**: the top-2 explained variance per loss, and the structure of the AvgCosSim matrix (mean
-#   between labels, agreement with the circle's cos Δθ).
-# * **Fig 5a**: V-Measure after PCA of the full-width embeddings to k dimensions.
-# * **App. D**: CircularCSE with a margin m > 0 against m = 0.
-# * **Eq. 5**: our SINCERE/SoftCSE average over anchors with a positive (1/|A|); the size of the difference to 1/B.
-#
-# **What is scaled.** A frozen all-MiniLM-L6-v2 (22M parameters, already contrastively trained) replaces the
-# paper's 0.3–8B backbones, and only the head trains: the paper fine-tunes its BERT-like encoders whole, pooled at
-# [CLS], and keeps only its LLM backbones frozen (§4.1, Implementation Details; App. D, Table 3). MiniLM is a
-# BERT-like encoder, so the heads pool at [CLS] as the paper pools one (`pooling`, from
-# `companion.papers.circumplex.heads.paper_pooling`), the pretrained row is MiniLM's [CLS] state, and every regime
-# says "frozen MiniLM backbone, head only". The heads are trained as the authors train theirs: gradients clipped at
-# `clip_norm` and nGPT's α and s_qk stepped at the rate of the backbone's width (`base_scale`; at full width the
-# head's own). The head has the encoder's full width and as many attention heads (no PCA) but reads only the first
-# `max_tokens` token states of each text (a full-width step costs more the more tokens it reads; section 3 prints
-# each loss's mean training time); each loss trains at the settings' `lr` for a budget of its own (`epochs`,
-# `epochs_by_loss`) instead of the paper's 15 epochs at 5e-5 (the budgets chosen from the learning curves of an
-# earlier run; section 3 shows this run's curves and the probes that train `probe_extra_points` curve intervals
-# further, and the plateau check reads them); the seeds of the settings; Emolit only; one margin (`margins`). The
-# settings cell below prints every value.
-#
-# **Reading the verdicts.** One rule (`companion.stats.direction`): where Table 4 prints the gap, the CI of our
-# per-seed gap on the paper's side of 0 is *reproduced* when within the tolerance (half the paper's gap; Table 4
-# prints one seed, no spread) and *partly* outside it; on the other side, or inside ±tolerance while the paper's gap
-# is larger, *not reproduced*; otherwise *inconclusive*. Where a figure prints no value the paper's side is its
-# stated direction or level. The regime (a small frozen encoder that is already contrastively trained, three seeds,
-# against the paper's one seed of a 4B backbone) is shown beside each verdict and never changes it. Validity checks
-# measured on the compared runs come first: a loss that did not fall by 10 %, or a test V-Measure still moving after
-# the budget, makes the claim *inconclusive*. Each claim is recorded in the section that measures it; the numbers and
-# verdicts are the computed table at the end (section 8); the text says what each claim compares, never its
-# outcome.
+# Notebooks 02–03 train heads on token states projected to 64 dimensions; here every head is as wide as the encoder
+# (384), since some of the paper's arguments concern the width of the head's space. Measured: the gap between
+# normalised (nGPT) and plain transformer-block (GPT) heads per loss (Table 4), variance and similarity structure
+# (Figs 1, 4), clustering after dimension reduction (Fig 5a) and a CircularCSE margin (App. D). Scale: a frozen
+# all-MiniLM-L6-v2, head only, Emolit only, a budget per loss instead of 15 epochs, several seeds. Settings and
+# judging rules follow; the table at the end (section 8) holds the computed verdicts.
 
 # %% tags=["colab-setup"]
 # @title Colab set-up { display-mode: "form" }
@@ -138,6 +108,46 @@ from companion.results import Ledger, at_least, show_provenance
 from companion.training import index_batches
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# Notebooks 02–03 train heads on token states projected to 64 dimensions; here every head is as wide as the frozen
+# encoder (384, no PCA, 12 attention heads like the backbone, as §4.1 prescribes), because Fig 5a's dimension
+# argument and §5.1's orthogonal-labels argument are statements about the width of the head's space.
+#
+# * **§4.3 / Table 4**: the nGPT − GPT gap per loss on V-Measure and CD-r, with the nGPT head trained in the
+#   authors' parametrisation (α and s_qk stored scaled by d^-1/2, the default) **and** stored plainly.
+# * **Fig 1 / Fig 4**: the top-2 explained variance per loss, and the structure of the AvgCosSim matrix (mean
+#   between labels, agreement with the circle's cos Δθ).
+# * **Fig 5a**: V-Measure after PCA of the full-width embeddings to k dimensions.
+# * **App. D**: CircularCSE with a margin m > 0 against m = 0.
+# * **Eq. 5**: our SINCERE/SoftCSE average over anchors with a positive (1/|A|); the size of the difference to 1/B.
+#
+# **What is scaled.** A frozen all-MiniLM-L6-v2 (22M parameters, already contrastively trained) replaces the
+# paper's 0.3–8B backbones, and only the head trains: the paper fine-tunes its BERT-like encoders whole, pooled at
+# [CLS], and keeps only its LLM backbones frozen (§4.1, Implementation Details; App. D, Table 3). MiniLM is a
+# BERT-like encoder, so the heads pool at [CLS] as the paper pools one (`pooling`, from
+# `companion.papers.circumplex.heads.paper_pooling`), the pretrained row is MiniLM's [CLS] state, and every regime
+# says "frozen MiniLM backbone, head only". The heads are trained as the authors train theirs: gradients clipped at
+# `clip_norm` and nGPT's α and s_qk stepped at the rate of the backbone's width (`base_scale`; at full width the
+# head's own). The head has the encoder's full width and as many attention heads (no PCA) but reads only the first
+# `max_tokens` token states of each text (a full-width step costs more the more tokens it reads; section 3 prints
+# each loss's mean training time); each loss trains at the settings' `lr` for a budget of its own (`epochs`,
+# `epochs_by_loss`) instead of the paper's 15 epochs at 5e-5 (the budgets chosen from the learning curves of an
+# earlier run; section 3 shows this run's curves and the probes that train `probe_extra_points` curve intervals
+# further, and the plateau check reads them); the seeds of the settings; Emolit only; one margin (`margins`). The
+# settings cell below prints every value.
+#
+# **Reading the verdicts.** One rule (`companion.stats.direction`): where Table 4 prints the gap, the CI of our
+# per-seed gap on the paper's side of 0 is *reproduced* when within the tolerance (half the paper's gap; Table 4
+# prints one seed, no spread) and *partly* outside it; on the other side, or inside ±tolerance while the paper's gap
+# is larger, *not reproduced*; otherwise *inconclusive*. Where a figure prints no value the paper's side is its
+# stated direction or level. The regime (a small frozen encoder that is already contrastively trained, three seeds,
+# against the paper's one seed of a 4B backbone) is shown beside each verdict and never changes it. Validity checks
+# measured on the compared runs come first: a loss that did not fall by 10 %, or a test V-Measure still moving after
+# the budget, makes the claim *inconclusive*. Each claim is recorded in the section that measures it; the numbers and
+# verdicts are the computed table at the end (section 8); the text says what each claim compares, never its
+# outcome.
+#
 # Settings per profile (smoke: a random tiny BERT, a few texts, a few steps; cpu: frozen MiniLM at its full width,
 # with the attention heads, epochs per loss and seeds printed below; gpu: mE5 at the paper's 15 epochs and lr 5e-5).
 # How every head is trained: pooled by `pooling` (the paper's pooling for the backbone's family or name), gradients

@@ -18,18 +18,16 @@
 # %% [markdown]
 # # Representational compositionality: ε_τ, readout invariance (D.7) and capacity reorganisation (D.5)
 #
-# **Paper.** I. Mohr, J. Dujany, J. Souquet, A. Freitas, *Principles of Concept Representation in Sentence
-# Encoders*, arXiv 2606.06994. **Covers** §3 and App. D: a retrieval-margin error rate on worked examples (our own
-# quantity, not the paper's ε_τ, see below); Theorem D.7 (readout invariance, App. D.8: if every top layer is within
-# γ of the last, any two simplex-weighted readouts differ by at most 2γ) as a property check on random draws and
-# measured on all-MiniLM-L6-v2; Theorem D.5 (capacity reorganisation, App. D.6: contrastive training lowers
-# anisotropy in a fixed dimension d) on a synthetic contrastive toy.
+# **Paper.** Mohr, Dujany, Souquet & Freitas, *Principles of Concept Representation in Sentence Encoders*, arXiv
+# 2606.06994, §3 and App. D.
 #
-# **Verdicts** are computed in the claims table at the end, never typed. Claims on the toy are judged by the one rule
-# of `companion.stats` (the paper states a direction only: the CI of the paired end − start difference on the
-# paper's side of 0 is *reproduced*, on the other side *not reproduced*, covering 0 *inconclusive*), after a
-# validity check measured on the toy's curves (has it reached its plateau?). The regime (a synthetic toy, not a
-# sentence encoder) is stated beside each verdict and never changes it. Checks of our own code pass or fail.
+# Three parts of the paper's theory, each tested on what it is about. Worked examples compute a retrieval-margin
+# error rate (our own quantity, not the paper's ε_τ, a distortion of composition). Theorem D.7, readout invariance:
+# when the top layers all lie close to the last one, any weighted average of them gives nearly the same embedding;
+# checked on random draws and measured on all-MiniLM-L6-v2. Theorem D.5, capacity reorganisation: contrastive
+# training lowers anisotropy (how far embeddings crowd into one direction) without more dimensions; tested on a
+# small synthetic contrastive toy over several seeds. Settings and judging rules follow; the claims table at the end
+# holds the computed verdicts.
 
 # %% tags=["colab-setup"]
 # @title Colab set-up { display-mode: "form" }
@@ -118,6 +116,20 @@ from companion.papers.concepts.toy import capacity_toy_trace, toy_endpoints
 from companion.results import Ledger, holds, show_provenance
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Covers** §3 and App. D: a retrieval-margin error rate on worked examples (our own quantity, not the paper's ε_τ,
+# see below); Theorem D.7 (readout invariance, App. D.8: if every top layer is within γ of the last, any two
+# simplex-weighted readouts differ by at most 2γ) as a property check on random draws and measured on
+# all-MiniLM-L6-v2; Theorem D.5 (capacity reorganisation, App. D.6: contrastive training lowers anisotropy in a
+# fixed dimension d) on a synthetic contrastive toy.
+#
+# **Verdicts** are computed in the claims table at the end, never typed. Claims on the toy are judged by the one rule
+# of `companion.stats` (the paper states a direction only: the CI of the paired end − start difference on the
+# paper's side of 0 is *reproduced*, on the other side *not reproduced*, covering 0 *inconclusive*), after a
+# validity check measured on the toy's curves (has it reached its plateau?). The regime (a synthetic toy, not a
+# sentence encoder) is stated beside each verdict and never changes it. Checks of our own code pass or fail.
+#
 # Settings per profile (smoke: a few random draws, texts and toy steps; cpu: the draws, definitions, toy steps,
 # toy concepts and seeds printed below), then the claims ledger.
 

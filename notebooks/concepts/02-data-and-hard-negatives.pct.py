@@ -18,19 +18,16 @@
 # %% [markdown]
 # # Concept data: WordNet pairs, headword masking, splits and five hard-negative rules
 #
-# **Paper.** I. Mohr, J. Dujany, J. Souquet, A. Freitas, *Principles of Concept Representation in Sentence
-# Encoders*, arXiv 2606.06994 (Idiap / Merck KGaA). **Reproduces** §4.5, App. B and App. G: the WordNet 3.0
-# syn / t2d pair extraction (the paper's 315K syn pairs), headword masking, the synset-level in-domain split, the
-# head-holdout split by sense frequency (WordNet's `cntlist` counts), a **proxy** for the source-holdout split
-# (whole lexicographer files held out, since the paper's Wiktionary source is not available here), and the five
-# rule-made hard negatives with examples, counts and how hard each is for the frozen encoder (B0, MiniLM).
+# **Paper.** Mohr, Dujany, Souquet & Freitas, *Principles of Concept Representation in Sentence Encoders*, arXiv
+# 2606.06994, §4.5, App. B and App. G.
 #
-# **Verdicts** are computed in the claims table at the end, never typed. Checks of our own construction (pair counts
-# against §4.5, build time, masking, disjoint splits) pass or fail. The paper claims on the frozen encoder are judged
-# on one deterministic run: where noise from the sampled test items matters, the interval is a bootstrap over those
-# items (`companion.papers.concepts.evaluation.frozen_bootstrap`) judged by the one rule of `companion.stats`; the
-# regime (MiniLM for the paper's mpnet, WordNet glosses, our reading of the negation rule) is stated beside each
-# verdict and never changes it.
+# The paper trains encoders to match a term with its definition. This notebook builds that data from WordNet 3.0:
+# synonym pairs (syn) and term-to-definition pairs (t2d), the term masked in its own definition, three test splits
+# (held-out synsets, WordNet's synonym sets; the most frequent headwords held out; whole WordNet topic files held
+# out, a proxy for the paper's Wiktionary split) and five rules writing hard negatives, near-miss definitions. It
+# counts pairs against the paper's and measures how hard each rule's negatives are for the frozen encoder (B0:
+# all-MiniLM-L6-v2 as it is), in one deterministic run. Settings and judging rules follow; the claims table at the
+# end holds the computed verdicts.
 
 # %% tags=["colab-setup"]
 # @title Colab set-up { display-mode: "form" }
@@ -116,6 +113,21 @@ from companion import stats
 from companion.results import Ledger, at_most, holds, not_testable, show_provenance, within
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Reproduces** §4.5, App. B and App. G: the WordNet 3.0 syn / t2d pair extraction (the paper's 315K syn pairs),
+# headword masking, the synset-level in-domain split, the head-holdout split by sense frequency (WordNet's `cntlist`
+# counts), a **proxy** for the source-holdout split (whole lexicographer files held out, since the paper's
+# Wiktionary source is not available here), and the five rule-made hard negatives with examples, counts and how hard
+# each is for the frozen encoder (B0, MiniLM).
+#
+# **Verdicts** are computed in the claims table at the end, never typed. Checks of our own construction (pair counts
+# against §4.5, build time, masking, disjoint splits) pass or fail. The paper claims on the frozen encoder are judged
+# on one deterministic run: where noise from the sampled test items matters, the interval is a bootstrap over those
+# items (`companion.papers.concepts.evaluation.frozen_bootstrap`) judged by the one rule of `companion.stats`; the
+# regime (MiniLM for the paper's mpnet, WordNet glosses, our reading of the negation rule) is stated beside each
+# verdict and never changes it.
+#
 # Settings per profile (smoke: a few evaluation rows; cpu: `n_rows`, printed below; both time a fresh build of the
 # WordNet tables),
 # the claims ledger and the numbers the paper states.

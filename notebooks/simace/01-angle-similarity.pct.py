@@ -18,25 +18,15 @@
 # %% [markdown]
 # # SimACE §3: why an angle instead of a cosine?
 #
-# **Paper.** Y. H. Jeong, M. Han, D.-K. Chae, *A Simple Angle-based Approach for Contrastive Learning of
-# Unsupervised Sentence Representation* (SimACE), Findings of EMNLP 2024 (anthology 2024.findings-emnlp.318;
-# reviewed as an anonymous ACL submission, no code released). **Reproduces** §3: the gradient argument
-# (Eq. 2–6), the angle similarity (Eq. 7, $\theta = \pi/2 - \arccos\cos$), the SimACE loss (Eq. 8–9, margin
-# in degrees) and Fig. 1b (derivative curves), plus a synthetic experiment without any pretrained model.
+# **Paper.** Jeong, Han & Chae, *A Simple Angle-based Approach for Contrastive Learning of Unsupervised Sentence
+# Representation* (SimACE), Findings of EMNLP 2024 (anthology 2024.findings-emnlp.318), §3: Eq. 2–9 and Fig. 1b.
 #
-# **What we check.** (1) Autograd confirms $\|\partial\cos/\partial z\| = \sin\phi/\|z\|$ and
-# $\|\partial\theta/\partial z\| = 1/\|z\|$: the angle's gradient does not decay at small or large angles.
-# (2) The closed form $L = \log(1 + (N-1)e^{-\pi/(2\tau)})$. (3) The per-pair forces *inside the loss* (softmax
-# weight × chain-rule factor) across $\tau \in \{0.05, 0.06, 0.07\}$ and $m \in \{-10°, 0°, 10°\}$. (4) A small
-# MLP with dropout whose outputs start in a narrow cone, trained with SimCSE vs SimACE at equal budgets.
-#
-# **Verdicts** are computed in the claims table at the end, never typed. The gradient identities of Eq. 6 and the
-# closed form of Eq. 9 are our own checks (passed or failed to float64 precision). The paper's §3.2 statements are
-# evaluated *inside the loss* (deterministic, no training) over every cone × τ × m case: all cases holding is
-# *reproduced*, some *partly*, none *not reproduced*. The synthetic narrow-cone experiment is beyond the paper: each
-# claim is a seed-paired difference SimACE − SimCSE with its 95 % CI, judged on its direction, and an end-of-training
-# claim carries a measured check that the compared gap is stable over the last third of training
-# (`companion.stats.plateau`).
+# The paper swaps the cosine in a contrastive loss for an angle with a margin, arguing that the cosine's gradient
+# fades for pairs very close or far apart while the angle's stays. This notebook checks that argument by automatic
+# differentiation, the loss's closed form, and the force on each pair across temperatures and margins, all
+# deterministic. Beyond the paper, a small multi-layer perceptron (MLP) whose outputs start in a narrow cone is
+# trained with SimCSE (the cosine loss) and with SimACE at equal budgets, over several seeds. Settings and judging
+# rules follow; the claims table at the end holds the computed verdicts.
 
 # %% tags=["colab-setup"]
 # @title Colab set-up { display-mode: "form" }
@@ -117,6 +107,26 @@ from companion.results import Ledger, at_most, holds, show_provenance
 from companion.similarities import cos_to_angle
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Reproduces** §3: the gradient argument (Eq. 2–6), the angle similarity (Eq. 7, $\theta = \pi/2 - \arccos\cos$),
+# the SimACE loss (Eq. 8–9, margin in degrees) and Fig. 1b (derivative curves), plus a synthetic experiment without
+# any pretrained model.
+#
+# **What we check.** (1) Autograd confirms $\|\partial\cos/\partial z\| = \sin\phi/\|z\|$ and
+# $\|\partial\theta/\partial z\| = 1/\|z\|$: the angle's gradient does not decay at small or large angles.
+# (2) The closed form $L = \log(1 + (N-1)e^{-\pi/(2\tau)})$. (3) The per-pair forces *inside the loss* (softmax
+# weight × chain-rule factor) across $\tau \in \{0.05, 0.06, 0.07\}$ and $m \in \{-10°, 0°, 10°\}$. (4) A small
+# MLP with dropout whose outputs start in a narrow cone, trained with SimCSE vs SimACE at equal budgets.
+#
+# **Verdicts** are computed in the claims table at the end, never typed. The gradient identities of Eq. 6 and the
+# closed form of Eq. 9 are our own checks (passed or failed to float64 precision). The paper's §3.2 statements are
+# evaluated *inside the loss* (deterministic, no training) over every cone × τ × m case: all cases holding is
+# *reproduced*, some *partly*, none *not reproduced*. The synthetic narrow-cone experiment is beyond the paper: each
+# claim is a seed-paired difference SimACE − SimCSE with its 95 % CI, judged on its direction, and an end-of-training
+# claim carries a measured check that the compared gap is stable over the last third of training
+# (`companion.stats.plateau`).
+#
 # Settings of each profile (`smoke` exercises the code in seconds, `cpu` is the reproduction):
 
 # %%

@@ -18,31 +18,16 @@
 # %% [markdown]
 # # Errata: inconsistencies in the five papers, each proven by a computation
 #
-# **Papers and places.** Weighted contrastive learning (Vock, Duchesnay & Dufumier, arXiv 2605.13943) Thm 3.7,
-# Cor. 3.9, §4.2, the Fig. 4 caption and App. D.1, D.2, E and F.2; AnglE (Li & Li, arXiv 2309.12871) Eq. 3–6,
-# §4.3, §4.5, Tables 2, 3 and 5; the circumplex of affect (Yamauchi & Aizawa, ACL 2026) §5.1, Tables 1 and 4;
-# SimACE (Jeong, Han & Chae, Findings of EMNLP 2024) §4.2, §4.3, App. E, App. G, Tables 1, 2, 4, 7, 9, 10, 11, 12,
-# 13, 14 and the Fig. 9 caption; principles of concept representation (Mohr, Dujany, Souquet & Freitas, arXiv
-# 2606.06994) §1, §5.1, §5.2, §5.4, §5.5, App. H, App. I and Table 12.
+# **Papers.** All five: weighted contrastive learning (Vock, Duchesnay & Dufumier, arXiv 2605.13943), AnglE (Li &
+# Li, arXiv 2309.12871), the circumplex of affect (Yamauchi & Aizawa, ACL 2026), SimACE (Jeong, Han & Chae, Findings
+# of EMNLP 2024) and the principles of concept representation (Mohr, Dujany, Souquet & Freitas, arXiv 2606.06994);
+# places listed below.
 #
-# Every erratum below is a **claim of the form "the paper is inconsistent here"**, located in the paper's text
-# (`source` = `<paper> | <block>`), and decided by a cell that recomputes a formula, a gradient or a table average,
-# or compares two statements the paper makes about the same thing. The verdict is computed: *confirmed* = the
-# inconsistency holds; *partly* = the two statements differ but the text leaves a reading under which they agree.
-# An erratum is counted apart from the reproductions: it is never a reproduced paper claim. Prose numbers come from `data/synthesis/errata_statements.csv`, table cells from the papers' transcriptions
-# `data/<paper>/table*.csv` (each row with its source), never from a cell. The
-# [errata page](../../site/errata.qmd) is generated from this notebook's ledger.
-#
-# **Verdicts.** The summary table at the end lists every erratum with its computed verdict; the site's errata page
-# is generated from it. Sections 1–9 are errata found by reading the papers against themselves; section 10 adds
-# those found while reproducing them (a theorem's printed conclusion that its optimum does not satisfy, a relation
-# off by a constant, a caption or summary its own table contradicts). Statements that were re-checked and found
-# right (for instance AnglE's 5.52-point gain over SBERT in §4.3, or the circumplex §6's gap of about 0.1 against
-# Table 4) are not errata and are asserted by the papers' table tests instead. Section 11 runs the table auditor
-# (`python -m companion audit-tables`) over every transcribed table: each of its findings is one of the errata here
-# or explained in its allow-list, and the errata only it found are recorded there. One root cause is one erratum,
-# its consequences listed under it; errata of earlier versions that the text does not support, or that rounding or
-# the text's own wording explains, are withdrawn (see the end of the notebook).
+# An erratum here is a claim that a paper contradicts itself at a given place: a printed formula, gradient or table
+# average is recomputed, or two statements about one quantity are compared, and the verdict is computed (confirmed,
+# or partly when one reading reconciles them). Errata are counted apart from the reproductions. A table auditor also
+# checks every transcribed table. The summary table at the end lists every erratum; the site's errata page is
+# generated from it.
 
 # %% tags=["colab-setup"]
 # @title Colab set-up { display-mode: "form" }
@@ -128,6 +113,34 @@ from companion.results import Ledger, holds, show_provenance
 from companion.settings import REPO_ROOT
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Places in the papers.** Weighted contrastive learning (Vock, Duchesnay & Dufumier, arXiv 2605.13943) Thm 3.7,
+# Cor. 3.9, §4.2, the Fig. 4 caption and App. D.1, D.2, E and F.2; AnglE (Li & Li, arXiv 2309.12871) Eq. 3–6, §4.3,
+# §4.5, Tables 2, 3 and 5; the circumplex of affect (Yamauchi & Aizawa, ACL 2026) §5.1, Tables 1 and 4; SimACE
+# (Jeong, Han & Chae, Findings of EMNLP 2024) §4.2, §4.3, App. E, App. G, Tables 1, 2, 4, 7, 9, 10, 11, 12, 13, 14
+# and the Fig. 9 caption; principles of concept representation (Mohr, Dujany, Souquet & Freitas, arXiv 2606.06994)
+# §1, §5.1, §5.2, §5.4, §5.5, App. H, App. I and Table 12.
+#
+# Every erratum below is a **claim of the form "the paper is inconsistent here"**, located in the paper's text
+# (`source` = `<paper> | <block>`), and decided by a cell that recomputes a formula, a gradient or a table average,
+# or compares two statements the paper makes about the same thing. The verdict is computed: *confirmed* = the
+# inconsistency holds; *partly* = the two statements differ but the text leaves a reading under which they agree.
+# An erratum is counted apart from the reproductions: it is never a reproduced paper claim. Prose numbers come from `data/synthesis/errata_statements.csv`, table cells from the papers' transcriptions
+# `data/<paper>/table*.csv` (each row with its source), never from a cell. The
+# [errata page](../../site/errata.qmd) is generated from this notebook's ledger.
+#
+# **Verdicts.** The summary table at the end lists every erratum with its computed verdict; the site's errata page
+# is generated from it. Sections 1–9 are errata found by reading the papers against themselves; section 10 adds
+# those found while reproducing them (a theorem's printed conclusion that its optimum does not satisfy, a relation
+# off by a constant, a caption or summary its own table contradicts). Statements that were re-checked and found
+# right (for instance AnglE's 5.52-point gain over SBERT in §4.3, or the circumplex §6's gap of about 0.1 against
+# Table 4) are not errata and are asserted by the papers' table tests instead. Section 11 runs the table auditor
+# (`python -m companion audit-tables`) over every transcribed table: each of its findings is one of the errata here
+# or explained in its allow-list, and the errata only it found are recorded there. One root cause is one erratum,
+# its consequences listed under it; errata of earlier versions that the text does not support, or that rounding or
+# the text's own wording explains, are withdrawn (see the end of the notebook).
+#
 # Settings, the ledger, and the two readers of the papers' numbers: `stated(key)` (a prose number of
 # `errata_statements.csv`) and `table(paper, file)` (a transcribed table, cells as printed).
 

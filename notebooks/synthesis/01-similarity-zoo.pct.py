@@ -18,38 +18,15 @@
 # %% [markdown]
 # # Similarity zoo: eight objectives of the five papers on one setup
 #
-# **Papers.** Each of the five papers argues for a similarity or an objective against cosine InfoNCE, each on its
-# own setup: SimACE (Jeong, Han & Chae, Findings of EMNLP 2024) for an angle with a margin; AnglE (Li & Li, arXiv
-# 2309.12871) for CoSENT + in-batch negatives + an angle in complex space; the weighted-contrastive framework (Vock,
-# Duchesnay & Dufumier, arXiv 2605.13943) for (Soft) SupCon as distance geometry; the circumplex paper (Yamauchi &
-# Aizawa, ACL 2026) for CircularCSE; the concept paper (Mohr et al., arXiv 2606.06994) contributes no pairwise
-# similarity of its own, its InfoNCE is SimCSE's. **Beyond the papers**: there is no zoo table in any of them; the
-# claims below are each paper's headline ordering *as it transfers* to this setup, with criteria of our own.
+# **Papers.** All five, side by side: a comparison none of them makes (beyond the papers).
 #
-# **One setup** = one backbone (all-MiniLM-L6-v2, its native mean pooling), one trainable part (the top transformer
-# layer, `companion.encoders.upper.UpperEncoder`, over cached lower-layer states; no MLP pooler), one budget (the same steps,
-# batch size, AdamW learning rate and linear decay, the same seeds) and one evaluation suite
-# (`companion.papers.synthesis.zoo.evaluate`: STS on seven sets, alignment/uniformity, anisotropy, effective rank, V-Measure and CD-r
-# on the Emolit test split). Each objective trains on its **natural data**: dropout views of the mirrored Wikipedia
-# sentences (SimCSE, SimACE, ArcCon), graded STS-B train pairs (CoSENT, AnglE), Emolit labels (SupCon, Soft SupCon,
-# CircularCSE; class-balanced batches). This notebook adds no loss code: `companion.papers.synthesis.zoo` only calls the companion's
-# losses and metrics.
-#
-# **How the claims are judged** (§6; all *beyond the papers*). Each claim is a difference A − B of one metric over
-# the same seeds (`companion.stats`: the paired t interval and test, and the design's minimum detectable effect at
-# 80 % power), judged by the symmetric direction rule: where the source paper prints the difference on the same kind
-# of number (Spearman × 100 on STS: SimACE's Table 1 for SimACE vs SimCSE and ArcCon, AnglE's Table 4 for AnglE vs
-# CoSENT) that difference is the magnitude, with half of it as the tolerance (no spread printed), so an effect
-# shown absent with the power to see it is *not reproduced*; the other orderings carry a direction only (their
-# sources measure them on other backbones, data and objectives). A CI that excludes zero whose paired t-test does
-# not survive Holm over the family of claims is *inconclusive*. Two checks measured on the runs gate every claim:
-# *trained* (each compared objective's loss fell from the first to the last third of its steps, with a 95 % CI over
-# seeds above 0) and *plateau* (its loss, averaged over seeds, has a slope over the last third whose CI covers 0);
-# the claims on the STS-B objectives (AnglE's CoSENT and AnglE) also carry AnglE's *moved* check (every compared run
-# moved off the untrained encoder on the STS pairs: its score changed by more than the untrained score's bootstrap
-# noise, or its embeddings turned by at least `DRIFT_MIN`); a failed check makes the claim inconclusive. Our set-up
-# (MiniLM's top layer, a short budget) is named beside every verdict as its regime and never changes it. The
-# verdicts are in the claims table of §6.
+# Each paper argues for its own similarity or objective against cosine InfoNCE, each on its own setup. Here eight of
+# them (SimCSE, SimACE and ArcCon on dropout views of Wikipedia sentences; CoSENT and AnglE on graded STS benchmark
+# pairs, STS-B; SupCon, Soft SupCon and CircularCSE on Emolit's emotion labels) train under one budget and are
+# scored by one suite: semantic textual similarity (STS) on seven sets, alignment and uniformity, anisotropy,
+# effective rank and emotion clustering. Claims ask whether each paper's headline ordering carries over, paired over
+# seeds. Scale: all-MiniLM-L6-v2 with only its top layer trained, a short budget, several seeds. Settings and
+# judging rules follow; the claims table of §6 holds the computed verdicts.
 
 # %% tags=["colab-setup"]
 # @title Colab set-up { display-mode: "form" }
@@ -136,6 +113,41 @@ from companion.encoders.upper import UpperEncoder
 from companion.sts import sts_pairs_subset
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Papers.** Each of the five papers argues for a similarity or an objective against cosine InfoNCE, each on its
+# own setup: SimACE (Jeong, Han & Chae, Findings of EMNLP 2024) for an angle with a margin; AnglE (Li & Li, arXiv
+# 2309.12871) for CoSENT + in-batch negatives + an angle in complex space; the weighted-contrastive framework (Vock,
+# Duchesnay & Dufumier, arXiv 2605.13943) for (Soft) SupCon as distance geometry; the circumplex paper (Yamauchi &
+# Aizawa, ACL 2026) for CircularCSE; the concept paper (Mohr et al., arXiv 2606.06994) contributes no pairwise
+# similarity of its own, its InfoNCE is SimCSE's. **Beyond the papers**: there is no zoo table in any of them; the
+# claims below are each paper's headline ordering *as it transfers* to this setup, with criteria of our own.
+#
+# **One setup** = one backbone (all-MiniLM-L6-v2, its native mean pooling), one trainable part (the top transformer
+# layer, `companion.encoders.upper.UpperEncoder`, over cached lower-layer states; no MLP pooler), one budget (the same steps,
+# batch size, AdamW learning rate and linear decay, the same seeds) and one evaluation suite
+# (`companion.papers.synthesis.zoo.evaluate`: STS on seven sets, alignment/uniformity, anisotropy, effective rank, V-Measure and CD-r
+# on the Emolit test split). Each objective trains on its **natural data**: dropout views of the mirrored Wikipedia
+# sentences (SimCSE, SimACE, ArcCon), graded STS-B train pairs (CoSENT, AnglE), Emolit labels (SupCon, Soft SupCon,
+# CircularCSE; class-balanced batches). This notebook adds no loss code: `companion.papers.synthesis.zoo` only calls the companion's
+# losses and metrics.
+#
+# **How the claims are judged** (§6; all *beyond the papers*). Each claim is a difference A − B of one metric over
+# the same seeds (`companion.stats`: the paired t interval and test, and the design's minimum detectable effect at
+# 80 % power), judged by the symmetric direction rule: where the source paper prints the difference on the same kind
+# of number (Spearman × 100 on STS: SimACE's Table 1 for SimACE vs SimCSE and ArcCon, AnglE's Table 4 for AnglE vs
+# CoSENT) that difference is the magnitude, with half of it as the tolerance (no spread printed), so an effect
+# shown absent with the power to see it is *not reproduced*; the other orderings carry a direction only (their
+# sources measure them on other backbones, data and objectives). A CI that excludes zero whose paired t-test does
+# not survive Holm over the family of claims is *inconclusive*. Two checks measured on the runs gate every claim:
+# *trained* (each compared objective's loss fell from the first to the last third of its steps, with a 95 % CI over
+# seeds above 0) and *plateau* (its loss, averaged over seeds, has a slope over the last third whose CI covers 0);
+# the claims on the STS-B objectives (AnglE's CoSENT and AnglE) also carry AnglE's *moved* check (every compared run
+# moved off the untrained encoder on the STS pairs: its score changed by more than the untrained score's bootstrap
+# noise, or its embeddings turned by at least `DRIFT_MIN`); a failed check makes the claim inconclusive. Our set-up
+# (MiniLM's top layer, a short budget) is named beside every verdict as its regime and never changes it. The
+# verdicts are in the claims table of §6.
+#
 # Settings of each profile, and the eight objectives with their data, source and hyper-parameters:
 
 # %%
