@@ -81,15 +81,15 @@ def _cmd_colab(args: argparse.Namespace) -> int:
     changed = colab.apply(check_only=args.check)
     repository = colab.repository()
     state = (f"repository {repository}" if repository
-             else "no repository configured: no badges; on Colab the set-up cell says so")
+             else "no repository configured: no badges; on Colab the set-up cell asks for one")
     if args.check:
         for path in changed:
             print(f"out of date: {path}")
-        print(f"{len(changed)} notebook(s) out of date ({state})" if changed else f"colab cells up to date ({state})")
+        print(f"{len(changed)} file(s) out of date ({state})" if changed else f"colab cells up to date ({state})")
         return 1 if changed else 0
     for path in changed:
         print(f"updated {path}")
-    print(f"{len(changed)} notebook file(s) updated ({state})")
+    print(f"{len(changed)} file(s) updated ({state})")
     return 0
 
 
@@ -229,7 +229,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("notebooks", help="clean or check stored notebook outputs (see 'notebooks clean --help')",
                    add_help=False)
 
-    colab = sub.add_parser("colab", help="write the Colab badge and set-up cell of every notebook (idempotent)")
+    colab = sub.add_parser("colab", help="write the Colab badge and set-up cell of every notebook and the site's install command "
+                                       "(idempotent)")
     colab.add_argument("--check", action="store_true", help="only check, exit 1 when a notebook is out of date")
     colab.set_defaults(func=_cmd_colab)
 

@@ -257,6 +257,40 @@ def provenance(profile: str, seeds: Sequence[int], wall_time_s: float | None = N
     return out
 
 
+def provenance_path(paper: str, notebook: str, root: Path | None = None) -> Path:
+    """``<results>/<paper>/<notebook>.provenance.json``: the record :meth:`Ledger.save` writes beside the ledger
+    (``root``: the results folder, default :func:`companion.settings.results_dir`)."""
+    root = Path(root) if root is not None else _settings.results_dir()
+    return root / paper / f"{Path(notebook).stem}.provenance.json"
+
+
+def ledger_provenance(paper: str, notebook: str, root: Path | None = None, since: float | None = None) -> dict | None:
+    """The provenance record of the notebook's ledger (:func:`provenance_path`); ``None`` when there is none, or
+    (with ``since``, a :func:`time.time`) when it was written before ``since``."""
+    path = provenance_path(paper, notebook, root)
+    if not path.is_file() or (since is not None and path.stat().st_mtime < since):
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, (list, dict, str)) and not value)
+
+
+def completed_provenance(record: dict[str, Any], known: dict[str, Any] | None) -> dict[str, Any]:
+    """``record`` (a notebook's ``metadata.companion``, whose runner knows no seeds) with each of its empty fields
+    (``[]``, ``{}``, ``""``, ``None``) taken from ``known``, the ledger's provenance of the same run, where that
+    field is not empty there; every other field as it is, and no field added. ``known`` of another profile (or
+    ``None``) fills nothing."""
+    out = dict(record)
+    if not known or known.get("profile") != record.get("profile"):
+        return out
+    for key, value in record.items():
+        if _empty(value) and not _empty(known.get(key)):
+            out[key] = known[key]
+    return out
+
+
 # --------------------------------------------------------------------------------------------- figures
 def figure_output(png: bytes, figure: str, name: str) -> dict:
     """A ``display_data`` output showing ``png``; ``figure`` is its file under the figures folder."""

@@ -26,7 +26,8 @@ The rules of :func:`clean`:
 * **metadata** — papermill's and Jupyter's execution records (``metadata.papermill``, ``metadata.execution``,
   ``ExecuteTime``, widget state) are removed from the notebook and from every cell. The run's provenance stays in
   one place: ``metadata.companion`` (written by the runner) and the notebook's last cell
-  (:func:`companion.results.show_provenance`).
+  (:func:`companion.results.show_provenance`). A stored notebook's empty fields there (the seeds) are filled from
+  its ledger's provenance (:func:`provenance_gaps`).
 * **ids** — the parameters cell papermill injects gets the id ``injected-parameters`` instead of a random one.
 * **duplicates** — an ``execute_result`` equal to the display output just before it (a function that displays
   and returns the same table) is dropped; ipywidgets views are dropped (their state is not stored, so every
@@ -52,6 +53,7 @@ from typing import Any
 
 from companion import settings as _settings
 from companion.publish.notebooks import paper_of
+from companion.results import completed_provenance, ledger_provenance
 
 #: The size a stored notebook should stay under (bytes).
 MAX_BYTES = 1_500_000
@@ -352,6 +354,14 @@ def dumps(nb: dict) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
+def provenance_gaps(nb: dict, path: Path, results_root: Path | None = None) -> dict[str, Any]:
+    """The empty fields of notebook ``path``'s ``metadata.companion`` (``nb``: its JSON) that its ledger's provenance
+    (same profile) knows, with their values as the runner fills them (:func:`companion.results.completed_provenance`)."""
+    meta = nb.get("metadata", {}).get("companion") or {}
+    filled = completed_provenance(meta, ledger_provenance(paper_of(path), Path(path).stem, results_root))
+    return {key: value for key, value in filled.items() if value != meta.get(key)}
+
+
 def clean(notebook: dict | str | os.PathLike, *, places: Mapping[str | os.PathLike, str] | None = None,
           figures: str | os.PathLike | None = None, report: list[str] | None = None) -> dict:
     """The stored form of ``notebook`` (a notebook dict, or the path of an ``.ipynb`` file, rewritten in place when
@@ -386,6 +396,7 @@ def clean(notebook: dict | str | os.PathLike, *, places: Mapping[str | os.PathLi
                 if report is not None:
                     report.append(f"cell {index}: embedded saved figure {line}")
     if path is not None:
+        metadata.get("companion", {}).update(provenance_gaps(nb, path))
         text = dumps(nb)
         if text != path.read_text(encoding="utf-8"):
             path.write_text(text, encoding="utf-8")
@@ -495,6 +506,9 @@ def problems(notebook: dict | str | os.PathLike, *, root: str | os.PathLike | No
     outside = {k: v for k, v in metadata.items() if k != "companion"}
     for found_path in machine_paths(json.dumps(outside))[:1]:
         found.append(f"{prefix}a machine path in the notebook metadata ({found_path[:80]})")
+    if path is not None:
+        found += [f"{prefix}metadata.companion.{key} is empty but its ledger's provenance knows it (run `python -m "
+                  "companion notebooks clean`)" for key in provenance_gaps(nb, path)]
     stamped = [i for i, cell in enumerate(nb["cells"])
                if set(_VOLATILE_CELL_METADATA) & set(cell.get("metadata", {}))]
     if stamped:
@@ -582,5 +596,5 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["MAX_BYTES", "clean", "machine_paths", "main", "output_counts", "problems",
+__all__ = ["MAX_BYTES", "clean", "machine_paths", "main", "output_counts", "problems", "provenance_gaps",
            "render_stream", "replace_paths", "saved_figures"]

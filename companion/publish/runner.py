@@ -9,8 +9,9 @@
   backbones and the smoke profile's sizes (:mod:`companion.profiles`, ``COMPANION_DRY_RUN``); it writes like
   ``smoke``, to a scratch folder (``<cache>/gpu-dry-run``), never into the repository.
 
-Each executed notebook records its profile, hardware, library versions and wall time in its metadata
-(``metadata.companion``); the notebooks' own last cell shows the same provenance.
+Each executed notebook records its profile, seeds, hardware, library versions and wall time in its metadata
+(``metadata.companion``); the seeds come from the provenance its ledger wrote in the same run
+(``results/<paper>/<notebook>.provenance.json``). The notebooks' own last cell shows the same provenance.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from pathlib import Path
 from companion import settings as _settings
 from companion.profiles import PROFILES, check_profile
 from companion.publish.notebooks import Notebook, list_notebooks, select
-from companion.results import provenance
+from companion.results import completed_provenance, ledger_provenance, provenance
 
 KERNEL = "python3"
 
@@ -73,9 +74,18 @@ def parameter_defaults(source: str) -> dict:
     return out
 
 
-def _finalise(output: Path, profile: str, wall: float, scratch: Path | None = None) -> None:
-    """Drop a redundant injected-parameters cell, record provenance in the notebook metadata and store the outputs
-    in their clean form (:func:`companion.publish.notebook_outputs.clean`; the scratch folder becomes ``<scratch>``)."""
+def run_provenance(profile: str, wall: float, ledger_record: dict | None = None) -> dict:
+    """The notebook's ``metadata.companion``: this process's provenance (profile, hardware, versions, the notebook's
+    wall time), with what it cannot know (the seeds) from ``ledger_record``, the provenance the notebook's ledger
+    wrote in the same run (:func:`companion.results.completed_provenance`)."""
+    return completed_provenance(provenance(profile, seeds=[], wall_time_s=wall), ledger_record)
+
+
+def _finalise(output: Path, profile: str, wall: float, scratch: Path | None = None,
+              ledger_record: dict | None = None) -> None:
+    """Drop a redundant injected-parameters cell, record provenance in the notebook metadata (:func:`run_provenance`)
+    and store the outputs in their clean form (:func:`companion.publish.notebook_outputs.clean`; the scratch folder
+    becomes ``<scratch>``)."""
     import nbformat
 
     from companion.publish.notebook_outputs import clean
@@ -87,7 +97,7 @@ def _finalise(output: Path, profile: str, wall: float, scratch: Path | None = No
             defaults = parameter_defaults(cell.source)
     if defaults.get("profile") == profile:
         nb.cells = [c for c in nb.cells if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
-    nb.metadata["companion"] = provenance(profile, seeds=[], wall_time_s=wall)
+    nb.metadata["companion"] = run_provenance(profile, wall, ledger_record)
     nbformat.write(nbformat.from_dict(clean(nb, places={scratch: "<scratch>"} if scratch else None)), output)
 
 
@@ -159,7 +169,7 @@ def execute(nb: Notebook, profile: str, output_dir: Path | None = None, timeout:
                 os.environ[key] = value
     wall = time.perf_counter() - start
     if error is None:
-        _finalise(tmp, profile, wall, scratch)
+        _finalise(tmp, profile, wall, scratch, ledger_provenance(nb.paper, nb.stem, results_root, since=start_wall))
         os.replace(tmp, final)
         output = final
     else:
@@ -296,5 +306,5 @@ def summary_table(results: list[RunResult], profile: str = "cpu", dry_run: bool 
     return "\n".join(lines)
 
 
-__all__ = ["PROFILES", "RunResult", "execute", "gpu_assignments", "output_locations", "run", "summary_table",
-           "visible_gpus"]
+__all__ = ["PROFILES", "RunResult", "execute", "gpu_assignments", "output_locations", "run", "run_provenance",
+           "summary_table", "visible_gpus"]

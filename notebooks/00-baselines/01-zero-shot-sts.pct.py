@@ -18,23 +18,71 @@
 # %% [markdown]
 # # Zero-shot STS of all-MiniLM-L6-v2: the "pretrained" row
 #
-# Every paper notebook compares a fine-tuned encoder with the encoder it started from. This notebook produces that
-# row once: all-MiniLM-L6-v2 (Reimers & Gurevych 2019; 6 layers, 384-d, mean pooling, L2-normalised) on the seven
-# SentEval-style STS sets — STS12–16 in the "all" setting (one Spearman over the concatenated subsets of a year),
-# STS-B test and SICK-R test — as Spearman × 100 of cosine similarity.
+# Every paper notebook compares a fine-tuned encoder with the one it started from; this notebook computes that
+# starting row once, with no training. The encoder is all-MiniLM-L6-v2 (Reimers & Gurevych 2019: 6 layers,
+# 384-dimensional unit-length embeddings, mean pooling). It is scored on seven semantic textual similarity (STS)
+# test sets: STS12–16 in the "all" setting (one Spearman correlation over a year's concatenated subsets), the STS
+# benchmark (STS-B) and the relatedness part of SICK (SICK-R), as Spearman × 100 between the cosine of two sentences
+# and their gold score.
 #
 # It also checks the evaluator itself: the scores must equal those from `sentence_transformers.SentenceTransformer
 # .encode` + cosine on the same pairs (to 1e-4), and the companion's `encode` must be faster than
 # `SentenceTransformer.encode` (goal ≥ 1.2×) with a near-instant cached rerun.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"

@@ -19,25 +19,69 @@
 # # AnglE 01 — cosine saturation and the angle objective
 #
 # **Paper:** *AnglE: Angle-optimized Text Embeddings* (Xianming Li, Jing Li; anonymous ICLR submission; public
-# version arXiv:2309.12871). This notebook covers §1 and §3: the saturation argument (Fig. 1, Fig. 2), the
-# complex-division angle objective (Eq. 3–7) and its three possible readings, parity of our implementation with
-# sentence-transformers, and a synthetic experiment that tests the saturation claim without any pretrained model.
+# version arXiv:2309.12871), §1 and §3: Fig. 1, Fig. 2 and Eq. 3–7.
 #
-# **Verdicts** are computed in the claims table at the end, never typed. Our own checks (the complex-division
-# identities, the parity with sentence-transformers' `pairwise_angle_sim`, `CoSENTLoss` and `AnglELoss`, the
-# cosine's zero gradient at θ = 0 and π, and that the synthetic saturated start is saturated) pass or fail. The
-# paper's Fig. 2b statement is evaluated deterministically (no training, no seeds). The controlled saturation test is
-# beyond the paper (a toy MLP, never compared with the paper's BERT numbers): each claim is a per-seed paired
-# difference of the area under the held-out Spearman curve with its 95 % CI, judged on its direction.
+# The paper's starting point: a cosine objective stops learning where the cosine saturates, near 1 or −1, because
+# its gradient vanishes there; its remedy adds a term on the angle between two embeddings, computed by a division in
+# complex space. This notebook builds that objective in each of its three possible readings, checks it against
+# sentence-transformers and measures the cosine's gradient. Beyond the paper, a synthetic experiment tests the
+# saturation argument: a small multi-layer perceptron (MLP) started saturated, several seeds, no pretrained model.
+# Settings and judging rules follow; the claims table at the end holds the computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %%
 import math
@@ -83,6 +127,15 @@ ledger = Ledger("angle", "01-cosine-saturation-and-angle", profile=cfg.profile, 
 cfg
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Verdicts** are computed in the claims table at the end, never typed. Our own checks (the complex-division
+# identities, the parity with sentence-transformers' `pairwise_angle_sim`, `CoSENTLoss` and `AnglELoss`, the
+# cosine's zero gradient at θ = 0 and π, and that the synthetic saturated start is saturated) pass or fail. The
+# paper's Fig. 2b statement is evaluated deterministically (no training, no seeds). The controlled saturation test is
+# beyond the paper (a toy MLP, never compared with the paper's BERT numbers): each claim is a per-seed paired
+# difference of the area under the held-out Spearman curve with its 95 % CI, judged on its direction.
+#
 # ## 0. The objective from scratch, on a tiny example
 #
 # Before the saturation experiments, AnglE's two ranking terms written out with plain torch on five sentence pairs

@@ -21,55 +21,68 @@
 # **Paper:** *AnglE: Angle-optimized Text Embeddings* (Xianming Li, Jing Li; anonymous ICLR submission; public
 # version arXiv:2309.12871), §4.1–4.3 and App. A.5, Tables 2 and 3.
 #
-# Objectives on the same data, batches and budget, several seeds: **AnglE** (CoSENT + in-batch negatives with ISP +
-# angle, weights 1/1/1 and τ 0.05/0.05/1.0 as in the public code, the code reading of Eq. 6; a row of the in-batch
-# term with several positives sums their terms as the public code does, `ibn_positives`), **CoSENT only** (the
-# paper's cosine objective alone: Table 4's "only cosine", Table 2's CoSENT-BERT), **SBERT** (its cosine-regression
-# objective: Table 3's SBERT row), and **supervised in-batch InfoNCE** (the "SimCSE-like" row: on pair data SimCSE
-# has no hard negatives, as the paper notes for Table 3). Non-transfer: STS-B train → STS-B test, MRPC train → MRPC
-# test (Table 3). Transfer-lite: SNLI pairs (entailment = positive, contradiction = negative, neutral dropped, as the
-# public code does) → the seven STS sets (Table 2 analogue), and App. A.5's batch sizes there. The encoder is
-# **fine-tuned** (its top transformer layer, see below), and the untrained MiniLM is always shown.
-#
-# **What was scaled (CPU profile, one thread).** Backbone all-MiniLM-L6-v2 (6 layers, 384-d; not BERT-base) with
-# its native mean pooling (the paper uses CLS on BERT), a short `max_length`. Only the **top transformer layer** is
-# fine-tuned (`companion.encoders.upper.UpperEncoder`, `n_top`): the layers below are frozen and run once per text,
-# the pooling happens inside the model. AdamW at `lr` with `warmup` warm-up steps then linear decay, clipping at 1,
-# batches of `batch_size` pairs, `steps_stsb` steps per run for STS-B, `steps_snli` for SNLI and `steps_mrpc` for
-# MRPC (its sentences are twice as long) — under one epoch; the paper trains BERT-base fully for several epochs.
-# Training sets are seeded subsets of exactly that size (`stsb_train`, `mrpc_train`, `snli_pairs` pairs; SNLI's
-# from the mirrored dev+test entailment/contradiction pairs — SNLI train is not mirrored). Evaluation: STS-B test in
-# full for Table 3, a fixed seeded `mrpc_test`-pair subset of MRPC test, and for the transfer table one fixed seeded
-# `sts_subset`-pair subset of each of the seven sets (STS12–16, STS-B test, SICK-R test); the same subsets for
-# every objective and seed. At one seed every objective sees the same batches. The settings cell below prints every
-# value. QQP, QNLI and GitHub Issues are not mirrored: not testable here. A first cpu run with half the learning rate
-# and fewer steps barely lowered the training loss and barely moved any score; this run doubles the update (lr and
-# steps chosen from the training loss, not from test scores).
-#
-# **GPU profile** (not run here): BERT-base with CLS pooling, max length 128, batch 32, `n_top = 12` (every
-# transformer layer trained over cached embedding outputs, i.e. full fine-tuning with frozen word embeddings), lr
-# 2e-5, full data, about one epoch.
-#
-# **Verdicts** are computed in the claims table at the end, never typed. Every gap is a paired difference over seeds
-# with its 95 % CI, judged by one rule (`companion.stats.direction`) against the paper's gap between the same two
-# rows: the CI on the paper's side of 0 is *reproduced* when within the tolerance (half the paper's gap: the paper
-# prints one run per model, no seed spread), else *partly*; on the other side *not reproduced*; covering 0
-# *inconclusive* (or *not reproduced* when it rules the paper's effect out). Each claim on trained runs carries the
-# validity checks measured in our runs (`companion.stats.Validity`): both objectives trained (their loss fell), every
-# compared run moved off the untrained encoder (its test score changed by more than the untrained score's bootstrap
-# noise, or its embeddings turned by at least `DRIFT_MIN`: `moved_validity`), the training loss reached its plateau,
-# and fine-tuning did not lower the encoder below its untrained score on that task (a ceiling). A failed check makes
-# the claim *inconclusive* and names the check. The regime (MiniLM, top layer,
-# under one epoch) is stated beside every verdict and never changes it.
+# Four objectives fine-tune an encoder on sentence pairs with the same data, batches and budget: AnglE (the CoSENT
+# ranking loss, in-batch negatives (ibn) and the angle term), CoSENT alone, the cosine regression of SBERT
+# (Sentence-BERT) and a supervised in-batch InfoNCE. Each is scored by Spearman correlation over several seeds,
+# within a task (the STS benchmark, STS-B, and the paraphrase corpus MRPC: Table 3) and in transfer, from
+# natural-language inference pairs (SNLI) to seven semantic textual similarity sets (Table 2). Scale:
+# all-MiniLM-L6-v2 instead of BERT-base, only its top layer trained, for less than one epoch. Settings and judging
+# rules follow; the claims table at the end holds the computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %%
 import time
@@ -129,6 +142,50 @@ t_start = time.perf_counter()
 cfg
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# Objectives on the same data, batches and budget, several seeds: **AnglE** (CoSENT + in-batch negatives with
+# identical-sentence-pair detection (ISP) + angle, weights 1/1/1 and τ 0.05/0.05/1.0 as in the public code, the code
+# reading of Eq. 6; a row of the in-batch term with several positives sums their terms as the public code does,
+# `ibn_positives`), **CoSENT only** (the paper's cosine objective alone: Table 4's "only cosine", Table 2's
+# CoSENT-BERT), **SBERT** (its cosine-regression objective: Table 3's SBERT row), and **supervised in-batch
+# InfoNCE** (the "SimCSE-like" row: on pair data SimCSE has no hard negatives, as the paper notes for Table 3).
+# Non-transfer: STS-B train → STS-B test, MRPC train → MRPC test (Table 3). Transfer-lite: SNLI pairs (entailment =
+# positive, contradiction = negative, neutral dropped, as the public code does) → the seven STS sets (Table 2
+# analogue), and App. A.5's batch sizes there. The encoder is **fine-tuned** (its top transformer layer, see below),
+# and the untrained MiniLM is always shown.
+#
+# **What was scaled (CPU profile, one thread).** Backbone all-MiniLM-L6-v2 (6 layers, 384-d; not BERT-base) with its
+# native mean pooling (the paper uses CLS on BERT), a short `max_length`. Only the **top transformer layer** is
+# fine-tuned (`companion.encoders.upper.UpperEncoder`, `n_top`): the layers below are frozen and run once per text,
+# the pooling happens inside the model. AdamW at `lr` with `warmup` warm-up steps then linear decay, clipping at 1,
+# batches of `batch_size` pairs, `steps_stsb` steps per run for STS-B, `steps_snli` for SNLI and `steps_mrpc` for
+# MRPC (its sentences are twice as long) — under one epoch; the paper trains BERT-base fully for several epochs.
+# Training sets are seeded subsets of exactly that size (`stsb_train`, `mrpc_train`, `snli_pairs` pairs; SNLI's from
+# the mirrored dev+test entailment/contradiction pairs — SNLI train is not mirrored). Evaluation: STS-B test in full
+# for Table 3, a fixed seeded `mrpc_test`-pair subset of MRPC test, and for the transfer table one fixed seeded
+# `sts_subset`-pair subset of each of the seven sets (STS12–16, STS-B test, SICK-R test); the same subsets for every
+# objective and seed. At one seed every objective sees the same batches. The settings cell above prints every value.
+# QQP, QNLI and GitHub Issues are not mirrored: not testable here. A first cpu run with half the learning rate and
+# fewer steps barely lowered the training loss and barely moved any score; this run doubles the update (lr and steps
+# chosen from the training loss, not from test scores).
+#
+# **GPU profile** (not run here): BERT-base with CLS pooling, max length 128, batch 32, `n_top = 12` (every
+# transformer layer trained over cached embedding outputs, i.e. full fine-tuning with frozen word embeddings), lr
+# 2e-5, full data, about one epoch.
+#
+# **Verdicts** are computed in the claims table at the end, never typed. Every gap is a paired difference over seeds
+# with its 95 % CI, judged by one rule (`companion.stats.direction`) against the paper's gap between the same two
+# rows: the CI on the paper's side of 0 is *reproduced* when within the tolerance (half the paper's gap: the paper
+# prints one run per model, no seed spread), else *partly*; on the other side *not reproduced*; covering 0
+# *inconclusive* (or *not reproduced* when it rules the paper's effect out). Each claim on trained runs carries the
+# validity checks measured in our runs (`companion.stats.Validity`): both objectives trained (their loss fell), every
+# compared run moved off the untrained encoder (its test score changed by more than the untrained score's bootstrap
+# noise, or its embeddings turned by at least `DRIFT_MIN`: `moved_validity`), the training loss reached its plateau,
+# and fine-tuning did not lower the encoder below its untrained score on that task (a ceiling). A failed check makes
+# the claim *inconclusive* and names the check. The regime (MiniLM, top layer,
+# under one epoch) is stated beside every verdict and never changes it.
+#
 # ## Data and the frozen lower layers
 # Every text's lower-layer states are computed once (layers 1–5 of MiniLM, eval mode) and shared by every run.
 

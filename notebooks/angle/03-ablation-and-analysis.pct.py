@@ -21,50 +21,68 @@
 # **Paper:** *AnglE: Angle-optimized Text Embeddings* (Xianming Li, Jing Li; anonymous ICLR submission; public
 # version arXiv:2309.12871), §4.4–4.5, Table 4 and Fig. 5.
 #
-# The six objective variants (all, w/o ibn, w/o angle, only cosine, only ibn, only angle) and the five poolings
-# (cls, cls-last-avg, last-avg, last-max, first-last-avg) on STS-B, several seeds, mean ± std, with the encoder
-# **fine-tuned**; each term measured at initialisation (why a variant can or cannot train); only angle at CoSENT's
-# scale; the in-batch-negative ISP ablation (§4.4); then Fig. 5: the density of cosine similarities per gold-score
-# bucket on STS-B test for the untrained model, SBERT, CoSENT only and AnglE, with a distance to the gold
-# distribution and its seed CIs.
-#
-# **What was scaled (CPU profile, one thread)** — as in `02-sts-experiments`: all-MiniLM-L6-v2 (not BERT-base), a
-# short `max_length`, only the **top transformer layer** fine-tuned (`companion.encoders.upper.UpperEncoder`,
-# `n_top`; the layers below frozen and run once per text, pooling inside the model), AdamW at `lr` with `warmup`
-# warm-up steps then linear decay, batches of `batch_size` pairs, `steps` steps per run on a seeded `stsb_train`-pair
-# subset of STS-B train (under one epoch), evaluated on **one fixed seeded `stsb_test`-pair subset of STS-B test**
-# (the same for every run and for Fig. 5), with the same batches for every variant at a seed; the settings cell
-# below prints every value. The objective ablation uses MiniLM's native mean pooling (= last-avg; the paper's
-# objective rows use CLS on BERT-base); the pooling ablation trains all three terms with each pooling; its last-avg
-# row is the objective ablation's "all" row (same runs). `first-last-avg` averages the output of the first
-# transformer layer (frozen here, its masked mean kept with the cached states) and of the last (trained). A first
-# cpu run with half the learning rate and fewer steps barely lowered the training loss and barely moved STS-B; this
-# run doubles the update (lr and steps chosen from the training loss, not from test scores).
-#
-# **GPU profile** (not run here): BERT-base, CLS pooling for the objective rows, max length 128, batch 32,
-# `n_top = 12` (every transformer layer trained over cached embedding outputs), lr 2e-5, full STS-B train.
-#
-# **Verdicts** are computed in the claims table at the end, never typed. Every Table 4 claim is a paired difference
-# over seeds with its 95 % CI, judged by one rule (`companion.stats.direction`) against the paper's gap between the
-# same two rows (tolerance: half the paper's gap, as Table 4 prints one run per row); "close" statements are levels
-# judged against a band (`companion.stats.level`). Each claim on trained runs carries the validity checks measured in
-# our runs (`companion.stats.Validity`): the compared variants trained (their loss fell by at least 2 %), every
-# compared run moved off the untrained encoder (its STS-B score changed by more than the untrained score's bootstrap
-# noise, or its embeddings turned by at least `DRIFT_MIN`: `moved_validity`) and their training loss reached its
-# plateau; a failed check makes the claim *inconclusive* and names it (for only angle at τ = 1 and only ibn, the
-# diagnostics below measure why). The in-batch term sums a row's several positives as the authors' code does
-# (`ibn_positives`). Fig. 5's claims compare a rank-normalised distance to gold
-# over seeds. The regime (MiniLM, top layer, under one epoch) is stated beside every verdict and never changes it.
-# flickr30k retrieval (§4.5) is not mirrored: *not testable*.
+# Table 4 takes AnglE's objective apart: its three terms (CoSENT's cosine term, in-batch negatives (ibn), the angle
+# term) in six combinations, and five ways of pooling tokens into one embedding. Each variant fine-tunes the encoder
+# on the STS benchmark (STS-B) and is scored by Spearman correlation over several seeds; each term is also measured
+# at initialisation, to see why a variant can or cannot train. Fig. 5 compares how the cosine similarities of the
+# untrained encoder, Sentence-BERT (SBERT), CoSENT alone and AnglE spread per gold-score bucket. Scale:
+# all-MiniLM-L6-v2 instead of BERT-base, top layer only, under one epoch. Settings and judging rules follow; the
+# claims table at the end holds the computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %%
 import time
@@ -135,6 +153,44 @@ runner = AblationRuns(base, stsb_train, evals, steps=cfg.steps, batch_size=cfg.b
                       positives=cfg.ibn_positives)
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# The six objective variants (all, w/o ibn, w/o angle, only cosine, only ibn, only angle) and the five poolings
+# (cls, cls-last-avg, last-avg, last-max, first-last-avg) on STS-B, several seeds, mean ± std, with the encoder
+# **fine-tuned**; each term measured at initialisation (why a variant can or cannot train); only angle at CoSENT's
+# scale; the ablation of identical-sentence-pair detection (ISP) in the in-batch-negative term (§4.4); then Fig. 5:
+# the density of cosine similarities per gold-score bucket on STS-B test for the untrained model, SBERT, CoSENT only
+# and AnglE, with a distance to the gold distribution and its seed CIs.
+#
+# **What was scaled (CPU profile, one thread)** — as in `02-sts-experiments`: all-MiniLM-L6-v2 (not BERT-base), a
+# short `max_length`, only the **top transformer layer** fine-tuned (`companion.encoders.upper.UpperEncoder`,
+# `n_top`; the layers below frozen and run once per text, pooling inside the model), AdamW at `lr` with `warmup`
+# warm-up steps then linear decay, batches of `batch_size` pairs, `steps` steps per run on a seeded
+# `stsb_train`-pair subset of STS-B train (under one epoch), evaluated on **one fixed seeded `stsb_test`-pair subset
+# of STS-B test** (the same for every run and for Fig. 5), with the same batches for every variant at a seed; the
+# settings cell above prints every value. The objective ablation uses MiniLM's native mean pooling (= last-avg; the
+# paper's objective rows use CLS on BERT-base); the pooling ablation trains all three terms with each pooling; its
+# last-avg row is the objective ablation's "all" row (same runs). `first-last-avg` averages the output of the first
+# transformer layer (frozen here, its masked mean kept with the cached states) and of the last (trained). A first
+# cpu run with half the learning rate and fewer steps barely lowered the training loss and barely moved STS-B; this
+# run doubles the update (lr and steps chosen from the training loss, not from test scores).
+#
+# **GPU profile** (not run here): BERT-base, CLS pooling for the objective rows, max length 128, batch 32,
+# `n_top = 12` (every transformer layer trained over cached embedding outputs), lr 2e-5, full STS-B train.
+#
+# **Verdicts** are computed in the claims table at the end, never typed. Every Table 4 claim is a paired difference
+# over seeds with its 95 % CI, judged by one rule (`companion.stats.direction`) against the paper's gap between the
+# same two rows (tolerance: half the paper's gap, as Table 4 prints one run per row); "close" statements are levels
+# judged against a band (`companion.stats.level`). Each claim on trained runs carries the validity checks measured in
+# our runs (`companion.stats.Validity`): the compared variants trained (their loss fell by at least 2 %), every
+# compared run moved off the untrained encoder (its STS-B score changed by more than the untrained score's bootstrap
+# noise, or its embeddings turned by at least `DRIFT_MIN`: `moved_validity`) and their training loss reached its
+# plateau; a failed check makes the claim *inconclusive* and names it (for only angle at τ = 1 and only ibn, the
+# diagnostics below measure why). The in-batch term sums a row's several positives as the authors' code does
+# (`ibn_positives`). Fig. 5's claims compare a rank-normalised distance to gold
+# over seeds. The regime (MiniLM, top layer, under one epoch) is stated beside every verdict and never changes it.
+# flickr30k retrieval (§4.5) is not mirrored: *not testable*.
+#
 # ## Table 4, objectives
 # Positives for the in-batch-negative term: STS-B pairs with gold ≥ 4 (our choice; the paper does not say).
 

@@ -19,29 +19,69 @@
 # # Mapping the Circumplex of Affect — 01 · Methodology (ECM, heads, losses, free-vector geometry)
 #
 # Yamauchi & Aizawa, *Mapping the Circumplex of Affect*, ACL 2026 (2026.acl-long.772; arXiv 2601.06575 is an
-# earlier, different version). This notebook covers **§3 and App. I**: the Empirical Circumplex Model (ECM), the
-# GPT and nGPT heads, the three losses (SINCERE, SoftCSE, CircularCSE), and what each loss does to **free unit
-# vectors** (no model): the geometry it is optimal for, the SINCERE population bound and the simplex-vs-ring margin
-# argument of §5.1.
+# earlier, different version), §3 and App. I.
 #
-# **What is checked.** The App. I theorem (no configuration we reach or build has a lower SINCERE loss than the
-# regular simplex), whether Adam on free vectors reaches that simplex at τ = 0.05 (beyond the paper), §5.1's
-# statements that CircularCSE's optimum is a 2-D circle and that SINCERE separates labels by about 90° where the
-# ring's neighbours are 30° apart, §3.4's ordering SINCERE < SoftCSE < CircularCSE in planarity and ring
-# correlation, and the arithmetic of §5.1's "π/E = 30°". Free vectors are deterministic for a given initialisation,
-# so these claims use exact criteria with stated tolerances; closed forms that follow from our own construction
-# (the simplex value of the bound, the CircularCSE target's rank, the optimiser reaching the ring) are checks
-# (`kind="check"`: passed or failed), never reproductions. The numbers and verdicts are the computed table at the end
-# (section 6).
+# The paper arranges emotions on a circle, its Empirical Circumplex Model (ECM), trains small heads on top of an
+# encoder (a transformer block, GPT, or its normalised variant on the unit sphere, nGPT) and compares three
+# contrastive losses: SINCERE, SoftCSE and CircularCSE. This notebook builds the heads and losses, then asks which
+# geometry each loss prefers when it moves free unit vectors directly, with no model: the SINCERE population bound,
+# the regular simplex against the ring, and the margin argument of §5.1. Everything here is small and deterministic.
+# Judging rules follow; the table at the end (section 6) holds the computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -77,6 +117,18 @@ T0 = time.perf_counter()
 cfg
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **What is checked.** The App. I theorem (no configuration we reach or build has a lower SINCERE loss than the
+# regular simplex), whether Adam on free vectors reaches that simplex at τ = 0.05 (beyond the paper), §5.1's
+# statements that CircularCSE's optimum is a 2-D circle and that SINCERE separates labels by about 90° where the
+# ring's neighbours are 30° apart, §3.4's ordering SINCERE < SoftCSE < CircularCSE in planarity and ring
+# correlation, and the arithmetic of §5.1's "π/E = 30°". Free vectors are deterministic for a given initialisation,
+# so these claims use exact criteria with stated tolerances; closed forms that follow from our own construction
+# (the simplex value of the bound, the CircularCSE target's rank, the optimiser reaching the ring) are checks
+# (`kind="check"`: passed or failed), never reproductions. The numbers and verdicts are the computed table at the end
+# (section 6).
+#
 # ## 0 · The method from scratch, on a tiny example
 #
 # The package computes everything below in a few vectorised lines. First, the same objects written out with plain

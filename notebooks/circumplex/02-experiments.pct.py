@@ -18,9 +18,101 @@
 # %% [markdown]
 # # Mapping the Circumplex of Affect — 02 · Experiments (§4, Tables 1 and 4, Figures 1 and 4)
 #
-# Yamauchi & Aizawa, *Mapping the Circumplex of Affect*, ACL 2026 (2026.acl-long.772). GPT and nGPT heads ×
-# SINCERE / SoftCSE / CircularCSE (6 runs) + the pretrained row, on **Emolit-12** and on a **GoEmotions 9-label
-# stand-in** for SuperEmotion's GoEmotions part, scored by V-Measure (spherical k-means) and CD-r.
+# Yamauchi & Aizawa, *Mapping the Circumplex of Affect*, ACL 2026 (2026.acl-long.772), §4.
+#
+# Six heads (a transformer block, GPT, or its normalised variant, nGPT, each trained with SINCERE, SoftCSE or
+# CircularCSE) and the untrained encoder, on Emolit's 12 emotion labels and a 9-label GoEmotions subset standing in
+# for the paper's SuperEmotion data. Each is scored over several seeds by V-Measure (how well spherical k-means
+# clusters recover the labels) and CD-r (how well the labels' distances on the emotion circle match their embedding
+# dissimilarity). Scale: a frozen all-MiniLM-L6-v2 with only a narrow head trained a few epochs, where the paper
+# uses 0.3–8B-parameter backbones and 15 epochs. Settings and judging rules follow; the table at the end (section 6)
+# holds the computed verdicts.
+
+# %% tags=["colab-setup"]
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
+import sys
+
+if "google.colab" in sys.modules:
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
+
+# %% tags=["parameters"]
+profile = "cpu"
+seeds = None
+steps_emolit = None
+steps_go = None
+
+# %%
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import torch
+
+from companion.losses.circumplex import LOSSES
+from companion.papers.circumplex.claims import beside_table4, table4_claims, table4_rows
+from companion.papers.circumplex.comparison import plateau_table
+from companion.papers.circumplex.experiments import emolit_frames, goemotions_standin, head_settings_table, table4_runs
+from companion.papers.circumplex.figures import plot_avgcossim, plot_pca_panels, plot_table4_bars
+from companion.papers.circumplex.heads import CLIP_NORM, frozen_features, paper_pooling
+from companion.profiles import settings
+from companion.results import Ledger, not_testable, show_provenance
+from companion.settings import cache_dir
+
+# %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# GPT and nGPT heads × SINCERE / SoftCSE / CircularCSE (6 runs) + the pretrained row, on **Emolit-12** and on a
+# **GoEmotions 9-label stand-in** for SuperEmotion's GoEmotions part, scored by V-Measure (spherical k-means) and
+# CD-r.
 #
 # **Setting here vs. the paper.** The paper fine-tunes or freezes 0.3–8B backbones (mE5-large, mxbai, Qwen3-4B,
 # …) and trains 15 epochs at lr 5e-5. It fine-tunes its BERT-like encoders whole, pooled at [CLS], and keeps only
@@ -51,41 +143,7 @@
 # or a test V-Measure curve still moving after the budget (section 2). The numbers and verdicts are the computed
 # table at the end (section 6); the text above it says what each claim compares, never its outcome. Absolute values
 # of the paper's 0.3–8B backbones and its other data sets are not testable here.
-
-# %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
-import sys
-
-if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
-
-# %% tags=["parameters"]
-profile = "cpu"
-seeds = None
-steps_emolit = None
-steps_go = None
-
-# %%
-import time
-
-import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-import torch
-
-from companion.losses.circumplex import LOSSES
-from companion.papers.circumplex.claims import beside_table4, table4_claims, table4_rows
-from companion.papers.circumplex.comparison import plateau_table
-from companion.papers.circumplex.experiments import emolit_frames, goemotions_standin, head_settings_table, table4_runs
-from companion.papers.circumplex.figures import plot_avgcossim, plot_pca_panels, plot_table4_bars
-from companion.papers.circumplex.heads import CLIP_NORM, frozen_features, paper_pooling
-from companion.profiles import settings
-from companion.results import Ledger, not_testable, show_provenance
-from companion.settings import cache_dir
-
-# %% [markdown]
+#
 # Settings per profile (smoke: a random tiny BERT, a few examples per label, a few steps; cpu: frozen MiniLM, the
 # narrow head, the steps per data set and seeds printed below; gpu: full width at the paper's 5e-5), then the claims
 # ledger. The first

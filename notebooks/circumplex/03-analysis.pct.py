@@ -20,44 +20,68 @@
 #
 # Yamauchi & Aizawa, *Mapping the Circumplex of Affect*, ACL 2026 (2026.acl-long.772).
 #
-# * **Fig 1**: the share of variance in the top two principal components, per loss.
-# * **Fig 5a**: V-Measure after PCA of the test embeddings to k dimensions (nGPT head, every loss).
-# * **Fig 5b**: V-Measure vs. the number of labels, retraining on ECM label subsets of 4, 6, 8 and 12 labels.
-# * **Fig 6**: MDS of the head's internal representations (attention output, first residual, MLP output, output)
-#   for GPT vs. nGPT, and the norm of the GPT head's MLP output against its first residual (§5.2).
-# * **Fig 7 analogue**: heads trained on the 12 ECM labels place 18 *other* GoEmotions emotions; does the ring keep
-#   its order, and does SINCERE's lose it?
-# * **Beyond the paper**: EmoBank sentences (rated for Valence and Arousal) are embedded by each trained head;
-#   the angle in the ring's plane is correlated with the ratings — CircularCSE vs. SINCERE vs. pretrained.
-#
-# Heads and features come from `02-experiments` (every seed, saved to the cache) when they were trained with the
-# settings printed below; when that cache is absent or holds other settings (e.g. a standalone smoke run) the heads
-# are trained here with these settings. **Regime**: a frozen all-MiniLM-L6-v2 backbone, head only (already
-# contrastively trained; the paper fine-tunes its BERT-like encoders and keeps only its LLMs frozen), token states cut
-# to a few tokens and PCA-projected to a narrow head pooled at [CLS] (the paper's pooling for a BERT-like encoder,
-# `pooling`), heads trained a few epochs at a raised learning rate with the authors' clipping (`clip_norm`) and nGPT
-# base scale (`base_scale`, from the backbone's width) — notebook 02's settings, printed below — Emolit only; the
-# paper's Figs 5–7 use mE5 (fully fine-tuned) and Qwen3-Embedding-4B (frozen) heads of full width trained 15 epochs,
-# Fig 5a averaged over four data sets.
-# Every comparison is paired over the seeds of 02 with a 95 % t interval (`companion.stats`).
-#
-# **Reading the verdicts.** Figures 1 and 5–7 print no values, so most claims state a direction only: the CI of our
-# per-seed difference on the paper's side of 0 is *reproduced*, on the other side *not reproduced*, covering 0
-# *inconclusive*. Where the paper prints a magnitude (§6's V-Measure gaps) the tolerance is half the paper's effect
-# (`companion.stats.direction`). The regime is shown beside each verdict and never changes it. Each claim on trained
-# heads carries the validity checks measured on those runs (notebook 02's record: every loss fell by 10 %, the
-# first seed's test V-Measure is flat from the budget on); a failed check makes the claim *inconclusive*. The
-# numbers and verdicts are the computed table at the end (section 6); the text above it says what each claim
-# compares, never its outcome.
+# What did notebook 02's heads learn? Measured here: the variance held by the top two principal components (Fig 1);
+# how clustering, scored by V-Measure, changes with fewer dimensions or labels (Fig 5); how the transformer-block
+# (GPT) and normalised (nGPT) heads differ inside (Fig 6); whether the ring keeps its order for 18 emotions outside
+# training (Fig 7). Beyond the paper, EmoBank sentences rated for valence and arousal test whether a text's angle on
+# the ring follows its ratings. Scale: notebook 02's frozen all-MiniLM-L6-v2 with narrow heads trained a few epochs,
+# Emolit only, several seeds. Settings and judging rules follow; the table at the end (section 6) holds the computed
+# verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -92,6 +116,38 @@ from companion.results import Ledger, show_provenance
 from companion.settings import REPO_ROOT, cache_dir
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# * **Fig 1**: the share of variance in the top two principal components, per loss.
+# * **Fig 5a**: V-Measure after PCA of the test embeddings to k dimensions (nGPT head, every loss).
+# * **Fig 5b**: V-Measure vs. the number of labels, retraining on ECM label subsets of 4, 6, 8 and 12 labels.
+# * **Fig 6**: MDS of the head's internal representations (attention output, first residual, MLP output, output)
+#   for GPT vs. nGPT, and the norm of the GPT head's MLP output against its first residual (§5.2).
+# * **Fig 7 analogue**: heads trained on the 12 ECM labels place 18 *other* GoEmotions emotions; does the ring keep
+#   its order, and does SINCERE's lose it?
+# * **Beyond the paper**: EmoBank sentences (rated for Valence and Arousal) are embedded by each trained head;
+#   the angle in the ring's plane is correlated with the ratings — CircularCSE vs. SINCERE vs. pretrained.
+#
+# Heads and features come from `02-experiments` (every seed, saved to the cache) when they were trained with the
+# settings printed below; when that cache is absent or holds other settings (e.g. a standalone smoke run) the heads
+# are trained here with these settings. **Regime**: a frozen all-MiniLM-L6-v2 backbone, head only (already
+# contrastively trained; the paper fine-tunes its BERT-like encoders and keeps only its LLMs frozen), token states cut
+# to a few tokens and PCA-projected to a narrow head pooled at [CLS] (the paper's pooling for a BERT-like encoder,
+# `pooling`), heads trained a few epochs at a raised learning rate with the authors' clipping (`clip_norm`) and nGPT
+# base scale (`base_scale`, from the backbone's width) — notebook 02's settings, printed below — Emolit only; the
+# paper's Figs 5–7 use mE5 (fully fine-tuned) and Qwen3-Embedding-4B (frozen) heads of full width trained 15 epochs,
+# Fig 5a averaged over four data sets.
+# Every comparison is paired over the seeds of 02 with a 95 % t interval (`companion.stats`).
+#
+# **Reading the verdicts.** Figures 1 and 5–7 print no values, so most claims state a direction only: the CI of our
+# per-seed difference on the paper's side of 0 is *reproduced*, on the other side *not reproduced*, covering 0
+# *inconclusive*. Where the paper prints a magnitude (§6's V-Measure gaps) the tolerance is half the paper's effect
+# (`companion.stats.direction`). The regime is shown beside each verdict and never changes it. Each claim on trained
+# heads carries the validity checks measured on those runs (notebook 02's record: every loss fell by 10 %, the
+# first seed's test V-Measure is flat from the budget on); a failed check makes the claim *inconclusive*. The
+# numbers and verdicts are the computed table at the end (section 6); the text above it says what each claim
+# compares, never its outcome.
+#
 # Settings per profile (those of notebook 02, so its cached heads fit, including how a head is trained: `pooling`,
 # `clip_norm`, `base_scale`; smoke: a random tiny BERT and a few texts; cpu: `n_other` texts per other emotion and
 # `n_emobank` EmoBank sentences, printed below), then the claims ledger.

@@ -18,27 +18,74 @@
 # %% [markdown]
 # # Representational compositionality: ε_τ, readout invariance (D.7) and capacity reorganisation (D.5)
 #
-# **Paper.** I. Mohr, J. Dujany, J. Souquet, A. Freitas, *Principles of Concept Representation in Sentence
-# Encoders*, arXiv 2606.06994. **Covers** §3 and App. D: a retrieval-margin error rate on worked examples (our own
-# quantity, not the paper's ε_τ, see below); Theorem D.7 (readout invariance, App. D.8: if every top layer is within
-# γ of the last, any two simplex-weighted readouts differ by at most 2γ) as a property check on random draws and
-# measured on all-MiniLM-L6-v2; Theorem D.5 (capacity reorganisation, App. D.6: contrastive training lowers
-# anisotropy in a fixed dimension d) on a synthetic contrastive toy.
+# **Paper.** Mohr, Dujany, Souquet & Freitas, *Principles of Concept Representation in Sentence Encoders*, arXiv
+# 2606.06994, §3 and App. D.
 #
-# **Verdicts** are computed in the claims table at the end, never typed. Claims on the toy are judged by the one rule
-# of `companion.stats` (the paper states a direction only: the CI of the paired end − start difference on the
-# paper's side of 0 is *reproduced*, on the other side *not reproduced*, covering 0 *inconclusive*), after a
-# validity check measured on the toy's curves (has it reached its plateau?). The regime (a synthetic toy, not a
-# sentence encoder) is stated beside each verdict and never changes it. Checks of our own code pass or fail.
+# Three parts of the paper's theory, each tested on what it is about. Worked examples compute a retrieval-margin
+# error rate (our own quantity, not the paper's ε_τ, a distortion of composition). Theorem D.7, readout invariance:
+# when the top layers all lie close to the last one, any weighted average of them gives nearly the same embedding;
+# checked on random draws and measured on all-MiniLM-L6-v2. Theorem D.5, capacity reorganisation: contrastive
+# training lowers anisotropy (how far embeddings crowd into one direction) without more dimensions; tested on a
+# small synthetic contrastive toy over several seeds. Settings and judging rules follow; the claims table at the end
+# holds the computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    import nltk
+
+    nltk.download("wordnet", quiet=True)
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -69,6 +116,20 @@ from companion.papers.concepts.toy import capacity_toy_trace, toy_endpoints
 from companion.results import Ledger, holds, show_provenance
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Covers** §3 and App. D: a retrieval-margin error rate on worked examples (our own quantity, not the paper's ε_τ,
+# see below); Theorem D.7 (readout invariance, App. D.8: if every top layer is within γ of the last, any two
+# simplex-weighted readouts differ by at most 2γ) as a property check on random draws and measured on
+# all-MiniLM-L6-v2; Theorem D.5 (capacity reorganisation, App. D.6: contrastive training lowers anisotropy in a
+# fixed dimension d) on a synthetic contrastive toy.
+#
+# **Verdicts** are computed in the claims table at the end, never typed. Claims on the toy are judged by the one rule
+# of `companion.stats` (the paper states a direction only: the CI of the paired end − start difference on the
+# paper's side of 0 is *reproduced*, on the other side *not reproduced*, covering 0 *inconclusive*), after a
+# validity check measured on the toy's curves (has it reached its plateau?). The regime (a synthetic toy, not a
+# sentence encoder) is stated beside each verdict and never changes it. Checks of our own code pass or fail.
+#
 # Settings per profile (smoke: a few random draws, texts and toy steps; cpu: the draws, definitions, toy steps,
 # toy concepts and seeds printed below), then the claims ledger.
 

@@ -18,28 +18,74 @@
 # %% [markdown]
 # # Concept data: WordNet pairs, headword masking, splits and five hard-negative rules
 #
-# **Paper.** I. Mohr, J. Dujany, J. Souquet, A. Freitas, *Principles of Concept Representation in Sentence
-# Encoders*, arXiv 2606.06994 (Idiap / Merck KGaA). **Reproduces** §4.5, App. B and App. G: the WordNet 3.0
-# syn / t2d pair extraction (the paper's 315K syn pairs), headword masking, the synset-level in-domain split, the
-# head-holdout split by sense frequency (WordNet's `cntlist` counts), a **proxy** for the source-holdout split
-# (whole lexicographer files held out, since the paper's Wiktionary source is not available here), and the five
-# rule-made hard negatives with examples, counts and how hard each is for the frozen encoder (B0, MiniLM).
+# **Paper.** Mohr, Dujany, Souquet & Freitas, *Principles of Concept Representation in Sentence Encoders*, arXiv
+# 2606.06994, §4.5, App. B and App. G.
 #
-# **Verdicts** are computed in the claims table at the end, never typed. Checks of our own construction (pair counts
-# against §4.5, build time, masking, disjoint splits) pass or fail. The paper claims on the frozen encoder are judged
-# on one deterministic run: where noise from the sampled test items matters, the interval is a bootstrap over those
-# items (`companion.papers.concepts.evaluation.frozen_bootstrap`) judged by the one rule of `companion.stats`; the
-# regime (MiniLM for the paper's mpnet, WordNet glosses, our reading of the negation rule) is stated beside each
-# verdict and never changes it.
+# The paper trains encoders to match a term with its definition. This notebook builds that data from WordNet 3.0:
+# synonym pairs (syn) and term-to-definition pairs (t2d), the term masked in its own definition, three test splits
+# (held-out synsets, WordNet's synonym sets; the most frequent headwords held out; whole WordNet topic files held
+# out, a proxy for the paper's Wiktionary split) and five rules writing hard negatives, near-miss definitions. It
+# counts pairs against the paper's and measures how hard each rule's negatives are for the frozen encoder (B0:
+# all-MiniLM-L6-v2 as it is), in one deterministic run. Settings and judging rules follow; the claims table at the
+# end holds the computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    import nltk
+
+    nltk.download("wordnet", quiet=True)
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -67,6 +113,21 @@ from companion import stats
 from companion.results import Ledger, at_most, holds, not_testable, show_provenance, within
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Reproduces** §4.5, App. B and App. G: the WordNet 3.0 syn / t2d pair extraction (the paper's 315K syn pairs),
+# headword masking, the synset-level in-domain split, the head-holdout split by sense frequency (WordNet's `cntlist`
+# counts), a **proxy** for the source-holdout split (whole lexicographer files held out, since the paper's
+# Wiktionary source is not available here), and the five rule-made hard negatives with examples, counts and how hard
+# each is for the frozen encoder (B0, MiniLM).
+#
+# **Verdicts** are computed in the claims table at the end, never typed. Checks of our own construction (pair counts
+# against §4.5, build time, masking, disjoint splits) pass or fail. The paper claims on the frozen encoder are judged
+# on one deterministic run: where noise from the sampled test items matters, the interval is a bootstrap over those
+# items (`companion.papers.concepts.evaluation.frozen_bootstrap`) judged by the one rule of `companion.stats`; the
+# regime (MiniLM for the paper's mpnet, WordNet glosses, our reading of the negation rule) is stated beside each
+# verdict and never changes it.
+#
 # Settings per profile (smoke: a few evaluation rows; cpu: `n_rows`, printed below; both time a fresh build of the
 # WordNet tables),
 # the claims ledger and the numbers the paper states.

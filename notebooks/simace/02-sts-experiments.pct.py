@@ -18,8 +18,106 @@
 # %% [markdown]
 # # SimACE §4: unsupervised fine-tuning and the 7-set STS table
 #
-# **Paper.** Y. H. Jeong, M. Han, D.-K. Chae, *A Simple Angle-based Approach for Contrastive Learning of
-# Unsupervised Sentence Representation* (SimACE), Findings of EMNLP 2024 (anthology 2024.findings-emnlp.318).
+# **Paper.** Jeong, Han & Chae, *A Simple Angle-based Approach for Contrastive Learning of Unsupervised Sentence
+# Representation* (SimACE), Findings of EMNLP 2024 (anthology 2024.findings-emnlp.318), §4: Tables 1, 2, 7, 8 and
+# 13.
+#
+# Three unsupervised objectives, SimCSE (a cosine), ArcCon (a cosine with an angular margin) and SimACE (an angle
+# with a margin), fine-tune an encoder on Wikipedia sentences, each paired with a dropout-perturbed copy of itself,
+# and are scored on seven semantic textual similarity (STS) sets by Spearman × 100 over several seeds, the
+# checkpoint chosen on the STS benchmark's dev split. Also: an equal-temperature control, training time, and
+# transfer to classification through a linear probe. Scale: all-MiniLM-L6-v2, already contrastively trained, instead
+# of BERT; top layer only; a short budget. Settings and judging rules follow; the claims table at the end holds the
+# computed verdicts.
+
+# %% tags=["colab-setup"]
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
+import sys
+
+if "google.colab" in sys.modules:
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
+
+# %% tags=["parameters"]
+profile = "cpu"
+seeds = None
+steps = None
+
+# %%
+import time
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
+import torch
+
+from companion import stats
+from companion.metrics.geometry import anisotropy, mean_negative_angle, mean_positive_angle
+from companion.losses.simace import contrastive_loss
+from companion.papers.simace import MAIN, rbf_jobs, rbf_name, run_jobs, run_settings
+from companion.papers.simace.analysis import (gap_stability, plateau, plateau_validity, select_sigma, setup,
+                                              shared_runs)
+from companion.papers.simace.claims import TABLE2_SEEDS, gap_fields, paper_gap, seed_paired, spread_gap
+from companion.papers.simace.cls_top import check_cls_top
+from companion.papers.simace.runs import step_times
+from companion.papers.simace.summary import claims_summary, paired_rows, scale_table
+from companion.papers.simace.transfer import (SENTEVAL_REGS, TASKS, evaluate_transfer, summarise, task_texts, transfer_sizes,
+                                              transfer_tasks)
+from companion.profiles import settings
+from companion.results import Ledger, at_most, holds, not_testable, show_provenance
+from companion.settings import REPO_ROOT
+from companion.sts import COLUMNS, score_pairs, sts_pairs_subset
+from companion.training import index_batches, seed_everything
+
+# %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
 #
 # **Reproduces, at CPU scale,** §4: Tables 1–2 (SimCSE vs ArcCon vs SimACE on STS12–16, STS-B, SICK-R,
 # Spearman × 100, "all" setting, mean ± sd over seeds, paired tests) with Table 7's model selection (STS-B dev
@@ -74,48 +172,7 @@
 # 0 *inconclusive* (or *not reproduced* when it rules the paper's effect out). A failed validity check of our own
 # runs (the dev plateau below) makes a claim *inconclusive* (`budget: …`). The claims table and the summary table at
 # the end are the results.
-
-# %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
-import sys
-
-if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
-
-# %% tags=["parameters"]
-profile = "cpu"
-seeds = None
-steps = None
-
-# %%
-import time
-
-import matplotlib.pyplot as plt
-import pandas as pd
-import seaborn as sns
-import torch
-
-from companion import stats
-from companion.metrics.geometry import anisotropy, mean_negative_angle, mean_positive_angle
-from companion.losses.simace import contrastive_loss
-from companion.papers.simace import MAIN, rbf_jobs, rbf_name, run_jobs, run_settings
-from companion.papers.simace.analysis import (gap_stability, plateau, plateau_validity, select_sigma, setup,
-                                              shared_runs)
-from companion.papers.simace.claims import TABLE2_SEEDS, gap_fields, paper_gap, seed_paired, spread_gap
-from companion.papers.simace.cls_top import check_cls_top
-from companion.papers.simace.runs import step_times
-from companion.papers.simace.summary import claims_summary, paired_rows, scale_table
-from companion.papers.simace.transfer import (SENTEVAL_REGS, TASKS, evaluate_transfer, summarise, task_texts, transfer_sizes,
-                                              transfer_tasks)
-from companion.profiles import settings
-from companion.results import Ledger, at_most, holds, not_testable, show_provenance
-from companion.settings import REPO_ROOT
-from companion.sts import COLUMNS, score_pairs, sts_pairs_subset
-from companion.training import index_batches, seed_everything
-
-# %% [markdown]
+#
 # The run settings are shared with 03 (`companion.papers.simace.RUN_SETTINGS`); this notebook adds the transfer
 # probe's sizes:
 

@@ -18,8 +18,98 @@
 # %% [markdown]
 # # SimACE §5: what the angle does to the embedding space, and the margin / temperature ablation
 #
-# **Paper.** Y. H. Jeong, M. Han, D.-K. Chae, *A Simple Angle-based Approach for Contrastive Learning of
-# Unsupervised Sentence Representation* (SimACE), Findings of EMNLP 2024 (anthology 2024.findings-emnlp.318).
+# **Paper.** Jeong, Han & Chae, *A Simple Angle-based Approach for Contrastive Learning of Unsupervised Sentence
+# Representation* (SimACE), Findings of EMNLP 2024 (anthology 2024.findings-emnlp.318), §5, Table 14 and Figs. 2–9.
+#
+# How does the angle objective shape the embedding space? The notebook varies SimACE's margin (10°, 0°, −10°) and
+# temperature (0.05 to 0.07) and draws the paper's analysis figures: a principal component analysis (PCA) of
+# Wikipedia sentences, alignment (how close positive pairs sit) against uniformity (how evenly embeddings spread),
+# positive and negative angles during training, and pairwise-angle histograms. Scale: notebook 02's runs and setting
+# (all-MiniLM-L6-v2, top layer only, a short budget, several paired seeds), reloaded from its cache when present.
+# Settings and judging rules follow; the claims table at the end holds the computed verdicts.
+
+# %% tags=["colab-setup"]
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
+import sys
+
+if "google.colab" in sys.modules:
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
+
+# %% tags=["parameters"]
+profile = "cpu"
+seeds = None
+steps = None
+
+# %%
+import time
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
+import torch
+from sklearn.decomposition import PCA
+
+from companion import stats
+from companion.metrics.geometry import anisotropy, effective_rank, pairwise_angles
+from companion.papers.simace import run_jobs, run_settings
+from companion.papers.simace.analysis import plateau_validity, setup, shared_runs
+from companion.papers.simace.claims import caption, caption_beside, caption_gap, gap_fields
+from companion.profiles import settings
+from companion.papers.simace.summary import claims_summary, paired_rows
+from companion.results import Ledger, show_provenance
+from companion.settings import REPO_ROOT
+from companion.sts import score_pairs
+
+# %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
 #
 # **Reproduces, at CPU scale,** Table 14 (margin m ∈ {10°, 0°, −10°}) with the temperature τ ∈ {0.05, 0.06, 0.07},
 # and §5's Figs. 2–9: PCA of 1000 Wikipedia sentences (Fig. 2), the alignment–uniformity plane coloured by STS
@@ -52,42 +142,7 @@
 # on trained runs carries the plateau check of its runs (`plateau_validity`): runs still climbing on STS-B dev whose
 # compared gap is not stable make it *inconclusive: budget*. The claims table and the summary table at the end are
 # the results.
-
-# %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
-import sys
-
-if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
-
-# %% tags=["parameters"]
-profile = "cpu"
-seeds = None
-steps = None
-
-# %%
-import time
-
-import matplotlib.pyplot as plt
-import pandas as pd
-import seaborn as sns
-import torch
-from sklearn.decomposition import PCA
-
-from companion import stats
-from companion.metrics.geometry import anisotropy, effective_rank, pairwise_angles
-from companion.papers.simace import run_jobs, run_settings
-from companion.papers.simace.analysis import plateau_validity, setup, shared_runs
-from companion.papers.simace.claims import caption, caption_beside, caption_gap, gap_fields
-from companion.profiles import settings
-from companion.papers.simace.summary import claims_summary, paired_rows
-from companion.results import Ledger, show_provenance
-from companion.settings import REPO_ROOT
-from companion.sts import score_pairs
-
-# %% [markdown]
+#
 # The run settings are 02's, with this notebook's addition (the PCA sample):
 
 # %%

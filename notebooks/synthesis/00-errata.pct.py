@@ -18,42 +18,72 @@
 # %% [markdown]
 # # Errata: inconsistencies in the five papers, each proven by a computation
 #
-# **Papers and places.** Weighted contrastive learning (Vock, Duchesnay & Dufumier, arXiv 2605.13943) Def. 3.1,
-# Thm 3.7, Thm 3.8, Cor. 3.9, §4.2, the Fig. 4 caption and App. D.1, D.2 and F.2; AnglE (Li & Li, arXiv 2309.12871)
-# Eq. 3–6 and Table 2; the circumplex of affect (Yamauchi & Aizawa, ACL 2026) §5.1, Tables 1 and 4; SimACE (Jeong,
-# Han & Chae, Findings of EMNLP 2024) Eq. 2, §4.2, §4.3, App. E, App. G, Tables 1, 2, 4, 7, 9, 10, 11, 12, 13, 14 and
-# the Fig. 9 caption; principles of concept representation (Mohr, Dujany, Souquet & Freitas, arXiv 2606.06994) §1,
-# §4.2, §5.2, §5.4 and App. H.
+# **Papers.** All five: weighted contrastive learning (Vock, Duchesnay & Dufumier, arXiv 2605.13943), AnglE (Li &
+# Li, arXiv 2309.12871), the circumplex of affect (Yamauchi & Aizawa, ACL 2026), SimACE (Jeong, Han & Chae, Findings
+# of EMNLP 2024) and the principles of concept representation (Mohr, Dujany, Souquet & Freitas, arXiv 2606.06994);
+# places listed below.
 #
-# Every erratum below is a **claim of the form "the paper is inconsistent here"**, located in the paper's text
-# (`source` = `<paper> | <block>`), and decided by a cell that recomputes a formula, a gradient or a table average,
-# or compares two statements the paper makes about the same thing. Each one is classified once, in
-# `data/synthesis/errata_classes.csv`: an **erratum** (a real inconsistency) or a **minor** one (real, but within a
-# convention the paper states or its printed rounding). The verdict is computed: *confirmed* = the inconsistency
-# holds; *minor* = it holds, within the convention or rounding its criterion names; *partly* = only part of it holds.
-# An erratum is counted apart from the reproductions: it is never a reproduced paper claim. Prose numbers come from
-# `data/synthesis/errata_statements.csv`, table cells from the papers' transcriptions `data/<paper>/table*.csv`
-# (each row with its source), never from a cell. The [errata page](../../site/errata.qmd) is generated from this
-# notebook's ledger.
-#
-# **Sections.** Sections 1–10 are errata found by reading the papers against themselves; section 11 adds those found
-# while reproducing them (a theorem's printed conclusion that its optimum does not satisfy, a relation off by a
-# constant) and SimACE's set-up and significance statements. Section 12 runs the table auditor (`python -m companion
-# audit-tables`) over every transcribed table: each of its findings is one of the errata here or explained in its
-# allow-list, and the errata only it found are recorded there. Section 13 is the definitions sweep: every quantity
-# a paper defines in more than one place (a metric, a pooling, an equation restated in an appendix, a theorem
-# against its proof or corollary), the two places side by side, recomputed where the forms can be evaluated. One root cause is one erratum, its consequences listed
-# under it; errata of earlier versions that the text does not support, or that admit a reading under which the two
-# places agree, are withdrawn, and the last section lists them with the reason.
+# An erratum here is a claim that a paper contradicts itself at a given place: a printed formula, gradient or table
+# average is recomputed, or two statements about one quantity are compared, and the verdict is computed (confirmed;
+# minor when it holds within a convention or rounding the paper states; partly when one reading reconciles them).
+# Errata are counted apart from the reproductions. A table auditor also checks every transcribed table. The summary
+# table at the end lists every erratum; the site's errata page is
+# generated from it.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -84,6 +114,37 @@ from companion.results import Ledger, holds, show_provenance
 from companion.settings import REPO_ROOT
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Places in the papers.** Weighted contrastive learning (Vock, Duchesnay & Dufumier, arXiv 2605.13943) Def. 3.1,
+# Thm 3.7, Thm 3.8, Cor. 3.9, §4.2, the Fig. 4 caption and App. D.1, D.2 and F.2; AnglE (Li & Li, arXiv 2309.12871)
+# Eq. 3–6 and Table 2; the circumplex of affect (Yamauchi & Aizawa, ACL 2026) §5.1, Tables 1 and 4; SimACE (Jeong,
+# Han & Chae, Findings of EMNLP 2024) Eq. 2, §4.2, §4.3, App. E, App. G, Tables 1, 2, 4, 7, 9, 10, 11, 12, 13, 14 and
+# the Fig. 9 caption; principles of concept representation (Mohr, Dujany, Souquet & Freitas, arXiv 2606.06994) §1,
+# §4.2, §5.2, §5.4 and App. H.
+#
+# Every erratum below is a **claim of the form "the paper is inconsistent here"**, located in the paper's text
+# (`source` = `<paper> | <block>`), and decided by a cell that recomputes a formula, a gradient or a table average,
+# or compares two statements the paper makes about the same thing. Each one is classified once, in
+# `data/synthesis/errata_classes.csv`: an **erratum** (a real inconsistency) or a **minor** one (real, but within a
+# convention the paper states or its printed rounding). The verdict is computed: *confirmed* = the inconsistency
+# holds; *minor* = it holds, within the convention or rounding its criterion names; *partly* = only part of it holds.
+# An erratum is counted apart from the reproductions: it is never a reproduced paper claim. Prose numbers come from
+# `data/synthesis/errata_statements.csv`, table cells from the papers' transcriptions `data/<paper>/table*.csv`
+# (each row with its source), never from a cell. The [errata page](../../site/errata.qmd) is generated from this
+# notebook's ledger.
+#
+# **Sections.** Sections 1–10 are errata found by reading the papers against themselves; section 11 adds those found
+# while reproducing them (a theorem's printed conclusion that its optimum does not satisfy, a relation off by a
+# constant) and SimACE's set-up and significance statements. Section 12 runs the table auditor (`python -m companion
+# audit-tables`) over every transcribed table: each of its findings is one of the errata here or explained in its
+# allow-list, and the errata only it found are recorded there. Section 13 is the definitions sweep: every quantity
+# a paper defines in more than one place (a metric, a pooling, an equation restated in an appendix, a theorem
+# against its proof or corollary), the two places side by side, recomputed where the forms can be evaluated.
+# One root cause is one erratum, its consequences listed under it; errata of earlier versions that the text does not
+# support, or that admit a reading under which the two
+# places agree, are withdrawn, and the last section lists them with the reason.
+#
 # Settings, the ledger, the two readers of the papers' numbers, `stated(key)` (a prose number of
 # `errata_statements.csv`) and `table(paper, file)` (a transcribed table, cells as printed), and `judge(id, what)`:
 # the criterion of an erratum by its class in `errata_classes.csv` (`holds` for an erratum, `minor_erratum` with the

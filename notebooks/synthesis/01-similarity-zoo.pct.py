@@ -18,6 +18,103 @@
 # %% [markdown]
 # # Similarity zoo: eight objectives of the five papers on one setup
 #
+# **Papers.** All five, side by side: a comparison none of them makes (beyond the papers).
+#
+# Each paper argues for its own similarity or objective against cosine InfoNCE, each on its own setup. Here eight of
+# them (SimCSE, SimACE and ArcCon on dropout views of Wikipedia sentences; CoSENT and AnglE on graded STS benchmark
+# pairs, STS-B; SupCon, Soft SupCon and CircularCSE on Emolit's emotion labels) train under one budget and are
+# scored by one suite: semantic textual similarity (STS) on seven sets, alignment and uniformity, anisotropy,
+# effective rank and emotion clustering. Claims ask whether each paper's headline ordering carries over, paired over
+# seeds. Scale: all-MiniLM-L6-v2 with only its top layer trained, a short budget, several seeds. Settings and
+# judging rules follow; the claims table of §6 holds the computed verdicts.
+
+# %% tags=["colab-setup"]
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
+import sys
+
+if "google.colab" in sys.modules:
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
+
+# %% tags=["parameters"]
+profile = "cpu"
+seeds = None
+steps = None
+
+# %%
+import time
+from functools import partial
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import torch
+from IPython.display import display
+from tqdm.auto import tqdm
+
+from companion import stats
+from companion.papers.synthesis import zoo
+from companion.data import load_emolit, load_stsb, load_wiki
+from companion.encoders import load_encoder
+from companion.losses.weighted import soft_supcon_beta
+from companion.papers.angle.experiments import DRIFT_MIN, MOVEMENT_COLUMNS, moved_validity
+from companion.papers.angle.pairs import PairData
+from companion.profiles import settings
+from companion.results import Ledger, show_provenance
+from companion.training import seed_everything, train
+from companion.encoders.upper import UpperEncoder
+from companion.sts import sts_pairs_subset
+
+# %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
 # **Papers.** Each of the five papers argues for a similarity or an objective against cosine InfoNCE, each on its
 # own setup: SimACE (Jeong, Han & Chae, Findings of EMNLP 2024) for an angle with a margin; AnglE (Li & Li, arXiv
 # 2309.12871) for CoSENT + in-batch negatives + an angle in complex space; the weighted-contrastive framework (Vock,
@@ -50,46 +147,7 @@
 # noise, or its embeddings turned by at least `DRIFT_MIN`); a failed check makes the claim inconclusive. Our set-up
 # (MiniLM's top layer, a short budget) is named beside every verdict as its regime and never changes it. The
 # verdicts are in the claims table of §6.
-
-# %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
-import sys
-
-if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
-
-# %% tags=["parameters"]
-profile = "cpu"
-seeds = None
-steps = None
-
-# %%
-import time
-from functools import partial
-
-import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-import torch
-from IPython.display import display
-from tqdm.auto import tqdm
-
-from companion import stats
-from companion.papers.synthesis import zoo
-from companion.data import load_emolit, load_stsb, load_wiki
-from companion.encoders import load_encoder
-from companion.losses.weighted import soft_supcon_beta
-from companion.papers.angle.experiments import DRIFT_MIN, MOVEMENT_COLUMNS, moved_validity
-from companion.papers.angle.pairs import PairData
-from companion.profiles import settings
-from companion.results import Ledger, show_provenance
-from companion.training import seed_everything, train
-from companion.encoders.upper import UpperEncoder
-from companion.sts import sts_pairs_subset
-
-# %% [markdown]
+#
 # Settings of each profile, and the eight objectives with their data, source and hyper-parameters:
 
 # %%

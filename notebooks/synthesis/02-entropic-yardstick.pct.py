@@ -18,40 +18,71 @@
 # %% [markdown]
 # # Entropic yardstick: the objectives of the five papers in one framework
 #
-# **Papers.** The weighted-contrastive framework (Vock, Duchesnay & Dufumier, arXiv 2605.13943) writes a family of
-# contrastive losses as a weighted InfoNCE whose loss is bounded below by the entropy of its target distribution,
-# with equality exactly when the similarities equal the log-weights up to one constant (its Thm 3.3), and says which
-# geometries realise that for the cosine and the squared distance (Thms 3.7–3.13, Cor. 3.9). This notebook applies
-# that yardstick to every objective the five papers train: SupCon and Soft SupCon (the framework's own), SINCERE,
-# SoftCSE and CircularCSE (the circumplex paper, Yamauchi & Aizawa, ACL 2026), SimCSE, SimACE's angle similarity and
-# ArcCon (SimACE, Findings of EMNLP 2024), InfoNCE with BCE on hard negatives (the concept paper, Mohr et al., arXiv
-# 2606.06994), and CoSENT, in-batch negatives and the angle objective (AnglE, Li & Li, arXiv 2309.12871).
+# **Papers.** The weighted-contrastive framework (Vock, Duchesnay & Dufumier, arXiv 2605.13943), applied to the
+# objectives of all five papers (beyond the papers).
 #
-# **What it studies (beyond the papers).** For each objective: (1) where it sits — inside the family (its target,
-# its bound, whether its similarity's range can reach the bound) or outside it, and precisely why; (2) its optimal
-# geometry on free vectors with its paper's label structure, in closed form where a theorem or a short argument
-# gives one, stated as conditions *before* any optimiser runs; (3) whether the numerical optimum (free vectors,
-# several initialisations) and the geometry the paper notebooks' trained encoders reach agree with the prediction;
-# (4) two cross-paper predictions: whether SimACE's gain over SimCSE is the angle's wider logit range acting as a
-# lower temperature (decided by SimCSE runs at the matched *effective* temperature), and whether the label geometries
-# SoftCSE and CircularCSE learn are the ones their weightings imply.
-#
-# **How the claims are judged.** Identities and closed forms are `check` claims (passed / failed). Every prediction
-# is a `beyond` claim whose criterion was registered before the `cpu` run (`data/synthesis/criteria/`): free-vector
-# predictions are deterministic and list named conditions with their tolerances (`holds`: all hold — reproduced,
-# some — partly, none — not reproduced); predictions about trained encoders go through `companion.stats` over seeds
-# (`direction`, `level`) behind the validity checks of the runs they read (*trained*, *plateau*, or a failed
-# *record* check where a run's record is missing). The verdicts are in the claims table and the summary table at
-# the end; nothing below is typed by hand.
+# The framework writes many contrastive losses as one weighted InfoNCE, bounded below by the entropy of its target
+# weights, and says which geometries reach that bound (its Thm 3.3 and Thms 3.7–3.13). This notebook places every
+# objective the five papers train inside or outside that family, predicts its optimal geometry before any optimiser
+# runs, and compares with optima of free vectors and with the paper notebooks' trained encoders; it also asks
+# whether SimACE's gain over SimCSE amounts to a lower temperature. Scale: free vectors in float64, other notebooks'
+# trained runs, a few SimCSE runs of its own. Settings and judging rules follow; the tables at the end hold the
+# computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -82,6 +113,34 @@ from companion.settings import cache_dir
 from companion.similarities import complex_angle, row_cosine
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Papers.** The weighted-contrastive framework (Vock, Duchesnay & Dufumier, arXiv 2605.13943) writes a family of
+# contrastive losses as a weighted InfoNCE whose loss is bounded below by the entropy of its target distribution,
+# with equality exactly when the similarities equal the log-weights up to one constant (its Thm 3.3), and says which
+# geometries realise that for the cosine and the squared distance (Thms 3.7–3.13, Cor. 3.9). This notebook applies
+# that yardstick to every objective the five papers train: SupCon and Soft SupCon (the framework's own), SINCERE,
+# SoftCSE and CircularCSE (the circumplex paper, Yamauchi & Aizawa, ACL 2026), SimCSE, SimACE's angle similarity and
+# ArcCon (SimACE, Findings of EMNLP 2024), InfoNCE with BCE on hard negatives (the concept paper, Mohr et al., arXiv
+# 2606.06994), and CoSENT, in-batch negatives and the angle objective (AnglE, Li & Li, arXiv 2309.12871).
+#
+# **What it studies (beyond the papers).** For each objective: (1) where it sits — inside the family (its target,
+# its bound, whether its similarity's range can reach the bound) or outside it, and precisely why; (2) its optimal
+# geometry on free vectors with its paper's label structure, in closed form where a theorem or a short argument
+# gives one, stated as conditions *before* any optimiser runs; (3) whether the numerical optimum (free vectors,
+# several initialisations) and the geometry the paper notebooks' trained encoders reach agree with the prediction;
+# (4) two cross-paper predictions: whether SimACE's gain over SimCSE is the angle's wider logit range acting as a
+# lower temperature (decided by SimCSE runs at the matched *effective* temperature), and whether the label geometries
+# SoftCSE and CircularCSE learn are the ones their weightings imply.
+#
+# **How the claims are judged.** Identities and closed forms are `check` claims (passed / failed). Every prediction
+# is a `beyond` claim whose criterion was registered before the `cpu` run (`data/synthesis/criteria/`): free-vector
+# predictions are deterministic and list named conditions with their tolerances (`holds`: all hold — reproduced,
+# some — partly, none — not reproduced); predictions about trained encoders go through `companion.stats` over seeds
+# (`direction`, `level`) behind the validity checks of the runs they read (*trained*, *plateau*, or a failed
+# *record* check where a run's record is missing). The verdicts are in the claims table and the summary table at
+# the end; nothing below is typed by hand.
+#
 # Settings. The SimACE runs use `simace/02`'s own run settings (its run cache is keyed by them, so its runs are
 # reloaded, not retrained); the Emolit heads use `circumplex/02`'s (its saved heads fit them). The free-vector
 # problems are the same in every profile (they take seconds); only the number of initialisations and iterations

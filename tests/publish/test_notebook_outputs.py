@@ -319,6 +319,34 @@ def test_clear_errors_for_bad_input(tmp_path):
         N.clean({"metadata": {}})
 
 
+def test_a_stored_notebook_gets_the_seeds_its_ledger_recorded(tmp_path, monkeypatch):
+    """``clean`` on a stored notebook fills the empty fields of ``metadata.companion`` from its ledger's provenance
+    (same profile), changing nothing else; ``problems`` names each such field until then."""
+    results = tmp_path / "results"
+    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(results))
+    meta = {"date": "d", "hardware": {"gpu": None}, "profile": "cpu", "seeds": [], "versions": {}, "wall_time_s": 9.9}
+    nb = _nb(_code(outputs=[_stream("a\n", "stdout")]))
+    nb["metadata"]["companion"] = meta
+    path = tmp_path / "notebooks" / "angle" / "01-a.ipynb"
+    path.parent.mkdir(parents=True)
+    path.write_text(N.dumps(nb))
+    assert N.problems(path, root=tmp_path) == [] and N.clean(path)["metadata"]["companion"] == meta  # none yet
+    record = results / "angle" / "01-a.provenance.json"
+    record.parent.mkdir(parents=True)
+    record.write_text(json.dumps({**meta, "profile": "smoke", "seeds": [0]}))
+    assert N.problems(path, root=tmp_path) == [] and N.clean(path)["metadata"]["companion"] == meta  # other run
+    record.write_text(json.dumps({**meta, "seeds": [0, 1, 2], "versions": {"numpy": "x"}, "wall_time_s": 1.0,
+                                  "settings": {"steps": 3}}))
+    assert N.problems(path, root=tmp_path) == [
+        f"notebooks/angle/01-a.ipynb: metadata.companion.{key} is empty but its ledger's provenance knows it (run "
+        "`python -m companion notebooks clean`)" for key in ("seeds", "versions")]
+    before = json.loads(path.read_text())
+    N.clean(path)
+    after = json.loads(path.read_text())
+    assert after["metadata"]["companion"] == {**meta, "seeds": [0, 1, 2], "versions": {"numpy": "x"}}
+    assert after["cells"] == before["cells"] and N.problems(path, root=tmp_path) == []
+
+
 def test_command_line_check_then_clean(tmp_path, capsys):
     folder = tmp_path / "notebooks" / "angle"
     folder.mkdir(parents=True)

@@ -51,6 +51,7 @@ def test_smoke_execution_goes_to_scratch_and_counts_claims(tmp_path, monkeypatch
     assert (tmp_path / "scratch" / "results" / "angle" / "01-tiny.json").exists()
     executed = nbformat.read(result.output, as_version=4)
     assert executed.metadata["companion"]["profile"] == "smoke"
+    assert executed.metadata["companion"]["seeds"] == [0]  # from the provenance its ledger wrote in this run
     assert "PROFILE smoke" in json.dumps(executed.cells[-1].outputs)
 
 
@@ -61,6 +62,7 @@ def test_cpu_execution_writes_back_in_place_and_failures_name_the_cell(tmp_path,
     assert result.status == "ok" and result.output == src.path
     executed = nbformat.read(src.path, as_version=4)
     assert executed.cells[-1].outputs, "outputs are stored in place"
+    assert executed.metadata["companion"]["seeds"] == [0] and executed.metadata["companion"]["profile"] == "cpu"
     assert not any("injected-parameters" in c.metadata.get("tags", []) for c in executed.cells)
 
     bad = _write_nb(tmp_path / "nb" / "angle" / "02-bad.ipynb", BODY, fail=True)
@@ -70,6 +72,19 @@ def test_cpu_execution_writes_back_in_place_and_failures_name_the_cell(tmp_path,
     assert bad.path.read_bytes() == before  # a failed cpu run leaves the notebook untouched
     assert runner.summary_table([result, failed]).splitlines()[-1] == "2 notebooks, 1 failed, " + \
         f"{result.wall_time_s + failed.wall_time_s:.1f} s in all"
+
+
+def test_the_notebook_metadata_takes_what_only_the_ledger_knows():
+    """The runner's own provenance has no seeds (the notebook chooses them); the ledger's record of the same run
+    fills them, and only fields the runner left empty: its settings stay in the provenance file, its wall time (the
+    ledger's, shorter than the notebook's) does not replace the runner's."""
+    record = {"profile": "cpu", "seeds": [0, 1, 2], "wall_time_s": 1.0, "settings": {"steps": 64}}
+    meta = runner.run_provenance("cpu", 12.34, record)
+    assert meta["seeds"] == [0, 1, 2] and meta["wall_time_s"] == 12.3 and "settings" not in meta
+    assert set(meta) == set(runner.provenance("cpu", seeds=[], wall_time_s=1.0))
+    assert runner.run_provenance("cpu", 1.0, None)["seeds"] == []
+    assert runner.run_provenance("smoke", 1.0, record)["seeds"] == []  # another profile's record: another run
+    assert runner.run_provenance("cpu", 1.0, {**record, "seeds": []})["seeds"] == []  # a run without seeds
 
 
 def test_parallel_run_keeps_order_isolates_smoke_output_and_reports_failures(tmp_path, monkeypatch):

@@ -328,6 +328,31 @@ def test_every_notebook_first_cell_has_badge_and_section():
     assert problems == []
 
 
+def test_every_notebook_opens_in_at_most_150_words():
+    """A student reads the opening before any code: the section, what is measured and the scale, in at most
+    :data:`checks.OPENING_MAX_WORDS` words (no tolerance above it); the detail comes in a later markdown cell."""
+    counts = {nb.key: checks.opening_words("".join(json.loads(nb.path.read_text(encoding="utf-8"))["cells"][0]["source"]))
+              for nb in notebooks.list_notebooks()}
+    assert checks.OPENING_MAX_WORDS == 150
+    assert {key: n for key, n in counts.items() if n > 150} == {}
+
+
+def test_a_long_opening_is_reported_and_the_badge_is_not_counted(tmp_path):
+    rel = "notebooks/angle/01-x.ipynb"
+    (tmp_path / "pyproject.toml").write_text('[tool.companion]\nrepository = "o/r"\n')
+    badge = f"[![Open In Colab]({colab.BADGE_IMAGE})]({colab.badge_url(rel, 'o/r')})"
+    words = " ".join(["word"] * 147)  # with "# Title" and "§4": 150
+    nb = notebooks.Notebook(path=_notebook(tmp_path / rel, f"# Title\n\n{badge}\n\n§4 {words}",
+                                           [colab.setup_source("o/r"), "1"]),
+                            paper="angle", stem="01-x", title="Title")
+    assert checks.opening_words(f"# Title\n\n{badge}\n\n§4 {words}") == 150
+    assert checks.first_cell_problems(nb, tmp_path) == []
+    _notebook(tmp_path / rel, f"# Title\n\n{badge}\n\n§4 {words} one more", [colab.setup_source("o/r"), "1"])
+    assert checks.first_cell_problems(nb, tmp_path) == [
+        f"{rel}: the first cell has 152 words, over 150; move the settings, schedule and judging rules to a later "
+        "markdown cell"]
+
+
 def test_errata_page_lists_every_erratum_with_its_proving_cell():
     claims = errata._errata_claims(REPO_ROOT)
     if not claims:

@@ -53,6 +53,15 @@ from companion.settings import REPO_ROOT
 
 SECTION_REF = re.compile(r"§|\bSections?\b|\bSec\.|\bTables?\b|\bFig(?:ure|s?\.)|\bApp(?:endix|\.)|\bEqs?\.")
 COLAB_PREFIX = "https://colab.research.google.com/github/"
+#: The most words a notebook's opening (its first cell, badge line excluded) may have: the section it reproduces,
+#: what it measures and at which scale, read before any code; the settings, schedule and the rules that judge the
+#: claims go to a later markdown cell, the results to the computed claims table at the end.
+OPENING_MAX_WORDS = 150
+
+
+def opening_words(markdown: str) -> int:
+    """The words of a first cell as a reader counts them: whitespace-separated, the Colab badge line left out."""
+    return sum(len(line.split()) for line in markdown.split("\n") if not colab.BADGE_LINE.match(line))
 
 
 # --------------------------------------------------------------------------------------------- the verdict figure
@@ -140,9 +149,10 @@ def execute_page(path: Path, stderr: io.StringIO | None = None) -> str:
 
 def first_cell_problems(nb, root: Path = REPO_ROOT) -> list[str]:
     """A notebook's first cell must be markdown, carry the Colab badge of this notebook in the configured repository
-    (and no Colab link at all when none is configured) and, for the five papers' notebooks, name the paper section
-    it reproduces (baselines and cross-paper synthesis notebooks reproduce no single section). The next cell must
-    be the Colab set-up cell as ``python -m companion colab`` writes it."""
+    (and no Colab link at all when none is configured), stay within :data:`OPENING_MAX_WORDS` words and, for the
+    five papers' notebooks, name the paper section it reproduces (baselines and cross-paper synthesis notebooks
+    reproduce no single section). The next cell must be the Colab set-up cell as ``python -m companion colab``
+    writes it."""
     rel = nb.path.relative_to(root).as_posix()
     try:
         cells = _load_json(nb.path)["cells"]
@@ -164,6 +174,9 @@ def first_cell_problems(nb, root: Path = REPO_ROOT) -> list[str]:
         problems.append(f"{rel}: the second cell is not the current Colab set-up cell; run `python -m companion colab`")
     if nb.paper in REPRODUCED_PAPERS and not SECTION_REF.search(text):
         problems.append(f"{rel}: the first cell does not name the paper section it reproduces")
+    if opening_words(text) > OPENING_MAX_WORDS:
+        problems.append(f"{rel}: the first cell has {opening_words(text)} words, over {OPENING_MAX_WORDS}; move the "
+                        "settings, schedule and judging rules to a later markdown cell")
     problems += link_problems(text, nb.path.parent, root, f"{rel} (first cell)")
     return problems
 

@@ -410,7 +410,8 @@ def paper_page_markdown(paper: str, root: Path | None = None) -> str:
     parts = [f"**Paper.** {ref}", "", *bottom, summary, "",
              "## What was reproduced, at which scale", "",
              "Read from each run's provenance and the executed notebook (profile, seeds, hardware, wall time, "
-             "the settings it ran with); the notebooks say in their first cell what was scaled down and why.", "",
+             "the settings it ran with); the notebooks say at their start what was scaled down, and why in the cell "
+             "that introduces their settings.", "",
              scale_markdown(paper, page, root), "",
              "## Notebooks, in section order", "", notebooks_markdown(paper, page, root), "",
              "## Coverage map", "",
