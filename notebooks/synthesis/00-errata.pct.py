@@ -18,10 +18,9 @@
 # %% [markdown]
 # # Errata: inconsistencies in the five papers, each proven by a computation
 #
-# **Papers.** All five: weighted contrastive learning (Vock, Duchesnay & Dufumier, arXiv 2605.13943), AnglE (Li &
+# **Papers.** Weighted contrastive learning (Vock, Duchesnay & Dufumier, arXiv 2605.13943), AnglE (Li &
 # Li, arXiv 2309.12871), the circumplex of affect (Yamauchi & Aizawa, ACL 2026), SimACE (Jeong, Han & Chae, Findings
-# of EMNLP 2024) and the principles of concept representation (Mohr, Dujany, Souquet & Freitas, arXiv 2606.06994);
-# places listed below.
+# of EMNLP 2024) and the principles of concept representation (Mohr, Dujany, Souquet & Freitas, arXiv 2606.06994).
 #
 # An erratum here is a claim that a paper contradicts itself at a given place: a printed formula, gradient or table
 # average is recomputed, or two statements about one quantity are compared, and the verdict is computed (confirmed;
