@@ -181,7 +181,9 @@ def test_scoreboard_and_claims_tables_by_hand(tmp_path, monkeypatch):
                                           "five *(Table 5)* · [01-x, cell 4](../../notebooks/angle/01-x.ipynb)"]
     beyond = pages.claims_markdown("angle", page=common.paper_page("angle"), root=root, kind="beyond")
     row = _table_rows(beyond)[0][2]
-    assert row[3] == f"**inconclusive** — {LONG_REASON}" and "…" not in beyond  # the full reason, never cut
+    # a reason longer than the table allows is cut at a word and points to the deciding cell, which shows it whole
+    assert row[3] == f"**inconclusive** — {pages._short_reason(LONG_REASON)}"
+    assert len(LONG_REASON) <= pages.REASON_CHARS or row[3].endswith("(in full at the deciding cell)")
     assert row[4] == "scaled (A)" and beyond.endswith("- **A**: frozen MiniLM")
     ours = _table_rows(pages.claims_markdown("angle", page=common.paper_page("angle"), root=root, kind="check"))[0]
     assert ours[0][-1] == "verdict" and [r[3] for r in ours[2:]] == ["**passed**"]  # a check has no regime
@@ -407,3 +409,14 @@ def test_claims_comment_names_ids_a_helper_records(tmp_path):
     nbformat.write(nb, path)
     found = common.claim_cells(path, ["Emolit:lowest-V:GPT", "Emolit:beat", "Emolit:other"])
     assert found == {"Emolit:lowest-V:GPT": 0, "Emolit:beat": 0}
+
+
+def test_a_long_verdict_reason_is_cut_at_a_word_and_points_to_its_cell():
+    from companion.publish.site import pages
+
+    short = "budget: one run still rising"
+    assert pages._short_reason(short) == short
+    long = "budget: " + "; ".join(f"run {i} still rising by +0.001/step" for i in range(40))
+    cut = pages._short_reason(long)
+    assert len(cut) <= pages.REASON_CHARS + len(" … (in full at the deciding cell)")
+    assert cut.endswith("(in full at the deciding cell)") and long.startswith(cut.split(" …")[0])

@@ -212,7 +212,7 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, k
     """One table of the claims of ``paper`` of one ``kind``: the claim with where the paper says it and a link to
     the notebook cell that decides it; the paper's value; ours (estimate [95 % CI] over seeds with the minimum
     detectable effect where there are seeds, numbers to their meaning, structures in words); the verdict with its
-    full reason; and, for claims that have one (paper and beyond claims), the regime beside the verdict:
+    reason (cut at :data:`REASON_CHARS` characters: the deciding cell shows it whole); and, for claims that have one (paper and beyond claims), the regime beside the verdict:
     ``paper setting`` or ``scaled (A)``, the letter's full text listed under the table (:func:`regime_legend`)."""
     root = _root(root)
     base = _base(page)
@@ -229,7 +229,8 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, k
             loc = where.get((paper, ledger["notebook"], c["id"]))
             source = f" *({fmt.ledger_text(c['source'])})*" if c.get("source") else ""
             claim = f"{fmt.ledger_text(c['claim'])}{source} · {_cell_link(loc, base)}"
-            verdict = f"**{c['verdict']}**" + (f" — {fmt.ledger_text(c['reason'])}" if c.get("reason") else "")
+            verdict = f"**{c['verdict']}**" + (f" — {fmt.ledger_text(_short_reason(c['reason']))}"
+                                               if c.get("reason") else "")
             row = [claim, fmt.ledger_text(fmt.value_text(c.get("paper_value"), printed=True)), _ours_text(c), verdict]
             if with_regime:
                 row.append(_regime_key(c.get("regime") or REGIMES[0], keys))
@@ -240,6 +241,19 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, k
     table = md_table(headers + (["regime"] if with_regime else []), rows)
     legend = regime_legend(keys)
     return table + (f"\n\n{legend}" if legend else "")
+
+
+#: the longest verdict reason a claims table shows in full; a longer one (a validity check listing every failing
+#: run) is cut at a word boundary and points to its deciding cell, so that the table keeps room for its numbers
+REASON_CHARS = 240
+
+
+def _short_reason(reason: str) -> str:
+    """``reason`` whole if it has at most :data:`REASON_CHARS` characters, else cut at the last space before that
+    length and marked as cut."""
+    if len(reason) <= REASON_CHARS:
+        return reason
+    return reason[:REASON_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + " … (in full at the deciding cell)"
 
 
 def papers_with_claims(root: Path | None = None, five: bool | None = None) -> list[str]:
