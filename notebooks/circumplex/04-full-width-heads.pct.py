@@ -95,6 +95,7 @@ import pandas as pd
 import torch
 
 from companion import stats
+from companion.display import reader_display
 from companion.encoders import load_encoder
 from companion.losses.circumplex import LOSSES, anchor_coverage
 from companion.papers.circumplex import comparison as cmp
@@ -106,6 +107,8 @@ from companion.papers.circumplex.validity import run_checks
 from companion.profiles import settings
 from companion.results import Ledger, at_least, show_provenance
 from companion.training import index_batches
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% [markdown]
 # ## What runs, at which scale, and how the claims are judged
@@ -303,7 +306,7 @@ runs.groupby("loss", sort=False).agg(steps=("steps", "first"), mean_train_s=("tr
 # %%
 labels_te = list(test.label)
 pre = {**evaluate_embeddings(pretrained["test"], labels_te), **cmp.label_structure(pretrained["test"], labels_te)}
-pd.Series(pre).round(3)
+pd.DataFrame([pre], index=["pretrained"])
 
 # %% [markdown]
 # The learning curves of the first seed (test V-Measure at each recorded step), the change over the last half
@@ -330,7 +333,7 @@ REGIME = (f"frozen {cfg.model.split('/')[-1]} backbone, head only ({cfg.pooling}
           f"frozen row, heads of width {info['head_dim']}, "
           + ", ".join(f"{loss} {n // per_epoch}" for loss, n in steps.items())
           + f" epoch(s) at lr {cfg.lr:g} (paper: 15 at 5e-5), {len(cfg.seeds)} seeds, Emolit only")
-REGIME
+print(REGIME)
 
 # %% [markdown]
 # ## 4 · Results beside the paper

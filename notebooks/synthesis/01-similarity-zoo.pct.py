@@ -100,6 +100,7 @@ from IPython.display import display
 from tqdm.auto import tqdm
 
 from companion import stats
+from companion.display import reader_display
 from companion.papers.synthesis import zoo
 from companion.data import load_emolit, load_stsb, load_wiki
 from companion.encoders import load_encoder
@@ -111,6 +112,8 @@ from companion.results import Ledger, show_provenance
 from companion.training import seed_everything, train
 from companion.encoders.upper import UpperEncoder
 from companion.sts import sts_pairs_subset
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% [markdown]
 # ## What runs, at which scale, and how the claims are judged
@@ -289,7 +292,7 @@ runs.groupby("model", sort=False)[["loss_first", "loss_last", "train_s", "train_
 # objectives. The loss curves, mean over seeds:
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(15, 3.6))
+fig, axes = plt.subplots(1, 3, figsize=(10, 3.4))
 for ax, kind in zip(axes, zoo.DATA_KINDS):
     for name in [n for n in NAMES if zoo.OBJECTIVES[n].data == kind]:
         curve = zoo.loss_matrix(runs, name).mean(0)
@@ -344,7 +347,7 @@ with pd.option_context("display.max_rows", 200):
 # %%
 surv = tests[tests.survives][["metric", "comparison", "mean_diff", "p_holm"]]
 print(f"{len(surv)} of {len(tests)} differences survive (Holm-adjusted paired t-test, alpha 0.05):")
-surv.round(4)
+surv
 
 # %% [markdown]
 # ## 5 · The alignment–uniformity plane (Wang & Isola 2020; SimCSE Fig. 2, SimACE Fig. 3)
@@ -372,7 +375,7 @@ ledger.savefig(fig, "fig1-align-uniform-plane")
 plt.show()
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+fig, axes = plt.subplots(1, 3, figsize=(10, 3.8))
 for ax, metric, label in zip(axes, ["avg", "V", "CD-r"], ["STS avg (Spearman × 100)", "V-Measure (Emolit test)",
                                                           "CD-r (Emolit test)"]):
     for i, name in enumerate(NAMES):

@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from companion.display import FIGURE_WIDTH_IN, PANELS_PER_ROW, panel_grid
+
 __all__ = ["plot_avgcossim", "plot_v_vs_pca", "plot_v_vs_labels", "plot_head_comparison", "plot_stage_maps",
            "plot_unseen_maps", "plot_emobank_angles", "plot_pca_panels", "plot_table4_bars"]
 
@@ -25,7 +27,6 @@ def plot_avgcossim(panels: Sequence[tuple[str, object]], labels: Sequence[str], 
     """Fig 4: one AvgCosSim heat map per ``(name, embeddings)`` panel on a shared colour scale [-1, 1] (nothing
     clips: cosines are bounded), titled with the mean similarity between labels and its Pearson r with the circle's
     cos Δθ (:func:`companion.papers.circumplex.comparison.label_structure`)."""
-    import matplotlib.pyplot as plt
 
     from companion.losses.circumplex import ECM_LABELS
     from companion.papers.circumplex.comparison import label_structure
@@ -35,8 +36,9 @@ def plot_avgcossim(panels: Sequence[tuple[str, object]], labels: Sequence[str], 
         raise ValueError("plot_avgcossim needs at least one panel.")
     labels = np.asarray(list(labels), dtype=object)
     classes = list(classes) if classes is not None else [c for c in ECM_LABELS if c in set(labels)]
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.3 * len(panels), 4.4), squeeze=False)
-    for ax, (name, emb) in zip(axes[0], panels):
+    fig, axes = panel_grid(len(panels), panel_height=4.6, per_row=2 if len(panels) == 4 else PANELS_PER_ROW,
+                           gridspec_kw=dict(wspace=0.35, hspace=0.45))
+    for ax, (name, emb) in zip(axes, panels):
         mat, shown = avg_cos_sim(emb, labels, classes)
         im = ax.imshow(mat, cmap="RdBu_r", vmin=-1, vmax=1)
         ax.set_xticks(range(len(shown)), shown, rotation=90, fontsize=7)
@@ -44,7 +46,7 @@ def plot_avgcossim(panels: Sequence[tuple[str, object]], labels: Sequence[str], 
         s = label_structure(emb, list(labels), classes)
         ax.set_title(f"{name}\nmean between labels {s['mean_offdiag']:+.2f}, r with cos Δθ {s['r_circle']:.2f}",
                      fontsize=9)
-    fig.colorbar(im, ax=axes[0].tolist(), shrink=0.75, label="AvgCosSim")
+    fig.colorbar(im, ax=axes, shrink=0.75, label="AvgCosSim")
     return fig
 
 
@@ -79,7 +81,7 @@ def plot_v_vs_labels(frame: pd.DataFrame, *, paper: Mapping[str, Mapping[str, fl
     cell."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11.5, 4.2), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(FIGURE_WIDTH_IN, 4.2), sharey=True)
     nmax = int(frame["labels"].max())
     for ax, metric in zip(axes, ["V", "CD-r"]):
         for i, (loss, g) in enumerate(frame.groupby("loss", sort=False)):
@@ -108,7 +110,7 @@ def plot_head_comparison(grid: pd.DataFrame, paper: pd.DataFrame, *, kinds: Sequ
 
     colors = dict(zip(kinds, ["tab:blue", "tab:orange", "tab:green", "tab:red"]))
     width = 0.8 / len(kinds)
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(FIGURE_WIDTH_IN, 4.2), sharey=True)
     for ax, (metric, pcol) in zip(axes, [("V", "V-Measure"), ("CD-r", "CD-r")]):
         for j, kind in enumerate(kinds):
             g = _mean_std(grid[grid.kind == kind], "loss", metric).reindex(list(losses))
@@ -145,7 +147,8 @@ def plot_stage_maps(maps: Mapping[tuple[str, str, str], np.ndarray], alignment: 
 
     aligned = alignment.set_index(["head", "loss", "stage"])["ring alignment"]
     colors = _ecm_colors(classes)
-    fig, axes = plt.subplots(len(pairs), len(stages), figsize=(3.3 * len(stages), 3.25 * len(pairs)), squeeze=False)
+    side = min(3.3, FIGURE_WIDTH_IN / len(stages))  # one square panel per stage, the row at most the page's width
+    fig, axes = plt.subplots(len(pairs), len(stages), figsize=(side * len(stages), side * len(pairs)), squeeze=False)
     for r, (kind, loss) in enumerate(pairs):
         for c, stage in enumerate(stages):
             xy, ax = maps[(kind, loss, stage)], axes[r, c]
@@ -162,11 +165,11 @@ def plot_unseen_maps(maps: Mapping[tuple[int, str], np.ndarray], alignment: pd.D
                      other_classes: Sequence[str], *, names: Sequence[str], seed: int):
     """Fig 7: the seed's MDS maps (:func:`companion.papers.circumplex.analysis.unseen_label_maps`) of ``names``: ECM
     centroids as circles linked in ECM order, the other labels as crosses, each titled with its ring alignment."""
-    import matplotlib.pyplot as plt
 
     k, colors = len(classes), _ecm_colors(classes)
-    fig, axes = plt.subplots(1, len(names), figsize=(6 * len(names), 6), squeeze=False)
-    for ax, name in zip(axes[0], names):
+    side = min(6.0, FIGURE_WIDTH_IN / min(len(names), 2))  # square panels, two a row at most
+    fig, axes = panel_grid(len(names), panel_height=side, per_row=2, width=side * min(len(names), 2))
+    for ax, name in zip(axes, names):
         xy = maps[(seed, name)]
         ax.scatter(xy[:k, 0], xy[:k, 1], c=colors, s=90, edgecolor="k", zorder=3)
         ax.plot(*np.vstack([xy[:k], xy[:1]]).T, color="0.6", lw=0.8, zorder=1)
@@ -187,10 +190,10 @@ def plot_emobank_angles(angles: Mapping[tuple[str, int], np.ndarray], runs: pd.D
     """Beyond the paper: each EmoBank sentence at (cos φ, sin φ) on the ring of each embedding in ``names`` (seed
     ``seed``), coloured by its Valence rating on EmoBank's whole 1–5 scale (nothing clips), titled
     with the correlations of :func:`companion.papers.circumplex.analysis.emobank_ring_runs`."""
-    import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(names), figsize=(5.3 * len(names), 5), squeeze=False)
-    for ax, name in zip(axes[0], names):
+    side = min(5.3, FIGURE_WIDTH_IN / min(len(names), 2))  # two panels a row at most, the colour bar beside
+    fig, axes = panel_grid(len(names), panel_height=side * 0.95, per_row=2, width=side * min(len(names), 2))
+    for ax, name in zip(axes, names):
         phi = angles[(name, seed)]
         sc = ax.scatter(np.cos(phi), np.sin(phi), c=np.asarray(valence), cmap="coolwarm", s=12, vmin=1, vmax=5)
         ax.set(xlabel="cos φ (ECM: disgust ← → love)", ylabel="sin φ (ECM: calmness ← → surprise)")
@@ -198,21 +201,21 @@ def plot_emobank_angles(angles: Mapping[tuple[str, int], np.ndarray], runs: pd.D
         ax.set_title(f"{name} (seed {seed})\nr(cos φ, V) = {row['r(cos φ, Valence)']:.2f}, "
                      f"r(sin φ, A) = {row['r(sin φ, Arousal)']:.2f}", fontsize=10)
         ax.set_aspect("equal")
-    fig.colorbar(sc, ax=axes[0].tolist(), label="EmoBank Valence", shrink=0.8)
+    fig.colorbar(sc, ax=axes, label="EmoBank Valence", shrink=0.8)
     return fig
 
 
 def plot_pca_panels(panels: Sequence[tuple[str, object]], labels: Sequence[str]):
     """Fig 1: each ``(name, embeddings)`` panel projected on its own top two principal components, points coloured
     by ECM label with the label names at their centroids, titled with the two components' shares of variance."""
-    import matplotlib.pyplot as plt
     import torch
 
     from companion.losses.circumplex import ECM_LABELS
 
     labels = np.asarray(list(labels), dtype=object)
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.3 * len(panels), 4.3), squeeze=False)
-    for ax, (name, emb) in zip(axes[0], panels):
+    side = min(4.3, FIGURE_WIDTH_IN / min(len(panels), PANELS_PER_ROW))  # square panels, three a row at most
+    fig, axes = panel_grid(len(panels), panel_height=side, width=side * min(len(panels), PANELS_PER_ROW))
+    for ax, (name, emb) in zip(axes, panels):
         x = torch.as_tensor(emb).double()
         x = x - x.mean(0)
         _, s, vh = torch.linalg.svd(x, full_matrices=False)
@@ -225,7 +228,7 @@ def plot_pca_panels(panels: Sequence[tuple[str, object]], labels: Sequence[str])
         ax.set_title(f"{name}\nPC1 {100 * ev[0]:.0f}% + PC2 {100 * ev[1]:.0f}% of variance", fontsize=10)
         ax.set_xticks([])
         ax.set_yticks([])
-    axes[0][-1].legend(fontsize=7, markerscale=2, bbox_to_anchor=(1.02, 1), loc="upper left")
+    axes[-1].legend(fontsize=7, markerscale=2, bbox_to_anchor=(1.02, 1), loc="upper left")
     return fig
 
 
@@ -240,7 +243,7 @@ def plot_table4_bars(runs: pd.DataFrame, beside: pd.DataFrame, *, order: Sequenc
     runs = runs.assign(cfgname=names)
     sets = list(paper_sets)
     width = 0.8 / len(sets)
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.4), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(FIGURE_WIDTH_IN, 4.4), sharey=True)
     for ax, metric in zip(axes, ["V", "CD-r"]):
         for j, ds in enumerate(sets):
             g = _mean_std(runs[runs.dataset == ds], "cfgname", metric).reindex(list(order))
