@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from companion.encoders import tiny_encoder
+from companion.encoders.upper import UpperEncoder
 from companion.profiles import settings
 from companion.training import index_batches, seed_everything
 
@@ -210,3 +211,62 @@ def test_a_top_layers_only_run_of_the_gpu_recipe_keeps_the_embeddings_frozen():
     assert _trains_embeddings(enc, {"train_embeddings": True, "n_top": 4})
     assert not _trains_embeddings(enc, {"train_embeddings": True, "n_top": 2})
     assert not _trains_embeddings(enc, {"n_top": 4})
+
+
+# -------------------------------------------------------------------------------------------------- AnglE (BERT)
+def test_angle_gpu_step_is_the_papers_recipe_on_bert():
+    """AnglE's gpu path (notebooks 02 and 03) on a BERT (bert-base-uncased's class): the whole network trained, the
+    embeddings included, on the [CLS] vector at the stated length, the AnglE objective (CoSENT + in-batch negatives
+    + angle, weights 1/1/1, the settings' temperatures, STS-B positives as the released code counts them), AdamW
+    without weight decay at the warm-up's first rate lr / warmup, gradients clipped at 1.0. Dropout is switched off
+    so that the hand forward pass needs no shared random stream. The objective itself is checked against the
+    paper's equations in the loss tests; here it is the one the settings build."""
+    from companion.gpu_settings import notebook_settings
+    from companion.losses.angle import AnglEObjective
+    from companion.papers.angle.pairs import PairData, interleave, upper_experiment
+
+    cfg = notebook_settings("angle/03-ablation-and-analysis", "gpu")
+    assert cfg.train_embeddings and cfg.pooling == "cls" and cfg.stsb_positive == 1.0
+    enc = tiny_encoder("bert", pooling="cls", layers=2, max_length=cfg.max_length)
+    for module in enc.model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+    base = UpperEncoder(enc, n_top=2, pooling=cfg.pooling, train_embeddings=cfg.train_embeddings)
+    start = copy.deepcopy(base.state_dict())
+    data = PairData(TEXTS[:4], TEXTS[4:], [4.6, 0.4, 1.2, 3.0])  # graded, as STS-B
+    objective = AnglEObjective(1, 1, 1, tau_cos=cfg.tau_cos, tau_ibn=cfg.tau_ibn, tau_angle=cfg.tau_angle,
+                               positive_threshold=cfg.stsb_positive, positives=cfg.ibn_positives)
+    evals = {"STS-B": PairData(TEXTS, TEXTS[3:] + TEXTS[:3], [0.5 * i for i in range(len(TEXTS))])}
+    run = upper_experiment(base, data, evals, objective, seed=0, steps=1, batch_size=4, lr=cfg.lr,
+                           warmup_steps=cfg.warmup, buckets=cfg.buckets, return_model=True)
+
+    bert = _full_model(enc, start)
+    bert.train()
+    idx = next(index_batches(len(data), 4, seed=0, epochs=None)).tolist()
+    texts = interleave([data.sentence1[i] for i in idx], [data.sentence2[i] for i in idx])
+    tok = enc.tokenizer(texts, padding=True, truncation=True, max_length=cfg.max_length, return_tensors="pt")
+    cls = bert(input_ids=tok["input_ids"], attention_mask=tok["attention_mask"]).last_hidden_state[:, 0]
+    objective(cls, data.labels[idx], texts).backward()
+
+    hand = {f"embeddings.{k}": p for k, p in bert.embeddings.named_parameters()}
+    hand.update({f"layers.{i}.{k}": p for i, layer in enumerate(bert.encoder.layer)
+                 for k, p in layer.named_parameters()})
+    grads = _clip({k: p.grad for k, p in hand.items() if p.grad is not None})
+    rate = cfg.lr / cfg.warmup  # the linear warm-up's first step
+    expected = {k: _adamw_first_step(p.detach(), grads.get(k, torch.zeros_like(p)), rate, 0.0)
+                for k, p in hand.items()}
+    assert "embeddings.word_embeddings.weight" in grads  # the embeddings are trained
+    _assert_landed(run["model"], expected, rate)
+
+
+def test_angle_gpu_positives_are_the_released_codes_and_the_cpu_keeps_gold_4():
+    """The in-batch term's positives on graded STS-B labels: every pair labelled 1 or more on the gpu path (the
+    released loss casts labels to integers), gold >= 4 on the cpu path (unchanged)."""
+    from companion.gpu_settings import notebook_settings
+    from companion.losses.angle import ibn_targets
+
+    labels = torch.tensor([4.6, 0.4, 1.2, 3.0])
+    for profile, want in (("gpu", [True, False, True, True]), ("cpu", [True, False, False, False])):
+        cfg = notebook_settings("angle/02-sts-experiments", profile)
+        pos, _ = ibn_targets(labels, None, cfg.stsb_positive)
+        assert [bool(pos[2 * k, 2 * k + 1]) for k in range(4)] == want, profile
