@@ -285,7 +285,8 @@ ANGLE_ROWS: tuple[Row, ...] = (
     Row("checkpoint selection", _angle_selection, "the released trainer evaluates a validation set during training "
         "and keeps the best checkpoint", "STS-B dev is the validation set (the interval, 125 steps, is SimCSE's, "
         "whose setup App. A.5 follows for its seed)", keys=("eval_every",)),
-    Row("seeds", "seeds", "App. A.5 (seed 42, as SimCSE)", "three seeds here for a spread over runs"),
+    Row("seeds", "seeds", "App. A.5 (seed 42, as SimCSE)", "42 and two more for a spread over runs (the paper "
+        "prints one run per row)"),
     Row("precision", _precision, "", "not stated in the paper"),
     Row("length buckets", "buckets", "", "not a training setting: length-sorted sub-batches give the same "
         "embeddings with less padding"),

@@ -122,7 +122,7 @@ cfg = settings(
     # gpu: every setting with its source in the settings table below (companion.gpu_settings); BERT-base fully
     # fine-tuned, [CLS], length 128; SNLI + MultiNLI training splits for transfer (§4.3); 3 epochs on STS-B and MRPC
     # (as notebook 03), one NLI epoch; the best STS-B dev checkpoint; positives as the authors' code counts them
-    gpu=dict(model="bert-base-uncased", seeds=[0, 1, 2], n_top=12, pooling="cls", max_length=128, batch_size=32,
+    gpu=dict(model="bert-base-uncased", seeds=[42, 43, 44], n_top=12, pooling="cls", max_length=128, batch_size=32,
              stsb_train=None, stsb_test=None, mrpc_train=None, mrpc_test=None, snli_pairs=None, sts_subset=None,
              steps_stsb=537, steps_mrpc=381, steps_snli=None, lr=2e-5, warmup=20, buckets=1,
              batch_sizes=[8, 16, 32, 50], nli="full", train_embeddings=True, stsb_positive=1.0,
