@@ -282,11 +282,12 @@ pd.concat([table2, paper2_rows.astype(str)])
 # %%
 angle_snli = sts_objectives(None, tau_cos=cfg.tau_cos, tau_ibn=cfg.tau_ibn, tau_angle=cfg.tau_angle,
                             positives=cfg.ibn_positives)[ANGLE]
-reuse = cfg.batch_size in cfg.batch_sizes and cfg.steps_snli == len(snli_pairs) // cfg.batch_size  # same runs
+steps_snli = cfg.steps_snli or len(snli_pairs) // cfg.batch_size  # gpu: one epoch
+reuse = cfg.batch_size in cfg.batch_sizes and steps_snli == len(snli_pairs) // cfg.batch_size  # same runs
 bs = batch_size_runs(base, snli_pairs, sts_sets, angle_snli, [b for b in cfg.batch_sizes
                                                               if not (reuse and b == cfg.batch_size)],
                      cfg.seeds, pairs=len(snli_pairs), lr=cfg.lr, warmup=cfg.warmup, buckets=cfg.buckets)
-same = tr[tr["objective"] == ANGLE].assign(batch_size=cfg.batch_size, steps=cfg.steps_snli)
+same = tr[tr["objective"] == ANGLE].assign(batch_size=cfg.batch_size, steps=steps_snli)
 bs = pd.concat([bs] + [same[bs.columns.drop("run_s")]] * reuse, ignore_index=True).sort_values(["batch_size", "seed"])
 bs["avg"] = bs[sts_cols].mean(axis=1)
 bs.groupby("batch_size")[["steps", "avg"]].agg(["mean", "std"]).round(2)
