@@ -176,6 +176,14 @@ T0 = time.perf_counter()
 cfg
 
 # %% [markdown]
+# The gpu profile, setting by setting: value, source (paper or authors' code) and why it departs.
+
+# %%
+from companion.gpu_settings import gpu_table  # noqa: E402
+
+gpu_table("circumplex/02-experiments", cfg)
+
+# %% [markdown]
 # ## 1 · Data and cached backbone states
 
 # %%

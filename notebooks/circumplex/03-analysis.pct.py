@@ -178,6 +178,14 @@ S0 = cfg.seeds[0]
 cfg
 
 # %% [markdown]
+# The gpu profile, setting by setting: value, source (paper or authors' code) and why it departs.
+
+# %%
+from companion.gpu_settings import gpu_table  # noqa: E402
+
+gpu_table("circumplex/03-analysis", cfg)
+
+# %% [markdown]
 # ## 0 · Features and the trained heads (from 02, or retrained)
 
 # %%

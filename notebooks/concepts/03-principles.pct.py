@@ -181,6 +181,14 @@ T0 = time.perf_counter()
 cfg
 
 # %% [markdown]
+# The gpu profile, setting by setting: value, source (paper or authors' code) and why it departs.
+
+# %%
+from companion.gpu_settings import gpu_table  # noqa: E402
+
+gpu_table("concepts/03-principles", cfg)
+
+# %% [markdown]
 # ## 1. Evaluation set and training rows
 #
 # In-domain test synsets (synset-level split, 10 %), one masked t2d row per synset (each candidate definition is

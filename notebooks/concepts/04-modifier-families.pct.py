@@ -172,6 +172,14 @@ torch.set_num_threads(cfg.threads)
 ledger = Ledger("concepts", "04-modifier-families", profile=cfg.profile, seeds=cfg.seeds)
 
 # %% [markdown]
+# The gpu profile, setting by setting: value, source (paper or authors' code) and why it departs.
+
+# %%
+from companion.gpu_settings import gpu_table  # noqa: E402
+
+gpu_table("concepts/04-modifier-families", cfg)
+
+# %% [markdown]
 # The paper's numbers, its Table 12 and our noun-phrase probe (items per family).
 
 # %%

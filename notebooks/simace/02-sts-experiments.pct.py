@@ -203,6 +203,14 @@ table13 = pd.read_csv(DATA / "table13.csv", comment="#")
 cfg
 
 # %% [markdown]
+# The gpu profile, setting by setting: value, source (paper or authors' code) and why it departs.
+
+# %%
+from companion.gpu_settings import gpu_table  # noqa: E402
+
+gpu_table("simace/02-sts-experiments", cfg)
+
+# %% [markdown]
 # ## The paper's numbers
 #
 # From the paper's text (transcribed in `data/simace/`): Table 1 gives one run (seed 42) per method and backbone,

@@ -160,6 +160,14 @@ paper_t14 = pd.read_csv(DATA / "table14.csv", comment="#")
 captions = pd.read_csv(DATA / "figures.csv", comment="#")
 cfg
 
+# %% [markdown]
+# The gpu profile, setting by setting: value, source (paper or authors' code) and why it departs.
+
+# %%
+from companion.gpu_settings import gpu_table  # noqa: E402
+
+gpu_table("simace/03-analysis", cfg)
+
 # %%
 t0 = time.perf_counter()
 env = setup(cfg)  # the same set-up as 02 (the run cache keys on it)
