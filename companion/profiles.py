@@ -144,7 +144,14 @@ class Settings(Mapping):
         return len(self._values)
 
     def __repr__(self) -> str:
-        body = ", ".join(f"{k}={v!r}" for k, v in self._values.items())
+        def shown(v: Any) -> str:  # a float to 6 significant digits (10/9 as 1.11111), as a reader reads it
+            if isinstance(v, float):
+                return f"{v:.6g}"
+            if isinstance(v, (list, tuple)):
+                return ("[{}]" if isinstance(v, list) else "({})").format(", ".join(shown(x) for x in v))
+            return repr(v)
+
+        body = ", ".join(f"{k}={shown(v)}" for k, v in self._values.items())
         return f"Settings({body})"
 
 

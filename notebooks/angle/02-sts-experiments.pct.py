@@ -104,6 +104,9 @@ from companion.profiles import settings
 from companion.results import Ledger, at_most, not_testable, show_provenance
 from companion.settings import REPO_ROOT
 from companion.encoders.upper import UpperEncoder
+from companion.display import reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% tags=["parameters"]
 profile = "cpu"

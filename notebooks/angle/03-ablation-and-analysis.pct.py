@@ -107,6 +107,9 @@ from companion.results import Ledger, not_testable, show_provenance
 from companion.settings import REPO_ROOT
 from companion.papers.tables import prose_number
 from companion.encoders.upper import UpperEncoder
+from companion.display import reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -284,7 +287,7 @@ paired = pd.concat({g: stats.paired_table({v: tab[v].to_numpy() for v in tab.col
 (paired.drop(columns="p (Wilcoxon)") if paired["p (Wilcoxon)"].isna().all() else paired).round(3)
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(12, 3.8))
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
 for axis, group in zip(axes, ("objective", "pooling")):
     sub = summary[summary["group"] == group]
     x = np.arange(len(sub))

@@ -106,6 +106,9 @@ from companion.papers.circumplex.heads import CLIP_NORM, frozen_features, paper_
 from companion.profiles import settings
 from companion.results import Ledger, not_testable, show_provenance
 from companion.settings import cache_dir
+from companion.display import reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% [markdown]
 # ## What runs, at which scale, and how the claims are judged

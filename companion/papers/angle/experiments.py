@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from companion import stats
+from companion.display import FIGURE_WIDTH_IN, panel_grid
 from companion.losses.angle import AnglEObjective, CosineRegression
 from companion.papers.angle.pairs import split_base, upper_experiment
 
@@ -444,19 +445,18 @@ def plot_bucket_densities(cosines: Mapping[str, Any], gold, buckets: Sequence[tu
     """AnglE Fig. 5 analogue: per model (one panel each), the density of its test cosines in each gold bucket
     (:func:`bucket_masks`), titled with the rank-normalised bucket Wasserstein distance to gold
     (:func:`~companion.papers.angle.pairs.bucket_wasserstein`)."""
-    import matplotlib.pyplot as plt
 
     from companion.papers.angle.pairs import bucket_wasserstein
 
     masks = bucket_masks(gold, buckets)
-    fig, axes = plt.subplots(1, len(cosines), figsize=(13 * len(cosines) / 3, 3.6), sharex=True, sharey=True,
-                             squeeze=False)
-    for axis, (name, cos) in zip(axes[0], cosines.items()):
+    fig, axes = panel_grid(len(cosines), panel_height=3.4, width=min(FIGURE_WIDTH_IN, 13 * len(cosines) / 3),
+                           sharex=True, sharey=True)
+    for axis, (name, cos) in zip(axes, cosines.items()):
         for label, inside in masks.items():
             axis.hist(cos[inside], bins=30, density=True, histtype="step", lw=1.5, label=label)
         axis.set(title=f"{name}: W = {bucket_wasserstein(cos, gold):.4f}", xlabel="cosine similarity")
-    axes[0, 0].set_ylabel("density")
-    axes[0, 0].legend(fontsize=7, title="gold bucket", title_fontsize=7)
+    axes[0].set_ylabel("density")
+    axes[0].legend(fontsize=7, title="gold bucket", title_fontsize=7)
     fig.suptitle("Fig. 5 analogue: STS-B test cosine density per gold bucket (W: rank-normalised Wasserstein to gold)")
     fig.tight_layout()
     return fig
@@ -537,10 +537,10 @@ def plot_sts_bars(panels: Sequence[tuple[Any, Sequence[str], str]], order: Seque
     ``frame`` (mean ± std over seeds, every seed a dot; one colour per objective across panels); ``paper`` maps
     ``(panel title, column)`` to ``{row: value}``, drawn as hollow black markers (the paper's BERT-base rows) beside
     the bars, on a y axis shared by the panels."""
-    import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False, sharey=True)
-    for axis, (frame, cols, ptitle) in zip(axes[0], panels):
+    fig, axes = panel_grid(len(panels), panel_height=4.2, per_row=2, width=min(FIGURE_WIDTH_IN, 5.5 * len(panels)),
+                           sharey=True)
+    for axis, (frame, cols, ptitle) in zip(axes, panels):
         present = [o for o in order if (frame["objective"] == o).any()]
         width = 0.8 / (len(present) + 1)
         for i, obj in enumerate(present):
@@ -561,7 +561,7 @@ def plot_sts_bars(panels: Sequence[tuple[Any, Sequence[str], str]], order: Seque
         axis.set_xticks(np.arange(len(cols)) + width * len(present) / 2, cols)
         axis.set(title=ptitle)
         axis.legend(fontsize=6, loc="best")
-    axes[0, 0].set(ylabel="Spearman × 100", ylim=(30, 95))
+    axes[0].set(ylabel="Spearman × 100", ylim=(30, 95))
     if title:
         fig.suptitle(title, fontsize=9)
     fig.tight_layout()
