@@ -33,7 +33,10 @@ also breaks on ``\\x1c``, ``\\x85``, ``\\u2028`` …), and fields on tabs only, 
 Emolit and EmoBank, which upstream are real CSV files, and GoEmotions, whose TSV quotes a text field that
 starts with ``"`` (CSV style, ``""`` for a quote) and is read with :mod:`csv` like upstream's ``pd.read_csv``.
 
-There is no Hugging Face hub fallback: every loader reads the mirror only.
+There is no Hugging Face hub fallback: every loader reads the mirror only, except the gpu profile's whole files, which
+the mirror holds only a head or no part of (``python -m companion data fetch --only wiki-full,snli-train,mnli-train``
+downloads them): ``load_wiki(full=True)`` and :func:`load_nli_train` (``nli/snli_1.0_train.jsonl``,
+``nli/multinli_1.0_train.jsonl``: premise, hypothesis, label), each refusing a file without its publishers' count.
 
 Kept whole because every loader does the one job of parsing a mirrored upstream format, and the table above,
 :data:`LABEL_NAMES` and the :data:`DATASETS` registry index all of them in one place.
@@ -63,6 +66,7 @@ __all__ = [
     "load_snli",
     "load_transfer",
     "load_wiki",
+    "load_nli_train",
     "load_emolit",
     "load_goemotions",
     "goemotions_label_names",
@@ -434,6 +438,49 @@ WIKI_FULL_LINES = 1_000_000
 def count_lines(raw: bytes) -> int:
     """Lines of a text file's bytes: newline-terminated lines, plus a last line without its newline."""
     return raw.count(b"\n") + (1 if raw and not raw.endswith(b"\n") else 0)
+
+
+#: The NLI training splits the gpu profile of AnglE's transfer setting reads whole (AnglE §4.3: MNLI and SNLI; not in
+#: the mirror, ``data fetch --only snli-train,mnli-train``), each with the number of pairs its publishers state.
+NLI_TRAIN = {"snli": (("nli", "snli_1.0_train.jsonl"), 550_152),
+             "mnli": (("nli", "multinli_1.0_train.jsonl"), 392_702)}
+NLI_LABELS = ("entailment", "neutral", "contradiction")
+
+
+def load_nli_train(corpus: str):
+    """The whole training split of ``corpus`` (``"snli"``: SNLI 1.0, ``"mnli"``: MultiNLI 1.0), as its publishers
+    distribute it (one JSON object a line). Columns: ``premise``, ``hypothesis``, ``label`` (the gold label:
+    ``"entailment"`` / ``"neutral"`` / ``"contradiction"``; SNLI's pairs without an annotator majority, ``"-"``, are
+    dropped). A missing file, or one without the publishers' line count (a subset or a cut download), is an error
+    naming the fix: the gpu profile never trains on part of it."""
+    import json
+
+    from companion.settings import DataNotFoundError, data_dir
+
+    if corpus not in NLI_TRAIN:
+        raise ValueError(f"corpus must be one of {', '.join(NLI_TRAIN)}, got {corpus!r}.")
+    rel, stated = NLI_TRAIN[corpus]
+    path = data_dir().joinpath(*rel)
+    fix = f"`python -m companion data fetch --only {corpus}-train` downloads it whole"
+    if not path.is_file():
+        raise DataNotFoundError(f"Missing data file for data set '{corpus}-train': {path} (the {corpus.upper()} "
+                                f"training split, which the mirror does not hold); {fix}.")
+    raw = path.read_bytes()
+    found = count_lines(raw)
+    if found != stated:
+        raise DataNotFoundError(f"{path} has {found:,} lines, not the {stated:,} pairs its publishers state: a subset "
+                                f"or a cut download, not the training set; {fix}.")
+    cols: dict[str, list] = {"premise": [], "hypothesis": [], "label": []}
+    for line in raw.decode("utf-8").split("\n"):
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        if record["gold_label"] not in NLI_LABELS:
+            continue
+        cols["premise"].append(record["sentence1"])
+        cols["hypothesis"].append(record["sentence2"])
+        cols["label"].append(record["gold_label"])
+    return _dataset(cols)
 
 
 def load_wiki(n: int | None = None, full: bool = False):

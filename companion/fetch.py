@@ -13,9 +13,10 @@ local copy against the manifest and lists missing and corrupt files; with no fol
 loaders read (:func:`companion.settings.data_dir`). ``sources`` lists, per data set, every address and the file
 each one becomes (:func:`sources_table`).
 
-Whole files (:data:`WHOLE_FILES`, fetched only when named: ``--only wiki-full``) are those the gpu profile reads in
-full and the mirror holds only a head of, so the package ships no checksum for them. They are verified by what their
-publisher states (the line count); their SHA-256 is recorded beside them on the first download
+Whole files (:data:`WHOLE_FILES`, fetched only when named: ``--only wiki-full``, ``--only snli-train,mnli-train``) are
+those the gpu profile reads in full and the mirror holds only a head or no part of, so the package ships no checksum
+for them. They are verified by what their publisher states (the line count; for JSON lines, the keys of every line);
+their SHA-256 is recorded beside them on the first download
 (``<file>.sha256``, said in the fetch's output) and every later fetch or check compares the file with it.
 
 A file that is already there with the right checksum is not downloaded again; a partial download is kept as
@@ -132,7 +133,9 @@ STEPS = ("copy", "member", "head-bytes", "strip-quotes", "ekman-labels")
 @dataclass(frozen=True)
 class WholeFile:
     """A file read whole by the gpu profile, not in the mirror (no shipped checksum): ``name`` is its ``--only``
-    name, ``lines`` the line count its publisher states (what the download is verified by)."""
+    name, ``lines`` the line count its publisher states (what the download is verified by), ``member`` the file's
+    path inside the archive ``url`` points at (taken out of it after the download) and ``fields`` the keys of every
+    line of a JSON-lines file (its format, checked line by line)."""
 
     name: str
     path: str
@@ -140,6 +143,8 @@ class WholeFile:
     url: str
     lines: int
     stated: str
+    member: str = ""  # the file inside the archive at ``url`` ("" when ``url`` is the file itself)
+    fields: tuple[str, ...] = ()  # JSON lines: the keys every line holds (its publisher's format)
 
 
 #: The whole files (see the module docstring). wiki1m: SimCSE's 10^6 Wikipedia sentences, one per line (SimACE
@@ -148,6 +153,14 @@ WHOLE_FILES: tuple[WholeFile, ...] = (
     WholeFile("wiki-full", "wiki/wiki1m_for_simcse.txt", "SimCSE wiki1m_for_simcse.txt (princeton-nlp), whole",
               f"{SIMCSE_HUB}/wiki1m_for_simcse.txt", 1_000_000,
               "10^6 sentences (SimACE §4.1; SimCSE samples 1M Wikipedia sentences)"),
+    WholeFile("snli-train", "nli/snli_1.0_train.jsonl", "SNLI 1.0 (Stanford NLP Group), training split",
+              "https://nlp.stanford.edu/projects/snli/snli_1.0.zip", 550_152,
+              "550,152 training pairs (Bowman et al. 2015; the SNLI page)", member="snli_1.0/snli_1.0_train.jsonl",
+              fields=("gold_label", "sentence1", "sentence2")),
+    WholeFile("mnli-train", "nli/multinli_1.0_train.jsonl", "MultiNLI 1.0 (NYU), training split",
+              "https://cims.nyu.edu/~sbowman/multinli/multinli_1.0.zip", 392_702,
+              "392,702 training pairs (Williams et al. 2018; the MultiNLI page)",
+              member="multinli_1.0/multinli_1.0_train.jsonl", fields=("gold_label", "sentence1", "sentence2")),
 )
 RECORD = ".sha256"  # <file>.sha256: a whole file's checksum, recorded on its first download
 
@@ -236,11 +249,29 @@ def verify_whole(whole: WholeFile, path: Path) -> str | None:
     found = count_lines(path)
     if found != whole.lines:
         return f"{found:,} lines, not the {whole.lines:,} its publisher states ({whole.stated})"
+    if whole.fields:
+        bad = _jsonl_problem(path, whole.fields)
+        if bad:
+            return bad
     record = path.with_name(path.name + RECORD)
     if record.is_file():
         recorded = record.read_text(encoding="utf-8").split()[0]
         if sha256_of(path) != recorded:
             return f"its checksum differs from the one recorded on its first download ({record.name})"
+    return None
+
+
+def _jsonl_problem(path: Path, fields: tuple[str, ...]) -> str | None:
+    """Why ``path`` is not JSON lines whose every line holds ``fields``, or None."""
+    with open(path, "rb") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            try:
+                record = json.loads(line)
+            except ValueError:
+                return f"line {lineno:,} is not JSON (the publisher's format is one JSON object a line)"
+            missing = [f for f in fields if not isinstance(record, dict) or f not in record]
+            if missing:
+                return f"line {lineno:,} lacks {', '.join(missing)} (the publisher's format)"
     return None
 
 
@@ -592,6 +623,20 @@ def _fetch_whole(whole: WholeFile, dest: Path, base_url: str | None, quiet: bool
     if base_url and _is_local(base_url):
         _copy_local(Path(urllib.parse.unquote(base_url.removeprefix("file://"))).expanduser() / whole.path, part,
                     whole.path)
+    elif whole.member and not base_url:  # the publisher's archive: kept under .downloads until the member is out
+        archive = dest / DOWNLOADS / "whole" / Path(urllib.parse.urlparse(whole.url).path).name
+        archive.parent.mkdir(parents=True, exist_ok=True)
+        if not archive.is_file():
+            download(url, archive.with_name(archive.name + PART), what=whole.path, quiet=quiet)
+            os.replace(archive.with_name(archive.name + PART), archive)
+        part.parent.mkdir(parents=True, exist_ok=True)
+        cache: dict = {}
+        try:
+            _archive_member(archive, whole.member, part, cache)
+        finally:
+            for handle, _ in cache.values():
+                handle.close()
+        archive.unlink()
     else:
         download(url, part, what=whole.path, quiet=quiet)
     problem = verify_whole(whole, part)
@@ -676,5 +721,8 @@ def sources_table(upstreams: Iterable[Upstream] = UPSTREAMS, manifest: str | Pat
     out = [Source(tuple(sorted(names, key=order.index)), upstreams[i].origin, upstreams[i].step, how, tuple(files))
            for i, (names, files, how) in groups.items()]
     out = sorted(out, key=lambda s: order.index(s.datasets[0]))
-    return out + [Source((w.name,), w.origin, "whole", f"whole, verified by {w.lines:,} lines; checksum recorded on "
-                         "first download", ((w.url, w.path),)) for w in select_whole(only)]
+    return out + [Source((w.name,), w.origin, "whole", f"whole, verified by {w.lines:,} lines"
+                         + (f" of JSON objects with {', '.join(w.fields)}" if w.fields else "")
+                         + "; checksum recorded on first download"
+                         + (f"; {w.member} taken out of the archive {w.url}" if w.member else ""),
+                         ((w.member or w.url, w.path),)) for w in select_whole(only)]

@@ -10,6 +10,7 @@ runs. Facts about released code are cited (file and option), never copied.
 
 >>> cfg = settings("gpu", **run_settings(...))                    # in notebooks/simace/02-sts-experiments
 >>> settings_table("simace/02-sts-experiments", cfg)             # choice | value | source | reason
+>>> gpu_table("simace/02-sts-experiments", cfg)                  # the gpu profile's, whichever profile runs
 
 :func:`notebook_settings` reads a notebook's settings without running it (the ``cfg = settings(...)`` call of its
 ``.pct.py``), so the tables can be built and tested for every profile from the repository alone;
@@ -234,12 +235,183 @@ CONCEPT_04_ROWS: tuple[Row, ...] = (
         keys=("per_kind", "eps_per_item", "n_definitions")),
 )
 
+# ------------------------------------------------------------------------------------------------------- AnglE
+def _angle_layers(cfg: Mapping) -> str:
+    if cfg.get("train_embeddings"):
+        return f"all {cfg['n_top']} layers and the embedding layer (full fine-tuning, embedding dropout included)"
+    return f"top {cfg['n_top']} layer(s) over frozen, cached lower states; embeddings frozen"
+
+
+def _angle_selection(cfg: Mapping) -> str:
+    if cfg.get("eval_every"):
+        return (f"the best STS-B dev Spearman among the trained checkpoints, every {cfg['eval_every']} steps and at "
+                "the end")
+    return "the last step (no selection)"
+
+
+def _angle_positives(cfg: Mapping) -> str:
+    return (f"STS-B pairs with gold >= {cfg['stsb_positive']:g}; binary labels as given; duplicate sentences in a "
+            f"batch joined (ISP); a row's several positives {'summed' if cfg['ibn_positives'] == 'sum' else 'averaged'}")
+
+
+def _subset(key: str, whole: str) -> Callable[[Mapping], str]:
+    return lambda cfg: whole if cfg.get(key) is None else f"{cfg[key]:,} pairs drawn with seed 0"
+
+
+ANGLE_ROWS: tuple[Row, ...] = (
+    Row("backbone", "model", "§4.2 (pre-trained uncased BERT base, for AnglE and every BERT baseline)"),
+    Row("layers trained", _angle_layers, "§4.2 (BERT-base fine-tuned, as its BERT baselines)",
+        keys=("n_top", "train_embeddings")),
+    Row("pooling at training and evaluation", "pooling", "Table 4 (pooling ablation: cls best)"),
+    Row("length", "max_length", "App. A.5 (max length 128 in the transfer setting)",
+        "not stated for the non-transfer runs: 128 there too"),
+    Row("objective", _fixed("CoSENT + in-batch negatives + angle, weights 1, 1, 1"), "Eq. 8 (§3.4); the released "
+        "code's default weights", "the paper grid-searches the weights per data set (App. A.5) without reporting them"),
+    Row("temperatures", lambda cfg: f"cosine {cfg['tau_cos']:g}, in-batch {cfg['tau_ibn']:g}, angle "
+        f"{cfg['tau_angle']:g}", "§4.2 (0.05 for the cosine and in-batch terms, 1.0 for the angle term)",
+        keys=("tau_cos", "tau_ibn", "tau_angle")),
+    Row("in-batch positives", _angle_positives, "Eq. 2 and §3.3 (supervised positives, ISP); the released in-batch "
+        "loss casts labels to integers, so every pair labelled 1 or more is a positive, and sums a row's positives",
+        "the paper does not say how graded labels enter Eq. 2: the gpu profile counts them as the released code does "
+        "(gold >= 1); the cpu profile keeps gold >= 4 ('mostly equivalent'), chosen before that reading",
+        keys=("stsb_positive", "ibn_positives")),
+    Row("optimiser", _optimiser(), "", "not stated in the paper: the training loop's AdamW"),
+    Row("learning rate", "lr", "", "not stated in the paper: 2e-5, a usual rate for fine-tuning BERT-base"),
+    Row("schedule and warm-up", lambda cfg: f"linear warm-up over {cfg['warmup']} steps, then linear decay to 0",
+        "", "not stated in the paper", keys=("warmup",)),
+    Row("gradient clipping", _clipping, "", "not stated in the paper: the training loop's default"),
+    Row("batch size", "batch_size", "App. A.5 (8, 16, 32 and 50 tried; larger was better)",
+        "32 for every objective; notebook 02's batch-size runs try all four"),
+    Row("checkpoint selection", _angle_selection, "the released trainer evaluates a validation set during training "
+        "and keeps the best checkpoint", "STS-B dev is the validation set (the interval, 125 steps, is SimCSE's, "
+        "whose setup App. A.5 follows for its seed)", keys=("eval_every",)),
+    Row("seeds", "seeds", "App. A.5 (seed 42, as SimCSE)", "42 and two more for a spread over runs (the paper "
+        "prints one run per row)"),
+    Row("precision", _precision, "", "not stated in the paper"),
+    Row("length buckets", "buckets", "", "not a training setting: length-sorted sub-batches give the same "
+        "embeddings with less padding"),
+    Row("CPU threads", "threads", "", "not a training setting"),
+)
+
+ANGLE_02_ROWS: tuple[Row, ...] = (
+    Row("STS-B training pairs", _subset("stsb_train", "all 5,749"), "Table 3 (STS-B train, non-transfer)",
+        keys=("stsb_train",)),
+    Row("STS-B test pairs", _subset("stsb_test", "all 1,379"), "Table 3", keys=("stsb_test",)),
+    Row("MRPC pairs", lambda cfg: "all" if cfg.get("mrpc_train") is None else f"{cfg['mrpc_train']:,} training, "
+        f"{cfg['mrpc_test']:,} test pairs drawn with seed 0", "Table 3 (MRPC)", keys=("mrpc_train", "mrpc_test")),
+    Row("transfer training data", lambda cfg: "SNLI and MultiNLI training splits, whole: entailment a positive pair, "
+        "contradiction a negative, neutral dropped" if cfg.get("nli") == "full" else "the mirror's SNLI dev and test "
+        f"pairs (neutral dropped), {cfg['snli_pairs']:,} drawn with seed 0", "§4.3 (trained on MNLI and SNLI); the "
+        "released code's NLI training drops neutral pairs", "SNLI train and MultiNLI are not in the mirror: `python "
+        "-m companion data fetch --only snli-train,mnli-train` downloads them for the gpu profile",
+        keys=("nli", "snli_pairs")),
+    Row("transfer evaluation", _subset("sts_subset", "every pair of STS12-16, STS-B test and SICK-R test"),
+        "Table 2 (seven STS sets)", keys=("sts_subset",)),
+    Row("steps", lambda cfg: f"STS-B {cfg['steps_stsb']}, MRPC {cfg['steps_mrpc']}, NLI "
+        f"{cfg['steps_snli'] if cfg['steps_snli'] is not None else 'one epoch (pairs // batch)'}", "",
+        "epochs not stated in the paper: three over STS-B (5,749 // 32 = 179 steps each, the budget of notebook "
+        "03's Table 4 runs) and MRPC (4,076 // 32 = 127), one over the NLI pairs",
+        keys=("steps_stsb", "steps_mrpc", "steps_snli")),
+    Row("MRPC checkpoint", _fixed("the last step"), "", "no MRPC validation split is mirrored"),
+    Row("batch sizes (App. A.5)", "batch_sizes", "App. A.5 (8, 16, 32, 50)"),
+)
+
+ANGLE_03_ROWS: tuple[Row, ...] = (
+    Row("STS-B training pairs", _subset("stsb_train", "all 5,749"), "Table 4 (STS-B)", keys=("stsb_train",)),
+    Row("STS-B test pairs", _subset("stsb_test", "all 1,379"), "Table 4", keys=("stsb_test",)),
+    Row("steps", "steps", "", "epochs not stated in the paper: three over STS-B at batch 32, the budget of "
+        "notebook 02's STS-B runs (Tables 3 and 4 print the same 86.26)"),
+)
+
+
+# -------------------------------------------------------------------------------------------------- circumplex
+_FROZEN_ME5 = ("a departure: the gpu path trains the head over frozen, cached mE5 states (full fine-tuning of mE5 "
+               "is not wired yet), so its absolute scores are not the paper's setting")
+
+
+def _circumplex_curve(cfg: Mapping) -> str:
+    if "curve_points" in cfg:
+        return (f"the first seed's test V-Measure at {cfg['curve_points']} points up to the budget, trained on to "
+                f"{cfg.get('probe_factor', 1)}x the budget")
+    return (f"{cfg.get('curve_per_epoch')} evaluation(s) per epoch, {cfg.get('probe_extra_points')} intervals past the "
+            f"budget, for {len(cfg.get('probe') or ())} head/loss pairs")
+
+
+def _circumplex_width(cfg: Mapping) -> str:
+    width = "the backbone's width" if not cfg.get("head_dim") else f"{cfg['head_dim']} (PCA of the token states)"
+    return f"one GPT or nGPT block, width {width}, {cfg['n_heads']} attention heads"
+
+
+CIRCUMPLEX_ROWS: tuple[Row, ...] = (
+    Row("backbone", "model", "Table 3 (intfloat/multilingual-e5-large); §4 'Models'"),
+    Row("layers trained", _fixed("the head only; the backbone frozen (its last-layer states cached)"),
+        "§4 'Implementation Details' and Table 3 ('unfreeze' for mE5: BERT-like encoders are fully fine-tuned); the "
+        "authors' utils/train_emolit.sh (FREEZE_ENCODER false)", _FROZEN_ME5),
+    Row("head", _circumplex_width, "§4 'Implementation Details' and Table 3 (a single block as wide as the backbone, "
+        "16 heads for mE5)", keys=("head_dim", "n_heads")),
+    Row("head dropout", _fixed("none"), "the authors' utils/train_emolit.sh: dropout 0.1 in the SoftCSE head's "
+        "configuration (none for SINCERE and CircularCSE)", "no dropout is stated in the paper; not applied yet: a "
+        "departure for SoftCSE"),
+    Row("pooling", "pooling", "§4 'Implementation Details' and Table 3 ([CLS] for BERT-like encoders); "
+        "train_emolit.sh POOLER_TYPE cls"),
+    Row("input length", "max_tokens", "the authors' utils/train_emolit.sh (MAX_SEQ_LEN 512)",
+        "cached states are cut at this many tokens: a departure for texts longer than that"),
+    Row("optimiser", _fixed("AdamW, no weight decay, no warm-up"), "App. D (the Hugging Face Trainer's defaults)"),
+    Row("learning rate and schedule", lambda cfg: f"{cfg['lr']:g}, constant", "Table 3 (5e-5, constant)",
+        keys=("lr",)),
+    Row("gradient clipping", lambda cfg: f"global norm {cfg['clip_norm']:g}", "App. D (the Trainer's default "
+        "max_grad_norm 1.0)", keys=("clip_norm",)),
+    Row("nGPT base scale", "base_scale", "§4.1 (the head as wide as the backbone)",
+        "α and s_qk stepped at the rate of the backbone's width"),
+    Row("batch size", "batch_size", "Table 3 (128)"),
+    Row("temperature", lambda cfg: f"{cfg.get('tau', 0.05):g}", "Table 3 (SINCERE and SoftCSE τ 0.05)",
+        keys=("tau",)),
+    Row("seeds", "seeds", "Table 3 (seed 42)", "43 and 44 added for a spread"),
+    Row("precision", _fixed("float32"), "Table 3 (torch dtype bfloat16); train_emolit.sh BF16 true",
+        "the cached-state head runs in float32 (bfloat16 would only add rounding noise to a head over frozen "
+        "states); with the backbone fine-tuned it would matter"),
+    Row("training and test data", lambda cfg: "every item" if cfg.get("n_train") is None else
+        f"{cfg['n_train']} training and {cfg['n_test']} test items per label", "App. C Table 2 (Emolit 6,000/1,200)",
+        keys=("n_train", "n_test")),
+    Row("learning-curve probes", _circumplex_curve, "", "the plateau check's curve; every score is taken at the "
+        "budget", keys=("curve_points", "probe_factor", "curve_per_epoch", "probe_extra_points", "probe")),
+)
+
+CIRCUMPLEX_02_ROWS: tuple[Row, ...] = (
+    Row("steps", lambda cfg: f"Emolit {cfg['steps_emolit']}, GoEmotions-9 {cfg['steps_go']}",
+        "Table 3 (15 epochs): 15 x 6,000 / 128 = 705 on Emolit", "the GoEmotions stand-in replaces SuperEmotion",
+        keys=("steps_emolit", "steps_go")),
+)
+
+CIRCUMPLEX_03_ROWS: tuple[Row, ...] = (
+    Row("steps", "steps_emolit", "Table 3 (15 epochs): 15 x 6,000 / 128 = 705"),
+    Row("analyses", lambda cfg: f"Fig. 5 on {cfg['fig5_backbone']}; PCA dims {_format(cfg['pca_dims'])}; "
+        f"{cfg['n_other']} other items; {cfg['n_emobank']:,} EmoBank texts", "§5 and Fig. 5",
+        "sample sizes not stated", keys=("fig5_backbone", "pca_dims", "n_other", "n_emobank")),
+)
+
+CIRCUMPLEX_04_ROWS: tuple[Row, ...] = (
+    Row("epochs", lambda cfg: f"{cfg['epochs']}" + (f" (per loss: {cfg['epochs_by_loss']})"
+                                                   if cfg.get("epochs_by_loss") else ""), "Table 3 (15 epochs)",
+        keys=("epochs", "epochs_by_loss")),
+    Row("analyses", lambda cfg: f"the paper's row {cfg['paper_backbone']}; Fig. 5 on {cfg['fig5_backbone']}; "
+        f"PCA dims {_format(cfg['pca_dims'])}; CircularCSE margins {_format(cfg['margins'])}", "Table 4, Fig. 5",
+        "the margins beyond Table 3's 0 are this notebook's sweep",
+        keys=("paper_backbone", "fig5_backbone", "pca_dims", "margins")),
+)
+
+
 #: notebook -> its rows (a backbone notebook whose gpu path trains or evaluates a paper backbone)
 TABLES: dict[str, tuple[Row, ...]] = {
     "simace/02-sts-experiments": SIMACE_ROWS + SIMACE_02_ROWS,
     "simace/03-analysis": SIMACE_ROWS + SIMACE_03_ROWS,
     "concepts/03-principles": CONCEPT_TRAINING_ROWS + CONCEPT_03_ROWS,
     "concepts/04-modifier-families": CONCEPT_TRAINING_ROWS + CONCEPT_04_ROWS,
+    "angle/02-sts-experiments": ANGLE_ROWS + ANGLE_02_ROWS,
+    "angle/03-ablation-and-analysis": ANGLE_ROWS + ANGLE_03_ROWS,
+    "circumplex/02-experiments": CIRCUMPLEX_ROWS + CIRCUMPLEX_02_ROWS,
+    "circumplex/03-analysis": CIRCUMPLEX_ROWS + CIRCUMPLEX_03_ROWS,
+    "circumplex/04-full-width-heads": CIRCUMPLEX_ROWS + CIRCUMPLEX_04_ROWS,
 }
 
 #: settings no table documents: the profile's name
@@ -271,6 +443,15 @@ def settings_table(notebook: str, cfg: Mapping):
         value = cfg.get(row.value) if isinstance(row.value, str) else row.value(cfg)
         out.append({"choice": row.choice, "value": _format(value), "source": row.source, "reason": row.reason})
     return pd.DataFrame(out, columns=list(COLUMNS))
+
+
+def gpu_table(notebook: str, cfg: Mapping | None = None):
+    """The gpu profile's :func:`settings_table` of ``notebook``, whichever profile runs: ``cfg`` itself when it is
+    the gpu profile's, else the notebook's gpu settings read from its ``.pct.py`` (:func:`notebook_settings`). What
+    a notebook shows in its settings-table cell and the site on its paper's page."""
+    if cfg is not None and cfg.get("profile") == "gpu":
+        return settings_table(notebook, cfg)
+    return settings_table(notebook, notebook_settings(notebook, "gpu"))
 
 
 def undocumented(notebook: str, cfg: Mapping) -> list[str]:

@@ -29,8 +29,9 @@ defines (steps, data sizes, seeds, epochs), except the settings that choose a co
 each paper backbone (the ``model`` setting) by a randomly initialised stand-in of its architecture family and
 depth, ``tiny-<arch>-L<layers>`` (:func:`stand_in`, :data:`STAND_INS`), so that ``n_top=12`` of BERT-base still
 names twelve layers. A backbone the smoke profile already uses (all-MiniLM-L6-v2, shipped by pip) is kept. A setting
-that names a data file the mirror does not hold (the whole of wiki1m, ``wiki="full"``) reads the mirror's file in a
-dry run (:data:`DRY_RUN_MIRROR`): the full file is checked by its loader's own tests, not in CI.
+that names a data file the mirror does not hold (the whole of wiki1m, ``wiki="full"``; the NLI training splits,
+``nli="full"``) reads the mirror's file in a dry run (:data:`DRY_RUN_MIRROR`): the full file is checked by its
+loader's own tests, not in CI.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ DRY_RUN_ENV = "COMPANION_DRY_RUN"  # "1": settings("gpu", ...) gives the dry-run
 DRY_RUN_KEEP = frozenset({"pooling", "n_top", "head_dim", "n_heads", "lr"})
 #: settings a dry run points at the mirror's file because the gpu profile's file is not in the mirror (CI has only
 #: the mirror): setting -> (gpu value, dry-run value)
-DRY_RUN_MIRROR: dict[str, tuple[Any, Any]] = {"wiki": ("full", "head")}
+DRY_RUN_MIRROR: dict[str, tuple[Any, Any]] = {"wiki": ("full", "head"), "nli": ("full", "mirror")}
 #: hub id of a gpu profile backbone -> (tiny architecture of :func:`companion.encoders.tiny_encoder`, its layers)
 STAND_INS: dict[str, tuple[str, int]] = {
     "bert-base-uncased": ("bert", 12),                              # AnglE §4.1, SimACE Table 7
@@ -143,7 +144,14 @@ class Settings(Mapping):
         return len(self._values)
 
     def __repr__(self) -> str:
-        body = ", ".join(f"{k}={v!r}" for k, v in self._values.items())
+        def shown(v: Any) -> str:  # a float to 6 significant digits (10/9 as 1.11111), as a reader reads it
+            if isinstance(v, float):
+                return f"{v:.6g}"
+            if isinstance(v, (list, tuple)):
+                return ("[{}]" if isinstance(v, list) else "({})").format(", ".join(shown(x) for x in v))
+            return repr(v)
+
+        body = ", ".join(f"{k}={shown(v)}" for k, v in self._values.items())
         return f"Settings({body})"
 
 

@@ -299,6 +299,19 @@ def figure_output(png: bytes, figure: str, name: str) -> dict:
             "metadata": {"companion": {"figure": figure}}}
 
 
+class Verdict(str):
+    """The verdict :meth:`Ledger.claim` returns: a plain string that a notebook shows as a sentence naming its claim
+    (``Verdict of `id`: **reproduced**``), not as a quoted repr."""
+
+    def __new__(cls, verdict: str, claim_id: str = ""):
+        self = super().__new__(cls, verdict)
+        self.claim_id = claim_id
+        return self
+
+    def _repr_markdown_(self) -> str:
+        return f"Verdict of `{self.claim_id}`: **{self}**" if self.claim_id else f"Verdict: **{self}**"
+
+
 class FigurePath(type(Path())):
     """The path of a figure saved by :meth:`Ledger.savefig`. IPython does not echo it: the figure itself is shown."""
 
@@ -346,7 +359,8 @@ class Ledger:
               criterion: Criterion | None = None, note: str | None = None, *, kind: str,
               source: str | None = None, regime: str | None = None,
               validity: Sequence[Validity] | Validity | None = None) -> str:
-        """Record one claim; returns its computed verdict.
+        """Record one claim; returns its computed verdict (a :class:`Verdict`: a string a notebook shows as a
+        sentence).
 
         ``kind``: ``paper`` (a statement the paper makes; needs ``source``, the place in the paper text),
         ``check`` (our own identity, parity or set-up check: passed/failed, never a reproduction) or ``beyond``
@@ -401,7 +415,7 @@ class Ledger:
         if note:
             record["note"] = note
         self.claims.append(record)
-        return judgement.verdict
+        return Verdict(judgement.verdict, id)
 
     def to_dict(self) -> dict[str, Any]:
         out = {"schema": SCHEMA, "paper": self.paper, "notebook": self.notebook, "profile": self.profile,

@@ -68,7 +68,7 @@ def check_margin(margin_deg: float) -> float:
         margin_deg = float(margin_deg)
     if (not isinstance(margin_deg, (int, float)) or isinstance(margin_deg, bool) or not math.isfinite(margin_deg)
             or not -90.0 < margin_deg < 90.0):
-        raise ValueError(f"margin must be in degrees strictly inside (-90, 90), got {margin_deg!r} "
+        raise ValueError(f"margin must be in degrees strictly inside (-90, 90), got {margin_deg:.6g} "
                          "(the paper's m = 10 means 10 degrees).")
     return math.radians(margin_deg)
 

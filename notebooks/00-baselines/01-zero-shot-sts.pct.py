@@ -106,6 +106,9 @@ from companion import sts
 from companion.encoders import load_encoder, resolve_model
 from companion.profiles import settings
 from companion.results import Ledger, at_most, show_provenance
+from companion.display import reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 cfg = settings(profile,
                smoke=dict(sets=["STS16", "STS-B"], max_pairs=60),
@@ -190,7 +193,7 @@ display(table.round(2))
 print(f"max |Spearman difference| = {max_diff:.2e};  max |embedding difference| = {emb_diff:.2e}")
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [1.2, 1]})
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.9), gridspec_kw={"width_ratios": [1.2, 1]})
 row = table.iloc[0].drop("avg")
 sns.barplot(x=row.index, y=row.values, ax=axes[0], color="#4C72B0")
 for i, v in enumerate(row.values):

@@ -103,6 +103,9 @@ from companion.profiles import settings
 from companion import stats
 from companion.results import Ledger, at_most, holds, show_provenance
 from companion.similarities import complex_angle
+from companion.display import reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% tags=["parameters"]
 profile = "cpu"

@@ -103,6 +103,9 @@ from companion.papers.circumplex.experiments import optimise_free_vectors
 from companion.papers.circumplex.geometry import centroid_angles, geometry_summary, regular_simplex
 from companion.profiles import settings
 from companion.results import Ledger, at_most, holds, show_provenance, within
+from companion.display import reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 cfg = settings(profile,
                smoke=dict(steps=5, n_per_label=2, dim=16, seeds=[0]),
@@ -339,8 +342,10 @@ L_star = population_bound(E, tau)
 simplex_formula = math.log1p(2 * (E - 1) * math.exp(-E / ((E - 1) * tau)))
 ortho_formula = math.log1p(2 * (E - 1) * math.exp(-1 / tau))
 print(f"L*(E=12, tau={tau}) = {L_star:.3e}")
-print(f"simplex: loss {ideal.loc['SINCERE', 'simplex']:.6e}  formula {simplex_formula:.6e}")
-print(f"orthogonal: loss {ideal.loc['SINCERE', 'orthogonal']:.6e}  formula {ortho_formula:.6e}")
+print(f"simplex: loss {ideal.loc['SINCERE', 'simplex']:.3e}, formula {simplex_formula:.3e} (relative difference "
+      f"{abs(ideal.loc['SINCERE', 'simplex'] / simplex_formula - 1):.1e})")
+print(f"orthogonal: loss {ideal.loc['SINCERE', 'orthogonal']:.3e}, formula {ortho_formula:.3e} (relative difference "
+      f"{abs(ideal.loc['SINCERE', 'orthogonal'] / ortho_formula - 1):.1e})")
 print(f"gap orthogonal - simplex = {ortho_formula - simplex_formula:.2e}; float32 spacing at logit 1/tau = 20: "
       f"{float(torch.finfo(torch.float32).eps) * 16:.1e}")
 target = circumplex_target(list(ECM_LABELS))
@@ -373,7 +378,7 @@ summary = pd.DataFrame(summary)
 summary
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
 for key, hist in curves.items():
     axes[0].semilogy(np.maximum(hist, 1e-16), label=key)
 axes[0].axhline(population_bound(E, tau), color="k", ls=":", label="L* (simplex bound)")
@@ -391,7 +396,7 @@ plt.show()
 # %%
 from companion.papers.circumplex.geometry import avg_cos_sim  # noqa: E402
 
-fig, axes = plt.subplots(2, len(free), figsize=(4.2 * len(free), 8))
+fig, axes = plt.subplots(2, len(free), figsize=(2.6 * len(free), 6))
 for j, (key, emb) in enumerate(free.items()):
     mat, classes = avg_cos_sim(emb, labels, list(ECM_LABELS))
     im = axes[0, j].imshow(mat, vmin=-1, vmax=1, cmap="RdBu_r")

@@ -106,6 +106,9 @@ from companion.papers.circumplex.heads import CLIP_NORM, frozen_features, paper_
 from companion.profiles import settings
 from companion.results import Ledger, not_testable, show_provenance
 from companion.settings import cache_dir
+from companion.display import reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% [markdown]
 # ## What runs, at which scale, and how the claims are judged
@@ -174,6 +177,14 @@ torch.set_num_threads(1)  # small tensors on a shared 2-core machine: 2 OpenMP t
 ledger = Ledger("circumplex", "02-experiments", profile=cfg.profile, seeds=cfg.seeds)
 T0 = time.perf_counter()
 cfg
+
+# %% [markdown]
+# The gpu profile, setting by setting: value, source (paper or authors' code) and why it departs.
+
+# %%
+from companion.gpu_settings import gpu_table  # noqa: E402
+
+gpu_table("circumplex/02-experiments", cfg)
 
 # %% [markdown]
 # ## 1 · Data and cached backbone states

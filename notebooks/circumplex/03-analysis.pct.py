@@ -114,6 +114,9 @@ from companion.papers.circumplex.validity import missing_record, run_checks
 from companion.profiles import settings
 from companion.results import Ledger, show_provenance
 from companion.settings import REPO_ROOT, cache_dir
+from companion.display import reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% [markdown]
 # ## What runs, at which scale, and how the claims are judged
@@ -178,6 +181,14 @@ S0 = cfg.seeds[0]
 cfg
 
 # %% [markdown]
+# The gpu profile, setting by setting: value, source (paper or authors' code) and why it departs.
+
+# %%
+from companion.gpu_settings import gpu_table  # noqa: E402
+
+gpu_table("circumplex/03-analysis", cfg)
+
+# %% [markdown]
 # ## 0 · Features and the trained heads (from 02, or retrained)
 
 # %%
@@ -229,7 +240,7 @@ print(f"heads pooled by {ngpt['pooling']}, width {ngpt['head_dim']} on a {ngpt['
 test_emb = {key: embed_with_head(h, feats["test"]) for key, h in heads.items()}
 labels_te = np.array(emolit_test.label)
 classes = [c for c in ECM_LABELS if c in set(labels_te)]
-pd.Series(source).value_counts()
+pd.Series(source).value_counts().rename_axis("source").to_frame("runs")
 
 # %% [markdown]
 # ## 0b · CD-r conventions

@@ -188,6 +188,14 @@ T0 = time.perf_counter()
 cfg
 
 # %% [markdown]
+# The gpu profile, setting by setting: value, source (paper or authors' code) and why it departs.
+
+# %%
+from companion.gpu_settings import gpu_table  # noqa: E402
+
+gpu_table("circumplex/04-full-width-heads", cfg)
+
+# %% [markdown]
 # ## 1 · Emolit-12 and the frozen encoder's token states at full width
 
 # %%

@@ -114,6 +114,9 @@ from companion.papers.concepts.evaluation import curve_plateau, verdict_summary
 from companion.papers.concepts.readouts import readout_invariance_gap
 from companion.papers.concepts.toy import capacity_toy_trace, toy_endpoints
 from companion.results import Ledger, holds, show_provenance
+from companion.display import reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% [markdown]
 # ## What runs, at which scale, and how the claims are judged
@@ -249,7 +252,7 @@ gold = np.arange(3)
 taus = np.linspace(0, 1, 101)
 eps = [epsilon_tau(S, gold, t) for t in taus]
 display(pd.DataFrame(S, index=["t1", "t2", "t3"], columns=["d1", "d2", "d3"]).round(3))
-print({f"eps_{t}": epsilon_tau(S, gold, t) for t in (0.0, 0.05, 0.2)}, "R@1 =", recall_at_k(S, gold, 1))
+print(", ".join(f"eps_{t} = {epsilon_tau(S, gold, t):.3g}" for t in (0.0, 0.05, 0.2)), f"R@1 = {recall_at_k(S, gold, 1):.3g}")
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
@@ -349,7 +352,7 @@ ends = toy_endpoints(toy)
 ends.round(3)
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
 sns.lineplot(data=toy, x="step", y="anisotropy", hue="seed", ax=axes[0], palette="tab10")
 axes[0].set(title="Anisotropy falls under contrastive training")
 sns.lineplot(data=toy, x="step", y="effective_rank", hue="seed", ax=axes[1], palette="tab10")

@@ -111,6 +111,9 @@ from companion.metrics.retrieval import pair_roc_auc
 from companion.profiles import settings
 from companion import stats
 from companion.results import Ledger, at_most, holds, not_testable, show_provenance, within
+from companion.display import reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% [markdown]
 # ## What runs, at which scale, and how the claims are judged
@@ -235,7 +238,7 @@ ledger.claim("splits_disjoint", "train and test synsets are disjoint in every sp
 split_table
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
 cnt = data.synsets["count"].to_numpy()
 head = splits[1]
 axes[0].hist(np.log10(1 + cnt[head.train]), bins=40, alpha=0.7, label="train")

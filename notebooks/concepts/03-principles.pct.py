@@ -118,6 +118,9 @@ from companion.papers.concepts.finetune import top_layer_recipe, train_condition
 from companion.papers.concepts.readouts import CONDITIONS, TopLayerConceptModel, save_trained
 from companion import stats
 from companion.results import Ledger, at_most, holds, not_testable, show_provenance
+from companion.display import panel_grid, reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% [markdown]
 # ## What runs, at which scale, and how the claims are judged
@@ -179,6 +182,14 @@ pv = paper.dropna(subset=["number"]).set_index(["table", "row", "column"])["numb
 sns.set_theme(style="whitegrid", context="notebook")
 T0 = time.perf_counter()
 cfg
+
+# %% [markdown]
+# The gpu profile, setting by setting: value, source (paper or authors' code) and why it departs.
+
+# %%
+from companion.gpu_settings import gpu_table  # noqa: E402
+
+gpu_table("concepts/03-principles", cfg)
 
 # %% [markdown]
 # ## 1. Evaluation set and training rows
@@ -274,7 +285,7 @@ for seed in cfg.seeds:
         print(f"{name} seed {seed}: train {train_s:.0f} s ({train_s / max(cfg.steps, 1):.2f} s/step), "
               f"loss {results[-1]['first_loss']:.3f} -> {results[-1]['last_loss']:.3f}")
 print("learned layer weights (oldest hidden state first, the last layer last):",
-      {f"{k[0]} s{k[1]}": v.tolist() for k, v in weights.items()})
+      {f"{k[0]} s{k[1]}": [round(float(w), 3) for w in v] for k, v in weights.items()})
 
 # %% [markdown]
 # The frozen readouts beside the fine-tuned conditions (mean over seeds).
@@ -292,7 +303,7 @@ summary.round(3)
 
 # %%
 layer_rows = table.loc[[f"layer {i}" for i in range(L.shape[1])]]
-fig, axes = plt.subplots(1, 3, figsize=(16, 4))
+fig, axes = plt.subplots(1, 3, figsize=(10, 3.6))
 axes[0].plot(range(L.shape[1]), layer_rows["t2d MRR"], "o-", label="t2d MRR (frozen)")
 axes[0].plot(range(L.shape[1]), layer_rows["d2t MRR"], "s-", label="d2t MRR (frozen)")
 axes[0].axhline(table.loc["B0-WM", "t2d MRR"], color="tab:red", ls="--", label="B0-WM t2d MRR")
@@ -330,7 +341,7 @@ fig_path = ledger.savefig(fig, "fig5-paper-table11")
 
 # %%
 show = ["t2d R@10", "AUC negation", "AUC type_swap", "pair AUC", "anisotropy", "effective rank"]
-fig, axes = plt.subplots(1, len(show), figsize=(20, 3.6))
+fig, axes = panel_grid(len(show), panel_height=3.6)
 order = ["B0", "B0-WM"] + list(mean_ft.index)
 long = pd.concat([table.loc[["B0", "B0-WM"]].assign(condition=["B0", "B0-WM"], seed=-1), ft], ignore_index=True)
 for ax, col in zip(axes, show):
@@ -370,7 +381,7 @@ curves.groupby("step")[["t2d R@10", "anisotropy", "effective rank"]].mean().roun
 
 # %%
 P1_STATS = {"t2d R@10": "t2d R@10", "anisotropy": "anisotropy", "effective rank": "effective rank"}
-fig, axes = plt.subplots(1, 3, figsize=(16, 3.8))
+fig, axes = plt.subplots(1, 3, figsize=(10, 3.4))
 for ax, col in zip(axes, P1_STATS):
     for seed, c in curves.groupby("seed"):
         ax.plot(c["step"], c[col], "o-", ms=3, label=f"ours, B1 seed {seed}")

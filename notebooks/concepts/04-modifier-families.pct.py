@@ -120,6 +120,9 @@ from companion.papers.concepts.readouts import TopLayerConceptModel
 from companion import stats
 from companion.results import Ledger, at_most, holds, not_testable, show_provenance
 from companion.settings import REPO_ROOT
+from companion.display import reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% [markdown]
 # ## What runs, at which scale, and how the claims are judged
@@ -170,6 +173,14 @@ cfg = settings(profile,
                overrides=dict(seeds=seeds, backbone=backbone))
 torch.set_num_threads(cfg.threads)
 ledger = Ledger("concepts", "04-modifier-families", profile=cfg.profile, seeds=cfg.seeds)
+
+# %% [markdown]
+# The gpu profile, setting by setting: value, source (paper or authors' code) and why it departs.
+
+# %%
+from companion.gpu_settings import gpu_table  # noqa: E402
+
+gpu_table("concepts/04-modifier-families", cfg)
 
 # %% [markdown]
 # The paper's numbers, its Table 12 and our noun-phrase probe (items per family).
@@ -238,7 +249,7 @@ agg = res.groupby(["pool", "readout", "family"], sort=False)[["R1", "R10"]].mean
 agg.pivot(index="family", columns=["pool", "readout"], values=["R1", "R10"]).reindex(FAMILIES + ["all"]).round(3)
 
 # %%
-fig, axes = plt.subplots(2, 2, figsize=(13, 7.2), sharey=True)
+fig, axes = plt.subplots(2, 2, figsize=(10, 6.6), sharey=True)
 for i, pool_name in enumerate(POOLS):
     for j, metric in enumerate(["R1", "R10"]):
         sub = res[(res["family"] != "all") & (res["pool"] == pool_name)]
@@ -321,7 +332,7 @@ if mp_enc is not None:
 
 # %%
 if mp is not None:
-    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     axes[0].plot(range(LW.shape[1]), mp.iloc[: LW.shape[1]]["t2d MRR"], "o-", label="WordNet t2d")
     axes[0].plot(np_layers["layer"], np_layers["MRR"], "s-", label="noun-phrase probe (easy pool)")
     axes[0].set(xlabel="hidden state (0 = embeddings)", ylabel="MRR", title="mpnet layer-wise MRR (Fig 3, left)")

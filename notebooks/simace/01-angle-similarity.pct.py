@@ -105,6 +105,9 @@ from companion.papers.simace.synthetic import (cone_run, gradient_norms, make_da
 from companion.profiles import settings
 from companion.results import Ledger, at_most, holds, show_provenance
 from companion.similarities import cos_to_angle
+from companion.display import panel_grid, reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% [markdown]
 # ## What runs, at which scale, and how the claims are judged
@@ -197,7 +200,7 @@ print(f"SimACE (τ = {cfg.tau}, m = {cfg.margin_deg:g}°) written out equals com
 # %%
 phi_deg = np.linspace(0.5, 179.5, 359)
 phi = torch.tensor(np.radians(phi_deg))
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
 axes[0].plot(phi_deg, similarity_derivative(phi, "cosine", "angle").abs(), label=r"cosine: $|d\cos\phi/d\phi| = \sin\phi$")
 axes[0].plot(phi_deg, similarity_derivative(phi, "angle", "angle").abs(), label=r"angle: $|d\theta/d\phi| = 1$")
 axes[0].set(xlabel="angle φ between the pair (degrees)", ylabel="|derivative| w.r.t. φ",
@@ -339,7 +342,7 @@ curves = pd.concat(runs, ignore_index=True)
 curves.groupby(["objective", "step"])[["pos_angle", "neg_angle", "align", "uniform"]].mean().iloc[::max(1, cfg.steps // cfg.log_every // 4)].round(3)
 
 # %%
-fig, axes = plt.subplots(1, 4, figsize=(17, 3.8))
+fig, axes = panel_grid(4, panel_height=3.4, per_row=2)
 for ax, col, title in zip(axes, ("pos_angle", "neg_angle", "align", "uniform"),
                           ("positive angle (deg)", "mean negative angle (deg)", "ℓ_align (views)", "ℓ_uniform")):
     sns.lineplot(curves, x="step", y=col, hue="objective", errorbar="sd", ax=ax)

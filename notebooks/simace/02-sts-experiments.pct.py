@@ -115,6 +115,9 @@ from companion.results import Ledger, at_most, holds, not_testable, show_provena
 from companion.settings import REPO_ROOT
 from companion.sts import COLUMNS, score_pairs, sts_pairs_subset
 from companion.training import index_batches, seed_everything
+from companion.display import panel_grid, reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% [markdown]
 # ## What runs, at which scale, and how the claims are judged
@@ -201,6 +204,14 @@ table8 = pd.read_csv(DATA / "table8.csv", comment="#")
 table11 = pd.read_csv(DATA / "table11.csv", comment="#").set_index("Method")
 table13 = pd.read_csv(DATA / "table13.csv", comment="#")
 cfg
+
+# %% [markdown]
+# The gpu profile, setting by setting: value, source (paper or authors' code) and why it departs.
+
+# %%
+from companion.gpu_settings import gpu_table  # noqa: E402
+
+gpu_table("simace/02-sts-experiments", cfg)
 
 # %% [markdown]
 # ## The paper's numbers
@@ -340,7 +351,7 @@ sigma_table.round(3)
 # climb.
 
 # %%
-fig, axes = plt.subplots(1, len(NAMES), figsize=(3.2 * len(NAMES), 3.4), sharey=True)
+fig, axes = panel_grid(len(NAMES), panel_height=3.2, sharey=True)
 for ax, name in zip(axes, NAMES):
     for seed, g in curves[curves.model == name].groupby("seed"):
         line, = ax.plot(g["step"], g["dev"], marker=".", label=f"seed {seed}")

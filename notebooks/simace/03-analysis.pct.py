@@ -107,6 +107,9 @@ from companion.papers.simace.summary import claims_summary, paired_rows
 from companion.results import Ledger, show_provenance
 from companion.settings import REPO_ROOT
 from companion.sts import score_pairs
+from companion.display import reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% [markdown]
 # ## What runs, at which scale, and how the claims are judged
@@ -159,6 +162,14 @@ table2 = pd.read_csv(DATA / "table2.csv", comment="#").set_index("PLMs")
 paper_t14 = pd.read_csv(DATA / "table14.csv", comment="#")
 captions = pd.read_csv(DATA / "figures.csv", comment="#")
 cfg
+
+# %% [markdown]
+# The gpu profile, setting by setting: value, source (paper or authors' code) and why it departs.
+
+# %%
+from companion.gpu_settings import gpu_table  # noqa: E402
+
+gpu_table("simace/03-analysis", cfg)
 
 # %%
 t0 = time.perf_counter()
@@ -232,13 +243,13 @@ s0 = cfg.seeds[0]
 embs = {"no training": base.encode(pca_texts), "SimCSE": models[("SimCSE", s0)].encode(pca_texts),
         "SimACE": models[("SimACE", s0)].encode(pca_texts)}
 pca = PCA(n_components=2, random_state=0).fit(torch.cat(list(embs.values())).numpy())
-fig, axes = plt.subplots(1, 3, figsize=(14, 4.3), sharex=True, sharey=True)
+fig, axes = plt.subplots(1, 3, figsize=(10, 3.6), sharex=True, sharey=True)
 for ax, (name, e) in zip(axes, embs.items()):
     xy = pca.transform(e.numpy())
     ax.scatter(xy[:, 0], xy[:, 1], s=4, alpha=0.5)
     ax.set(title=f"{name}\nanisotropy {anisotropy(e):.3f}, eff. rank {effective_rank(e):.0f}", xlabel="PC1")
 axes[0].set_ylabel("PC2")
-fig.suptitle(f"Fig. 2: PCA fitted jointly on {len(pca_texts)} held-out Wikipedia sentences x 3 models "
+fig.suptitle(f"Fig. 2: PCA fitted jointly on {len(pca_texts)} held-out Wikipedia sentences x 3 models\n"
              f"(explained variance {pca.explained_variance_ratio_.sum():.2f}), seed {s0}", y=1.02)
 fig.tight_layout()
 _ = ledger.savefig(fig, "fig2-pca")
@@ -276,7 +287,7 @@ _ = ledger.savefig(fig, "fig3-align-uniform-plane")
 tau_names = {"SimACE τ=0.05": "tau = 0.05", "SimACE": None, "SimACE τ=0.07": "tau = 0.07"}
 main_curves = curves[curves.model.isin(["SimCSE", "SimACE"])]
 tau_curves = curves[curves.model.isin(list(tau_names))].replace({"model": {"SimACE": "SimACE τ=0.06"}})
-fig, axes = plt.subplots(2, 2, figsize=(12, 7), sharex=True)
+fig, axes = plt.subplots(2, 2, figsize=(10, 6.4), sharex=True)
 for row, (data, title) in enumerate(((main_curves, "Fig. 4"), (tau_curves, "Fig. 7: SimACE τ"))):
     for col, (y, label) in enumerate((("pos_angle", "positive angle (deg)"), ("neg_angle", "negative angle (deg)"))):
         ax = axes[row, col]
@@ -311,7 +322,7 @@ caption_table.T.round(2)
 # Neither caption states a number; App. H says SimCSE's mean angle is above SimACE's (tested below over seeds).
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(13, 4), sharex=True)
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharex=True)
 angle_stats = {}
 for name, e in embs.items():
     ang = pairwise_angles(e).numpy()
@@ -338,7 +349,7 @@ held.round(2)
 # %%
 margin_names = ["SimACE", "SimACE m=0°", "SimACE m=-10°"]
 margin_curves = curves[curves.model.isin(margin_names)].replace({"model": {"SimACE": "SimACE m=10°"}})
-fig, axes = plt.subplots(2, 2, figsize=(12, 7), sharex=True)
+fig, axes = plt.subplots(2, 2, figsize=(10, 6.4), sharex=True)
 for row, (data, title) in enumerate(((main_curves, "Fig. 6"), (margin_curves, "Fig. 9: margins"))):
     for col, y in enumerate(("align", "uniform")):
         sns.lineplot(data, x="step", y=y, hue="model", errorbar="sd", ax=axes[row, col], marker="o")

@@ -111,6 +111,9 @@ from companion.papers.weighted_cl.distance_geometry import block_cosines
 from companion.profiles import settings
 from companion.results import Ledger, holds, show_provenance
 from companion.settings import REPO_ROOT
+from companion.display import reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% [markdown]
 # ## What runs, at which scale, and how the claims are judged

@@ -109,6 +109,9 @@ from companion.papers.weighted_cl.distance_geometry import (classical_mds, edm, 
 from companion.papers.weighted_cl.experiments import fit_exp_similarity, free_s_optimum, paper_number, thm37_cases
 from companion.profiles import settings
 from companion.results import Ledger, at_least, at_most, holds, show_provenance, within
+from companion.display import reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% [markdown]
 # ## What runs, at which scale, and how the claims are judged
@@ -230,10 +233,10 @@ for _ in range(cfg.n_random):
     c = rng.normal(0, 5)
     identity.append(abs(float(weighted_infonce(W, torch.log(W) + c, float64=True)) - H))
 gaps, identity = np.array(gaps), np.array(identity)
-pd.Series({"min L - H on random S": gaps.min(), "max |L - H| at S = log W + c": identity.max()})
+pd.Series({"min L - H on random S": gaps.min(), "max |L - H| at S = log W + c": identity.max()}).to_frame("value")
 
 # %%
-fig, ax = plt.subplots(1, 2, figsize=(11, 3.6))
+fig, ax = plt.subplots(1, 2, figsize=(10, 3.5))
 ax[0].hist(np.log10(gaps + 1e-16), bins=40, color="C0")
 ax[0].set(title="L^W − H(p_W) on random S (log10)", xlabel="log10(L − H)", ylabel="count")
 ax[1].hist(np.log10(identity + 1e-18), bins=40, color="C2")

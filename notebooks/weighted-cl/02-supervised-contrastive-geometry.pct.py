@@ -108,6 +108,10 @@ from companion.papers.weighted_cl.distance_geometry import (block_cosines, class
 from companion.papers.weighted_cl.experiments import chain_sequence, chain_weights, paper_number, shape_spread
 from companion.profiles import settings
 from companion.results import Ledger, at_least, at_most, holds, show_provenance, within
+from IPython.display import display
+from companion.display import reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% [markdown]
 # ## What runs, at which scale, and how the claims are judged
@@ -254,11 +258,11 @@ B_soft, _ = block_cosines(adam_soft.Z, y10)
 B_lbfgs, _ = block_cosines(lbfgs_hard.Z, y10)
 
 # %%
-fig, axes = plt.subplots(2, 2, figsize=(14, 11))
+fig, axes = plt.subplots(2, 2, figsize=(10, 8.4))
 labels = [str(s) for s in sizes10]
 panels = [(B_lbfgs, f"Hard SupCon (τ = {cfg.hard_tau}), float64 L-BFGS"),
           (proto10.gram, "Hard SupCon, reduced prototype problem"),
-          (B_hard, f"Hard SupCon, Adam 5e-2 (paper protocol), loss − L* = {adam_hard.loss - proto10.loss:.1e}"),
+          (B_hard, f"Hard SupCon, Adam 5e-2 (paper protocol)\nloss − L* = {adam_hard.loss - proto10.loss:.1e}"),
           (B_soft, "Soft SupCon (ε = e⁻¹, τ* = 10/9), Adam 5e-2")]
 for ax, (M, title) in zip(axes.flat, panels):
     shown = M.copy()
@@ -267,7 +271,7 @@ for ax, (M, title) in zip(axes.flat, panels):
                 annot_kws={"size": 6}, xticklabels=labels, yticklabels=labels,
                 cbar_kws={"label": "inter-class cosine"})
     ax.set(title=title, xlabel="class size", ylabel="class size")
-fig.suptitle("Fig. 4 analogue, class sizes 1:2:…:10 — Hard SupCon's cosines depend on the sizes; Soft SupCon stays a "
+fig.suptitle("Fig. 4 analogue, class sizes 1:2:…:10 — Hard SupCon's cosines depend on the sizes;\nSoft SupCon stays a "
              "regular simplex (−1/9 = −0.111)")
 fig.tight_layout()
 _ = ledger.savefig(fig, "fig-02-fig4-heatmaps")
@@ -294,7 +298,7 @@ adam_short = fit_free_embeddings(supcon_weights(y10), dim=cfg.dim, tau=cfg.hard_
 short_dev = float(np.abs(offdiag(block_cosines(adam_short.Z, y10)[0] - proto10.gram)).max())
 pd.Series({f"Adam {max(1, cfg.adam_steps // 10)} steps": short_dev,
            f"Adam {cfg.adam_steps} steps": float(np.abs(offdiag(B_hard - proto10.gram)).max())},
-          name="max |cos − prototype optimum|")
+          name="max |cos − prototype optimum|").to_frame()
 
 # %%
 ledger.claim("fig4-hard-lbfgs-matches-prototype", "Hard SupCon 1:…:10, tau = 0.1: full free-embedding L-BFGS "
@@ -417,7 +421,7 @@ soft.groupby("tau").agg("max")
 
 # %%
 tau_paper, tau_true = soft_supcon_simplex_tau_paper(10, EPS), soft_supcon_simplex_tau(10, EPS)
-fig, axes = plt.subplots(1, 3, figsize=(15, 4.4))
+fig, axes = plt.subplots(1, 3, figsize=(10, 3.6))
 sz_labels = [str(s) for s in range(2, 21, 2)]
 for ax, tau, title in zip(axes[:2], [0.9, 10 / 9], [f"paper's τ* = {tau_paper:.2f}", "corrected τ* = 10/9"]):
     key = min(fits, key=lambda t: abs(t - tau))
@@ -425,7 +429,7 @@ for ax, tau, title in zip(axes[:2], [0.9, 10 / 9], [f"paper's τ* = {tau_paper:.
     np.fill_diagonal(shown, np.nan)
     sns.heatmap(shown, ax=ax, cmap="coolwarm", vmin=-0.2, vmax=0.2, annot=cfg.annotate, fmt=".2f", annot_kws={"size": 6},
                 xticklabels=sz_labels, yticklabels=sz_labels, cbar_kws={"label": "inter-class cosine"})
-    ax.set(title=f"Soft SupCon, {title}: β = {np.nanmean(shown):.3f}", xlabel="class size", ylabel="class size")
+    ax.set(title=f"Soft SupCon, {title}\nβ = {np.nanmean(shown):.3f}", xlabel="class size", ylabel="class size")
 taus_line = np.linspace(0.05, 1.6, 200)
 axes[2].plot(taus_line, 1 + taus_line * math.log(EPS), "k-", label="β = 1 + τ log ε (Cor 3.9)")
 axes[2].axhline(-1 / 9, color="C0", ls="--", label="regular simplex −1/(C−1)")
@@ -434,7 +438,7 @@ agg = soft.groupby("tau")["mean inter cos"].mean()
 axes[2].plot(agg.index, agg.values, "o", color="C2", ms=8, label="measured (free embeddings)")
 axes[2].axvline(tau_paper, color="C3", lw=0.8)
 axes[2].axvline(tau_true, color="C0", lw=0.8)
-axes[2].set(xlabel="τ", ylabel="inter-class cosine", title="Erratum: τ* = 10/9, not 0.9 (C = 10, ε = e⁻¹)")
+axes[2].set(xlabel="τ", ylabel="inter-class cosine", title="Erratum: τ* = 10/9, not 0.9\n(C = 10, ε = e⁻¹)")
 axes[2].legend(fontsize=8)
 fig.tight_layout()
 _ = ledger.savefig(fig, "fig-02-soft-supcon-erratum")
@@ -483,7 +487,7 @@ gaps = {name: [delta_w(W3, euclidean_similarities(torch.as_tensor(m * np.asarray
         for name, mu in triangles.items()}
 adam_euc = fit_free_embeddings(W3, dim=2, similarity="euclidean", method="adam", lr=cfg.adam_lr,
                                steps=cfg.adam_steps, seed=cfg.seeds[0])
-fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
 for name, g in gaps.items():
     axes[0].loglog(ms, np.maximum(g, 1e-17), label=name)
 axes[0].set(xlabel="prototype scale m", ylabel="Δ_W", title="Scaled prototypes reach the bound as m → ∞")
@@ -528,7 +532,7 @@ chain = chain_sequence(6, [0.5, 1, 2, 3, 4, 6])
 chain_fit = fit_free_embeddings(chain_weights(6), dim=2, similarity="euclidean", seed=cfg.seeds[0],
                                 steps=cfg.lbfgs_steps)
 chain_pos = float(np.exp(-((chain_fit.Z[:-1] - chain_fit.Z[1:]) ** 2).sum(1)).max())
-hard_gaps.to_frame().T, chain
+display(hard_gaps.to_frame().T, chain)
 
 # %%
 ledger.claim("thmD1-strict-cosine", "A zero weight makes the bound strict (part 2); with cosine similarity the "

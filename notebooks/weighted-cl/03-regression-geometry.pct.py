@@ -113,6 +113,10 @@ from companion.papers.weighted_cl.experiments import (arc_order, dev_plateau, de
 from companion.profiles import settings
 from companion import stats
 from companion.results import Ledger, at_least, at_most, holds, not_testable, show_provenance, within
+from IPython.display import display
+from companion.display import panel_grid, reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% [markdown]
 # ## What runs, at which scale, and how the claims are judged
@@ -194,10 +198,10 @@ tau_p = 0.5
 yx = rng.normal(size=(n, 4))
 xclr = xclr_sweep(yx, tau_p, cfg.sweep, seed=cfg.seeds[0], steps=cfg.lbfgs_steps)
 display_tables = pd.concat({"y-Aware (tau = 0.5)": yaware, "X-CLR (tau' = 0.5)": xclr}, axis=1)
-pd.Series(ee_row, name="Euclidean–Euclidean"), display_tables
+display(pd.Series(ee_row, name="Euclidean–Euclidean").to_frame(), display_tables)
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
 axes[0].semilogy(yaware.index, np.maximum(yaware["line: Delta_W"], 1e-17), "o-", label="labels on a segment")
 axes[0].semilogy(yaware.index, np.maximum(yaware["circle: Delta_W"], 1e-17), "s-", label="labels on a circle")
 axes[0].axvline(1, color="k", ls="--", lw=1, label="radius 1/√(2τ)")
@@ -292,7 +296,7 @@ X = torch.as_tensor(images.reshape(len(images), -1) / 16.0, dtype=torch.float32)
 Y = torch.as_tensor(labels)
 M = torch.as_tensor(((morph - morph.iloc[train_idx].mean()) / morph.iloc[train_idx].std()).to_numpy().copy(),
                     dtype=torch.float32)
-fig, axes = plt.subplots(2, 8, figsize=(12, 3.4))
+fig, axes = plt.subplots(2, 8, figsize=(10, 3))
 for row, col in enumerate(["thickness", "slant"]):
     picks = np.argsort(morph[col].to_numpy())[np.linspace(0, len(morph) - 1, 8).astype(int)]
     for ax, k in zip(axes[row], picks):
@@ -346,7 +350,7 @@ fig2.groupby("q").agg(["mean", "std"]).drop(columns="seed").round(4)
 
 # %%
 agg = fig2.groupby("q").mean(numeric_only=True)
-fig, ax = plt.subplots(1, 2, figsize=(12, 4))
+fig, ax = plt.subplots(1, 2, figsize=(10, 3.8))
 ax[0].semilogy(agg.index, agg["train Delta_W"], "o-", label="training digits")
 ax[0].semilogy(agg.index, agg["test Delta_W"], "s-", label="held-out digits")
 ax[0].set(xlabel="embedding dimension q", ylabel="Δ_W (mean of seeds)", title="Euclidean Soft SupCon on digits")
@@ -472,21 +476,21 @@ Zr = reg_Z["morphometrics"] - reg_Z["morphometrics"].mean(0)
 target = M[te].numpy() - M[te].numpy().mean(0)
 R, _ = orthogonal_procrustes(Zr, target)
 aligned = Zr @ R
-fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+fig, axes = panel_grid(3, panel_height=3.8, per_row=2)
 for ax, k, col in zip(axes[:2], [0, 1], ["thickness", "slant"]):
     sc = ax.scatter(aligned[:, 0], aligned[:, 1], c=target[:, k], cmap="viridis", s=8)
     fig.colorbar(sc, ax=ax, label=f"{col} (standardised)")
-    ax.set(title=f"EE embedding (q = 2, aligned, first seed), coloured by {col}", xlabel="z₁", ylabel="z₂")
+    ax.set(title=f"EE embedding (q = 2, aligned,\nfirst seed), coloured by {col}", xlabel="z₁", ylabel="z₂")
 Zm = reg_Z["class + morphometrics"] - reg_Z["class + morphometrics"].mean(0)
 target_m = mixed[te].numpy() - mixed[te].numpy().mean(0)
 aligned_m = Zm @ orthogonal_procrustes(Zm, target_m)[0]
 sc = axes[2].scatter(target_m[:, 10], aligned_m[:, 10], c=labels[test_idx], cmap="tab10", s=8)
 axes[2].plot(target_m[:, 10], target_m[:, 10], "k-", lw=0.8, label="z = y")
-axes[2].set(title="class + morphometrics (q = 12): thickness coordinate", xlabel="true thickness (standardised)",
+axes[2].set(title="class + morphometrics (q = 12):\nthickness coordinate", xlabel="true thickness (standardised)",
             ylabel="aligned embedding coordinate")
 axes[2].legend()
 fig.colorbar(sc, ax=axes[2], label="digit")
-fig.suptitle("Fig. 3 analogue: Euclidean–Euclidean regression embeds the labels (held-out digits): r²_Proc "
+fig.suptitle("Fig. 3 analogue: Euclidean–Euclidean regression embeds the labels (held-out digits):\nr²_Proc "
              f"{reg_mean.loc['morphometrics', 'r2_Proc']:.2f} (mean of seeds; paper ≈ "
              f"{paper_number('Fig. 3(a): Procrustes')[0]:g}), r²_sim {reg_mean.loc['morphometrics', 'r2_sim']:.2f} "
              f"(paper {paper_number('Fig. 3(a): r2 of')[0]:g})")
@@ -559,7 +563,7 @@ P_LOCAL, P_3B_SRC = paper_number("Fig. 3(b): local")
 P_GLOBAL, _ = paper_number("Fig. 3(b): global")
 P_Q11, P_Q11_SRC = paper_number("Fig. 3(b): smallest q")
 m3b = fig3b.groupby("q").mean(numeric_only=True)
-fig, axes = plt.subplots(1, 3, figsize=(15, 3.8), sharex=True)
+fig, axes = plt.subplots(1, 3, figsize=(10, 3.4), sharex=True)
 for ax, col in zip(axes, ["Delta_W", "r2_sim", "global r2_Proc"]):
     sweep = m3b.loc[m3b.index >= 7, col]
     ax.plot(sweep.index, sweep.values, "o-", label="ours (mean of seeds)")
@@ -641,7 +645,7 @@ fig5_table.groupby("model").agg(["mean", "std"]).drop(columns="seed").round(3)
 # %%
 Ze, Zy = fig5["Euclidean"], fig5["y-Aware"] / np.linalg.norm(fig5["y-Aware"], axis=1, keepdims=True)
 fig5_mean = fig5_table.groupby("model").mean(numeric_only=True)
-fig, axes = plt.subplots(1, 2, figsize=(11, 4.6))
+fig, axes = plt.subplots(1, 2, figsize=(10, 4.3))
 for ax, (name, Z) in zip(axes, [("Euclidean (s = −‖·‖²)", Ze), ("y-Aware (s = cos/τ, τ = 0.1)", Zy)]):
     sc = ax.scatter(Z[:, 0], Z[:, 1], c=t_test, cmap="viridis", s=8)
     ax.set(title=name, xlabel="z₁", ylabel="z₂", aspect="equal")
@@ -649,7 +653,7 @@ for ax, (name, Z) in zip(axes, [("Euclidean (s = −‖·‖²)", Ze), ("y-Aware
 circle = np.linspace(0, 2 * np.pi, 200)
 axes[1].plot(np.cos(circle), np.sin(circle), "k:", lw=0.8)
 fig.suptitle(f"Fig. 5 analogue: a line (1st PC carries {fig5_mean.loc['Euclidean', 'variance on 1st PC']:.1%}, "
-             f"r²_Proc {fig5_mean.loc['Euclidean', 'r2_Proc vs (t, 0)']:.2f}, means of seeds; paper "
+             f"r²_Proc {fig5_mean.loc['Euclidean', 'r2_Proc vs (t, 0)']:.2f}, means of seeds;\npaper "
              f"{paper_number('Fig. 5: Procrustes')[0]:g}) vs an arc "
              f"({fig5_mean.loc['y-Aware', 'arc span (deg)']:.0f}° of the circle)")
 fig.tight_layout()

@@ -115,6 +115,9 @@ from companion import stats
 from companion.profiles import settings
 from companion.results import Ledger, at_least, at_most, holds, not_testable, show_provenance, within
 from companion.settings import REPO_ROOT
+from companion.display import panel_grid, reader_display
+
+reader_display()  # tables whole, numbers to three significant digits
 
 # %% [markdown]
 # ## What runs, at which scale, and how the claims are judged
@@ -192,10 +195,10 @@ for sigma in cfg.noise:
                        "Delta_W": delta_w(W, euclidean_similarities(torch.as_tensor(Zn)))})
 noise = pd.DataFrame(noise_rows).set_index("noise σ")
 scale = pd.Series({f"scale {a}": r2_procrustes(a * Z_star, Z_star) for a in (0.5, 0.9, 1.1, 2.0)}, name="r2_Proc")
-iso, noise, scale
+display(iso, noise, scale.to_frame())
 
 # %%
-fig, ax = plt.subplots(1, 2, figsize=(12, 4))
+fig, ax = plt.subplots(1, 2, figsize=(10, 3.8))
 ax[0].plot(noise.index, noise["r2_Proc"], "o-", label="r²_Proc")
 ax[0].plot(noise.index, noise["r2_sim"], "s-", label="r²_sim")
 ax[0].set(xlabel="noise σ added to Z*", ylabel="r²", title="r² metrics fall with noise (1 at σ = 0)")
@@ -248,7 +251,7 @@ fig6.index.name, fig6.columns.name = "trained on", "target"
 pd.concat([fig6.round(4), pd.Series({g: fits[g].delta_w for g in geometries}, name="Delta_W")], axis=1)
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(13, 4.6), gridspec_kw=dict(width_ratios=[1, 1.2]))
+fig, axes = plt.subplots(1, 2, figsize=(10, 4), gridspec_kw=dict(width_ratios=[1, 1.2]))
 sns.heatmap(fig6, annot=True, fmt=".3f", cmap="magma", vmin=0, vmax=1, ax=axes[0], cbar_kws={"label": "r²_Proc"})
 axes[0].set(title="Fig. 6 analogue: r²_Proc(trained, target)")
 Gm = geometries["MiniLM (a photo of …)"]
@@ -388,7 +391,7 @@ beside.round(3)
 
 # %%
 T1_COLS = ["r2_Proc_test", "Delta_W_test (%)", "Top-1 (%)", "Top-3 (%)"]
-fig, axes = plt.subplots(1, 4, figsize=(16, 3.4))
+fig, axes = panel_grid(4, panel_height=3.2, per_row=2)
 for ax, col in zip(axes, T1_COLS):
     for g in digit_geometries:
         st, v = wx.run_curve([t1_runs[(g, s)] for s in cfg.t1_seeds], col)
@@ -496,14 +499,14 @@ appF = pd.DataFrame({
 appF
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(12, 5))
+fig, axes = plt.subplots(1, 2, figsize=(10, 4.4))
 for ax, (name, Z) in zip(axes, [("PCA (2 components)", pca_2d), ("w-InfoNCE optimum, q = 2", fit_2d.Z)]):
     R = Z - Z.mean(0)
     sc = ax.scatter(R[:, 0], R[:, 1], c=yd, cmap="tab10", s=10)
     ax.set(title=name, xlabel="z₁", ylabel="z₂")
 fig.colorbar(sc, ax=axes, label="digit")
 fig.suptitle(f"Fig. 7 analogue ({len(yd)} digits, w = exp(−γ‖x_i − x_j‖²)): at q = rank the optimum IS PCA "
-             f"(r²_Proc = {appF.iloc[1, 1]:.4f}); at q = 2 it is not")
+             f"\n(r²_Proc = {appF.iloc[1, 1]:.4f}); at q = 2 it is not")
 _ = ledger.savefig(fig, "fig-04-fig7-pca-vs-winfonce")
 
 # %%

@@ -5,8 +5,10 @@ import pandas as pd
 import pytest
 
 from companion.display import FIGURE_WIDTH_IN, panel_grid, reader_display, significant
+from companion.profiles import Settings
 from companion.publish.site import figures as site_figures
 from companion.publish.site.render import notebook_text_problems
+from companion.results import Verdict
 
 
 @pytest.mark.parametrize("value, shown", [(0.123456789, "0.123"), (81.6123, "81.6"), (80697.5, "80698"),
@@ -53,3 +55,24 @@ def test_panel_grid_fits_the_page(n, rows):
     assert site_figures.displayed_font_px(site_figures.TICK_FONT_PT, width, 130, column) >= site_figures.MIN_FONT_PX
     with pytest.raises(ValueError):
         panel_grid(0)
+
+
+def test_a_verdict_shows_as_a_sentence():
+    """A cell ending in ``ledger.claim(...)`` shows a sentence, not a quoted string; the verdict is still a str."""
+    verdict = Verdict("reproduced", "t4-all")
+    assert verdict == "reproduced" and isinstance(verdict, str)
+    assert verdict._repr_markdown_() == "Verdict of `t4-all`: **reproduced**"
+    executed = {"cells": [{"cell_type": "code", "source": "v", "outputs": [
+        {"output_type": "execute_result", "execution_count": 1, "metadata": {},
+         "data": {"text/plain": repr(verdict), "text/markdown": verdict._repr_markdown_()}}]}]}
+    assert notebook_text_problems(executed, "nb") == []
+    bare = {"cells": [{"cell_type": "code", "source": "v", "outputs": [
+        {"output_type": "execute_result", "execution_count": 1, "metadata": {}, "data": {"text/plain": repr("x")}}]}]}
+    assert notebook_text_problems(bare, "nb")
+
+
+def test_settings_show_floats_to_six_digits():
+    shown = repr(Settings("smoke", {"taus": [0.9, 10 / 9], "eps": 0.36787944117144233, "seeds": [0]}))
+    assert "1.11111" in shown and "0.367879" in shown and "[0]" in shown
+    assert notebook_text_problems({"cells": [{"cell_type": "code", "source": "cfg", "outputs": [
+        {"output_type": "stream", "name": "stdout", "text": shown}]}]}, "nb") == []

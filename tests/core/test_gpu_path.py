@@ -1,7 +1,10 @@
 """The gpu profile's training path as the papers run it, on tiny random models of the papers' architecture classes
-(BERT, XLM-R, MPNet; no download): the top-layer forward pass equals the full model (MPNet's relative position bias
-included), "all layers" trains the embedding layer too (with its dropout), SimACE's gpu path trains with SimCSE's MLP
-head and evaluates without it and untruncated, and it reads the whole wiki1m file, never a head."""
+(BERT, RoBERTa, XLM-R, MPNet; no download): the top-layer forward pass equals the full model (MPNet's relative
+position bias included), "all layers" trains the embedding layer too (with its dropout), SimACE's gpu path trains with
+SimCSE's MLP head and evaluates without it and untruncated, it reads the whole wiki1m file, never a head, AnglE's reads
+the whole NLI training splits, and no gpu setting sizes its data as a subset."""
+
+import json
 
 import pytest
 import torch
@@ -17,7 +20,8 @@ from companion.settings import DataNotFoundError
 
 TEXTS = ["A man is playing a guitar.", "Someone plays music on a stage tonight with friends.", "Cats sleep.",
          "The stock market fell sharply on Monday after the announcement, and traders sold.", "A dog runs."]
-ARCHS = ["bert", "xlm-roberta", "mpnet"]  # bert-base-uncased (SimACE, AnglE), mE5 (circumplex), all-mpnet (concepts)
+#: bert-base-uncased (SimACE, AnglE), roberta-base (SimACE Table 2), mE5 (circumplex), all-mpnet (concepts)
+ARCHS = ["bert", "roberta", "xlm-roberta", "mpnet"]
 
 
 pytestmark = pytest.mark.usefixtures("scratch_cache")  # tests/core/conftest.py
@@ -227,6 +231,96 @@ def test_only_the_dry_run_reads_the_mirror_head(monkeypatch):
     assert dry.wiki == "head" and dry.train_embeddings and dry.mlp_head and dry.model == "tiny-bert-L12"
     for profile in ("smoke", "cpu"):
         assert "wiki" not in settings(profile, **run_settings())
+
+
+# ---------------------------------------------------------------------------- NLI training splits (AnglE gpu)
+SMALL_NLI = {"snli": 40, "mnli": 20}  # stated line counts, cut down so that the tests write small files
+
+
+def _nli(root, monkeypatch, corpus: str, lines: int | None, gold=("entailment", "neutral", "contradiction", "-")):
+    from companion import data
+
+    monkeypatch.setattr(data, "NLI_TRAIN", {c: (rel, SMALL_NLI[c]) for c, (rel, _) in data.NLI_TRAIN.items()})
+    rel, _ = data.NLI_TRAIN[corpus]
+    if lines is not None:
+        path = root.joinpath(*rel)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps({"gold_label": gold[i % len(gold)], "sentence1": f"premise {i}",
+                                            "sentence2": f"hypothesis {i}"}) + "\n" for i in range(lines)))
+    monkeypatch.setenv("COMPANION_DATA_DIR", str(root))
+
+
+def test_the_nli_training_splits_are_read_whole(tmp_path, monkeypatch):
+    from companion.data import load_nli_train
+    from companion.papers.angle.experiments import nli_pairs
+
+    for corpus, lines in SMALL_NLI.items():
+        _nli(tmp_path, monkeypatch, corpus, lines)
+    snli = load_nli_train("snli")
+    assert len(snli) == 30 and set(snli["label"]) == {"entailment", "neutral", "contradiction"}  # '-' dropped
+    pairs = nli_pairs("full")  # the gpu setting: both splits, neutral dropped, entailment 1 and contradiction 0
+    assert len(pairs) == 20 + 10 and sorted(set(pairs.labels.tolist())) == [0.0, 1.0]
+    assert pairs.sentence1[-1] == "premise 18" and "premise 1" not in pairs.sentence1  # MultiNLI's, no neutral
+
+
+@pytest.mark.parametrize("lines", [None, 10, 39, 41])
+def test_the_angle_gpu_setting_refuses_a_missing_subset_or_cut_nli_file(tmp_path, monkeypatch, lines):
+    from companion.gpu_settings import notebook_settings
+    from companion.papers.angle.experiments import nli_pairs
+
+    _nli(tmp_path, monkeypatch, "snli", lines)
+    _nli(tmp_path, monkeypatch, "mnli", SMALL_NLI["mnli"])
+    cfg = notebook_settings("angle/02-sts-experiments", "gpu")
+    assert cfg.nli == "full" and cfg.snli_pairs is None
+    with pytest.raises(DataNotFoundError, match="data fetch --only snli-train"):
+        nli_pairs(cfg.nli, cfg.snli_pairs)
+
+
+def test_the_cpu_transfer_pairs_are_unchanged():
+    """The cpu profile's transfer pairs: the mirror's SNLI dev + test, neutral dropped, a seeded subset (as the
+    notebook built them before the gpu path read the training splits)."""
+    from datasets import concatenate_datasets
+
+    from companion.data import load_snli
+    from companion.papers.angle.experiments import nli_pairs
+    from companion.papers.angle.pairs import PairData
+
+    snli = concatenate_datasets([load_snli("dev"), load_snli("test")])
+    before = PairData.from_dataset(snli, "premise", "hypothesis", "label",
+                                   label_map={"entailment": 1.0, "contradiction": 0.0}.get).subset(2048, 0)
+    now = nli_pairs(None, 2048)
+    assert now.sentence1 == before.sentence1 and now.sentence2 == before.sentence2
+    assert torch.equal(now.labels, before.labels)
+
+
+#: per backbone notebook, the gpu settings that size its data: every one must read the whole set (None) or name
+#: the whole file; a subset or the mirror's head there is a failure
+GPU_DATA_SIZES = {
+    "simace/02-sts-experiments": {"n_pairs": None, "n_dev": None, "n_transfer": None, "wiki": "full"},
+    "simace/03-analysis": {"n_pairs": None, "n_dev": None, "wiki": "full"},
+    "angle/02-sts-experiments": {"stsb_train": None, "stsb_test": None, "mrpc_train": None, "mrpc_test": None,
+                                 "snli_pairs": None, "sts_subset": None, "nli": "full"},
+    "angle/03-ablation-and-analysis": {"stsb_train": None, "stsb_test": None},
+    "circumplex/02-experiments": {"n_train": None, "n_test": None},
+    "circumplex/03-analysis": {"n_train": None, "n_test": None},
+    "circumplex/04-full-width-heads": {"n_train": None, "n_test": None},
+}
+
+
+@pytest.mark.parametrize("notebook", sorted(GPU_DATA_SIZES))
+def test_no_gpu_setting_reads_a_subset_or_a_head(notebook):
+    from companion.gpu_settings import notebook_settings
+
+    cfg = notebook_settings(notebook, "gpu")
+    assert {k: cfg.get(k) for k in GPU_DATA_SIZES[notebook]} == GPU_DATA_SIZES[notebook]
+
+
+def test_only_the_dry_run_reads_the_mirrors_nli_pairs(monkeypatch):
+    from companion.gpu_settings import notebook_settings
+
+    monkeypatch.setenv(DRY_RUN_ENV, "1")
+    dry = notebook_settings("angle/02-sts-experiments", "gpu")
+    assert dry.nli == "mirror" and dry.train_embeddings and dry.model == "tiny-bert-L12"
 
 
 # --------------------------------------------------------------------------------------- (d) settings tables

@@ -1,7 +1,8 @@
 """One training step of each gpu path checked against the same step written out by hand from the stated settings.
 
-Each test builds a tiny random model of the backbone's architecture class (BERT for SimACE's bert-base-uncased, MPNet
-for the concept paper's all-mpnet-base-v2), lets the companion take ONE step, and takes that step again by hand on a
+Each test builds a tiny random model of the backbone's architecture class (BERT for SimACE's and AnglE's
+bert-base-uncased, MPNet for the concept paper's all-mpnet-base-v2, XLM-R for the circumplex paper's
+multilingual-e5-large), lets the companion take ONE step, and takes that step again by hand on a
 plain Hugging Face model: the full model's forward pass, the pooling and head, the loss, gradient clipping at 1.0
 over every trained parameter and AdamW's first update (``p <- p (1 - lr wd) - lr g / (|g| + eps)``: the bias
 corrections cancel at step 1) at the scheduled learning rate. Every trained parameter must land where the hand
@@ -16,6 +17,7 @@ import torch
 import torch.nn.functional as F
 
 from companion.encoders import tiny_encoder
+from companion.encoders.upper import UpperEncoder
 from companion.profiles import settings
 from companion.training import index_batches, seed_everything
 
@@ -210,3 +212,112 @@ def test_a_top_layers_only_run_of_the_gpu_recipe_keeps_the_embeddings_frozen():
     assert _trains_embeddings(enc, {"train_embeddings": True, "n_top": 4})
     assert not _trains_embeddings(enc, {"train_embeddings": True, "n_top": 2})
     assert not _trains_embeddings(enc, {"n_top": 4})
+
+
+# -------------------------------------------------------------------------------------------------- AnglE (BERT)
+def test_angle_gpu_step_is_the_papers_recipe_on_bert():
+    """AnglE's gpu path (notebooks 02 and 03) on a BERT (bert-base-uncased's class): the whole network trained, the
+    embeddings included, on the [CLS] vector at the stated length, the AnglE objective (CoSENT + in-batch negatives
+    + angle, weights 1/1/1, the settings' temperatures, STS-B positives as the released code counts them), AdamW
+    without weight decay at the warm-up's first rate lr / warmup, gradients clipped at 1.0. Dropout is switched off
+    so that the hand forward pass needs no shared random stream. The objective itself is checked against the
+    paper's equations in the loss tests; here it is the one the settings build."""
+    from companion.gpu_settings import notebook_settings
+    from companion.losses.angle import AnglEObjective
+    from companion.papers.angle.pairs import PairData, interleave, upper_experiment
+
+    cfg = notebook_settings("angle/03-ablation-and-analysis", "gpu")
+    assert cfg.train_embeddings and cfg.pooling == "cls" and cfg.stsb_positive == 1.0
+    enc = tiny_encoder("bert", pooling="cls", layers=2, max_length=cfg.max_length)
+    for module in enc.model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+    base = UpperEncoder(enc, n_top=2, pooling=cfg.pooling, train_embeddings=cfg.train_embeddings)
+    start = copy.deepcopy(base.state_dict())
+    data = PairData(TEXTS[:4], TEXTS[4:], [4.6, 0.4, 1.2, 3.0])  # graded, as STS-B
+    objective = AnglEObjective(1, 1, 1, tau_cos=cfg.tau_cos, tau_ibn=cfg.tau_ibn, tau_angle=cfg.tau_angle,
+                               positive_threshold=cfg.stsb_positive, positives=cfg.ibn_positives)
+    evals = {"STS-B": PairData(TEXTS, TEXTS[3:] + TEXTS[:3], [0.5 * i for i in range(len(TEXTS))])}
+    run = upper_experiment(base, data, evals, objective, seed=0, steps=1, batch_size=4, lr=cfg.lr,
+                           warmup_steps=cfg.warmup, buckets=cfg.buckets, return_model=True)
+
+    bert = _full_model(enc, start)
+    bert.train()
+    idx = next(index_batches(len(data), 4, seed=0, epochs=None)).tolist()
+    texts = interleave([data.sentence1[i] for i in idx], [data.sentence2[i] for i in idx])
+    tok = enc.tokenizer(texts, padding=True, truncation=True, max_length=cfg.max_length, return_tensors="pt")
+    cls = bert(input_ids=tok["input_ids"], attention_mask=tok["attention_mask"]).last_hidden_state[:, 0]
+    objective(cls, data.labels[idx], texts).backward()
+
+    hand = {f"embeddings.{k}": p for k, p in bert.embeddings.named_parameters()}
+    hand.update({f"layers.{i}.{k}": p for i, layer in enumerate(bert.encoder.layer)
+                 for k, p in layer.named_parameters()})
+    grads = _clip({k: p.grad for k, p in hand.items() if p.grad is not None})
+    rate = cfg.lr / cfg.warmup  # the linear warm-up's first step
+    expected = {k: _adamw_first_step(p.detach(), grads.get(k, torch.zeros_like(p)), rate, 0.0)
+                for k, p in hand.items()}
+    assert "embeddings.word_embeddings.weight" in grads  # the embeddings are trained
+    _assert_landed(run["model"], expected, rate)
+
+
+def test_angle_gpu_positives_are_the_released_codes_and_the_cpu_keeps_gold_4():
+    """The in-batch term's positives on graded STS-B labels: every pair labelled 1 or more on the gpu path (the
+    released loss casts labels to integers), gold >= 4 on the cpu path (unchanged)."""
+    from companion.gpu_settings import notebook_settings
+    from companion.losses.angle import ibn_targets
+
+    labels = torch.tensor([4.6, 0.4, 1.2, 3.0])
+    for profile, want in (("gpu", [True, False, True, True]), ("cpu", [True, False, False, False])):
+        cfg = notebook_settings("angle/02-sts-experiments", profile)
+        pos, _ = ibn_targets(labels, None, cfg.stsb_positive)
+        assert [bool(pos[2 * k, 2 * k + 1]) for k in range(4)] == want, profile
+
+
+# ------------------------------------------------------------------------------------------- circumplex (XLM-R)
+@pytest.mark.parametrize("kind", ["GPT", "nGPT"])
+def test_circumplex_gpu_step_on_an_xlm_r_is_the_head_recipe(kind):
+    """The circumplex gpu path as it runs today on an XLM-R (multilingual-e5-large's class): the backbone frozen (a
+    departure its settings table names), its last-layer token states under a head as wide as the backbone, pooled
+    at [CLS] (Table 3), the SINCERE loss at tau 0.05, AdamW at the constant lr (Table 3) without weight decay or
+    warm-up, gradients clipped at 1.0 (App. D), nGPT's weights re-normalised after the step. The hand step runs the
+    full model on the texts and a copy of the untrained head; the cache keeps token states in float16, as the
+    hand step rounds them."""
+    from functools import partial
+
+    from companion.gpu_settings import notebook_settings
+    from companion.losses.circumplex import LOSSES
+    from companion.papers.circumplex.heads import NGPTHead, frozen_features, make_head, train_head
+
+    cfg = notebook_settings("circumplex/02-experiments", "gpu")
+    assert cfg.pooling == "cls" and not cfg.head_dim and cfg.clip_norm == 1.0
+    enc = tiny_encoder("xlm-roberta", pooling="mean", layers=2, max_length=cfg.max_tokens)
+    labels = ["joy", "anger", "joy", "sadness", "anger", "joy", "sadness", "anger"]
+    feats, _, _ = frozen_features(enc, {"train": TEXTS}, head_dim=None, max_tokens=cfg.max_tokens,
+                                  pretrained_pooling=cfg.pooling)
+    n_heads, seed, loss = 4, 42, partial(LOSSES["SINCERE"], tau=cfg.tau)
+    seed_everything(seed)
+    start = make_head(kind, enc.dim, pooling=cfg.pooling, n_heads=n_heads, base_scale=cfg.base_scale,
+                      backbone_dim=enc.dim)
+    head, _ = train_head(kind, loss, feats["train"], labels, steps=1, batch_size=8, lr=cfg.lr, seed=seed,
+                         pooling=cfg.pooling, clip_norm=cfg.clip_norm, base_scale=cfg.base_scale, n_heads=n_heads)
+
+    idx = next(index_batches(len(TEXTS), 8, seed=seed, epochs=2)).tolist()
+    tok = enc.tokenizer([TEXTS[i] for i in idx], padding=True, truncation=True, max_length=cfg.max_tokens,
+                        return_tensors="pt")
+    enc.model.eval()
+    with torch.no_grad():
+        states = enc.model(**tok).last_hidden_state.half().float()
+    hand = copy.deepcopy(start)
+    hand.train()
+    loss(hand(states, tok["attention_mask"].bool()), [labels[i] for i in idx]).backward()
+    params = dict(hand.named_parameters())
+    grads = _clip({k: p.grad for k, p in params.items() if p.grad is not None}, cfg.clip_norm)
+    expected = {k: _adamw_first_step(p.detach(), grads.get(k, torch.zeros_like(p)), cfg.lr, 0.0)
+                for k, p in params.items()}
+    if isinstance(hand, NGPTHead):
+        with torch.no_grad():
+            for k, p in params.items():
+                p.copy_(expected[k])
+            hand.normalize_weights()
+        expected = {k: p.detach().clone() for k, p in hand.named_parameters()}
+    _assert_landed(head, expected, cfg.lr)  # the head's parameters are all the step trains: the backbone is frozen

@@ -398,3 +398,57 @@ def test_data_sources_names_the_whole_file_and_its_verification():
     (source,) = [s for s in fetch.sources_table(only="wiki-full") if s.datasets == ("wiki-full",)]
     assert "1,000,000 lines" in source.how and "checksum recorded on first download" in source.how
     assert source.files[0][0].endswith("/wiki1m_for_simcse.txt") and source.step == "whole"
+
+
+def _nli_zip(root: Path, name: str, member: str, lines: int, fields=("gold_label", "sentence1", "sentence2")) -> bytes:
+    body = "".join(json.dumps({f: f"{f} {i}" for f in fields}) + "\n" for i in range(lines)).encode()
+    root.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(root / name, "w") as archive:
+        archive.writestr(member, body)
+        archive.writestr("snli_1.0/README.txt", "not this one")
+    return body
+
+
+def _small_nli(monkeypatch, server, lines: int) -> fetch.WholeFile:
+    """The SNLI training split's whole-file entry pointed at the loopback server, with a small stated count."""
+    import dataclasses
+
+    (real,) = [w for w in fetch.WHOLE_FILES if w.name == "snli-train"]
+    small = dataclasses.replace(real, url=f"{server.url}/up/snli_1.0.zip", lines=lines)
+    monkeypatch.setattr(fetch, "WHOLE_FILES", tuple(small if w is real else w for w in fetch.WHOLE_FILES))
+    return small
+
+
+def test_an_nli_split_comes_out_of_the_publishers_archive_verified_by_lines_and_format(server, tmp_path, monkeypatch):
+    whole = _small_nli(monkeypatch, server, 12)
+    body = _nli_zip(server.up, "snli_1.0.zip", whole.member, 12)
+    dest = tmp_path / "data"
+    lines: list[str] = []
+    report = fetch.fetch(dest, only="snli-train", quiet=True, echo=lines.append)
+    assert report.ok and report.fetched == [whole.path]
+    target = dest / whole.path
+    assert target.read_bytes() == body and not (dest / fetch.DOWNLOADS).exists()  # the archive is not kept
+    assert (target.parent / (target.name + ".sha256")).is_file()
+    assert any("12 lines as stated" in line and "recorded" in line for line in lines)
+    assert fetch.check(dest, only="snli-train").ok
+    target.write_bytes(body.replace(b'"gold_label": "gold_label 3", ', b"", 1))  # same lines, one lacks its label
+    assert fetch.check(dest, only="snli-train").corrupt == [whole.path]
+
+
+@pytest.mark.parametrize("what", ["subset", "format"])
+def test_an_nli_split_that_is_a_subset_or_not_its_format_is_refused(server, tmp_path, monkeypatch, what):
+    whole = _small_nli(monkeypatch, server, 12)
+    _nli_zip(server.up, "snli_1.0.zip", whole.member, 7 if what == "subset" else 12,
+             fields=("gold_label", "sentence1", "sentence2") if what == "subset" else ("label", "premise"))
+    dest = tmp_path / "data"
+    report = fetch.fetch(dest, only="snli-train", quiet=True, echo=lambda line: None)
+    assert not report.ok and len(report.errors) == 1
+    assert ("7 lines, not the 12 its publisher states" if what == "subset" else "lacks gold_label") in report.errors[0]
+    assert not (dest / whole.path).exists() and not list(dest.rglob("*.part"))
+
+
+def test_data_sources_names_the_nli_archives_and_their_verification():
+    sources = {s.datasets[0]: s for s in fetch.sources_table(only="snli-train,mnli-train")}
+    assert "550,152 lines" in sources["snli-train"].how and "392,702 lines" in sources["mnli-train"].how
+    assert sources["snli-train"].files == (("snli_1.0/snli_1.0_train.jsonl", "nli/snli_1.0_train.jsonl"),)
+    assert "https://nlp.stanford.edu/projects/snli/snli_1.0.zip" in sources["snli-train"].how

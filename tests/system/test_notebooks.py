@@ -1,7 +1,9 @@
 """The smoke execution of every notebook (papermill, profile ``smoke``, scratch output).
 
-Each notebook must finish and write a ledger that follows the schema. Numbers from the smoke profile mean
-nothing; the notebooks' committed outputs come from the ``cpu`` profile.
+Each notebook must finish and write a ledger that follows the schema, and its executed copy must show its reader
+nothing the site's reader check flags (numbers to machine length, tables cut short, bare reprs, figures too wide:
+:func:`companion.publish.site.render.notebook_findings`). Numbers from the smoke profile mean nothing; the
+notebooks' committed outputs come from the ``cpu`` profile.
 """
 
 import json
@@ -10,6 +12,7 @@ import pytest
 
 from companion.publish.notebooks import list_notebooks, twin_differences, twin_path
 from companion.publish.runner import execute
+from companion.publish.site.render import notebook_findings
 from companion.results import validate_claim
 
 NOTEBOOKS = list_notebooks()
@@ -26,6 +29,9 @@ def test_notebook_smoke(nb, tmp_path_factory):
     assert ledger["schema"] == 2
     for claim in ledger["claims"]:
         validate_claim(claim, nb.key)
+    executed = scratch / "notebooks" / nb.paper / nb.path.name
+    findings = notebook_findings(executed, scratch)
+    assert not findings, f"{nb.key}: outputs a reader cannot read well:\n" + "\n".join(findings)
 
 
 def test_every_notebook_is_paired_with_a_percent_script():

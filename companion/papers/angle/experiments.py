@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from companion import stats
+from companion.display import FIGURE_WIDTH_IN, panel_grid
 from companion.losses.angle import AnglEObjective, CosineRegression
 from companion.papers.angle.pairs import split_base, upper_experiment
 
@@ -47,6 +48,47 @@ def _movement(run: Mapping) -> dict[str, float]:
 
 
 # --------------------------------------------------------------------------------------------- 02: Tables 2-3
+#: the NLI labels AnglE's transfer setting trains on: entailment a positive pair, contradiction a negative, neutral
+#: dropped (the public code's NLI training; the paper's §1 on the vague neutral/entailment boundary)
+NLI_LABELS = {"entailment": 1.0, "contradiction": 0.0}
+
+
+def nli_pairs(source: str | None = None, n: int | None = None, seed: int = 0):
+    """AnglE's transfer-training pairs (:data:`NLI_LABELS`), ``n`` of them drawn with ``seed`` (all when ``None``).
+
+    ``source="full"`` (the gpu profile): the whole SNLI and MultiNLI training splits (§4.3 trains on MNLI and SNLI;
+    :func:`companion.data.load_nli_train` refuses a missing, cut or subset file); otherwise (``None`` or
+    ``"mirror"``) the mirror's SNLI dev and test pairs, as the cpu profile trains (SNLI train is not mirrored)."""
+    from datasets import concatenate_datasets
+
+    from companion.data import load_nli_train, load_snli
+    from companion.papers.angle.pairs import PairData
+
+    if source == "full":
+        parts = [load_nli_train("snli"), load_nli_train("mnli")]
+    elif source in (None, "mirror"):
+        parts = [load_snli("dev"), load_snli("test")]
+    else:
+        raise ValueError(f"source must be 'full', 'mirror' or None, got {source!r}.")
+    return PairData.from_dataset(concatenate_datasets(parts), "premise", "hypothesis", "label",
+                                 label_map=NLI_LABELS.get).subset(n, seed)
+
+
+def checkpoint_selection(cfg: Mapping, tasks: Sequence[str] | None = None) -> dict[str, Any]:
+    """Keyword arguments that keep every run's best checkpoint on STS-B dev when ``cfg`` sets ``eval_every`` (the gpu
+    profile, as the authors' training evaluates a validation set and keeps the best; the cpu profile trains to its
+    last step and gets ``{}``): for :func:`sts_task_runs`, ``tasks`` names the tasks that select on it; without
+    ``tasks``, one set for :class:`AblationRuns`."""
+    every = cfg.get("eval_every") or 0
+    if not every:
+        return {}
+    from companion.data import load_stsb
+    from companion.papers.angle.pairs import PairData
+
+    dev = PairData.from_dataset(load_stsb("dev"))
+    return {"select_on": dev if tasks is None else {task: dev for task in tasks}, "eval_every": int(every)}
+
+
 def sts_objectives(positive_threshold: float | None, *, tau_cos: float, tau_ibn: float, tau_angle: float,
                    label_max: float | None = None, positives: str = "sum") -> dict[str, Any]:
     """AnglE (CoSENT + in-batch negatives + angle, weights 1/1/1), CoSENT only and InfoNCE only at the given
@@ -68,7 +110,8 @@ def sts_objectives(positive_threshold: float | None, *, tau_cos: float, tau_ibn:
 
 def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, taus: Mapping[str, float],
                   batch_size: int, lr: float, warmup: int, buckets: int, pretrained_label: str,
-                  progress: bool = True, n_top: int | None = None, positives: str = "sum"):
+                  progress: bool = True, n_top: int | None = None, positives: str = "sum",
+                  select_on: Mapping[str, Any] | None = None, eval_every: int = 0):
     """Every task's untrained row and its fine-tuning runs (AnglE Tables 2–3 analogue).
 
     ``tasks`` maps a task name to ``(train pairs, {eval name: pairs}, steps, positive threshold, label_max)``
@@ -76,15 +119,20 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
     order: the untrained copy of ``base`` (``seed = -1``, labelled ``pretrained_label``), then each of
     :func:`sts_objectives` (``taus``: ``tau_cos``, ``tau_ibn``, ``tau_angle``; ``positives``) at each seed through
     :func:`~companion.papers.angle.pairs.upper_experiment` (``n_top``: top layers fine-tuned, default the base's).
+    A task's ``steps`` of ``None`` is one pass over its training pairs (``len // batch_size``). ``select_on`` maps a
+    task to its validation pairs: with ``eval_every > 0`` that task's runs keep their best checkpoint on it
+    (``upper_experiment``'s ``select_on``; the gpu profile, as the authors train), the others their last step.
     Returns one row per run: ``task, objective, seed``, a column per evaluation set, and for trained runs ``steps,
     train_s, run_s, loss_first10, loss_last10``, ``loss_curve`` (the training loss at every step) and the movement
-    record ``score_change, score_noise, drift`` (:func:`moved_validity`).
+    record ``score_change, score_noise, drift`` (:func:`moved_validity`); ``best_step`` when a task selects.
     """
     import pandas as pd
     from tqdm.auto import tqdm
 
     rows = []
     for task, (train_data, evals, steps, threshold, label_max) in tasks.items():
+        steps = len(train_data) // batch_size if steps is None else steps
+        select = dict(select_on=select_on[task], eval_every=eval_every) if select_on and task in select_on else {}
         pre = upper_experiment(base, train_data, evals, None, seed=0, steps=0, batch_size=batch_size, lr=lr,
                                n_top=n_top)
         rows.append({"task": task, "objective": pretrained_label, "seed": -1, **pre["scores"]})
@@ -93,11 +141,12 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
         for (name, objective), seed in tqdm(jobs, desc=task, disable=not progress):
             t1 = time.perf_counter()
             run = upper_experiment(base, train_data, evals, objective, seed=seed, steps=steps, batch_size=batch_size,
-                                   lr=lr, warmup_steps=warmup, buckets=buckets, n_top=n_top)
+                                   lr=lr, warmup_steps=warmup, buckets=buckets, n_top=n_top, **select)
             rows.append({"task": task, "objective": name, "seed": seed, **run["scores"], "steps": steps,
                          "train_s": run["train_s"], "run_s": time.perf_counter() - t1,
                          "loss_first10": run["loss_first"], "loss_last10": run["loss_last"],
-                         "loss_curve": run["loss_curve"], **_movement(run)})
+                         "loss_curve": run["loss_curve"], **_movement(run),
+                         **({"best_step": run["best_step"]} if select else {})})
     return pd.DataFrame(rows)
 
 
@@ -263,7 +312,8 @@ class AblationRuns:
     :func:`~companion.papers.angle.pairs.upper_experiment`; ``taus`` the three temperatures and
     ``positive_threshold`` the in-batch-negative positives (STS-B gold >= 4, our choice), ``positives`` how the
     in-batch term counts a row's several positives (``"sum"``, the authors' code; :func:`companion.losses.angle.ibn_loss`);
-    ``n_top`` the number of top layers fine-tuned (default: the base's own split).
+    ``n_top`` the number of top layers fine-tuned (default: the base's own split); ``select_on`` and ``eval_every``
+    keep each run's best checkpoint on a validation set (the gpu profile; ``upper_experiment``).
     """
 
     base: Any
@@ -278,6 +328,8 @@ class AblationRuns:
     positive_threshold: float | None = None
     n_top: int | None = None
     positives: str = "sum"
+    select_on: Any = None
+    eval_every: int = 0
 
     def objective(self, weights: Sequence[float], **overrides) -> AnglEObjective:
         """AnglE's objective with Table 4's ``(w_cos, w_ibn, w_angle)`` weights; ``overrides`` replace settings of
@@ -294,7 +346,8 @@ class AblationRuns:
         t1 = time.perf_counter()
         r = upper_experiment(self.base, self.train_data, self.evals, objective or self.objective(weights), seed=seed,
                              steps=self.steps, batch_size=self.batch_size, lr=self.lr, warmup_steps=self.warmup,
-                             buckets=self.buckets, return_cosines=True, pooling=pooling, n_top=self.n_top)
+                             buckets=self.buckets, return_cosines=True, pooling=pooling, n_top=self.n_top,
+                             select_on=self.select_on, eval_every=self.eval_every)
         return {"ours": r["scores"]["STS-B"], "cos": r["cosines"]["STS-B"], "train_s": r["train_s"],
                 "run_s": time.perf_counter() - t1, "loss_first10": r["loss_first"], "loss_last10": r["loss_last"],
                 "loss_curve": r["loss_curve"], **_movement(r)}
@@ -392,19 +445,18 @@ def plot_bucket_densities(cosines: Mapping[str, Any], gold, buckets: Sequence[tu
     """AnglE Fig. 5 analogue: per model (one panel each), the density of its test cosines in each gold bucket
     (:func:`bucket_masks`), titled with the rank-normalised bucket Wasserstein distance to gold
     (:func:`~companion.papers.angle.pairs.bucket_wasserstein`)."""
-    import matplotlib.pyplot as plt
 
     from companion.papers.angle.pairs import bucket_wasserstein
 
     masks = bucket_masks(gold, buckets)
-    fig, axes = plt.subplots(1, len(cosines), figsize=(13 * len(cosines) / 3, 3.6), sharex=True, sharey=True,
-                             squeeze=False)
-    for axis, (name, cos) in zip(axes[0], cosines.items()):
+    fig, axes = panel_grid(len(cosines), panel_height=3.4, width=min(FIGURE_WIDTH_IN, 13 * len(cosines) / 3),
+                           sharex=True, sharey=True)
+    for axis, (name, cos) in zip(axes, cosines.items()):
         for label, inside in masks.items():
             axis.hist(cos[inside], bins=30, density=True, histtype="step", lw=1.5, label=label)
         axis.set(title=f"{name}: W = {bucket_wasserstein(cos, gold):.4f}", xlabel="cosine similarity")
-    axes[0, 0].set_ylabel("density")
-    axes[0, 0].legend(fontsize=7, title="gold bucket", title_fontsize=7)
+    axes[0].set_ylabel("density")
+    axes[0].legend(fontsize=7, title="gold bucket", title_fontsize=7)
     fig.suptitle("Fig. 5 analogue: STS-B test cosine density per gold bucket (W: rank-normalised Wasserstein to gold)")
     fig.tight_layout()
     return fig
@@ -485,10 +537,10 @@ def plot_sts_bars(panels: Sequence[tuple[Any, Sequence[str], str]], order: Seque
     ``frame`` (mean ± std over seeds, every seed a dot; one colour per objective across panels); ``paper`` maps
     ``(panel title, column)`` to ``{row: value}``, drawn as hollow black markers (the paper's BERT-base rows) beside
     the bars, on a y axis shared by the panels."""
-    import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False, sharey=True)
-    for axis, (frame, cols, ptitle) in zip(axes[0], panels):
+    fig, axes = panel_grid(len(panels), panel_height=4.2, per_row=2, width=min(FIGURE_WIDTH_IN, 5.5 * len(panels)),
+                           sharey=True)
+    for axis, (frame, cols, ptitle) in zip(axes, panels):
         present = [o for o in order if (frame["objective"] == o).any()]
         width = 0.8 / (len(present) + 1)
         for i, obj in enumerate(present):
@@ -509,7 +561,7 @@ def plot_sts_bars(panels: Sequence[tuple[Any, Sequence[str], str]], order: Seque
         axis.set_xticks(np.arange(len(cols)) + width * len(present) / 2, cols)
         axis.set(title=ptitle)
         axis.legend(fontsize=6, loc="best")
-    axes[0, 0].set(ylabel="Spearman × 100", ylim=(30, 95))
+    axes[0].set(ylabel="Spearman × 100", ylim=(30, 95))
     if title:
         fig.suptitle(title, fontsize=9)
     fig.tight_layout()

@@ -377,7 +377,8 @@ def movement(reference: dict, scores: dict[str, float], emb: torch.Tensor) -> di
 def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData], objective, *, seed: int,
                      steps: int, batch_size: int, lr: float, warmup_steps: int = 0, buckets: int = 1,
                      return_cosines: bool = False, progress: bool = False, desc: str = "fine-tune",
-                     n_top: int | None = None, **fresh_overrides) -> dict:
+                     n_top: int | None = None, select_on: PairData | None = None, eval_every: int = 0,
+                     return_model: bool = False, **fresh_overrides) -> dict:
     """Fine-tune a fresh copy of the top layers of ``base`` (:class:`companion.encoders.upper.UpperEncoder`, sharing its
     cached lower states) on ``train_data`` with a pair ``objective`` (:mod:`companion.losses.angle`), then score
     ``eval_sets`` (:func:`evaluate_pair_sets`).
@@ -389,6 +390,11 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
     (the pretrained model with this pooling). ``buckets`` is passed to :meth:`UpperEncoder.embed` (length-sorted
     sub-batches, less padding). AdamW with linear warm-up/decay and gradient clipping at 1
     (:func:`companion.training.train`).
+
+    ``select_on`` (a validation set) with ``eval_every > 0`` keeps the best checkpoint, as the authors' training
+    does: Spearman x 100 on ``select_on`` every ``eval_every`` steps and at the end, the best trained checkpoint
+    restored before the evaluation (the untrained start is recorded but not eligible); ``best_step`` says which.
+    Default: the last step's weights. ``return_model`` also returns the trained copy (``"model"``).
 
     Returns ``{"scores": {set: Spearman}, "loss_first": ..., "loss_last": ..., "loss_curve": [...], "train_s": ...,
     "movement": {...}, "cosines"?}`` (losses: mean of the first / last 10 steps, and the loss at every step; empty for
@@ -421,8 +427,19 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
     t0 = time.perf_counter()
     batches = index_batches(len(train_data), batch_size=batch_size, seed=seed, epochs=None)
     step = pair_loss_fn(lambda texts: model.embed(texts, buckets=buckets), objective, train_data)
-    res = train(model, step, batches, steps=steps, lr=lr, warmup_steps=warmup_steps, restore_best=False,
-                progress=progress, desc=desc)
+    selection: dict = {}
+    if select_on is not None and eval_every:
+        calls = []
+
+        def dev_score() -> float:  # the first call is the untrained start: recorded, never selected
+            calls.append(None)
+            score = evaluate_pair_sets(model.encode, {"dev": select_on})["dev"]
+            return score if len(calls) > 1 else float("-inf")
+
+        selection = dict(eval_fn=dev_score, eval_every=eval_every, restore_best=True)
+    res = train(model, step, batches, steps=steps, lr=lr, warmup_steps=warmup_steps,
+                **(selection or dict(restore_best=False)), progress=progress, desc=desc)
+    out["best_step"] = res.best_step if selection else steps
     losses = [h["loss"] for h in res.history if "loss" in h]
     k = min(10, len(losses))
     out.update(loss_first=sum(losses[:k]) / k, loss_last=sum(losses[-k:]) / k, loss_curve=[float(x) for x in losses],
@@ -435,4 +452,6 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
     else:
         out["scores"] = res
     out["movement"] = movement(reference, out["scores"], captured["emb"])
+    if return_model:
+        out["model"] = model
     return out

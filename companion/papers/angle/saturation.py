@@ -20,6 +20,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from companion.display import FIGURE_WIDTH_IN
+
 
 # --------------------------------------------------------------------------------------------- Eq. 4-6
 def complex_division_checks(n: int = 200, dim: int = 16, seed: int = 0) -> dict[str, float]:
@@ -87,7 +89,8 @@ def plot_readings(theta: torch.Tensor, curves: Mapping[tuple[str, str], tuple[to
     import matplotlib.pyplot as plt
 
     geometries = list(dict.fromkeys(g for g, _ in curves))
-    fig, axes = plt.subplots(len(geometries), 2, figsize=(11, 3.25 * len(geometries)), sharex=True, squeeze=False)
+    fig, axes = plt.subplots(len(geometries), 2, figsize=(FIGURE_WIDTH_IN, 3 * len(geometries)), sharex=True,
+                             squeeze=False)
     for row, gname in enumerate(geometries):
         for (g, name), (val, grad) in curves.items():
             if g == gname:
@@ -228,8 +231,8 @@ def plot_saturation(runs):
     import matplotlib.pyplot as plt
 
     panels = list(runs.groupby(["setting", "optimizer"], sort=False).groups)
-    fig, axes = plt.subplots(2, len(panels), figsize=(3.6 * len(panels), 6.2), sharex=True, sharey="row",
-                             squeeze=False)
+    fig, axes = plt.subplots(2, len(panels), figsize=(min(FIGURE_WIDTH_IN, 3.6 * len(panels)), 6.2), sharex=True,
+                             sharey="row", squeeze=False)  # at most the page's width: narrower columns past two
     for col, (setting, opt) in enumerate(panels):
         sub = runs[(runs["setting"] == setting) & (runs["optimizer"] == opt)]
         for name, part in sub.groupby("objective", sort=False):

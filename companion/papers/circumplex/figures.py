@@ -147,17 +147,20 @@ def plot_stage_maps(maps: Mapping[tuple[str, str, str], np.ndarray], alignment: 
 
     aligned = alignment.set_index(["head", "loss", "stage"])["ring alignment"]
     colors = _ecm_colors(classes)
-    side = min(3.3, FIGURE_WIDTH_IN / len(stages))  # one square panel per stage, the row at most the page's width
-    fig, axes = plt.subplots(len(pairs), len(stages), figsize=(side * len(stages), side * len(pairs)), squeeze=False)
+    side = min(3.3, FIGURE_WIDTH_IN / len(stages))  # one panel per stage, the row at most the page's width
+    fig, axes = plt.subplots(len(pairs), len(stages), figsize=(side * len(stages), 1.1 * side * len(pairs)),
+                             squeeze=False)
     for r, (kind, loss) in enumerate(pairs):
         for c, stage in enumerate(stages):
             xy, ax = maps[(kind, loss, stage)], axes[r, c]
             ax.scatter(xy[:, 0], xy[:, 1], c=colors, edgecolor="k", s=50)
             for (px, py), name in zip(xy, classes):
                 ax.annotate(name, (px, py), fontsize=6)
-            ax.set_title(f"{kind}/{loss}: {stage}\nring alignment {aligned[(kind, loss, stage)]:.2f}", fontsize=9)
+            ax.set_title(f"{stage}\nring alignment {aligned[(kind, loss, stage)]:.2f}", fontsize=9)
             ax.set_xticks([])
             ax.set_yticks([])
+        axes[r, 0].set_ylabel(f"{kind}/{loss}", fontsize=10)  # the head and loss once per row
+    fig.tight_layout()
     return fig
 
 

@@ -19,6 +19,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from companion.display import FIGURE_WIDTH_IN
+
 #: the objectives whose pull :func:`pull_grid` compares (SimCSE has no margin)
 PULL_OBJECTIVES = ("simcse", "arccon", "simace")
 #: (objective, margin in degrees) of :func:`push_grid`
@@ -108,19 +110,19 @@ def plot_pair_forces(pulls, pushes, tau: float = 0.05):
     push on one probe negative (:func:`push_grid`), log scale."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    fig, axes = plt.subplots(1, 3, figsize=(FIGURE_WIDTH_IN - 0.5, 3.6))  # room for the labels the tight crop keeps
     for ax, neg_angle in zip(axes[:2], ("30°", "80°")):
         sub = pulls[(pulls["negatives at"] == neg_angle) & (pulls.tau == tau)]
         for (obj, m), g in sub.groupby(["objective", "margin"]):
             ax.plot(g["positive angle"], g["pull"], label=f"{obj} m={m:+.0f}°", ls="-" if obj == "simace" else "--")
         ax.set(yscale="log", xlabel="positive angle φ_ii' (degrees)", ylabel="pull |∂ℓ/∂φ_ii'|",
-               title=f"pull on the positive, negatives at {neg_angle}, τ = {tau}")
+               title=f"pull on the positive,\nnegatives at {neg_angle}, τ = {tau}")
     axes[0].legend(fontsize=8, ncol=2)
     for (obj, m, t), g in pushes.groupby(["objective", "margin", "tau"]):
         if t == tau:
             axes[2].plot(g["negative angle"], g["push"], label=f"{obj} m={m:+.0f}°")
     axes[2].set(yscale="log", xlabel="angle of the probe negative (degrees)", ylabel="push |∂ℓ/∂φ_ij'|",
-                title=f"push on one negative (positive at 20°), τ = {tau}", xticks=range(0, 181, 30))
+                title=f"push on one negative\n(positive at 20°), τ = {tau}", xticks=range(0, 181, 30))
     axes[2].legend(fontsize=8)
     fig.tight_layout()
     return fig

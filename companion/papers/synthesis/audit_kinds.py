@@ -254,7 +254,7 @@ class PValue(Check):
     def results(self, book):
         for item, a, b in self.items:
             cand = p_value_candidates([book.get(c) for c in a], [book.get(c) for c in b])
-            yield Result(item, f"{book.shown(self.stated)}; {a[0].label} ... vs {b[0].label} ...",
+            yield Result(item, f"{book.shown(self.stated)}; {a[0].label} and {len(a) - 1} more vs {b[0].label} and {len(b) - 1} more",
                          p_value_rule(book.get(self.stated), cand))
 
 

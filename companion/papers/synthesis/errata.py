@@ -16,6 +16,8 @@ from pathlib import Path
 
 import torch
 
+from companion.display import panel_grid
+
 #: the largest |printed average - mean of the printed cells| that rounding explains (two-decimal cells and average)
 ROW_MEAN_TOL = 0.01
 
@@ -98,13 +100,12 @@ def plot_at_a_glance(*, eps: float, simplex: float, tau_paper: float, tau_fixed:
     of ``2 * half_dim`` dimensions (drawn from ``gen``, which this advances); (3) each printed average's distance to
     the mean of its printed cells (``averages``), against the rounding bound :data:`ROW_MEAN_TOL`; seaborn's strip
     jitter draws from numpy's legacy global generator, seeded here with ``jitter_seed``."""
-    import matplotlib.pyplot as plt
     import numpy as np
     import seaborn as sns
 
     from companion.losses.angle import eq6_code, eq6_literal
 
-    fig, axes = plt.subplots(1, 3, figsize=(16, 4.3))
+    fig, axes = panel_grid(3, panel_height=4, per_row=2)  # two panels a row: the page's width
     taus = np.linspace(0.3, 1.6, 200)
     axes[0].plot(taus, 1 + taus * math.log(eps), "k-", label="β = 1 + τ log ε (Cor. 3.9)")
     axes[0].axhline(simplex, color="C0", ls="--", label="regular simplex −1/(C−1)")

@@ -428,6 +428,7 @@ def paper_page_markdown(paper: str, root: Path | None = None) -> str:
              "that introduces their settings.", "",
              scale_markdown(paper, page, root), "",
              "## Notebooks, in section order", "", notebooks_markdown(paper, page, root), "",
+             *gpu_settings_markdown(paper),
              "## Coverage map", "",
              "Every table, figure, theorem and headline claim of the paper: where we address it, at which scale, "
              "or why not. The status is computed from the verdicts of the listed claims.", "",
@@ -442,6 +443,26 @@ def paper_page_markdown(paper: str, root: Path | None = None) -> str:
     if paper in REPRODUCED_PAPERS:
         parts += ["## Errata", "", errata_markdown(page, root, paper=paper), ""]
     return "\n".join(parts)
+
+
+def gpu_settings_markdown(paper: str) -> list[str]:
+    """The lines of a paper page's section on its gpu profile: one table per backbone notebook of ``paper``
+    (:func:`companion.gpu_settings.gpu_table`: every choice, its value, the paper's location or the released code's
+    default it follows, and why wherever it departs); none when no notebook of ``paper`` has one."""
+    from companion.gpu_settings import COLUMNS, TABLES, gpu_table
+
+    notebooks = [nb for nb in TABLES if nb.split("/")[0] == paper]
+    if not notebooks:
+        return []
+    out = ["## The gpu profile, setting by setting", "",
+           "What `--profile gpu` runs in each notebook that trains or evaluates a paper backbone, generated from the "
+           "notebook's settings (`companion.gpu_settings`): the source is the paper's location or the authors' "
+           "released code, the reason says why a setting departs from it or why the paper is silent.", ""]
+    for nb in notebooks:
+        table = gpu_table(nb)
+        rows = [[str(row[c]) for c in COLUMNS] for _, row in table.iterrows()]
+        out += [f"### {nb.split('/')[1]}", "", md_table(list(COLUMNS), rows), ""]
+    return out
 
 
 def render_paper_page(paper: str, root: Path | None = None) -> str:
