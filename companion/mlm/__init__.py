@@ -1,0 +1,76 @@
+"""A raw, masked-language-model BERT built here, for the papers' claims about fine-tuning a raw encoder.
+
+SimACE and AnglE argue about a RAW, MLM-pretrained BERT (anisotropic sentence embeddings, high cosines between
+unrelated sentences, a saturating cosine). The project's trained encoder, all-MiniLM-L6-v2, is already contrastively
+trained, and no raw encoder installs offline, so this package builds one:
+
+* :mod:`companion.mlm.corpus`: the pretraining text, built at run time from WordNet, training splits of the data
+  mirror and English prose shipped in Debian packages, with every evaluation sentence removed;
+* :mod:`companion.mlm.pretrain`: a WordPiece vocabulary and Hugging Face's ``BertForMaskedLM`` trained on it, cached
+  and deterministic;
+* :mod:`companion.mlm.signature`: the raw-encoder signature (anisotropy, saturation-zone shares, zero-shot STS).
+
+>>> enc = raw_encoder("cpu", pooling="mean")   # builds once (about an hour on one core), then loads from the cache
+>>> enc = raw_encoder("smoke")                  # a tiny build in seconds (tests, smoke runs)
+>>> enc = raw_encoder("gpu")                    # bert-base-uncased by hub id (needs hub access)
+
+Profiles: ``smoke`` (WordNet's first 3,000 units, a 2-layer width-32 model, 6 steps), ``cpu`` (every source, a
+4-layer width-256 BERT, an 8,192-piece vocabulary, sequences of 64 tokens; :data:`companion.mlm.pretrain.PROFILES`
+holds the numbers and ``build.json`` in the build folder the measured time and loss curve), ``gpu`` (the papers'
+backbone, ``bert-base-uncased``; never built here). ``python -m companion.mlm build --profile cpu`` builds from the
+command line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from companion.mlm.pretrain import GPU_BACKBONE, PROFILES, build, build_dir, build_info, is_built
+
+__all__ = ["GPU_BACKBONE", "PROFILES", "build", "build_dir", "build_info", "is_built", "random_encoder",
+           "raw_encoder", "raw_model_path"]
+
+
+def raw_model_path(profile: str = "cpu", build_if_missing: bool = True, log=print) -> str:
+    """The model to hand to :func:`companion.encoders.load_encoder`: the build folder (built on first use unless
+    ``build_if_missing=False``, which raises ``FileNotFoundError`` naming the build command), or the hub id of the
+    ``gpu`` profile."""
+    if profile == "gpu":
+        return GPU_BACKBONE
+    folder = build_dir(profile)
+    if not is_built(folder):
+        if not build_if_missing:
+            raise FileNotFoundError(f"The {profile} raw encoder is not built ({folder}): run "
+                                    f"`python -m companion.mlm build --profile {profile}`.")
+        folder = build(profile, log=log)
+    return str(folder)
+
+
+def raw_encoder(profile: str = "cpu", pooling: str = "mean", max_length: int = 64, build_if_missing: bool = True,
+                device=None, log=print):
+    """The raw MLM-pretrained encoder of ``profile`` as a :class:`companion.encoders.Encoder` (loaded by path with
+    :func:`~companion.encoders.load_encoder`, so everything that takes an encoder takes it). ``max_length`` is
+    capped by the build's position table (64 for ``cpu``)."""
+    from companion.encoders import load_encoder
+
+    path = raw_model_path(profile, build_if_missing, log=log)
+    if profile != "gpu":
+        max_length = min(max_length, build_info(Path(path))["config"]["max_len"])
+    return load_encoder(path, pooling=pooling, max_length=max_length, device=device)
+
+
+def random_encoder(profile: str = "cpu", pooling: str = "mean", max_length: int = 64, build_if_missing: bool = True,
+                   log=print):
+    """The network the build of ``profile`` started from (same seed, untrained), with the build's tokenizer: the
+    random-init row of the signature."""
+    from transformers import AutoTokenizer
+
+    from companion.encoders import Encoder
+    from companion.mlm.pretrain import init_model, profile_config
+
+    path = Path(raw_model_path(profile, build_if_missing, log=log))
+    tok = AutoTokenizer.from_pretrained(path)
+    cfg = profile_config(profile)
+    model = init_model(cfg, len(tok), tok.pad_token_id).bert.eval()
+    return Encoder(model, tok, pooling=pooling, max_length=min(max_length, cfg.max_len),
+                   name=f"random-init-{profile}-{path.name}")
