@@ -1,0 +1,99 @@
+r"""The raw-encoder signature that SimACE and AnglE argue from, measured before any fine-tuning.
+
+For each encoder (the random-init network, the raw MLM encoder, all-MiniLM-L6-v2):
+
+* **anisotropy**: the mean cosine between the embeddings of unrelated sentences (the first sentences of distinct
+  STS-B test pairs, every pair of them off the diagonal). A raw MLM encoder puts them in a narrow cone (mean cosine
+  far above 0); a contrastively trained one spreads them (MiniLM: near 0).
+* **saturation-zone shares**: the share of STS pairs whose cosine lies where the cosine's gradient is small. AnglE
+  draws the zones without numbers: Fig. 1 (``angle.txt`` line 20, "The saturation zones of the cosine function. The
+  gradient at saturation zones is close to zero"), §1 (line 22, "if two points ... fall within the saturation zone
+  ... the gradient ... will vanish") and Fig. 2b (line 69, "Angle optimization in cosine saturation zones"), both
+  at the two ends, θ → 0 and θ → π. The project's Fig. 1 analogue (notebook ``angle/01``, §1) shades
+  :math:`\|\nabla_u \cos(u, v)\| = \sin\theta < 0.3`, that is :math:`|\cos\theta| > \sqrt{1 - 0.3^2} \approx
+  0.954`; the same threshold is used here (``grad_below``), with the mean :math:`\sin\theta` over the pairs (the
+  mean gradient norm of the cosine at unit length) beside it.
+* **zero-shot STS**: Spearman × 100 of the pair cosines on the seven STS sets (:func:`companion.sts.score_pairs`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import torch
+
+GRAD_BELOW = 0.3  # the project's Fig. 1 zone: |d cos / d u| = sin(theta) < 0.3 (notebook angle/01, §1)
+
+
+def unrelated_sentences(n: int = 500, seed: int = 0) -> list[str]:
+    """The first sentences of ``n`` distinct STS-B test pairs drawn with ``seed`` (distinct texts only)."""
+    from companion.sts import load_pairs
+
+    s1, _, _ = load_pairs("STSBenchmark", split="test")
+    rng = np.random.default_rng(seed)
+    picked = [s1[i] for i in np.sort(rng.choice(len(s1), size=min(n, len(s1)), replace=False))]
+    return list(dict.fromkeys(picked))
+
+
+def mean_offdiagonal_cosine(emb: torch.Tensor) -> float:
+    """Mean cosine over all pairs ``i != j`` of the rows of ``emb``."""
+    x = torch.nn.functional.normalize(emb.double(), dim=-1)
+    n = x.shape[0]
+    if n < 2:
+        raise ValueError("need at least two embeddings.")
+    s = x.sum(dim=0)
+    return float(((s @ s) - n) / (n * (n - 1)))
+
+
+def cosine_zone_shares(cosines: np.ndarray, grad_below: float = GRAD_BELOW) -> dict[str, float]:
+    """Shares of ``cosines`` in the high zone (cos > sqrt(1 - g²)), the low zone (cos < -sqrt(1 - g²)), both,
+    and the mean cosine gradient norm sin θ."""
+    c = np.clip(np.asarray(cosines, dtype=np.float64), -1.0, 1.0)
+    edge = math.sqrt(1.0 - grad_below**2)
+    high, low = float(np.mean(c > edge)), float(np.mean(c < -edge))
+    return {"zone_high": high, "zone_low": low, "zone": high + low,
+            "mean_grad": float(np.mean(np.sqrt(1.0 - c**2)))}
+
+
+def signature(encoder, n_unrelated: int = 500, n_per_set: int | None = None, seed: int = 0,
+              grad_below: float = GRAD_BELOW, cache: bool = True) -> dict[str, float]:
+    """The signature of one encoder (:class:`companion.encoders.Encoder` or a callable ``texts -> N x d``):
+    ``anisotropy``, the pair-cosine mean and standard deviation, the zone shares over the STS pairs of all seven
+    sets (``n_per_set`` pairs each, ``None``: all), and the zero-shot Spearman × 100 per set and ``avg``."""
+    from companion.sts import _encode_fn, score_pairs, sts_pairs_subset
+
+    encode = _encode_fn(encoder, None, cache)
+    anis = mean_offdiagonal_cosine(encode(unrelated_sentences(n_unrelated, seed)))
+    pairs = sts_pairs_subset(n_per_set, seed=seed)
+    scores, cosines = score_pairs(encode, pairs, average=True, return_cosines=True)
+    allc = np.concatenate([np.asarray(v) for v in cosines.values()])
+    out = {"anisotropy": anis, "pair_cos_mean": float(allc.mean()), "pair_cos_std": float(allc.std()),
+           **cosine_zone_shares(allc, grad_below)}
+    out.update({f"sts_{k}": float(v) for k, v in scores.items()})
+    return out
+
+
+def signature_table(encoders: Mapping[str, object], **kwargs):
+    """:func:`signature` of each named encoder, one row each (a pandas DataFrame)."""
+    import pandas as pd
+
+    return pd.DataFrame({name: signature(enc, **kwargs) for name, enc in encoders.items()}).T
+
+
+def has_raw_signature(row: Mapping[str, float], reference: Mapping[str, float], min_anisotropy: float = 0.5,
+                      ) -> dict[str, bool]:
+    """Which parts of the raw-encoder signature ``row`` shows against ``reference`` (MiniLM): unrelated sentences
+    in a narrow cone (anisotropy at least ``min_anisotropy`` and above the reference's), more STS pairs in the
+    saturation zones and a smaller mean cosine gradient than the reference, and a lower zero-shot STS average."""
+    return {"anisotropic": row["anisotropy"] >= min_anisotropy and row["anisotropy"] > reference["anisotropy"],
+            "more_saturated": row["zone"] > reference["zone"] and row["mean_grad"] < reference["mean_grad"],
+            "weaker_sts": row["sts_avg"] < reference["sts_avg"]}
+
+
+def describe(names: Sequence[str], table) -> str:
+    """One line per encoder: anisotropy, zone share, mean gradient, STS avg."""
+    return "\n".join(f"{n}: anisotropy {table.loc[n, 'anisotropy']:.3f}, pairs in the zones "
+                     f"{100 * table.loc[n, 'zone']:.1f} %, mean sin θ {table.loc[n, 'mean_grad']:.3f}, "
+                     f"STS avg {table.loc[n, 'sts_avg']:.2f}" for n in names)
