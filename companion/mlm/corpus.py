@@ -37,6 +37,7 @@ OnWN and FNWN pairs).
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import html
@@ -302,9 +303,23 @@ def evaluation_texts() -> list[str]:
 
 
 def evaluation_keys(texts: Sequence[str] | None = None) -> set[str]:
-    """:func:`normalise` d evaluation texts and each of their sentences (empty keys left out)."""
+    """:func:`normalise` d evaluation texts (default: :func:`evaluation_texts`, read once per process and data
+    folder) and each of their sentences (empty keys left out)."""
+    if texts is None:
+        from companion.settings import data_dir
+
+        return set(_default_keys(str(data_dir())))
+    return _keys(texts)
+
+
+@functools.lru_cache(maxsize=2)
+def _default_keys(folder: str) -> frozenset[str]:
+    return frozenset(_keys(evaluation_texts()))
+
+
+def _keys(texts: Sequence[str]) -> set[str]:
     keys: set[str] = set()
-    for text in evaluation_texts() if texts is None else texts:
+    for text in texts:
         keys.add(normalise(text))
         keys.update(normalise(s) for s in sentences(text))
     keys.discard("")

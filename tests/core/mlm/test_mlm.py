@@ -174,3 +174,16 @@ def test_has_raw_signature():
     raw = {"anisotropy": 0.8, "zone": 0.6, "mean_grad": 0.3, "sts_avg": 40.0}
     assert all(has_raw_signature(raw, minilm).values())
     assert not any(has_raw_signature(minilm, minilm).values())
+
+
+# ------------------------------------------------------------------------------------------------ SimCSE check
+def test_simcse_from_raw_smoke(monkeypatch, tmp_path):
+    from companion.mlm.finetune import simcse_from_raw
+
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path))
+    out = simcse_from_raw("smoke", cache=str(tmp_path / "runs"), sts_sets=("STS16",), log=lambda m: None)
+    assert set(out["before"]) == set(out["after"]) == {"STS16", "avg"}
+    assert out["gain"] == pytest.approx(out["after"]["avg"] - out["before"]["avg"])
+    assert len(out["history"]) == out["settings"]["steps"] and not out["from_cache"]
+    again = simcse_from_raw("smoke", cache=str(tmp_path / "runs"), sts_sets=("STS16",), log=lambda m: None)
+    assert again["from_cache"] and again["after"] == out["after"]
