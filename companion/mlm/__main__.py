@@ -17,6 +17,11 @@ def main(argv: list[str] | None = None) -> int:
         p = sub.add_parser(name)
         p.add_argument("--profile", default="cpu", choices=("smoke", "cpu"))
         p.add_argument("--json", default=None)
+        if name == "simcse":
+            p.add_argument("--pooling", default=None, choices=("cls", "mean"))
+            p.add_argument("--lr", type=float, default=None)
+            p.add_argument("--steps", type=int, default=None)
+            p.add_argument("--eval-every", type=int, default=None)
         if name == "signature":
             p.add_argument("--only", default=None, choices=("random", "raw-mean", "raw-cls", "minilm"))
     args = parser.parse_args(argv)
@@ -31,11 +36,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "signature":
         return _signature(args)
     if args.command == "simcse":
-        from companion.mlm.finetune import simcse_from_raw
+        from dataclasses import replace
+
+        from companion.mlm.finetune import SETTINGS, simcse_from_raw
         from companion.settings import cache_dir
 
-        out = simcse_from_raw(args.profile, cache=str(cache_dir() / "mlm" / "simcse-runs"))
-        out.pop("history")
+        changes = {k: v for k, v in (("pooling", args.pooling), ("lr", args.lr), ("steps", args.steps),
+                                     ("eval_every", args.eval_every)) if v is not None}
+        out = simcse_from_raw(args.profile, settings=replace(SETTINGS[args.profile], **changes),
+                              cache=str(cache_dir() / "mlm" / "simcse-runs"))
+        history = out.pop("history")
+        out["loss_every_50"] = [round(h["loss"], 4) for h in history[::50]]
         print(json.dumps(out, indent=1))
         _write(args.json, out)
         return 0

@@ -23,11 +23,13 @@ class SimCSESettings:
     max_length: int = 32
     n_texts: int | None = None
     seed: int = 0
+    eval_every: int = 0  # > 0: STS-B dev every this many steps, the best checkpoint kept (SimCSE's selection)
+    n_dev: int | None = None  # dev pairs (None: all 1,500)
 
 
 #: ``cpu``: 500 steps of 64 sentences (32,000 draws, about 2.7 passes over the 11,914 sentences of the wiki head);
 #: ``smoke``: 2 steps of 8 from its first 64 sentences.
-SETTINGS = {"smoke": SimCSESettings(steps=2, batch_size=8, lr=1e-4, n_texts=64),
+SETTINGS = {"smoke": SimCSESettings(steps=2, batch_size=8, lr=1e-4, n_texts=64, eval_every=1, n_dev=20),
             "cpu": SimCSESettings(steps=500, batch_size=64, lr=1e-4)}
 
 
@@ -55,8 +57,17 @@ def simcse_from_raw(profile: str = "cpu", settings: SimCSESettings | None = None
         model.eval()
         return evaluate_sts(lambda batch: model.encode(batch), sets=sets)
 
-    run = run_dropout_views(base, texts, "simcse", s.tau, 0.0, s.steps, s.batch_size, s.lr, s.seed, cache=cache,
-                            score_fn=score, score_key=f"sts:{','.join(sets)}", progress=False)
+    dev = None
+    if s.eval_every:
+        from companion.sts import load_pairs
+
+        d1, d2, gold = load_pairs("STSBenchmark", split="dev")
+        n = len(gold) if s.n_dev is None else s.n_dev
+        dev = (d1[:n], d2[:n], gold[:n])
+    run = run_dropout_views(base, texts, "simcse", s.tau, 0.0, s.steps, s.batch_size, s.lr, s.seed, dev=dev,
+                            eval_every=s.eval_every, cache=cache, score_fn=score,
+                            score_key=f"sts:{','.join(sets)}", progress=False)
     after = run["scores"]
     return {"before": before, "after": after, "gain": after["avg"] - before["avg"], "settings": asdict(s),
-            "train_s": run["train_s"], "history": run["history"], "from_cache": run["from_cache"]}
+            "train_s": run["train_s"], "history": run["history"], "monitor": run["monitor"],
+            "best_step": run["best_step"], "from_cache": run["from_cache"]}

@@ -185,5 +185,6 @@ def test_simcse_from_raw_smoke(monkeypatch, tmp_path):
     assert set(out["before"]) == set(out["after"]) == {"STS16", "avg"}
     assert out["gain"] == pytest.approx(out["after"]["avg"] - out["before"]["avg"])
     assert len(out["history"]) == out["settings"]["steps"] and not out["from_cache"]
+    assert [m["step"] for m in out["monitor"]] == [0, 1, 2] and out["best_step"] in (1, 2)  # dev selection
     again = simcse_from_raw("smoke", cache=str(tmp_path / "runs"), sts_sets=("STS16",), log=lambda m: None)
     assert again["from_cache"] and again["after"] == out["after"]
