@@ -22,6 +22,7 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--lr", type=float, default=None)
             p.add_argument("--steps", type=int, default=None)
             p.add_argument("--eval-every", type=int, default=None)
+            p.add_argument("--dropout", type=float, default=None)
         if name == "signature":
             p.add_argument("--only", default=None, choices=("random", "raw-mean", "raw-cls", "minilm"))
     args = parser.parse_args(argv)
@@ -42,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         from companion.settings import cache_dir
 
         changes = {k: v for k, v in (("pooling", args.pooling), ("lr", args.lr), ("steps", args.steps),
-                                     ("eval_every", args.eval_every)) if v is not None}
+                                     ("eval_every", args.eval_every), ("dropout", args.dropout)) if v is not None}
         out = simcse_from_raw(args.profile, settings=replace(SETTINGS[args.profile], **changes),
                               cache=str(cache_dir() / "mlm" / "simcse-runs"))
         history = out.pop("history")

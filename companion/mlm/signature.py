@@ -14,6 +14,23 @@ For each encoder (the random-init network, the raw MLM encoder, all-MiniLM-L6-v2
   0.954`; the same threshold is used here (``grad_below``), with the mean :math:`\sin\theta` over the pairs (the
   mean gradient norm of the cosine at unit length) beside it.
 * **zero-shot STS**: Spearman × 100 of the pair cosines on the seven STS sets (:func:`companion.sts.score_pairs`).
+
+Measured (``python -m companion.mlm signature --profile cpu``; 500 unrelated sentences, all 25,606 pairs of the
+seven sets; random-init and raw at length 64, MiniLM at 128):
+
+=============================  ==========  ==================  ===========  ========
+encoder                        anisotropy  pairs in the zones  mean sin θ   STS avg
+=============================  ==========  ==================  ===========  ========
+random-init network, mean      0.937       80.7 %              0.236        48.84
+raw MLM encoder, mean          0.710       19.8 %              0.427        39.23
+raw MLM encoder, [CLS]         0.913       78.2 %              0.230        30.67
+all-MiniLM-L6-v2, mean         0.022       5.6 %               0.696        78.87
+=============================  ==========  ==================  ===========  ========
+
+All the pairs in the zones are in the high one (cos > 0.954). The raw encoder has the signature the papers
+describe (:func:`has_raw_signature` against MiniLM: all three parts, for both poolings); so does the untrained
+network, more strongly, and its mean-pooled embeddings (an average of random token vectors, a lexical-overlap
+score) beat the raw encoder's zero-shot STS.
 """
 
 from __future__ import annotations

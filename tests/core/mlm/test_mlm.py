@@ -49,7 +49,10 @@ def test_unknown_source():
 @pytest.mark.slow
 def test_cpu_corpus_holds_no_evaluation_sentence(tmp_path):
     """Every source of the cpu build, built here: no unit equals an evaluation text or one of its sentences."""
-    built = corpus_mod.build_corpus(pretrain.ALL_SOURCES, root=tmp_path)
+    try:
+        built = corpus_mod.build_corpus(pretrain.ALL_SOURCES, root=tmp_path)
+    except corpus_mod.SourceMissingError as exc:  # the Debian text packages are not part of the Python set-up
+        pytest.skip(str(exc))
     units = {corpus_mod.normalise(u) for _, us in built.blocks() for u in us}
     evaluation = corpus_mod.evaluation_texts()
     assert len(evaluation) > 100_000
