@@ -1,6 +1,6 @@
 """Whole project: wall time of the ``smoke`` run of every notebook, and the ``cpu`` wall time of each notebook.
 
-* smoke: ``companion.runner.run("smoke")`` in this process, exactly what ``python -m companion run --profile smoke``
+* smoke: ``companion.publish.runner.run("smoke")`` in this process, exactly what ``python -m companion run --profile smoke``
   does; per-notebook and total wall time (goal: total <= 5 minutes on 2 cores). Stored under ``smoke_notebooks_s``
   ("<paper>/<notebook>" -> seconds), which the site's "run it yourself" page reads.
 * cpu: read from the committed ``results/<paper>/<notebook>.provenance.json`` (``wall_time_s``, written by the
@@ -23,11 +23,11 @@ CPU_GOAL_S = 900.0
 
 def smoke(only: str | None = None, run_fn: Callable | None = None, jobs: int = 2) -> dict[str, Any]:
     """Run the smoke profile (all notebooks, or ``only``) and time it, ``jobs`` notebooks at once (2 = both cores,
-    ``python -m companion run --profile smoke --jobs 2``). ``run_fn`` (tests) replaces ``companion.runner.run``: it
+    ``python -m companion run --profile smoke --jobs 2``). ``run_fn`` (tests) replaces ``companion.publish.runner.run``: it
     takes ``(profile, only=..., jobs=...)`` and returns objects with ``notebook.key``, ``status``, ``wall_time_s``
     and ``error``. With ``jobs > 1`` the per-notebook times overlap; the goal is judged on the wall time."""
     if run_fn is None:
-        from companion.runner import run as run_fn
+        from companion.publish.runner import run as run_fn
     t0 = time.perf_counter()
     results = run_fn("smoke", only=only, jobs=jobs)
     total_wall = time.perf_counter() - t0

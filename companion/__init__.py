@@ -1,22 +1,9 @@
 """companion — a notebook-first, reproducible companion to five papers on the geometry of embedding learning.
 
-Modules (one home per concept):
-
-* :mod:`companion.settings`   — where data, caches, results and figures live (environment variables)
-* :mod:`companion.profiles`   — the ``smoke`` / ``cpu`` / ``gpu`` execution profiles
-* :mod:`companion.papers`     — the paper registry; ``companion.papers.<paper>`` holds what only that paper needs
-* :mod:`companion.data`       — loaders for the mirrored data sets (upstream formats) and WordNet
-* :mod:`companion.encoders`   — Hugging Face encoders, poolings, cached batched ``encode``, frozen-state store,
-  top-layer fine-tuning
-* :mod:`companion.sts`        — the one STS / pair evaluator (seven sets) and its CLI
-* :mod:`companion.training`   — the shared training loop
-* :mod:`companion.losses`     — losses of the five papers on two shared cores
-* :mod:`companion.metrics`    — generic geometry, clustering, retrieval and distance-geometry metrics
-* :mod:`companion.stats`      — paired-seed statistics and the verdict rules
-* :mod:`companion.results`    — the claims ledger and provenance
-* :mod:`companion.sources`    — paper texts: where a number is printed, coverage maps
-* :mod:`companion.runner`     — papermill runner behind ``python -m companion run``
-* :mod:`companion.site`       — the Quarto site's configuration, pages and offline checks
+Two layers: the science (losses, metrics, encoders, data, statistics, the claims ledger, the paper registry
+:mod:`companion.papers` and one subpackage per paper) and :mod:`companion.publish`, which builds and publishes on top
+of it and is imported by no module of the science. Every module, the data flow from a notebook to the website and
+the checklist for adding a paper: ``docs/ARCHITECTURE.md``.
 """
 
 __version__ = "0.1.0"

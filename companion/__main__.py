@@ -20,7 +20,7 @@ EPILOG = """first steps:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from companion import runner
+    from companion.publish import runner
 
     results = runner.run(args.profile, only=args.only, output_dir=args.output_dir, timeout=args.timeout,
                          jobs=args.jobs, dry_run=args.dry_run)
@@ -32,9 +32,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from companion import runner
+    from companion.publish.notebooks import list_notebooks, select
 
-    notebooks = runner.select(runner.list_notebooks(), args.only)
+    notebooks = select(list_notebooks(), args.only)
     width = max((len(nb.key) for nb in notebooks), default=10)
     for nb in notebooks:
         print(f"{nb.key:<{width}}  {nb.title}")
@@ -76,20 +76,20 @@ def _cmd_data(args: argparse.Namespace) -> int:
 
 
 def _cmd_colab(args: argparse.Namespace) -> int:
-    from . import colab
+    from companion.publish import colab
 
     changed = colab.apply(check_only=args.check)
     repository = colab.repository()
     state = (f"repository {repository}" if repository
-             else "no repository configured: no badges; on Colab the set-up cell says so")
+             else "no repository configured: no badges; on Colab the set-up cell asks for one")
     if args.check:
         for path in changed:
             print(f"out of date: {path}")
-        print(f"{len(changed)} notebook(s) out of date ({state})" if changed else f"colab cells up to date ({state})")
+        print(f"{len(changed)} file(s) out of date ({state})" if changed else f"colab cells up to date ({state})")
         return 1 if changed else 0
     for path in changed:
         print(f"updated {path}")
-    print(f"{len(changed)} notebook file(s) updated ({state})")
+    print(f"{len(changed)} file(s) updated ({state})")
     return 0
 
 
@@ -100,21 +100,21 @@ def _cmd_sts(argv: list[str]) -> int:
 
 
 def _cmd_site(args: argparse.Namespace) -> int:
-    from companion import site
+    from companion.publish.site import checks, pages
 
     if args.check:
-        problems = site.check(strict=args.strict)
+        problems = checks.check(strict=args.strict)
         for problem in problems:
             print(problem)
         if not args.strict:
-            found = site.findings()
+            found = checks.findings()
             if found:
                 print(f"{len(found)} reader finding(s) in the stored notebooks (numbers printed to machine length, "
                       "tables cut short, bare reprs, figures too small at display width); --strict lists them and "
                       "fails on them")
         print("site configuration ok" if not problems else f"{len(problems)} problem(s)")
         return 1 if problems else 0
-    path = site.write_sidebar()
+    path = pages.write_sidebar()
     print(f"wrote the sidebar of {path}")
     return 0
 
@@ -122,7 +122,7 @@ def _cmd_site(args: argparse.Namespace) -> int:
 #: the scoreboard's sections after the five papers' claims: kind, title, and what the first column names
 SCOREBOARD_SECTIONS = (
     ("erratum", "Errata: statements a paper's own text or tables contradict, by the paper they concern (confirmed, "
-                "partly or not confirmed by a computation; never counted as reproductions)", "paper"),
+                "minor, partly or not confirmed by a computation; never counted as reproductions)", "paper"),
     ("beyond", "Beyond the papers: questions the papers do not ask, by results/ folder ('baselines' and "
                "'synthesis' are this project's own notebooks, not papers)", "results of"),
     ("check", "Our own checks: identities, parity and set-up checks of our code, data and runs, by results/ folder; "
@@ -229,7 +229,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("notebooks", help="clean or check stored notebook outputs (see 'notebooks clean --help')",
                    add_help=False)
 
-    colab = sub.add_parser("colab", help="write the Colab badge and set-up cell of every notebook (idempotent)")
+    colab = sub.add_parser("colab", help="write the Colab badge and set-up cell of every notebook and the site's install command "
+                                       "(idempotent)")
     colab.add_argument("--check", action="store_true", help="only check, exit 1 when a notebook is out of date")
     colab.set_defaults(func=_cmd_colab)
 
@@ -269,7 +270,7 @@ def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "sts":
         return _cmd_sts(argv[1:])
     if argv and argv[0] == "notebooks":
-        from . import notebook_outputs
+        from companion.publish import notebook_outputs
 
         return notebook_outputs.main(argv[1:])
     args = build_parser().parse_args(argv)

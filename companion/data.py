@@ -34,6 +34,9 @@ Emolit and EmoBank, which upstream are real CSV files, and GoEmotions, whose TSV
 starts with ``"`` (CSV style, ``""`` for a quote) and is read with :mod:`csv` like upstream's ``pd.read_csv``.
 
 There is no Hugging Face hub fallback: every loader reads the mirror only.
+
+Kept whole because every loader does the one job of parsing a mirrored upstream format, and the table above,
+:data:`LABEL_NAMES` and the :data:`DATASETS` registry index all of them in one place.
 """
 
 from __future__ import annotations

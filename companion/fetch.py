@@ -20,6 +20,9 @@ publisher states (the line count); their SHA-256 is recorded beside them on the 
 
 A file that is already there with the right checksum is not downloaded again; a partial download is kept as
 ``<file>.part`` (archives and raw upstream files under ``<dest>/.downloads/``) and resumed by the next run.
+
+Kept whole because the upstream table, the resumable downloads, the in-code steps and ``check`` all serve the one
+command ``data fetch`` and read the same manifest entries.
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ A notebook records what it checked::
 Kinds: ``paper`` (a statement the paper makes, with ``source``: ``Table 4, Emolit, …`` / ``§5.2`` / ``Thm 3.13`` /
 ``Fig. 7 caption``; a derived value names its inputs, ``Table 4: 86.26 - 85.28``), ``check`` (our own identity,
 parity or set-up check — ``passed``/``failed``, never a reproduction) and ``beyond`` (a question the paper does not
-ask). Paper and beyond claims get one of :data:`VERDICTS` — ``reproduced``, ``partly``, ``not reproduced``,
+ask), ``erratum`` (a statement the paper's own text or tables contradict: ``confirmed``, ``minor`` when the
+criterion is :func:`minor_erratum`, ``partly``, ``not confirmed``). Paper and beyond claims get one of :data:`VERDICTS` — ``reproduced``, ``partly``, ``not reproduced``,
 ``inconclusive``, ``not testable`` — and the last two always carry a ``reason``. The rules live in
 :mod:`companion.stats`.
 
@@ -35,10 +36,14 @@ Wall time, hardware and library versions (which change from run to run) go to a 
 In the ``smoke`` profile results and figures go to a scratch folder (``<cache>/smoke``) unless
 ``COMPANION_RESULTS_DIR`` / ``COMPANION_FIGURES_DIR`` say otherwise, so a smoke run never overwrites the
 committed ``cpu`` results.
+
+Kept whole because the ledger, its exact criteria, the registered criteria and the readers share one schema
+(:data:`SCHEMA`, :func:`validate_claim`), which reads best beside the code that writes it.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import os
@@ -145,6 +150,17 @@ def holds(description: str = "every listed condition holds") -> Criterion:
                      params={"description": description})
 
 
+def minor_erratum(description: str, why: str) -> Criterion:
+    """:func:`holds` for an erratum classified *minor*: the contradiction is real but stays within a convention the
+    paper states or its printed rounding (``why`` says which). All conditions true reads ``minor`` instead of
+    ``confirmed``; only ``kind="erratum"`` claims take it (:meth:`Ledger.claim`)."""
+    if not why.strip():
+        raise ValueError("minor_erratum() needs the convention or rounding that makes the erratum minor")
+    inner = holds(description)
+    return Criterion(f"{description}; minor: {why} (all: minor; some: partly; none: not confirmed)", inner._rule,
+                     name="minor", params={"description": description, "why": why})
+
+
 def same_sign(paper_value: float, min_magnitude: float = 0.0) -> Criterion:
     """Reproduced if ours has the paper's sign and ``|ours| >= min_magnitude``; same sign but smaller: partly."""
     sign = math.copysign(1.0, paper_value)
@@ -241,7 +257,48 @@ def provenance(profile: str, seeds: Sequence[int], wall_time_s: float | None = N
     return out
 
 
+def provenance_path(paper: str, notebook: str, root: Path | None = None) -> Path:
+    """``<results>/<paper>/<notebook>.provenance.json``: the record :meth:`Ledger.save` writes beside the ledger
+    (``root``: the results folder, default :func:`companion.settings.results_dir`)."""
+    root = Path(root) if root is not None else _settings.results_dir()
+    return root / paper / f"{Path(notebook).stem}.provenance.json"
+
+
+def ledger_provenance(paper: str, notebook: str, root: Path | None = None, since: float | None = None) -> dict | None:
+    """The provenance record of the notebook's ledger (:func:`provenance_path`); ``None`` when there is none, or
+    (with ``since``, a :func:`time.time`) when it was written before ``since``."""
+    path = provenance_path(paper, notebook, root)
+    if not path.is_file() or (since is not None and path.stat().st_mtime < since):
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, (list, dict, str)) and not value)
+
+
+def completed_provenance(record: dict[str, Any], known: dict[str, Any] | None) -> dict[str, Any]:
+    """``record`` (a notebook's ``metadata.companion``, whose runner knows no seeds) with each of its empty fields
+    (``[]``, ``{}``, ``""``, ``None``) taken from ``known``, the ledger's provenance of the same run, where that
+    field is not empty there; every other field as it is, and no field added. ``known`` of another profile (or
+    ``None``) fills nothing."""
+    out = dict(record)
+    if not known or known.get("profile") != record.get("profile"):
+        return out
+    for key, value in record.items():
+        if _empty(value) and not _empty(known.get(key)):
+            out[key] = known[key]
+    return out
+
+
 # --------------------------------------------------------------------------------------------- figures
+def figure_output(png: bytes, figure: str, name: str) -> dict:
+    """A ``display_data`` output showing ``png``; ``figure`` is its file under the figures folder."""
+    return {"output_type": "display_data",
+            "data": {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": f"<Figure {name}>"},
+            "metadata": {"companion": {"figure": figure}}}
+
+
 class FigurePath(type(Path())):
     """The path of a figure saved by :meth:`Ledger.savefig`. IPython does not echo it: the figure itself is shown."""
 
@@ -259,8 +316,6 @@ def _show_saved_figure(fig, path: Path, figure: str) -> None:
     if shell is None or getattr(shell, "kernel", None) is None:
         return
     from IPython.display import display
-
-    from companion.notebook_outputs import figure_output
 
     out = figure_output(path.read_bytes(), figure, path.stem)
     display(out["data"], raw=True, metadata=out["metadata"])
@@ -312,12 +367,14 @@ class Ledger:
             raise ValueError(f"Claim {id!r}: a {kind} claim needs source= (where the paper says it, e.g. 'Table 4').")
         if not isinstance(criterion, Criterion):
             raise TypeError(f"Claim {id!r}: criterion must come from companion.stats or within/at_least/at_most/"
-                            "holds/same_sign/not_testable")
+                            "holds/minor_erratum/same_sign/not_testable")
         if regime is not None and not (isinstance(regime, str) and regime.strip()):
             raise ValueError(f"Claim {id!r}: regime= must be a non-empty reason or None")
         checks = [validity] if isinstance(validity, Validity) else list(validity or ())
         if not all(isinstance(c, Validity) for c in checks):
             raise TypeError(f"Claim {id!r}: validity= takes companion.stats.Validity checks")
+        if criterion.name == "minor" and kind != "erratum":
+            raise ValueError(f"Claim {id!r}: minor_erratum() grades errata only, not {kind!r} claims")
         judgement = criterion.judge(ours)
         gate = validity_gate(checks)
         if gate is not None and judgement.verdict != "not testable":
@@ -325,7 +382,7 @@ class Ledger:
         if kind == "check":
             judgement = as_check(judgement)
         elif kind == "erratum":
-            judgement = as_erratum(judgement)
+            judgement = as_erratum(judgement, minor=criterion.name == "minor")
         record: dict[str, Any] = {"id": id, "kind": kind, "claim": claim, "source": source,
                                   "paper_value": _jsonable(paper_value)}
         if isinstance(ours, Comparison):
@@ -374,7 +431,7 @@ class Ledger:
 
     @property
     def path(self) -> Path:
-        return self.results_dir / self.paper / f"{self.notebook}.json"
+        return ledger_path(f"{self.paper}/{self.notebook}", self.results_dir)
 
     def save(self) -> Path:
         """Write the ledger (stable schema) and the provenance record; returns the ledger path."""
@@ -493,13 +550,24 @@ def validate_claim(claim: dict[str, Any], where: str = "ledger") -> None:
         raise ValueError(f"{where}: claim {cid!r} is {claim['verdict']!r} without a reason")
 
 
+def ledger_path(notebook: str, root: str | Path | None = None) -> Path:
+    """Where the ledger of ``notebook`` = ``"<paper>/<name>"`` is: ``<root>/<paper>/<name>.json`` (``root``
+    default: the results folder)."""
+    root = Path(root) if root is not None else _settings.results_dir()
+    return root / f"{notebook.strip().removesuffix('.json')}.json"
+
+
+def ledger_paths(root: str | Path | None = None) -> list[Path]:
+    """Every ledger ``<paper>/<notebook>.json`` under ``root`` (default: the results folder), sorted, without the
+    ``.provenance.json`` siblings."""
+    root = Path(root) if root is not None else _settings.results_dir()
+    return sorted(p for p in root.glob("*/*.json") if not p.name.endswith(".provenance.json"))
+
+
 def load_ledgers(root: Path | None = None) -> list[dict[str, Any]]:
     """Every ledger under ``root`` (default: the results folder), validated against schema 2."""
-    root = Path(root) if root is not None else _settings.results_dir()
     out = []
-    for path in sorted(root.glob("*/*.json")):
-        if path.name.endswith(".provenance.json"):
-            continue
+    for path in ledger_paths(root):
         data = json.loads(path.read_text(encoding="utf-8"))
         missing = {"schema", "paper", "notebook", "profile", "seeds", "claims"} - set(data)
         if missing:

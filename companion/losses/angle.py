@@ -9,7 +9,8 @@ Every objective here works on an **interleaved** batch ``X = [A1; A2; B1; B2; �
 * :func:`angle_loss` — Eq. 7, the same ranking form on the angle similarity
   :func:`~companion.similarities.complex_angle`, :math:`\tau = 1`, on ``pairwise_ranking_loss``;
 * :func:`ibn_loss` — Eq. 2, InfoNCE over the batch with :math:`\cos/\tau`, :math:`\tau = 0.05`, positives =
-  labelled positive partners + identical texts (ISP), on ``contrastive_nll``;
+  labelled positive partners + identical texts (ISP), a row's positives summed as in the authors' code
+  (``positives="mean"`` averages them), on ``contrastive_nll``;
 * :class:`AnglEObjective` / :func:`angle_objective` — :math:`w_1 L_{cos} + w_2 L_{ibn} + w_3 L_{angle}`
   (public code: 1, 1, 1);
 * :class:`CosineRegression` — SBERT's regression objective (the baseline of AnglE Tables 2–3): the squared error
@@ -35,7 +36,8 @@ from companion.similarities import _row_scale, complex_angle, cosine_matrix, row
 
 __all__ = [
     "split_pairs", "check_pair_batch", "complex_divide", "eq6_literal", "eq6_code", "eq6_atan2",
-    "cosent_loss", "angle_loss", "ibn_loss", "ibn_targets", "angle_objective", "AnglEObjective", "CosineRegression",
+    "cosent_loss", "angle_loss", "ibn_loss", "ibn_targets", "IBN_POSITIVES", "angle_objective", "AnglEObjective",
+    "CosineRegression",
 ]
 
 
@@ -196,14 +198,29 @@ def ibn_targets(labels: torch.Tensor, texts: Sequence[str] | None = None, positi
     return positives, ~eye
 
 
+#: How :func:`ibn_loss` combines the terms of a row with several positives (identical-sentence detection): ``"sum"``
+#: (the authors' code) or ``"mean"`` (one term per row, averaged over its positives).
+IBN_POSITIVES = ("sum", "mean")
+
+
 def ibn_loss(embeddings: torch.Tensor, labels, texts: Sequence[str] | None = None, tau: float = 0.05,
-             positive_threshold: float | None = None, reduction: str = "mean") -> torch.Tensor:
+             positive_threshold: float | None = None, reduction: str = "mean", positives: str = "sum"
+             ) -> torch.Tensor:
     r"""AnglE Eq. 2, in-batch negatives: InfoNCE over all other rows with :math:`\cos/\tau` (:math:`\tau = 0.05`).
 
-    .. math:: L_{ibn} = -\frac{1}{2P}\sum_i \sum_{j \in P(i)} \tfrac{1}{|P(i)|}
+    .. math:: L_{ibn} = -\frac{1}{2P}\sum_i c_i \sum_{j \in P(i)}
               \log\frac{e^{\cos(X_i,X_j)/\tau}}{\sum_{k \ne i} e^{\cos(X_i,X_k)/\tau}}
 
-    :math:`P(i)` = the labelled partner of a positive pair plus identical texts (ISP, when ``texts`` are given).
+    :math:`P(i)` = the labelled partner of a positive pair plus identical texts (ISP, when ``texts`` are given);
+    :math:`c_i = 1` with ``positives="sum"`` (the default) and :math:`c_i = 1/|P(i)|` with ``positives="mean"``.
+    Eq. 2 (AnglE §3.3) writes one positive :math:`X_{b_i}^+` per row and sums the log terms over the rows of each
+    batch; it does not say how a row with several positives (a labelled partner plus an identical sentence found
+    by ISP, or two identical sentences) counts them. ``positives="sum"`` (the default) follows the authors' code,
+    whose categorical cross-entropy sums :math:`-\log p_{ij}` over every positive :math:`j` of the row's target
+    matrix, so such a row weighs :math:`|P(i)|` times as much as a row with one positive; ``"mean"`` averages
+    them, one unit of weight per row whatever its number of positives (this companion's earlier reading). The two
+    agree whenever every row has at most one positive (no identical sentences in the batch, or ``texts`` not given).
+
     Rows with no positive (rows of negative pairs) contribute 0 and, as in the public code, still count in the mean
     over the ``2P`` rows (``reduction="mean"``); ``"none"`` returns the ``(2P,)`` per-row losses. A batch with no
     positive at all returns 0 (with a graph).
@@ -212,12 +229,16 @@ def ibn_loss(embeddings: torch.Tensor, labels, texts: Sequence[str] | None = Non
     embeddings, labels = check_pair_batch(embeddings, labels)
     if reduction not in {"mean", "none"}:
         raise ValueError(f"reduction must be 'mean' or 'none', got {reduction!r}.")
-    positives, allowed = ibn_targets(labels, texts, positive_threshold)
-    if not bool(positives.any()):
+    if positives not in IBN_POSITIVES:
+        raise ValueError(f"positives must be one of {', '.join(map(repr, IBN_POSITIVES))}, got {positives!r}.")
+    pos_mask, allowed = ibn_targets(labels, texts, positive_threshold)
+    if not bool(pos_mask.any()):
         zero = embeddings.sum() * 0.0
         return zero if reduction == "mean" else zero.expand(embeddings.shape[0])
     logits = cosine_matrix(embeddings) / tau
-    per_row = contrastive_nll(logits, positives, denominator_mask=allowed, reduction="none")
+    per_row = contrastive_nll(logits, pos_mask, denominator_mask=allowed, reduction="none")  # mean over P(i)
+    if positives == "sum":
+        per_row = per_row * pos_mask.sum(dim=1).to(per_row.dtype)
     return per_row.mean() if reduction == "mean" else per_row
 
 
@@ -228,7 +249,8 @@ class AnglEObjective:
 
     The paper grid-searches the weights without reporting them; the public code uses 1, 1, 1. A weight of 0 skips
     its term entirely (no value, no gradient). ``positive_threshold`` makes graded labels binary for the
-    in-batch-negative term (e.g. STS-B score >= 4).
+    in-batch-negative term (e.g. STS-B score >= 4); ``positives`` is :func:`ibn_loss`'s handling of a row with
+    several positives (``"sum"``, the authors' code, or ``"mean"``).
     """
 
     w_cos: float = 1.0
@@ -239,6 +261,7 @@ class AnglEObjective:
     tau_angle: float = 1.0
     positive_threshold: float | None = None
     use_isp: bool = True
+    positives: str = "sum"
 
     def __post_init__(self):
         for name in ("w_cos", "w_ibn", "w_angle"):
@@ -249,6 +272,9 @@ class AnglEObjective:
             raise ValueError("at least one of w_cos, w_ibn, w_angle must be > 0.")
         for name in ("tau_cos", "tau_ibn", "tau_angle"):
             check_temperature(getattr(self, name), name)
+        if self.positives not in IBN_POSITIVES:
+            raise ValueError(f"positives must be one of {', '.join(map(repr, IBN_POSITIVES))}, got "
+                             f"{self.positives!r}.")
 
     def parts(self, embeddings: torch.Tensor, labels, texts: Sequence[str] | None = None) -> dict[str, torch.Tensor]:
         """The weighted total and each (unweighted) active term: keys ``total``, ``cos``, ``ibn``, ``angle``."""
@@ -260,7 +286,7 @@ class AnglEObjective:
             total = total + self.w_cos * out["cos"]
         if self.w_ibn:
             out["ibn"] = ibn_loss(embeddings, labels, texts if self.use_isp else None, self.tau_ibn,
-                                  self.positive_threshold)
+                                  self.positive_threshold, positives=self.positives)
             total = total + self.w_ibn * out["ibn"]
         if self.w_angle:
             out["angle"] = angle_loss(embeddings, labels, self.tau_angle)

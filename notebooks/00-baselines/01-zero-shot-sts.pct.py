@@ -18,23 +18,71 @@
 # %% [markdown]
 # # Zero-shot STS of all-MiniLM-L6-v2: the "pretrained" row
 #
-# Every paper notebook compares a fine-tuned encoder with the encoder it started from. This notebook produces that
-# row once: all-MiniLM-L6-v2 (Reimers & Gurevych 2019; 6 layers, 384-d, mean pooling, L2-normalised) on the seven
-# SentEval-style STS sets — STS12–16 in the "all" setting (one Spearman over the concatenated subsets of a year),
-# STS-B test and SICK-R test — as Spearman × 100 of cosine similarity.
+# Every paper notebook compares a fine-tuned encoder with the one it started from; this notebook computes that
+# starting row once, with no training. The encoder is all-MiniLM-L6-v2 (Reimers & Gurevych 2019: 6 layers,
+# 384-dimensional unit-length embeddings, mean pooling). It is scored on seven semantic textual similarity (STS)
+# test sets: STS12–16 in the "all" setting (one Spearman correlation over a year's concatenated subsets), the STS
+# benchmark (STS-B) and the relatedness part of SICK (SICK-R), as Spearman × 100 between the cosine of two sentences
+# and their gold score.
 #
 # It also checks the evaluator itself: the scores must equal those from `sentence_transformers.SentenceTransformer
 # .encode` + cosine on the same pairs (to 1e-4), and the companion's `encode` must be faster than
 # `SentenceTransformer.encode` (goal ≥ 1.2×) with a near-instant cached rerun.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -57,7 +105,7 @@ from sentence_transformers import SentenceTransformer
 from companion import sts
 from companion.encoders import load_encoder, resolve_model
 from companion.profiles import settings
-from companion.results import Ledger, at_least, at_most, show_provenance
+from companion.results import Ledger, at_most, show_provenance
 
 cfg = settings(profile,
                smoke=dict(sets=["STS16", "STS-B"], max_pairs=60),
@@ -91,7 +139,7 @@ sizes.T
 # %% [markdown]
 # ## Companion `encode` (cold, then cached) vs `SentenceTransformer.encode`, side by side
 # Same model folder, same maximum length (256, MiniLM's own), L2-normalised outputs, and the same input: every
-# sentence of every pair, duplicates included (37.7k for the seven sets). The companion encodes each distinct text
+# sentence of every pair, duplicates included (counted above). The companion encodes each distinct text
 # once (duplicates are free), sorts by token length and batches by a token budget; the cold run starts from an
 # empty cache folder and includes writing the cache.
 
@@ -163,21 +211,18 @@ ledger.savefig(fig, "01-zero-shot-sts")
 #
 # Our own checks, so they pass or fail and are never counted as reproductions: parity with sentence-transformers
 # (the largest per-set Spearman difference must stay below 1e-4, i.e. far below the 0.01 printed precision of the
-# papers' tables) and two speed goals of the companion (cold encode at least 1.2x faster than
-# `SentenceTransformer.encode`, a cached rerun at least 100x faster than a cold encode). The speed-ups are wall
-# times and depend on the load of the machine; the STS scores do not.
+# papers' tables). The two speed-ups below (cold encode against `SentenceTransformer.encode`, a cached rerun against
+# a cold encode) are shown for information only: wall times depend on the machine's load, so they stay out of the
+# ledger (a ledger is identical from run to run). The benchmarks measure them side by side (`python -m benchmarks`).
 
 # %%
 ledger.claim("parity-st", "companion STS evaluator equals SentenceTransformer.encode + cosine on every set "
              "(max |Spearman x 100 difference| <= 1e-4)", kind="check", ours=max_diff, criterion=at_most(1e-4),
              note=f"max |embedding difference| = {emb_diff:.2e}; avg {table.iloc[0]['avg']:.2f} over "
                   f"{len(pairs)} set(s)")
-ledger.claim("encode-speedup", "companion encode (cold cache) is at least 1.2x faster than "
-             "SentenceTransformer.encode on the same sentences", kind="check", ours=t_st / t_ours,
-             criterion=at_least(1.2), note=f"{t_ours:.1f} s vs {t_st:.1f} s wall for {len(all_sentences)} sentences")
-ledger.claim("cache-speedup", "a cached rerun of encode is at least 100x faster than a cold encode", kind="check",
-             ours=t_ours / t_cached, criterion=at_least(100.0),
-             note=f"{t_cached:.2f} s cached vs {t_ours:.1f} s cold")
+print(f"speed-ups on this run: cold encode {t_st / t_ours:.1f}x SentenceTransformer.encode "
+      f"({t_ours:.0f} s against {t_st:.0f} s for {len(all_sentences):,} sentences); a cached rerun "
+      f"{t_ours / t_cached:.0f}x a cold encode")
 display(ledger.table())
 _ = ledger.save()
 

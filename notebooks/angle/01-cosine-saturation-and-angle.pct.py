@@ -19,25 +19,69 @@
 # # AnglE 01 — cosine saturation and the angle objective
 #
 # **Paper:** *AnglE: Angle-optimized Text Embeddings* (Xianming Li, Jing Li; anonymous ICLR submission; public
-# version arXiv:2309.12871). This notebook covers §1 and §3: the saturation argument (Fig. 1, Fig. 2), the
-# complex-division angle objective (Eq. 3–7) and its three possible readings, parity of our implementation with
-# sentence-transformers, and a synthetic experiment that tests the saturation claim without any pretrained model.
+# version arXiv:2309.12871), §1 and §3: Fig. 1, Fig. 2 and Eq. 3–7.
 #
-# **Verdicts** are computed in the claims table at the end, never typed. Our own checks (the complex-division
-# identities, the parity with sentence-transformers' `pairwise_angle_sim`, `CoSENTLoss` and `AnglELoss`, the
-# cosine's zero gradient at θ = 0 and π, and that the synthetic saturated start is saturated) pass or fail. The
-# paper's Fig. 2b statement is evaluated deterministically (no training, no seeds). The controlled saturation test is
-# beyond the paper (a toy MLP, never compared with the paper's BERT numbers): each claim is a per-seed paired
-# difference of the area under the held-out Spearman curve with its 95 % CI, judged on its direction.
+# The paper's starting point: a cosine objective stops learning where the cosine saturates, near 1 or −1, because
+# its gradient vanishes there; its remedy adds a term on the angle between two embeddings, computed by a division in
+# complex space. This notebook builds that objective in each of its three possible readings, checks it against
+# sentence-transformers and measures the cosine's gradient. Beyond the paper, a synthetic experiment tests the
+# saturation argument: a small multi-layer perceptron (MLP) started saturated, several seeds, no pretrained model.
+# Settings and judging rules follow; the claims table at the end holds the computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %%
 import math
@@ -73,7 +117,7 @@ cfg = settings(
     # gpu: a small MLP on synthetic pairs (no backbone), so only more seeds
     gpu=dict(seeds=list(range(10)), steps=100, eval_every=20, n_train=4000, n_test=1000),
     # lr: plain SGD 0.05 and Adam 1e-3 (both train the free start within 100 steps); offsets: the norm of the
-    # encoder's shared output offset (0: free start; 12: every pair cosine near 0.997)
+    # encoder's shared output offset (0: free start; 12: every pair cosine close to 1, measured in section 4)
     common=dict(lr={"sgd": 0.05, "adam": 1e-3}, batch_size=32, offsets={"free": 0.0, "saturated": 12.0},
                 nuisance_scale=1.0, tau_cos=0.05, tau_angle=1.0, threads=1),
     overrides=dict(seeds=seeds, steps=steps),
@@ -81,6 +125,69 @@ cfg = settings(
 torch.set_num_threads(cfg.threads)  # tiny models: one thread avoids contention on a shared CPU
 ledger = Ledger("angle", "01-cosine-saturation-and-angle", profile=cfg.profile, seeds=cfg.seeds)
 cfg
+
+# %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Verdicts** are computed in the claims table at the end, never typed. Our own checks (the complex-division
+# identities, the parity with sentence-transformers' `pairwise_angle_sim`, `CoSENTLoss` and `AnglELoss`, the
+# cosine's zero gradient at θ = 0 and π, and that the synthetic saturated start is saturated) pass or fail. The
+# paper's Fig. 2b statement is evaluated deterministically (no training, no seeds). The controlled saturation test is
+# beyond the paper (a toy MLP, never compared with the paper's BERT numbers): each claim is a per-seed paired
+# difference of the area under the held-out Spearman curve with its 95 % CI, judged on its direction.
+#
+# ## 0. The objective from scratch, on a tiny example
+#
+# Before the saturation experiments, AnglE's two ranking terms written out with plain torch on five sentence pairs
+# and checked against `companion.losses.angle`.
+#
+# **CoSENT** (Eq. 1). Gold scores only rank the pairs. For every two pairs where the gold score says $(i, j)$ is
+# more similar than $(m, n)$, the term $\exp((\cos(X_m, X_n) - \cos(X_i, X_j))/\tau)$ is large when the model
+# ranks them the wrong way round; the loss is $\log(1 + \text{their sum})$.
+
+# %%
+def ranking_loss_by_hand(similarity, gold, tau):
+    """Eq. 1 / Eq. 7: log(1 + sum over pairs ranked (p above q) by gold of exp((sim_q - sim_p) / tau))."""
+    total = torch.tensor(0.0, dtype=similarity.dtype)
+    for p in range(len(gold)):
+        for q in range(len(gold)):
+            if gold[p] > gold[q]:
+                total = total + torch.exp((similarity[q] - similarity[p]) / tau)
+    return torch.log1p(total)
+
+
+generator = torch.Generator().manual_seed(0)  # a generator of its own: the global random state is untouched
+pairs = torch.randn(10, 8, dtype=torch.float64, generator=generator)  # 5 pairs: rows 0, 2, 4, … with 1, 3, 5, …
+gold = torch.tensor([4.0, 1.5, 3.0, 0.5, 2.5])     # STS-like gold scores (0-5)
+u, v = pairs[0::2], pairs[1::2]
+cosines = (u * v).sum(dim=1) / (u.norm(dim=1) * v.norm(dim=1))
+torch.testing.assert_close(ranking_loss_by_hand(cosines, gold, cfg.tau_cos), cosent_loss(pairs, gold, tau=cfg.tau_cos))
+print(f"CoSENT (τ = {cfg.tau_cos}) written out equals companion.losses.angle.cosent_loss")
+
+# %% [markdown]
+# **The angle term** (Eq. 4–7). Each embedding's first half is read as the real parts and its second half as the
+# imaginary parts of complex numbers, $z = a + bi$ and $w = c + di$ per component. Dividing $z$ by $w$ (Eq. 4–5)
+# gives real part $ac + bd$ and imaginary part $bc - ad$ over $c^2 + d^2$. The authors' code sums both parts over
+# all components and divides by the two vectors' norms; that value is the similarity the angle term ranks
+# (section 2 below compares it with the literal reading of Eq. 6). Eq. 7 is then the same ranking loss as Eq. 1 on
+# this similarity, at the paper's τ.
+
+# %%
+def angle_similarity_by_hand(x, y):
+    """The code reading of Eq. 6: |sum_k (a_k c_k + b_k d_k) + sum_k (b_k c_k - a_k d_k)| / (|x| |y|)."""
+    a, b = x.chunk(2, dim=-1)
+    c, d = y.chunk(2, dim=-1)
+    real = (a * c + b * d).sum(dim=-1)
+    imaginary = (b * c - a * d).sum(dim=-1)
+    return (real + imaginary).abs() / (x.norm(dim=-1) * y.norm(dim=-1))
+
+
+angles_by_hand = angle_similarity_by_hand(u, v)
+torch.testing.assert_close(angles_by_hand, complex_angle(u, v))
+torch.testing.assert_close(ranking_loss_by_hand(angles_by_hand, gold, cfg.tau_angle),
+                           angle_loss(pairs, gold, tau=cfg.tau_angle))
+print("the angle similarity written out equals companion.similarities.complex_angle, and the angle term "
+      f"(τ = {cfg.tau_angle}) equals companion.losses.angle.angle_loss")
 
 # %% [markdown]
 # ## 1. Fig. 1 — the cosine saturates
@@ -236,10 +343,11 @@ for row in parity.itertuples():
 # No pretrained model. Sentences are latent meaning vectors $z$; a pair's gold score is $2.5(1+\cos(z_1,z_2))$
 # rounded to 0.2 (0–5, like STS). The encoder sees noisy nonlinear observations plus nuisance features
 # (`companion.papers.angle.pairs.synthetic_sts`) through a 2-layer MLP with a 32-d output (`SaturatedEncoder`).
-# Two starts: **free** (no output offset: held-out pair cosines spread around 0.2) and **saturated** (a trainable
-# shared output offset of norm 12, the anisotropy of raw BERT pushed to the extreme: every pair cosine near 0.997).
-# The saturation is measured, not assumed: the gradient norm of the cosine objective (CoSENT, Eq. 1) on 256
-# held-out pairs is logged at every evaluation.
+# Two starts: **free** (no output offset: the held-out pair cosines spread out) and **saturated** (a trainable
+# shared output offset, of the norm `offsets["saturated"]` in the settings, the anisotropy of raw BERT pushed to the
+# extreme: every pair cosine close to 1). The saturation is measured, not assumed: where each start sits is the
+# table after the runs, and the gradient norm of the cosine objective (CoSENT, Eq. 1) on 256 held-out pairs is
+# logged at every evaluation.
 #
 # Objectives at equal budgets (same initialisation and batches per seed): CoSENT only, **CoSENT ×2** (the same
 # objective with twice the weight: adding any term to a loss enlarges its gradient, which plain SGD turns into a

@@ -21,47 +21,68 @@
 # **Paper:** *AnglE: Angle-optimized Text Embeddings* (Xianming Li, Jing Li; anonymous ICLR submission; public
 # version arXiv:2309.12871), §4.4–4.5, Table 4 and Fig. 5.
 #
-# The six objective variants (all, w/o ibn, w/o angle, only cosine, only ibn, only angle) and the five poolings
-# (cls, cls-last-avg, last-avg, last-max, first-last-avg) on STS-B, several seeds, mean ± std, with the encoder
-# **fine-tuned**; each term measured at initialisation (why a variant can or cannot train); only angle at CoSENT's
-# scale; the in-batch-negative ISP ablation (§4.4); then Fig. 5: the density of cosine similarities per gold-score
-# bucket on STS-B test for the untrained model, SBERT, CoSENT only and AnglE, with a distance to the gold
-# distribution and its seed CIs.
-#
-# **What was scaled (CPU profile, one thread)** — as in `02-sts-experiments`: all-MiniLM-L6-v2 (not BERT-base), max
-# length 64, only the **top transformer layer** fine-tuned (`companion.encoders.upper.UpperEncoder`, `n_top = 1`, layers
-# 1–5 frozen and run once per text, pooling inside the model), AdamW lr 2e-4, 6 warm-up steps then linear
-# decay, batch 32 pairs, **64 steps per run** on a seeded 2,048-pair subset of STS-B train (of 5,749; under one
-# epoch), evaluated on **one fixed seeded 800-pair subset of STS-B test** (of 1,379; the same for every run and for
-# Fig. 5), seeds 0, 1, 2 (same batches for every variant at a seed). The objective ablation uses MiniLM's native
-# mean pooling (= last-avg; the paper's objective rows use CLS on BERT-base); the pooling ablation trains all three
-# terms with each pooling; its last-avg row is the objective ablation's "all" row (same runs). `first-last-avg`
-# averages the output of the first transformer layer (frozen here, its masked mean kept with the cached states) and
-# of the last (trained). A first cpu run with lr 1e-4 and 40 steps lowered the training loss by
-# only ≈ 5 % and moved STS-B by +0.3 (81.57 → 81.84); this run doubles the update (lr and steps chosen from the
-# training loss, not from test scores).
-#
-# **GPU profile** (not run here): BERT-base, CLS pooling for the objective rows, max length 128, batch 32,
-# `n_top = 12` (every transformer layer trained over cached embedding outputs), lr 2e-5, full STS-B train.
-#
-# **Verdicts** are computed in the claims table at the end, never typed. Every Table 4 claim is a paired difference
-# over seeds with its 95 % CI, judged by one rule (`companion.stats.direction`) against the paper's gap between the
-# same two rows (tolerance: half the paper's gap, as Table 4 prints one run per row); "close" statements are levels
-# judged against a band (`companion.stats.level`). Each claim on trained runs carries the validity checks measured in
-# our runs (`companion.stats.Validity`): the compared variants trained (their loss fell by at least 2 %) and their
-# training loss reached its plateau; a failed check makes the claim *inconclusive* and names it (for only angle at
-# τ = 1 and only ibn, the diagnostics below measure why). Fig. 5's claims compare a rank-normalised distance to gold
-# over seeds. The regime (MiniLM, top layer, under one epoch) is stated beside every verdict and never changes it.
-# flickr30k retrieval (§4.5) is not mirrored: *not testable*.
+# Table 4 takes AnglE's objective apart: its three terms (CoSENT's cosine term, in-batch negatives (ibn), the angle
+# term) in six combinations, and five ways of pooling tokens into one embedding. Each variant fine-tunes the encoder
+# on the STS benchmark (STS-B) and is scored by Spearman correlation over several seeds; each term is also measured
+# at initialisation, to see why a variant can or cannot train. Fig. 5 compares how the cosine similarities of the
+# untrained encoder, Sentence-BERT (SBERT), CoSENT alone and AnglE spread per gold-score bucket. Scale:
+# all-MiniLM-L6-v2 instead of BERT-base, top layer only, under one epoch. Settings and judging rules follow; the
+# claims table at the end holds the computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %%
 import time
@@ -76,14 +97,14 @@ from companion.data import load_stsb
 from companion.encoders import load_encoder
 from companion.losses.angle import TABLE4_VARIANTS, CosineRegression
 from companion import stats
-from companion.papers.angle.experiments import (AblationRuns, ablation_summary, isp_share, loss_plateau,
-                                               plot_bucket_densities, seed_table, table4_gap, term_diagnostics,
-                                               trained_validity)
+from companion.papers.angle.experiments import (DRIFT_MIN, MOVEMENT_COLUMNS, AblationRuns, ablation_summary, isp_share,
+                                               loss_plateau, moved_validity, plot_bucket_densities, seed_table,
+                                               table4_gap, term_diagnostics, trained_validity)
 from companion.papers.angle.pairs import TABLE4_POOLINGS, TABLE4_UPPER_POOLINGS, PairData, bucket_wasserstein
 from companion.profiles import settings
 from companion.results import Ledger, not_testable, show_provenance
 from companion.settings import REPO_ROOT
-from companion.sources import prose_number
+from companion.papers.tables import prose_number
 from companion.encoders.upper import UpperEncoder
 
 # %% tags=["parameters"]
@@ -101,7 +122,8 @@ cfg = settings(
     # STS-B; lr and steps (three epochs at batch 32) are not stated in the paper
     gpu=dict(model="bert-base-uncased", seeds=[0, 1, 2], n_top=12, pooling="cls", max_length=128, batch_size=32,
              stsb_train=None, stsb_test=None, steps=540, lr=2e-5, warmup=50, buckets=1),
-    common=dict(tau_cos=0.05, tau_ibn=0.05, tau_angle=1.0, stsb_positive=4.0, threads=1),
+    # every profile: the in-batch term sums a row's positives as the authors' code does (companion.losses.angle)
+    common=dict(tau_cos=0.05, tau_ibn=0.05, tau_angle=1.0, stsb_positive=4.0, ibn_positives="sum", threads=1),
     overrides=dict(seeds=seeds),
 )
 torch.set_num_threads(cfg.threads)
@@ -127,9 +149,48 @@ print(f"{len(base.store)} distinct texts, lower layers in {t_pre:.0f} s")
 # every Table 4 run: one objective weighting and one pooling on these data, the rest of the settings fixed
 runner = AblationRuns(base, stsb_train, evals, steps=cfg.steps, batch_size=cfg.batch_size, lr=cfg.lr,
                       warmup=cfg.warmup, buckets=cfg.buckets, positive_threshold=cfg.stsb_positive,
-                      taus=dict(tau_cos=cfg.tau_cos, tau_ibn=cfg.tau_ibn, tau_angle=cfg.tau_angle))
+                      taus=dict(tau_cos=cfg.tau_cos, tau_ibn=cfg.tau_ibn, tau_angle=cfg.tau_angle),
+                      positives=cfg.ibn_positives)
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# The six objective variants (all, w/o ibn, w/o angle, only cosine, only ibn, only angle) and the five poolings
+# (cls, cls-last-avg, last-avg, last-max, first-last-avg) on STS-B, several seeds, mean ± std, with the encoder
+# **fine-tuned**; each term measured at initialisation (why a variant can or cannot train); only angle at CoSENT's
+# scale; the ablation of identical-sentence-pair detection (ISP) in the in-batch-negative term (§4.4); then Fig. 5:
+# the density of cosine similarities per gold-score bucket on STS-B test for the untrained model, SBERT, CoSENT only
+# and AnglE, with a distance to the gold distribution and its seed CIs.
+#
+# **What was scaled (CPU profile, one thread)** — as in `02-sts-experiments`: all-MiniLM-L6-v2 (not BERT-base), a
+# short `max_length`, only the **top transformer layer** fine-tuned (`companion.encoders.upper.UpperEncoder`,
+# `n_top`; the layers below frozen and run once per text, pooling inside the model), AdamW at `lr` with `warmup`
+# warm-up steps then linear decay, batches of `batch_size` pairs, `steps` steps per run on a seeded
+# `stsb_train`-pair subset of STS-B train (under one epoch), evaluated on **one fixed seeded `stsb_test`-pair subset
+# of STS-B test** (the same for every run and for Fig. 5), with the same batches for every variant at a seed; the
+# settings cell above prints every value. The objective ablation uses MiniLM's native mean pooling (= last-avg; the
+# paper's objective rows use CLS on BERT-base); the pooling ablation trains all three terms with each pooling; its
+# last-avg row is the objective ablation's "all" row (same runs). `first-last-avg` averages the output of the first
+# transformer layer (frozen here, its masked mean kept with the cached states) and of the last (trained). A first
+# cpu run with half the learning rate and fewer steps barely lowered the training loss and barely moved STS-B; this
+# run doubles the update (lr and steps chosen from the training loss, not from test scores).
+#
+# **GPU profile** (not run here): BERT-base, CLS pooling for the objective rows, max length 128, batch 32,
+# `n_top = 12` (every transformer layer trained over cached embedding outputs), lr 2e-5, full STS-B train.
+#
+# **Verdicts** are computed in the claims table at the end, never typed. Every Table 4 claim is a paired difference
+# over seeds with its 95 % CI, judged by one rule (`companion.stats.direction`) against the paper's gap between the
+# same two rows (tolerance: half the paper's gap, as Table 4 prints one run per row); "close" statements are levels
+# judged against a band (`companion.stats.level`). Each claim on trained runs carries the validity checks measured in
+# our runs (`companion.stats.Validity`): the compared variants trained (their loss fell by at least 2 %), every
+# compared run moved off the untrained encoder (its STS-B score changed by more than the untrained score's bootstrap
+# noise, or its embeddings turned by at least `DRIFT_MIN`: `moved_validity`) and their training loss reached its
+# plateau; a failed check makes the claim *inconclusive* and names it (for only angle at τ = 1 and only ibn, the
+# diagnostics below measure why). The in-batch term sums a row's several positives as the authors' code does
+# (`ibn_positives`). Fig. 5's claims compare a rank-normalised distance to gold
+# over seeds. The regime (MiniLM, top layer, under one epoch) is stated beside every verdict and never changes it.
+# flickr30k retrieval (§4.5) is not mirrored: *not testable*.
+#
 # ## Table 4, objectives
 # Positives for the in-batch-negative term: STS-B pairs with gold ≥ 4 (our choice; the paper does not say).
 
@@ -187,6 +248,15 @@ print(f"{len(trained)} fine-tuning runs in {trained['run_s'].sum():.0f} s "
 # %%
 summary = ablation_summary(ablation, frozen, paper4, cfg.pooling, cfg.seeds)
 summary[["group", "variant", "ours", "seeds", "frozen", "paper (BERT-base)", "loss_first10", "loss_last10"]].round(3)
+
+# %% [markdown]
+# How far each variant's runs moved off the untrained encoder with the same pooling (mean over seeds): the STS-B
+# score change, the untrained score's noise (1.96 bootstrap standard errors over the test pairs) and the mean
+# embedding drift (1 − cos); a run moved when its change exceeds the noise or its drift reaches `DRIFT_MIN`.
+
+# %%
+print(f"DRIFT_MIN = {DRIFT_MIN:g}")
+trained.groupby(["group", "variant"], sort=False)[list(MOVEMENT_COLUMNS)].mean().round(4)
 
 # %% [markdown]
 # Paired differences to "all" (objectives) and to "cls" (poolings), same seed = same batches (`companion.stats`):
@@ -274,9 +344,12 @@ explain = {"only angle": f"at the paper's τ = 1 a perfect re-ranking of the sam
 
 
 def checks(*variants: str, group: str = "objective") -> list:
-    """The validity checks of a claim on ``variants`` of ``group``: they trained, and their loss reached its plateau."""
+    """The validity checks of a claim on ``variants`` of ``group``: they trained, their runs moved off the untrained
+    encoder, and their loss reached its plateau."""
+    runs = ablation[ablation["group"] == group]
     return [trained_validity(loss, *variants, group=group, explain=explain),
-            loss_plateau(ablation[ablation["group"] == group], list(variants), key="variant")]
+            moved_validity(runs, {"variant": list(variants)}),
+            loss_plateau(runs, list(variants), key="variant")]
 
 
 for claim_id, text, a, b in [
@@ -313,6 +386,7 @@ ledger.claim("t4-only-angle-t005-vs-only-cosine", "The angle objective alone (at
              criterion=stats.level(round(a - b, 2), tol=close, tol_reason=CLOSE),
              validity=[trained_validity(loss, "only angle (τ=0.05)", group="extra"),
                        trained_validity(loss, "only cosine", group="objective"),
+                       moved_validity(ablation, {"variant": ["only angle (τ=0.05)", "only cosine"]}),
                        loss_plateau(ablation, ["only angle (τ=0.05)", "only cosine"], key="variant")],
              regime=REGIME + "; the angle term at τ = 0.05, not the paper's τ = 1")
 
@@ -354,6 +428,7 @@ _ = ledger.claim("t4-isp-detection", "In-batch negatives with identical-sentence
                                           + explain["only ibn"].replace("its loss is", "has a loss of")),
                            trained_validity(loss, "all", group="objective"),
                            trained_validity(loss, "all w/o ISP", group="extra"),
+                           moved_validity(ablation, {"variant": ["all", "all w/o ISP"]}),
                            loss_plateau(ablation, ["all", "all w/o ISP"], key="variant")],
                  regime=REGIME, note="ours = all − all w/o ISP per seed (the paper's ≈ 0.18 is its drop without ISP)")
 
@@ -366,7 +441,8 @@ _ = ledger.claim("t4-isp-detection", "In-batch negatives with identical-sentence
 # claims: fig5-angle-closer-to-gold-than-{sbert,simcse}
 FIG5_REGIME = REGIME + ("; our distance is the rank-normalised bucket Wasserstein (the paper compares densities by "
                         "eye)")
-all_checks = [trained_validity(loss, "all", group="objective"), loss_plateau(ablation, ["all"], key="variant")]
+all_checks = [trained_validity(loss, "all", group="objective"), moved_validity(ablation, {"variant": "all"}),
+              loss_plateau(ablation, ["all"], key="variant")]
 for key, model, variant, group in (("sbert", "SBERT", "SBERT (cosine regression)", "extra"),
                                    ("simcse", "SimCSE-like (only ibn)", "only ibn", "objective")):
     ledger.claim(f"fig5-angle-closer-to-gold-than-{key}", f"AnglE's cosine distribution per gold bucket is closer to "
@@ -374,6 +450,7 @@ for key, model, variant, group in (("sbert", "SBERT", "SBERT (cosine regression)
                  paper_value="AnglE closer to gold than SimCSE (supervised) and SBERT",
                  ours=stats.paired(dist[model], dist["AnglE (all)"]), criterion=stats.direction(sign=+1),
                  validity=[*all_checks, trained_validity(loss, variant, group=group, explain=explain),
+                           moved_validity(ablation, {"variant": variant}),
                            loss_plateau(ablation, [variant], key="variant")],
                  regime=FIG5_REGIME, note=f"ours = W({model}) − W(AnglE) per seed (> 0: AnglE closer); mean W: AnglE "
                                           f"{dist['AnglE (all)'].mean():.4f}, {model} {dist[model].mean():.4f}")

@@ -19,29 +19,69 @@
 # # Mapping the Circumplex of Affect — 01 · Methodology (ECM, heads, losses, free-vector geometry)
 #
 # Yamauchi & Aizawa, *Mapping the Circumplex of Affect*, ACL 2026 (2026.acl-long.772; arXiv 2601.06575 is an
-# earlier, different version). This notebook covers **§3 and App. I**: the Empirical Circumplex Model (ECM), the
-# GPT and nGPT heads, the three losses (SINCERE, SoftCSE, CircularCSE), and what each loss does to **free unit
-# vectors** (no model): the geometry it is optimal for, the SINCERE population bound and the simplex-vs-ring margin
-# argument of §5.1.
+# earlier, different version), §3 and App. I.
 #
-# **What is checked.** The App. I theorem (no configuration we reach or build has a lower SINCERE loss than the
-# regular simplex), whether Adam on free vectors reaches that simplex at τ = 0.05 (beyond the paper), §5.1's
-# statements that CircularCSE's optimum is a 2-D circle and that SINCERE separates labels by about 90° where the
-# ring's neighbours are 30° apart, §3.4's ordering SINCERE < SoftCSE < CircularCSE in planarity and ring
-# correlation, and the arithmetic of §5.1's "π/E = 30°". Free vectors are deterministic for a given initialisation,
-# so these claims use exact criteria with stated tolerances; closed forms that follow from our own construction
-# (the simplex value of the bound, the CircularCSE target's rank, the optimiser reaching the ring) are checks
-# (`kind="check"`: passed or failed), never reproductions. The numbers and verdicts are the computed table at the end
-# (section 6).
+# The paper arranges emotions on a circle, its Empirical Circumplex Model (ECM), trains small heads on top of an
+# encoder (a transformer block, GPT, or its normalised variant on the unit sphere, nGPT) and compares three
+# contrastive losses: SINCERE, SoftCSE and CircularCSE. This notebook builds the heads and losses, then asks which
+# geometry each loss prefers when it moves free unit vectors directly, with no model: the SINCERE population bound,
+# the regular simplex against the ring, and the margin argument of §5.1. Everything here is small and deterministic.
+# Judging rules follow; the table at the end (section 6) holds the computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -75,6 +115,139 @@ torch.set_num_threads(1)  # tiny tensors: one thread avoids OpenMP contention on
 ledger = Ledger("circumplex", "01-methodology", profile=cfg.profile, seeds=cfg.seeds)
 T0 = time.perf_counter()
 cfg
+
+# %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **What is checked.** The App. I theorem (no configuration we reach or build has a lower SINCERE loss than the
+# regular simplex), whether Adam on free vectors reaches that simplex at τ = 0.05 (beyond the paper), §5.1's
+# statements that CircularCSE's optimum is a 2-D circle and that SINCERE separates labels by about 90° where the
+# ring's neighbours are 30° apart, §3.4's ordering SINCERE < SoftCSE < CircularCSE in planarity and ring
+# correlation, and the arithmetic of §5.1's "π/E = 30°". Free vectors are deterministic for a given initialisation,
+# so these claims use exact criteria with stated tolerances; closed forms that follow from our own construction
+# (the simplex value of the bound, the CircularCSE target's rank, the optimiser reaching the ring) are checks
+# (`kind="check"`: passed or failed), never reproductions. The numbers and verdicts are the computed table at the end
+# (section 6).
+#
+# ## 0 · The method from scratch, on a tiny example
+#
+# The package computes everything below in a few vectorised lines. First, the same objects written out with plain
+# torch loops on six embeddings, checked against the package's functions: a reader who follows these cells knows
+# what every later cell computes.
+#
+# **SINCERE** (Eq. 5–6). Each example is an anchor $i$. Its positives $P_i$ are the other examples with its label,
+# its negatives $N_i$ the examples of every other label. For one positive $j$ the loss is a softmax cross-entropy
+# that must pick $j$ among $\{j\} \cup N_i$: the anchor's other positives stay out of the denominator $Z_i$, which is
+# what separates SINCERE from SupCon. The anchor's loss averages over its positives, the batch loss over its
+# anchors (those with a positive; Eq. 5 divides by the batch size, and notebook 04 measures the difference).
+#
+# **SoftCSE** (Eq. 7–8) multiplies each negative's term in $Z_i$ by
+# $w_{ik} = (1 - \cos\Delta\theta_{ik}) / \mathrm{mean}_{k'\in N_i}(1 - \cos\Delta\theta_{ik'})$, so a negative
+# whose label sits near the anchor's on the circle is pushed away less.
+
+# %%
+def sincere_by_hand(e, labels, tau, soft=False):
+    """Eq. 5-6 (and Eq. 7-8 with soft=True) as loops over anchors, positives and negatives."""
+    e = e / e.norm(dim=1, keepdim=True)                       # e = Norm(.)
+    theta = torch.deg2rad(ecm_angles(labels))                 # each example's ECM angle
+    anchor_losses = []
+    for i in range(len(e)):
+        positives = [j for j in range(len(e)) if j != i and labels[j] == labels[i]]
+        negatives = [k for k in range(len(e)) if labels[k] != labels[i]]
+        if not positives:                                     # an anchor without a positive adds nothing
+            continue
+        weight = {k: 1 - torch.cos(theta[i] - theta[k]) for k in negatives} if soft else dict.fromkeys(negatives, 1)
+        mean_weight = sum(weight.values()) / len(negatives)
+        terms = []
+        for j in positives:
+            z = torch.exp(e[i] @ e[j] / tau) + sum(weight[k] / mean_weight * torch.exp(e[i] @ e[k] / tau)
+                                                   for k in negatives)  # Z_i
+            terms.append(-torch.log(torch.exp(e[i] @ e[j] / tau) / z))
+        anchor_losses.append(torch.stack(terms).mean())
+    return torch.stack(anchor_losses).mean()
+
+
+torch.manual_seed(0)
+six = torch.randn(6, 4, dtype=torch.float64)
+six_labels = ["love", "love", "joy", "joy", "anger", "anger"]
+for name, soft in [("SINCERE", False), ("SoftCSE", True)]:
+    torch.testing.assert_close(sincere_by_hand(six, six_labels, cfg.tau, soft=soft),
+                               LOSSES[name](six, six_labels, tau=cfg.tau))
+    print(f"{name} written out on six rows equals companion.losses.circumplex's {name}")
+
+# %% [markdown]
+# **CircularCSE** (Eq. 9) is a regression, not a softmax: every pair's cosine is pulled towards the cosine of the
+# two labels' angle on the circle ($1$ for the same label, up to a margin $m$), with a squared error averaged over
+# the $B(B-1)$ ordered pairs.
+
+# %%
+def circular_cse_by_hand(e, labels, margin=0.0):
+    """Eq. 9 as a double loop over ordered pairs."""
+    e = e / e.norm(dim=1, keepdim=True)
+    theta = torch.deg2rad(ecm_angles(labels))
+    errors = []
+    for i in range(len(e)):
+        for j in range(len(e)):
+            if i == j:
+                continue
+            cos_ij = e[i] @ e[j]
+            if labels[i] == labels[j]:
+                errors.append(torch.clamp((cos_ij - 1).abs() - margin, min=0) ** 2)
+            else:
+                errors.append((cos_ij - torch.cos(theta[i] - theta[j])) ** 2)
+    return torch.stack(errors).mean()
+
+
+torch.testing.assert_close(circular_cse_by_hand(six, six_labels), LOSSES["CircularCSE"](six, six_labels))
+print("CircularCSE written out on six rows equals companion.losses.circumplex's CircularCSE")
+
+# %% [markdown]
+# **The nGPT head** (Eq. 18–20, the normalised Transformer). Every hidden state lives on the unit sphere. The
+# attention and MLP outputs are not added to the residual stream; each block *interpolates* between the normalised
+# input and its normalised output with learned per-dimension rates α and normalises again. In attention, queries
+# and keys are normalised per head and scaled by a learned $s_{qk}$, and the softmax multiplies (not divides) by
+# $\sqrt{d_\mathrm{head}}$. The MLP gates $u$ with $\mathrm{SiLU}(v)$, $v$ scaled by $\sqrt d$ (Eq. 20 writes
+# $\sqrt{d_\mathrm{MLP}}$; the companion follows nGPT and the released code, the model width $d$). The sentence
+# embedding is the normalised mean of the output over the real (unpadded) tokens. One block, step by step, on a
+# head of width 8 with two attention heads, against `NGPTHead`:
+
+# %%
+def ngpt_head_by_hand(head, h, mask):
+    """Eq. 18-20 of one nGPT block, then mean pooling and Norm, with the head's own weights."""
+    def norm(t):
+        return t / t.norm(dim=-1, keepdim=True)
+
+    eff = head.effective()                                   # alpha_A, alpha_M and s_qk as the equations use them
+    B, T, d = h.shape
+    H = head.attn.n_heads
+    dh = d // H
+
+    def per_head(t):
+        return t.view(B, T, H, dh).transpose(1, 2)           # B x H x T x d_head
+
+    x = norm(h)                                              # h'' on the sphere
+    q = norm(per_head(x @ head.attn.q.weight.T)) * eff["s_qk"][None, :, None, :]   # Eq. 19
+    k = norm(per_head(x @ head.attn.k.weight.T)) * eff["s_qk"][None, :, None, :]
+    v = per_head(x @ head.attn.v.weight.T)
+    scores = (q @ k.transpose(-1, -2)) * math.sqrt(dh)
+    scores = scores.masked_fill(~mask[:, None, None, :], float("-inf"))   # padding keys get no attention
+    attn = (scores.softmax(dim=-1) @ v).transpose(1, 2).reshape(B, T, d) @ head.attn.o.weight.T
+    h1 = norm((1 - eff["alpha_attn"]) * x + eff["alpha_attn"] * norm(attn))         # Eq. 18, first line
+    u = (h1 @ head.mlp.u.weight.T) * head.mlp.s_u                                     # Eq. 20
+    gate = (h1 @ head.mlp.v.weight.T) * head.mlp.s_v * math.sqrt(d)
+    mlp = (u * torch.nn.functional.silu(gate)) @ head.mlp.o.weight.T
+    out = norm((1 - eff["alpha_mlp"]) * h1 + eff["alpha_mlp"] * norm(mlp))           # Eq. 18, second line
+    pooled = (out * mask[..., None]).sum(dim=1) / mask.sum(dim=1, keepdim=True)      # mean over real tokens
+    return norm(pooled)                                                               # e = Norm(Pooling(h))
+
+
+torch.manual_seed(0)
+small_head = NGPTHead(8, n_heads=2)
+tokens = torch.randn(3, 5, 8)
+token_mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0], [1, 1, 0, 0, 0]], dtype=torch.bool)
+with torch.no_grad():
+    torch.testing.assert_close(ngpt_head_by_hand(small_head, tokens, token_mask), small_head(tokens, token_mask))
+print("one nGPT block written out step by step equals companion.papers.circumplex.heads.NGPTHead")
 
 # %% [markdown]
 # ## 1 · The Empirical Circumplex Model
@@ -176,9 +349,10 @@ print("CircularCSE target eigenvalues (12x12):", np.round(eig.numpy(), 6))
 
 # %% [markdown]
 # ## 4 · Free unit vectors optimised with each loss
-# `n_per_label` free vectors per label in d = 16 ≥ E − 1, Gaussian initialisation, full batch, Adam (lr 0.05).
+# `n_per_label` free vectors per label in `dim` ≥ E − 1 dimensions, Gaussian initialisation, full batch, Adam
+# (learning rate `lr`; the settings above).
 # SINCERE is run in float64 and in float32 (its gradient vanishes once every negative is ≳ 20 logits below the
-# positive). Geometry: mean cosine between labels (simplex −1/11 ≈ −0.091, orthogonal 0), Gram rank, top-2
+# positive). Geometry: mean cosine between labels (simplex −1/11, orthogonal 0), Gram rank, top-2
 # variance (ring 1), and r between AvgCosSim and cos Δθ (ring at the ECM angles: 1).
 
 # %%

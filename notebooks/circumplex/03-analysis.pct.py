@@ -20,40 +20,68 @@
 #
 # Yamauchi & Aizawa, *Mapping the Circumplex of Affect*, ACL 2026 (2026.acl-long.772).
 #
-# * **Fig 1**: the share of variance in the top two principal components, per loss.
-# * **Fig 5a**: V-Measure after PCA of the test embeddings to k dimensions (nGPT head, every loss).
-# * **Fig 5b**: V-Measure vs. the number of labels, retraining on ECM label subsets of 4, 6, 8 and 12 labels.
-# * **Fig 6**: MDS of the head's internal representations (attention output, first residual, MLP output, output)
-#   for GPT vs. nGPT, and the norm of the GPT head's MLP output against its first residual (§5.2).
-# * **Fig 7 analogue**: heads trained on the 12 ECM labels place 18 *other* GoEmotions emotions; does the ring keep
-#   its order, and does SINCERE's lose it?
-# * **Beyond the paper**: EmoBank sentences (rated for Valence and Arousal) are embedded by each trained head;
-#   the angle in the ring's plane is correlated with the ratings — CircularCSE vs. SINCERE vs. pretrained.
-#
-# Heads and features come from `02-experiments` (every seed, saved to the cache); when that cache is absent (e.g.
-# a standalone smoke run) the heads are retrained here with the same settings. **Regime**: a frozen
-# all-MiniLM-L6-v2 (already contrastively trained), token states cut to 32 tokens and PCA-projected to 64 dims,
-# heads trained 2 epochs at lr 3e-3, Emolit only; the paper's Figs 5–7 use mE5 (fully fine-tuned) and
-# Qwen3-Embedding-4B (frozen) heads of full width trained 15 epochs, Fig 5a averaged over four data sets.
-# Every comparison is paired over the seeds of 02 with a 95 % t interval (`companion.stats`).
-#
-# **Reading the verdicts.** Figures 1 and 5–7 print no values, so most claims state a direction only: the CI of our
-# per-seed difference on the paper's side of 0 is *reproduced*, on the other side *not reproduced*, covering 0
-# *inconclusive*. Where the paper prints a magnitude (§6's V-Measure gaps) the tolerance is half the paper's effect
-# (`companion.stats.direction`). The regime is shown beside each verdict and never changes it. Each claim on trained
-# heads carries the validity checks measured on those runs (notebook 02's record: every loss fell by 10 %, the
-# first seed's test V-Measure is flat from the budget on); a failed check makes the claim *inconclusive*. The
-# numbers and verdicts are the computed table at the end (section 6); the text above it says what each claim
-# compares, never its outcome.
+# What did notebook 02's heads learn? Measured here: the variance held by the top two principal components (Fig 1);
+# how clustering, scored by V-Measure, changes with fewer dimensions or labels (Fig 5); how the transformer-block
+# (GPT) and normalised (nGPT) heads differ inside (Fig 6); whether the ring keeps its order for 18 emotions outside
+# training (Fig 7). Beyond the paper, EmoBank sentences rated for valence and arousal test whether a text's angle on
+# the ring follows its ratings. Scale: notebook 02's frozen all-MiniLM-L6-v2 with narrow heads trained a few epochs,
+# Emolit only, several seeds. Settings and judging rules follow; the table at the end (section 6) holds the computed
+# verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -76,35 +104,72 @@ from companion.papers.circumplex.analysis import (FIG5B_SUBSETS, STAGES, emobank
                                                   gpt_mlp_norms, label_subset_runs, stage_maps, unseen_label_maps)
 from companion.papers.circumplex.claims import table4_rows
 from companion.papers.circumplex.experiments import (emobank_sample, emolit_frames, emolit_heads, goemotions_other_labels,
-                                                     unseen_label_summary)
+                                                     head_settings, unseen_label_summary)
 from companion.papers.circumplex.figures import (plot_emobank_angles, plot_stage_maps, plot_unseen_maps, plot_v_vs_labels,
                                                  plot_v_vs_pca)
 from companion.papers.circumplex.geometry import avg_cos_sim, cd_r
-from companion.papers.circumplex.heads import embed_with_head, featurize, frozen_features
+from companion.papers.circumplex.heads import (CLIP_NORM, embed_with_head, featurize, frozen_features, paper_pooling,
+                                               pooled_states)
 from companion.papers.circumplex.validity import missing_record, run_checks
 from companion.profiles import settings
 from companion.results import Ledger, show_provenance
 from companion.settings import REPO_ROOT, cache_dir
 
 # %% [markdown]
-# Settings per profile (those of notebook 02, so its cached heads fit; smoke: a random tiny BERT and a few texts;
-# cpu: 20 texts per other emotion, 500 EmoBank sentences), then the claims ledger.
+# ## What runs, at which scale, and how the claims are judged
+#
+# * **Fig 1**: the share of variance in the top two principal components, per loss.
+# * **Fig 5a**: V-Measure after PCA of the test embeddings to k dimensions (nGPT head, every loss).
+# * **Fig 5b**: V-Measure vs. the number of labels, retraining on ECM label subsets of 4, 6, 8 and 12 labels.
+# * **Fig 6**: MDS of the head's internal representations (attention output, first residual, MLP output, output)
+#   for GPT vs. nGPT, and the norm of the GPT head's MLP output against its first residual (§5.2).
+# * **Fig 7 analogue**: heads trained on the 12 ECM labels place 18 *other* GoEmotions emotions; does the ring keep
+#   its order, and does SINCERE's lose it?
+# * **Beyond the paper**: EmoBank sentences (rated for Valence and Arousal) are embedded by each trained head;
+#   the angle in the ring's plane is correlated with the ratings — CircularCSE vs. SINCERE vs. pretrained.
+#
+# Heads and features come from `02-experiments` (every seed, saved to the cache) when they were trained with the
+# settings printed below; when that cache is absent or holds other settings (e.g. a standalone smoke run) the heads
+# are trained here with these settings. **Regime**: a frozen all-MiniLM-L6-v2 backbone, head only (already
+# contrastively trained; the paper fine-tunes its BERT-like encoders and keeps only its LLMs frozen), token states cut
+# to a few tokens and PCA-projected to a narrow head pooled at [CLS] (the paper's pooling for a BERT-like encoder,
+# `pooling`), heads trained a few epochs at a raised learning rate with the authors' clipping (`clip_norm`) and nGPT
+# base scale (`base_scale`, from the backbone's width) — notebook 02's settings, printed below — Emolit only; the
+# paper's Figs 5–7 use mE5 (fully fine-tuned) and Qwen3-Embedding-4B (frozen) heads of full width trained 15 epochs,
+# Fig 5a averaged over four data sets.
+# Every comparison is paired over the seeds of 02 with a 95 % t interval (`companion.stats`).
+#
+# **Reading the verdicts.** Figures 1 and 5–7 print no values, so most claims state a direction only: the CI of our
+# per-seed difference on the paper's side of 0 is *reproduced*, on the other side *not reproduced*, covering 0
+# *inconclusive*. Where the paper prints a magnitude (§6's V-Measure gaps) the tolerance is half the paper's effect
+# (`companion.stats.direction`). The regime is shown beside each verdict and never changes it. Each claim on trained
+# heads carries the validity checks measured on those runs (notebook 02's record: every loss fell by 10 %, the
+# first seed's test V-Measure is flat from the budget on); a failed check makes the claim *inconclusive*. The
+# numbers and verdicts are the computed table at the end (section 6); the text above it says what each claim
+# compares, never its outcome.
+#
+# Settings per profile (those of notebook 02, so its cached heads fit, including how a head is trained: `pooling`,
+# `clip_norm`, `base_scale`; smoke: a random tiny BERT and a few texts; cpu: `n_other` texts per other emotion and
+# `n_emobank` EmoBank sentences, printed below), then the claims ledger.
 
 # %%
 cfg = settings(profile,
                smoke=dict(seeds=[42], steps_emolit=2, batch_size=24, n_train=4, n_test=2, n_other=3, n_emobank=20,
                           model="tiny-bert", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2, pca_dims=[2, 4, 8],
-                          curve_points=2),
+                          curve_points=2, pooling=paper_pooling("bert-like")),
                cpu=dict(seeds=[42, 43, 44], steps_emolit=92, batch_size=128, n_train=None, n_test=None, n_other=20,
                         n_emobank=500, model="sentence-transformers/all-MiniLM-L6-v2", head_dim=64, max_tokens=32,
-                        lr=3e-3, n_heads=4, pca_dims=[2, 3, 4, 8, 16, 32, 64], curve_points=4),
+                        lr=3e-3, n_heads=4, pca_dims=[2, 3, 4, 8, 16, 32, 64], curve_points=4,
+                        pooling=paper_pooling("bert-like")),
                # gpu: mE5 = intfloat/multilingual-e5-large, batch 128, lr 5e-5, 15 epochs, 16 heads, seed 42 (+43, 44)
                # (App. D Table 3); PCA up to its width 1024 (Fig. 5a); all 10,062 EmoBank texts
                gpu=dict(seeds=[42, 43, 44], steps_emolit=705, batch_size=128, n_train=None, n_test=None,
                         n_other=100, n_emobank=10062, model="intfloat/multilingual-e5-large", head_dim=0,
                         max_tokens=64, lr=5e-5, n_heads=16,
-                        pca_dims=[2, 3, 4, 8, 16, 32, 64, 128, 256, 512, 1024], curve_points=5),
-               common=dict(fig5_backbone="mE5", probe_factor=2),  # the heads of the paper's Fig 5 (§5.1)
+                        pca_dims=[2, 3, 4, 8, 16, 32, 64, 128, 256, 512, 1024], curve_points=5,
+                        pooling=paper_pooling("intfloat/multilingual-e5-large")),
+               # fig5_backbone: the heads of the paper's Fig 5 (§5.1); how a head is trained, as in notebook 02
+               common=dict(fig5_backbone="mE5", probe_factor=2, base_scale="backbone", clip_norm=CLIP_NORM),
                overrides=dict(seeds=seeds))
 torch.set_num_threads(1)  # small tensors on a shared 2-core machine: 2 OpenMP threads were 3-40x slower
 ledger = Ledger("circumplex", "03-analysis", profile=cfg.profile, seeds=cfg.seeds)
@@ -124,16 +189,19 @@ other = goemotions_other_labels(cfg.n_other, exclude_neutral=False)
 emobank = emobank_sample(cfg.n_emobank)
 encoder = load_encoder(cfg.model, pooling="mean", max_length=64)  # smoke: a random tiny BERT
 feats, pretrained, info = frozen_features(encoder, {"train": emolit_train.text, "test": emolit_test.text},
-                                          head_dim=cfg.head_dim or None, max_tokens=cfg.max_tokens)
+                                          head_dim=cfg.head_dim or None, max_tokens=cfg.max_tokens,
+                                          pretrained_pooling=cfg.pooling)
 feats["other"] = featurize(encoder, other.text, info)
 feats["emobank"] = featurize(encoder, emobank.text, info)
-pretrained["other"] = cached_token_states(encoder, list(other.text)).mean_pooled()
-pretrained["emobank"] = cached_token_states(encoder, list(emobank.text)).mean_pooled()
+pretrained["other"] = pooled_states(cached_token_states(encoder, list(other.text)), cfg.pooling)
+pretrained["emobank"] = pooled_states(cached_token_states(encoder, list(emobank.text)), cfg.pooling)
+HEAD = dict(pooling=cfg.pooling, base_scale=cfg.base_scale, clip_norm=cfg.clip_norm)
 
 # %% [markdown]
-# The Emolit heads of every kind, loss and seed: notebook 02's, or retrained with its settings. Notebook 02's record
-# of those runs (losses, the first seed's learning curves) gives the validity checks of the claims below; heads
-# retrained here have no such record, and their claims then carry a failed `record` check.
+# The Emolit heads of every kind, loss and seed: notebook 02's when it trained them with these settings (pooling,
+# base scale, clipping, steps, batch, learning rate; each saved head carries its settings), otherwise trained here.
+# Notebook 02's record of those runs (losses, the first seed's learning curves) gives the validity checks of the
+# claims below; heads trained here have no such record, and their claims then carry a failed `record` check.
 
 # %%
 prose = pd.read_csv(REPO_ROOT / "data" / "circumplex" / "prose.csv", comment="#").set_index("quantity")["value"]
@@ -142,7 +210,7 @@ saved_path = cache_dir() / "circumplex" / f"02-{cfg.profile}.pt"
 cache02 = torch.load(saved_path, weights_only=False) if saved_path.exists() else {}
 saved = cache02.get("keep", {})
 heads, source = emolit_heads(saved, feats["train"], emolit_train.label, seeds=cfg.seeds, steps=cfg.steps_emolit,
-                             batch_size=cfg.batch_size, lr=cfg.lr, n_heads=cfg.n_heads)
+                             batch_size=cfg.batch_size, lr=cfg.lr, n_heads=cfg.n_heads, **HEAD)
 runs02 = cache02.get("runs")
 if runs02 is not None:  # notebook 02's record of the Emolit runs, for the heads reloaded from its cache
     runs02 = runs02[(runs02.dataset == "Emolit") & (runs02.loss != "pretrained")].rename(columns={"head": "kind"})
@@ -154,6 +222,10 @@ def checks(kinds, losses, gap=None):
         return [missing_record("the Emolit heads (retrained here, not notebook 02's)")]
     return run_checks(runs02, {"kind": list(kinds), "loss": list(losses)}, gap=gap)
 
+ngpt = head_settings("nGPT", "SINCERE", feats["train"], steps=cfg.steps_emolit, batch_size=cfg.batch_size, lr=cfg.lr,
+                     seed=S0, n_heads=cfg.n_heads, **HEAD)
+print(f"heads pooled by {ngpt['pooling']}, width {ngpt['head_dim']} on a {ngpt['backbone_dim']}-wide backbone; nGPT "
+      f"base scale b = {ngpt['base_scale_value']:.4f} ({ngpt['base_scale']}); gradients clipped at {ngpt['clip_norm']}")
 test_emb = {key: embed_with_head(h, feats["test"]) for key, h in heads.items()}
 labels_te = np.array(emolit_test.label)
 classes = [c for c in ECM_LABELS if c in set(labels_te)]
@@ -215,7 +287,7 @@ fig5b = label_subset_runs(feats["train"], emolit_train.label, feats["test"], lab
                           full={(loss, s): test_emb[("nGPT", loss, s)] for s in cfg.seeds for loss in LOSSES},
                           steps=cfg.steps_emolit, batch_size=cfg.batch_size, lr=cfg.lr, n_heads=cfg.n_heads,
                           curve_every=cfg.steps_emolit // cfg.curve_points, curve_seeds=cfg.seeds[:1],
-                          probe_steps=cfg.probe_factor * cfg.steps_emolit)
+                          probe_steps=cfg.probe_factor * cfg.steps_emolit, **HEAD)
 
 # %% [markdown]
 # V-Measure and CD-r against the number of labels (mean ± std over seeds).
@@ -294,7 +366,7 @@ unseen[unseen.seed == S0][["loss", "probe_ranking"]]
 # 180°, calmness 270°). Each EmoBank sentence gets the angle φ of its projection onto that plane (around the
 # centroids' centre); on the ECM, cos φ runs from disgust (−) to love (+), a valence-like axis, and sin φ from
 # calmness (−) to surprise (+), an arousal-like axis. We report Pearson r(cos φ, V) and r(sin φ, A) on the
-# EmoBank sample (seeded, 500 sentences of its test split in the cpu profile), per seed of the heads.
+# EmoBank sample (seeded, `n_emobank` sentences of its test split in the cpu profile), per seed of the heads.
 
 # %%
 emobank_runs, angles = emobank_ring_runs(
@@ -319,7 +391,8 @@ plt.show()
 
 # %%
 ENCODER = cfg.model.split("/")[-1]
-REGIME = (f"frozen {ENCODER} for a fine-tuned mE5, nGPT heads of width {info['head_dim']}, "
+REGIME = (f"frozen {ENCODER} backbone, head only ({cfg.pooling} pooling), for a fine-tuned mE5, nGPT heads of width "
+          f"{info['head_dim']}, "
           f"{cfg.steps_emolit} steps at lr {cfg.lr:g} (paper: 15 epochs at 5e-5), {len(cfg.seeds)} seeds, Emolit "
           "only (paper: four data sets)")
 v5a = fig5a[fig5a.loss != "pretrained"].pivot_table(index="seed", columns=["loss", "k"], values="V")
@@ -379,7 +452,7 @@ _ = ledger.claim("fig6-gpt-mlp-dominates",
 
 # %%
 UNSEEN_REGIME = (f"GoEmotions' 18 other emotions and neutral ({cfg.n_other} texts each) for Emolit's 39 labels, "
-                 f"frozen-{ENCODER} nGPT heads for Qwen3-Embedding-4B")
+                 f"frozen {ENCODER} backbone, nGPT heads only ({cfg.pooling} pooling), for Qwen3-Embedding-4B")
 UNSEEN_CHECKS = checks(["nGPT"], ["SINCERE", "CircularCSE"])
 ledger.claim("fig7-ring-keeps-order",
              "Fig 7: with other emotions placed beside them, the ECM centroids keep their ring order under "

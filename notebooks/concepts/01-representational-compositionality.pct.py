@@ -18,27 +18,74 @@
 # %% [markdown]
 # # Representational compositionality: ε_τ, readout invariance (D.7) and capacity reorganisation (D.5)
 #
-# **Paper.** I. Mohr, J. Dujany, J. Souquet, A. Freitas, *Principles of Concept Representation in Sentence
-# Encoders*, arXiv 2606.06994. **Covers** §3 and App. D: a retrieval-margin error rate on worked examples (our own
-# quantity, not the paper's ε_τ, see below); Theorem D.7 (readout invariance, App. D.8: if every top layer is within
-# γ of the last, any two simplex-weighted readouts differ by at most 2γ) as a property check on random draws and
-# measured on all-MiniLM-L6-v2; Theorem D.5 (capacity reorganisation, App. D.6: contrastive training lowers
-# anisotropy in a fixed dimension d) on a synthetic contrastive toy.
+# **Paper.** Mohr, Dujany, Souquet & Freitas, *Principles of Concept Representation in Sentence Encoders*, arXiv
+# 2606.06994, §3 and App. D.
 #
-# **Verdicts** are computed in the claims table at the end, never typed. Claims on the toy are judged by the one rule
-# of `companion.stats` (the paper states a direction only: the CI of the paired end − start difference on the
-# paper's side of 0 is *reproduced*, on the other side *not reproduced*, covering 0 *inconclusive*), after a
-# validity check measured on the toy's curves (has it reached its plateau?). The regime (a synthetic toy, not a
-# sentence encoder) is stated beside each verdict and never changes it. Checks of our own code pass or fail.
+# Three parts of the paper's theory, each tested on what it is about. Worked examples compute a retrieval-margin
+# error rate (our own quantity, not the paper's ε_τ, a distortion of composition). Theorem D.7, readout invariance:
+# when the top layers all lie close to the last one, any weighted average of them gives nearly the same embedding;
+# checked on random draws and measured on all-MiniLM-L6-v2. Theorem D.5, capacity reorganisation: contrastive
+# training lowers anisotropy (how far embeddings crowd into one direction) without more dimensions; tested on a
+# small synthetic contrastive toy over several seeds. Settings and judging rules follow; the claims table at the end
+# holds the computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    import nltk
+
+    nltk.download("wordnet", quiet=True)
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -69,8 +116,22 @@ from companion.papers.concepts.toy import capacity_toy_trace, toy_endpoints
 from companion.results import Ledger, holds, show_provenance
 
 # %% [markdown]
-# Settings per profile (smoke: 50 random draws, 16 texts, a 20-step toy; cpu: 2,000 draws, 300 definitions, a
-# 400-step toy on 2,048 concepts, seeds 0-2), then the claims ledger.
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Covers** §3 and App. D: a retrieval-margin error rate on worked examples (our own quantity, not the paper's ε_τ,
+# see below); Theorem D.7 (readout invariance, App. D.8: if every top layer is within γ of the last, any two
+# simplex-weighted readouts differ by at most 2γ) as a property check on random draws and measured on
+# all-MiniLM-L6-v2; Theorem D.5 (capacity reorganisation, App. D.6: contrastive training lowers anisotropy in a
+# fixed dimension d) on a synthetic contrastive toy.
+#
+# **Verdicts** are computed in the claims table at the end, never typed. Claims on the toy are judged by the one rule
+# of `companion.stats` (the paper states a direction only: the CI of the paired end − start difference on the
+# paper's side of 0 is *reproduced*, on the other side *not reproduced*, covering 0 *inconclusive*), after a
+# validity check measured on the toy's curves (has it reached its plateau?). The regime (a synthetic toy, not a
+# sentence encoder) is stated beside each verdict and never changes it. Checks of our own code pass or fail.
+#
+# Settings per profile (smoke: a few random draws, texts and toy steps; cpu: the draws, definitions, toy steps,
+# toy concepts and seeds printed below), then the claims ledger.
 
 # %%
 torch.set_num_threads(2)
@@ -87,6 +148,82 @@ cfg = settings(profile,
 ledger = Ledger("concepts", "01-representational-compositionality", profile=cfg.profile, seeds=cfg.seeds)
 sns.set_theme(style="whitegrid", context="notebook")
 cfg
+
+# %% [markdown]
+# ## 0. The training objective from scratch, on a tiny example
+#
+# The fine-tuned encoders of notebooks 03 and 04 are trained with the objective of §4.3; before anything is
+# measured, here it is written out with numpy on four concepts and checked against `companion.losses.concepts`.
+#
+# **InfoNCE per positive view.** Each view (synonym pairs, term → definition, definition → definition) is in-batch
+# InfoNCE over cosines: query $i$ must pick its own positive among the batch's positives, a softmax cross-entropy
+# with logits $\cos(q_i, p_j)/\tau$. **Hard negatives by BCE.** Each definition also has rule-made near misses
+# (App. G). The BCE term scores every item on its own, not against the batch: logit $(\cos(q, d) - \theta)/\tau$,
+# label 1 for the true definition and 0 for each hard negative, summed over an anchor's items. The paper does not
+# state the logit's offset and scale; θ = 0.5, τ = 0.05 are the companion's. **The total** (§4.3):
+# $L = L_\mathrm{syn} + L_\mathrm{t2d} + 0.7\,L_\mathrm{d2d} + 0.5\,L_\mathrm{neg}$.
+
+# %%
+from companion.losses.concepts import concept_loss  # noqa: E402  (only to compare with)
+
+
+def unit(x):
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def infonce_by_hand(q, p, tau=0.05):
+    """In-batch InfoNCE: query i picks positive i among all positives of the batch (cosine logits / tau)."""
+    logits = unit(q) @ unit(p).T / tau
+    return np.mean([-(logits[i, i] - np.log(np.exp(logits[i]).sum())) for i in range(len(q))])
+
+
+# %%
+def hard_negative_bce_by_hand(q, definition, hard, tau=0.05, threshold=0.5):
+    """BCE on (cos - threshold) / tau: label 1 for the true definition, 0 for each hard negative; mean of the
+    per-anchor sums."""
+    def sigmoid(x):
+        return 1 / (1 + np.exp(-x))
+
+    per_anchor = []
+    for i in range(len(q)):
+        positive = sigmoid((unit(q[i]) @ unit(definition[i]) - threshold) / tau)
+        negatives = sigmoid((unit(hard[i]) @ unit(q[i]) - threshold) / tau)
+        per_anchor.append(-np.log(positive) - np.log(1 - negatives).sum())
+    return np.mean(per_anchor)
+
+
+# %% [markdown]
+# Four concepts with random 8-dimensional embeddings for the term, its definition, a synonym and a definition from
+# another source, and two near misses per definition:
+
+# %%
+rng_tiny = np.random.default_rng(0)
+term, definition, synonym, other_source = (rng_tiny.normal(size=(4, 8)) for _ in range(4))
+hard = definition[:, None, :] + 0.7 * rng_tiny.normal(size=(4, 2, 8))  # two near misses per definition
+by_hand = (infonce_by_hand(term, synonym) + infonce_by_hand(term, definition)
+           + 0.7 * infonce_by_hand(definition, other_source) + 0.5 * hard_negative_bce_by_hand(term, definition, hard))
+term_t, definition_t, synonym_t, other_t, hard_t = map(torch.as_tensor, (term, definition, synonym, other_source, hard))
+package = concept_loss(syn=(term_t, synonym_t), t2d=(term_t, definition_t), d2d=(definition_t, other_t), hard=hard_t)
+np.testing.assert_allclose(by_hand, float(package.total), rtol=1e-10)
+print("L_syn + L_t2d + 0.7 L_d2d + 0.5 L_neg written out equals companion.losses.concepts.concept_loss")
+
+# %% [markdown]
+# **B1-unified** (App. F) drops the BCE term and puts the hard negatives into the t2d softmax instead: each term's
+# denominator gains its own definition's near misses.
+
+# %%
+def infonce_with_hard_by_hand(q, p, hard, tau=0.05):
+    """In-batch InfoNCE whose denominator also holds each query's own hard negatives."""
+    losses = []
+    for i in range(len(q)):
+        logits = np.concatenate([unit(p) @ unit(q[i]), unit(hard[i]) @ unit(q[i])]) / tau
+        losses.append(-(logits[i] - np.log(np.exp(logits).sum())))
+    return np.mean(losses)
+
+
+unified = concept_loss(t2d=(term_t, definition_t), hard=hard_t, unified=True)
+np.testing.assert_allclose(infonce_with_hard_by_hand(term, definition, hard), float(unified.total), rtol=1e-10)
+print("B1-unified's t2d term written out equals concept_loss(..., unified=True)")
 
 # %% [markdown]
 # ## 1. The ε_τ framing, on worked examples

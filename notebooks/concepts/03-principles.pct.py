@@ -18,44 +18,73 @@
 # %% [markdown]
 # # Principles of concept representation: B0/B0-WM, the eight fine-tuned readouts, P1 along training, layer-wise analysis
 #
-# **Paper.** I. Mohr, J. Dujany, J. Souquet, A. Freitas, *Principles of Concept Representation in Sentence
-# Encoders*, arXiv 2606.06994, §4–5 and App. F, H (the numbers the text states for Tables 2–4, 10, 11; Figures 3–5), on
-# WordNet 3.0 with all-MiniLM-L6-v2.
+# **Paper.** Mohr, Dujany, Souquet & Freitas, *Principles of Concept Representation in Sentence Encoders*, arXiv
+# 2606.06994, §4–5 and App. F, H (Tables 2–4, 10, 11; Figures 3–5).
 #
-# **What runs.** Frozen B0 (last-layer mean pool) and B0-WM (uniform mean of the last K = 4 layers — two thirds
-# of MiniLM's 6 layers, against a third of the paper's 12-layer mpnet); fine-tuned B1 (mean + hard negatives),
-# B2 ([CLS] token + hard negatives), B3 (learned weighted mean of the last 4 layers, no hard negatives), M1 (weighted
-# mean + hard negatives), M1 with the wider K = 6 window, M2 (input-dependent gate), M3 (deep supervision) and
-# B1-unified (hard negatives in the InfoNCE denominator, no BCE). Recipe (§4.3):
-# $L = L_\mathrm{syn} + L_\mathrm{t2d} + 0.5\,L_\mathrm{neg}$ (d2d dropped: WordNet is one source), batch 16, AdamW,
-# linear warm-up (the paper's 100/8000 fraction) and linear decay, layer-wise LR decay 0.9, 5× LR for pooling
-# parameters, the five rule-made hard negatives per definition where the rule applies. Metrics on held-out synsets:
-# in-domain t2d/d2t R@10 and MRR, pair ROC-AUC, the five per-rule stress AUCs, anisotropy (10,000 random pairs) and
-# effective rank (App. H's definitions, those of the paper's numbers); t2d R@10 on the head-holdout split and on a
-# source-holdout proxy (Table 3's columns); layer-wise MRR and anisotropy (Fig 3), anisotropy vs effective rank
-# (Fig 5); and P1's statistics logged along a long B1 run. Claims compare **within-run differences, paired over
-# seeds**, with the paper's differences (`companion.stats`).
-#
-# **Scaled down for the `cpu` profile (one thread on a shared 2-core machine)**: only the top transformer layer of 6
-# is trained (`n_top = 1`, over cached lower-layer states; the paper fine-tunes all of mpnet). Section 3: `steps` =
-# 150 steps per condition and seed (paper 8k) on 800 training synsets (3 epochs), at LR 2e-4 (pooling 1e-3; the
-# paper's base LR is not stated, we raised the common 5e-5 because the runs are short), at most 2 of each
-# definition's (up to 5) hard negatives per step (a fresh draw each step, the same for every condition; the paper
-# uses all five), seeds 0, 1, 2 for all eight conditions, evaluated on 500 held-out in-domain concepts and 300 of
-# each other split. Section 5 (P1): B1 for `p1_steps` = 600 steps on 1,600 synsets, seeds 0, 1, 2 — still 7.5 % of the
-# paper's step count, on one layer; a plateau check on the logged curves says whether they flattened.
-# all-mpnet-base-v2 is analysed frozen in notebook 04. Section 5b trains the top `p2_n_top` layers of B1 (3 of 6 in
-# the cpu profile) so that the layers below the last can move (§5.1). Verdicts are computed in the claims table at
-# the end, never typed.
+# Encoders learn to find a WordNet definition from its term (t2d) and a term from its definition (d2t). Two frozen
+# readouts of all-MiniLM-L6-v2, B0 (the last layer's mean) and B0-WM (the mean of the last four layers), face eight
+# fine-tuned ones (B1–B3, M1–M3, two variants) on retrieval, hard-negative and geometry metrics; principle P1
+# (fine-tuning reshapes the space rather than enlarging it) is followed along a long run. Claims compare within-run
+# differences, paired over seeds, with the paper's. Scale: MiniLM's top layer only, a fraction of the paper's 8,000
+# steps. Settings and judging rules follow; the claims table at the end holds the computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    import nltk
+
+    nltk.download("wordnet", quiet=True)
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -91,6 +120,36 @@ from companion import stats
 from companion.results import Ledger, at_most, holds, not_testable, show_provenance
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **What runs.** Frozen B0 (last-layer mean pool) and B0-WM (uniform mean of the last K = 4 layers — two thirds of
+# MiniLM's 6 layers, against a third of the paper's 12-layer mpnet); fine-tuned B1 (mean + hard negatives), B2
+# ([CLS] token + hard negatives), B3 (learned weighted mean of the last 4 layers, no hard negatives), M1 (weighted
+# mean + hard negatives), M1 with the wider K = 6 window, M2 (input-dependent gate), M3 (deep supervision) and
+# B1-unified (hard negatives in the InfoNCE denominator, no binary cross-entropy (BCE) term). Recipe (§4.3):
+# $L = L_\mathrm{syn} + L_\mathrm{t2d} + 0.5\,L_\mathrm{neg}$ (d2d, definition-to-definition pairs across sources,
+# dropped: WordNet is one source), batch 16, AdamW, linear warm-up (the paper's 100/8000 fraction) and linear decay,
+# layer-wise learning-rate (LR) decay 0.9, 5× LR for pooling parameters, the five rule-made hard negatives per
+# definition where the rule applies. Metrics on held-out synsets: in-domain t2d/d2t R@10 (recall at rank 10) and MRR
+# (mean reciprocal rank), pair ROC-AUC (area under the ROC curve), the five per-rule stress AUCs, anisotropy (10,000
+# random pairs) and effective rank (App. H's definitions, those of the paper's numbers); t2d R@10 on the
+# head-holdout split and on a source-holdout proxy (Table 3's columns); layer-wise MRR and anisotropy (Fig 3),
+# anisotropy vs effective rank (Fig 5); and P1's statistics logged along a long B1 run. Claims compare **within-run
+# differences, paired over seeds**, with the paper's differences (`companion.stats`).
+#
+# **Scaled down for the `cpu` profile (one thread on a shared 2-core machine)**: only the top transformer layer of 6
+# is trained (`n_top`, over cached lower-layer states; the paper fine-tunes all of mpnet). Section 3: `steps` steps
+# per condition and seed (the paper: 8k) on `n_train` training synsets, at learning rate `lr` (the pooling parameters
+# at `pooling_lr_mult` times it; the paper's base LR is not stated, we raised the common 5e-5 because the runs are
+# short), at most `max_negatives` of each definition's (up to 5) hard negatives per step (a fresh draw each step,
+# the same for every condition; the paper uses all five), every seed of the settings for all eight conditions,
+# evaluated on `n_rows` held-out in-domain concepts and `n_split_rows` of each other split. Section 5 (P1): B1 for
+# `p1_steps` steps on `p1_n_train` synsets — still a small fraction of the paper's step count, on one layer; a
+# plateau check on the logged curves says whether they flattened. all-mpnet-base-v2 is analysed frozen in
+# notebook 04. Section 5b trains the top `p2_n_top` layers of B1 so that the layers below the last can move
+# (§5.1). The settings cell below prints every value. Verdicts are computed in the claims table at the end, never
+# typed.
+#
 # Settings per profile (smoke: 24 test concepts, 48 training synsets, 2 steps; cpu: the scale described above; gpu:
 # the paper's 8k steps on all twelve layers), the claims ledger and the numbers the paper states. `p1_*`: the long
 # B1 runs of section 5 (P1's geometry curves); `p2_n_top`: the layers B1 trains in section 5b (§5.1's earlier
@@ -477,8 +536,8 @@ if "B1" in have:
 
 # %% [markdown]
 # **P1 at the end of the long runs** (section 5): B1 after `p1_steps` steps against frozen B0, per seed. "Stays" is
-# judged with the tolerance the paper itself uses: App. H calls M1's effective rank 3.2 % below B1's "marginally
-# below". Validity: B1's loss fell, and each statistic's seed-mean curve reached its plateau (the slope over the last
+# judged with the tolerance the paper itself uses: App. H calls M1's effective rank (239.4) "marginally below" B1's
+# (247.2). Validity: B1's loss fell, and each statistic's seed-mean curve reached its plateau (the slope over the last
 # third of training has a 95 % interval covering zero, or its gain there is at most a quarter of the compared
 # difference; `companion.stats.plateau`).
 

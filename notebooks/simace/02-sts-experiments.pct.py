@@ -18,71 +18,72 @@
 # %% [markdown]
 # # SimACE §4: unsupervised fine-tuning and the 7-set STS table
 #
-# **Paper.** Y. H. Jeong, M. Han, D.-K. Chae, *A Simple Angle-based Approach for Contrastive Learning of
-# Unsupervised Sentence Representation* (SimACE), Findings of EMNLP 2024 (anthology 2024.findings-emnlp.318).
+# **Paper.** Jeong, Han & Chae, *A Simple Angle-based Approach for Contrastive Learning of Unsupervised Sentence
+# Representation* (SimACE), Findings of EMNLP 2024 (anthology 2024.findings-emnlp.318), §4: Tables 1, 2, 7, 8 and
+# 13.
 #
-# **Reproduces, at CPU scale,** §4: Tables 1–2 (SimCSE vs ArcCon vs SimACE on STS12–16, STS-B, SICK-R,
-# Spearman × 100, "all" setting, mean ± sd over seeds, paired tests) with Table 7's model selection (STS-B dev
-# every K steps, best checkpoint), the **equal-temperature control**, Table 8's training-time comparison (measured
-# side by side) and Table 13's SentEval transfer tasks (a logistic-regression probe on frozen embeddings). The margin
-# and temperature ablations (Table 14, Figs. 7–9) and §5's Figs. 2–6 are in `03-analysis`, which reloads these
-# runs from the run cache.
-#
-# **What is scaled (cpu profile), exactly.** The table after the set-up cell lists every setting beside the
-# paper's (read from `data/simace/table7_settings.csv`); in words:
-#
-# * Encoder: all-MiniLM-L6-v2 (6 layers, d = 384; the only encoder available offline) instead of BERT-base /
-#   RoBERTa-base. MiniLM is *already* contrastively trained on about a billion sentence pairs; BERT is not.
-# * Only the **top transformer layer** is fine-tuned over cached layer-5 states; it is computed for the [CLS] token
-#   only (`companion.papers.simace.cls_top`: keys and values of every token, the rest for [CLS]; the same [CLS]
-#   output as the full layer, checked below, about 3× cheaper). **The lower layers apply no dropout**, so the two
-#   "dropout views" of a sentence differ only by the dropout (p = 0.1) of the trained layer's [CLS] path: closer
-#   views than full fine-tuning gives, i.e. easier positives.
-# * [CLS] pooling as in the paper, but **no MLP pooler** (a randomly initialised Linear + tanh would dominate a short
-#   run). MiniLM's native pooling is the mean: its untrained row is shown, but we do not fine-tune with it (every
-#   loss is ≈ 0 at the first batch, section "Which pooling?").
-# * Steps: 640 (cpu profile) of batch 64 Wikipedia sentences (max length 32), drawn per seed from the mirrored
-#   `wiki1m_for_simcse` sentences not held out for `03`'s PCA (several passes over that pool, against the paper's
-#   one pass over the full corpus); lr 1e-4 (above the paper's, for the short budget), decayed linearly to 0 over
-#   the 640 steps, so the end of training is also the end of the schedule.
-# * **Model selection as Table 7:** STS-B dev (all pairs) every 64 steps (`eval_every`), the best trained
-#   checkpoint kept. Whether each run's dev curve is at its plateau over the last third of training, and whether
-#   the compared gaps are stable there, are measured below (`companion.stats.plateau`); every claim on trained runs
-#   carries that check.
-# * STS test: **one fixed random subset of 500 pairs per test set** (`n_pairs`, seed 0), the same for every model,
-#   so comparisons stay paired; the untrained rows are also shown on the full sets to calibrate the subset.
-# * Seeds: 3 per objective, paired (same batches, initial weights and dropout stream per seed); the paper reports
-#   5-seed means ± sd (Table 2).
-# * Transfer (Table 13): each classification set's training data subsampled to `n_transfer` = 1000 items
-#   (stratified), the dev and test splits whole; details in that section.
-# * App. F's RBF objective (Table 11): its kernel width σ chosen on STS-B dev from a grid of 4 values with seed 0
-#   only, then trained with all 3 seeds at the same budget and batches.
-#
-# The runs of both notebooks are trained once and cached (weights and histories, keyed by every setting and the
-# data): a run trained by either notebook, or by an earlier execution of the same code, is reloaded; the table of
-# runs says which. The `gpu` profile holds the paper's Table 7 settings (BERT-base, full fine-tuning, one epoch).
-#
-# **Regime.** MiniLM is already a sentence encoder; the paper starts from raw BERT / RoBERTa. What this notebook
-# measures is the effect of the three objectives on an encoder that is already contrastively trained. Every claim
-# that compares with the paper names that regime beside its verdict (`scaled: …`); the regime never changes the
-# verdict. Levels (absolute STS or transfer accuracy) of different encoders are compared only as the paper states
-# them, and read with that in mind.
-#
-# **Verdicts** are computed, never typed, by one rule (`companion.stats.direction`): our seed-paired CI on the
-# paper's side of 0 is *reproduced* when within the tolerance of the paper's gap (1.96 × the SE of the paper's gap
-# where Table 2 prints seed sds, otherwise half the gap), else *partly*; on the other side *not reproduced*; covering
-# 0 *inconclusive* (or *not reproduced* when it rules the paper's effect out). A failed validity check of our own
-# runs (the dev plateau below) makes a claim *inconclusive* (`budget: …`). The claims table and the summary table at
-# the end are the results.
+# Three unsupervised objectives, SimCSE (a cosine), ArcCon (a cosine with an angular margin) and SimACE (an angle
+# with a margin), fine-tune an encoder on Wikipedia sentences, each paired with a dropout-perturbed copy of itself,
+# and are scored on seven semantic textual similarity (STS) sets by Spearman × 100 over several seeds, the
+# checkpoint chosen on the STS benchmark's dev split. Also: an equal-temperature control, training time, and
+# transfer to classification through a linear probe. Scale: all-MiniLM-L6-v2, already contrastively trained, instead
+# of BERT; top layer only; a short budget. Settings and judging rules follow; the claims table at the end holds the
+# computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -116,6 +117,62 @@ from companion.sts import COLUMNS, score_pairs, sts_pairs_subset
 from companion.training import index_batches, seed_everything
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Reproduces, at CPU scale,** §4: Tables 1–2 (SimCSE vs ArcCon vs SimACE on STS12–16, STS-B, SICK-R,
+# Spearman × 100, "all" setting, mean ± sd over seeds, paired tests) with Table 7's model selection (STS-B dev
+# every K steps, best checkpoint), the **equal-temperature control**, Table 8's training-time comparison (measured
+# side by side) and Table 13's SentEval transfer tasks (a logistic-regression probe on frozen embeddings). The margin
+# and temperature ablations (Table 14, Figs. 7–9) and §5's Figs. 2–6 are in `03-analysis`, which reloads these
+# runs from the run cache.
+#
+# **What is scaled (cpu profile), exactly.** The table after the set-up cell lists every setting beside the
+# paper's (read from `data/simace/table7_settings.csv`); in words:
+#
+# * Encoder: all-MiniLM-L6-v2 (6 layers, d = 384; the only encoder available offline) instead of BERT-base /
+#   RoBERTa-base. MiniLM is *already* contrastively trained on about a billion sentence pairs; BERT is not.
+# * Only the **top transformer layer** is fine-tuned over cached layer-5 states; it is computed for the [CLS] token
+#   only (`companion.papers.simace.cls_top`: keys and values of every token, the rest for [CLS]; the same [CLS]
+#   output as the full layer, checked below, about 3× cheaper). **The lower layers apply no dropout**, so the two
+#   "dropout views" of a sentence differ only by the dropout (p = 0.1) of the trained layer's [CLS] path: closer
+#   views than full fine-tuning gives, i.e. easier positives.
+# * [CLS] pooling as in the paper, but **no MLP pooler** (a randomly initialised Linear + tanh would dominate a short
+#   run). MiniLM's native pooling is the mean: its untrained row is shown, but we do not fine-tune with it (every
+#   loss is ≈ 0 at the first batch, section "Which pooling?").
+# * `steps` steps of `batch_size` Wikipedia sentences (at most `max_length` tokens), drawn per seed from the
+#   mirrored `wiki1m_for_simcse` sentences not held out for `03`'s PCA (several passes over that pool, against the
+#   paper's one pass over the full corpus); learning rate `lr` (above the paper's, for the short budget), decayed
+#   linearly to 0 over the `steps`, so the end of training is also the end of the schedule.
+# * **Model selection as Table 7:** STS-B dev (all pairs) every `eval_every` steps, the best trained
+#   checkpoint kept. Whether each run's dev curve is at its plateau over the last third of training, and whether
+#   the compared gaps are stable there, are measured below (`companion.stats.plateau`); every claim on trained runs
+#   carries that check.
+# * STS test: **one fixed random subset of `n_pairs` pairs per test set** (seed 0), the same for every model,
+#   so comparisons stay paired; the untrained rows are also shown on the full sets to calibrate the subset.
+# * Seeds: those of the settings, paired (same batches, initial weights and dropout stream per seed); the paper
+#   reports 5-seed means ± sd (Table 2).
+# * Transfer (Table 13): each classification set's training data subsampled to `n_transfer` items (stratified), the
+#   dev and test splits whole; details in that section.
+# * App. F's RBF objective (Table 11): its kernel width σ chosen on STS-B dev from the grid `rbf_sigmas` with seed 0
+#   only, then trained with every seed at the same budget and batches.
+#
+# The runs of both notebooks are trained once and cached (weights and histories, keyed by every setting and the
+# data): a run trained by either notebook, or by an earlier execution of the same code, is reloaded; the table of
+# runs says which. The `gpu` profile holds the paper's Table 7 settings (BERT-base, full fine-tuning, one epoch).
+#
+# **Regime.** MiniLM is already a sentence encoder; the paper starts from raw BERT / RoBERTa. What this notebook
+# measures is the effect of the three objectives on an encoder that is already contrastively trained. Every claim
+# that compares with the paper names that regime beside its verdict (`scaled: …`); the regime never changes the
+# verdict. Levels (absolute STS or transfer accuracy) of different encoders are compared only as the paper states
+# them, and read with that in mind.
+#
+# **Verdicts** are computed, never typed, by one rule (`companion.stats.direction`): our seed-paired CI on the
+# paper's side of 0 is *reproduced* when within the tolerance of the paper's gap (1.96 × the SE of the paper's gap
+# where Table 2 prints seed sds, otherwise half the gap), else *partly*; on the other side *not reproduced*; covering
+# 0 *inconclusive* (or *not reproduced* when it rules the paper's effect out). A failed validity check of our own
+# runs (the dev plateau below) makes a claim *inconclusive* (`budget: …`). The claims table and the summary table at
+# the end are the results.
+#
 # The run settings are shared with 03 (`companion.papers.simace.RUN_SETTINGS`); this notebook adds the transfer
 # probe's sizes:
 
@@ -318,7 +375,7 @@ stability.round(3)
 #
 # Spearman × 100, seven sets in SentEval's "all" setting (on the fixed subset of `n_pairs` pairs per set), best dev
 # checkpoint of each run, beside Table 1's BERT-base rows (one seed, full test sets) and Table 2's 5-seed means.
-# Absolute levels are not comparable (other backbone, other regime, 500-pair subsets); only differences are.
+# Absolute levels are not comparable (other backbone, other regime, `n_pairs`-pair subsets); only differences are.
 
 # %%
 sets = [c for c in COLUMNS if c != "avg"]

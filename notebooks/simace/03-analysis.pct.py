@@ -18,49 +18,70 @@
 # %% [markdown]
 # # SimACE §5: what the angle does to the embedding space, and the margin / temperature ablation
 #
-# **Paper.** Y. H. Jeong, M. Han, D.-K. Chae, *A Simple Angle-based Approach for Contrastive Learning of
-# Unsupervised Sentence Representation* (SimACE), Findings of EMNLP 2024 (anthology 2024.findings-emnlp.318).
+# **Paper.** Jeong, Han & Chae, *A Simple Angle-based Approach for Contrastive Learning of Unsupervised Sentence
+# Representation* (SimACE), Findings of EMNLP 2024 (anthology 2024.findings-emnlp.318), §5, Table 14 and Figs. 2–9.
 #
-# **Reproduces, at CPU scale,** Table 14 (margin m ∈ {10°, 0°, −10°}) with the temperature τ ∈ {0.05, 0.06, 0.07},
-# and §5's Figs. 2–9: PCA of 1000 Wikipedia sentences (Fig. 2), the alignment–uniformity plane coloured by STS
-# average (Fig. 3), positive and negative angles during training (Fig. 4; Fig. 7 for τ), pairwise-angle histograms
-# (Fig. 5; Fig. 8 for margins), alignment and uniformity over steps (Fig. 6; Fig. 9 for margins).
-#
-# **Scale.** Exactly the setting of `02-sts-experiments` (all-MiniLM-L6-v2, only the top layer fine-tuned over
-# cached layer-5 states and computed for [CLS] only — the lower layers apply no dropout, so the two views differ
-# only by that layer's dropout; [CLS] pooling without MLP pooler; 640 steps (cpu profile) × batch 64 Wikipedia
-# sentences with the learning rate decayed linearly to 0, STS-B dev every 64 steps with the best trained checkpoint
-# kept (02 shows the dev curves; every claim here carries the measured plateau check of its runs); the same STS
-# test evaluation, 500 pairs per set; 02 lists
-# every setting beside the paper's). Every run (02's SimCSE / ArcCon / SimACE and equal-τ controls, and the ablations:
-# SimACE with m = 0°, −10° and with τ = 0.07) comes from one run plan (`companion.papers.simace.run_jobs`) and is
-# **reloaded** from the run cache when 02, or an earlier execution of the same code, trained it (keyed by every
-# setting and the data); otherwise it is trained here. All runs share seeds (3), batches and initial weights per
-# seed, so every comparison is paired; the m = 10°, τ = 0.06 reference is the main SimACE run. The curves come from
-# `DevMonitor`: $\ell_{align}$ (SimACE's Eq. 11) as Wang & Isola's plain mean of squared distances over STS-B dev
-# pairs with gold > 4 (Eq. 11 writes a log in front, a monotone change that leaves every ordering as it is),
-# $\ell_{uniform}$ (Eq. 10, t = 2) over the distinct dev sentences, and the mean positive / negative angle of two
-# training-mode dropout views of a fixed batch of 64 held-out Wikipedia sentences.
-#
-# **Regime.** MiniLM is already contrastively trained on about a billion sentence pairs and only its top layer is
-# fine-tuned; the paper starts from raw BERT. Every comparison with the paper names that regime beside its verdict
-# (`scaled: …`); the regime never changes the verdict.
-#
-# **Verdicts** are computed, never typed, by one rule (`companion.stats.direction`): our seed-paired CI on the
-# paper's side of 0 is *reproduced* when within the tolerance of the paper's gap, else *partly*; on the other side
-# *not reproduced*; covering 0 *inconclusive* (or *not reproduced* when it rules the paper's effect out). Every claim
-# on trained runs carries the plateau check of its runs (`plateau_validity`): runs still climbing on STS-B dev whose
-# compared gap is not stable make it *inconclusive: budget*. The claims table and the summary table at the end are
-# the results.
+# How does the angle objective shape the embedding space? The notebook varies SimACE's margin (10°, 0°, −10°) and
+# temperature (0.05 to 0.07) and draws the paper's analysis figures: a principal component analysis (PCA) of
+# Wikipedia sentences, alignment (how close positive pairs sit) against uniformity (how evenly embeddings spread),
+# positive and negative angles during training, and pairwise-angle histograms. Scale: notebook 02's runs and setting
+# (all-MiniLM-L6-v2, top layer only, a short budget, several paired seeds), reloaded from its cache when present.
+# Settings and judging rules follow; the claims table at the end holds the computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -88,6 +109,40 @@ from companion.settings import REPO_ROOT
 from companion.sts import score_pairs
 
 # %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Reproduces, at CPU scale,** Table 14 (margin m ∈ {10°, 0°, −10°}) with the temperature τ ∈ {0.05, 0.06, 0.07},
+# and §5's Figs. 2–9: PCA of 1000 Wikipedia sentences (Fig. 2), the alignment–uniformity plane coloured by STS
+# average (Fig. 3), positive and negative angles during training (Fig. 4; Fig. 7 for τ), pairwise-angle histograms
+# (Fig. 5; Fig. 8 for margins), alignment and uniformity over steps (Fig. 6; Fig. 9 for margins).
+#
+# **Scale.** Exactly the setting of `02-sts-experiments` (all-MiniLM-L6-v2, only the top layer fine-tuned over
+# cached layer-5 states and computed for [CLS] only — the lower layers apply no dropout, so the two views differ
+# only by that layer's dropout; [CLS] pooling without MLP pooler; `steps` steps × `batch_size` Wikipedia sentences
+# with the learning rate decayed linearly to 0, STS-B dev every `eval_every` steps with the best trained checkpoint
+# kept (02 shows the dev curves; every claim here carries the measured plateau check of its runs); the same STS test
+# evaluation, `n_pairs` pairs per set; 02 lists every setting beside the paper's, and the settings cell below prints
+# them). Every run (02's SimCSE / ArcCon / SimACE and equal-τ controls, and the ablations: SimACE with m = 0°, −10°
+# and with τ = 0.07) comes from one run plan (`companion.papers.simace.run_jobs`) and is **reloaded** from the run
+# cache when 02, or an earlier execution of the same code, trained it (keyed by every setting and the data);
+# otherwise it is trained here. All runs share seeds, batches and initial weights per seed, so every comparison is
+# paired; the m = 10°, τ = 0.06 reference is the main SimACE run. The curves come from
+# `DevMonitor`: $\ell_{align}$ (SimACE's Eq. 11) as Wang & Isola's plain mean of squared distances over STS-B dev
+# pairs with gold > 4 (Eq. 11 writes a log in front, a monotone change that leaves every ordering as it is),
+# $\ell_{uniform}$ (Eq. 10, t = 2) over the distinct dev sentences, and the mean positive / negative angle of two
+# training-mode dropout views of a fixed batch of `n_probe` held-out Wikipedia sentences.
+#
+# **Regime.** MiniLM is already contrastively trained on about a billion sentence pairs and only its top layer is
+# fine-tuned; the paper starts from raw BERT. Every comparison with the paper names that regime beside its verdict
+# (`scaled: …`); the regime never changes the verdict.
+#
+# **Verdicts** are computed, never typed, by one rule (`companion.stats.direction`): our seed-paired CI on the
+# paper's side of 0 is *reproduced* when within the tolerance of the paper's gap, else *partly*; on the other side
+# *not reproduced*; covering 0 *inconclusive* (or *not reproduced* when it rules the paper's effect out). Every claim
+# on trained runs carries the plateau check of its runs (`plateau_validity`): runs still climbing on STS-B dev whose
+# compared gap is not stable make it *inconclusive: budget*. The claims table and the summary table at the end are
+# the results.
+#
 # The run settings are 02's, with this notebook's addition (the PCA sample):
 
 # %%

@@ -18,6 +18,103 @@
 # %% [markdown]
 # # Similarity zoo: eight objectives of the five papers on one setup
 #
+# **Papers.** All five, side by side: a comparison none of them makes (beyond the papers).
+#
+# Each paper argues for its own similarity or objective against cosine InfoNCE, each on its own setup. Here eight of
+# them (SimCSE, SimACE and ArcCon on dropout views of Wikipedia sentences; CoSENT and AnglE on graded STS benchmark
+# pairs, STS-B; SupCon, Soft SupCon and CircularCSE on Emolit's emotion labels) train under one budget and are
+# scored by one suite: semantic textual similarity (STS) on seven sets, alignment and uniformity, anisotropy,
+# effective rank and emotion clustering. Claims ask whether each paper's headline ordering carries over, paired over
+# seeds. Scale: all-MiniLM-L6-v2 with only its top layer trained, a short budget, several seeds. Settings and
+# judging rules follow; the claims table of §6 holds the computed verdicts.
+
+# %% tags=["colab-setup"]
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
+import sys
+
+if "google.colab" in sys.modules:
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
+
+# %% tags=["parameters"]
+profile = "cpu"
+seeds = None
+steps = None
+
+# %%
+import time
+from functools import partial
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import torch
+from IPython.display import display
+from tqdm.auto import tqdm
+
+from companion import stats
+from companion.papers.synthesis import zoo
+from companion.data import load_emolit, load_stsb, load_wiki
+from companion.encoders import load_encoder
+from companion.losses.weighted import soft_supcon_beta
+from companion.papers.angle.experiments import DRIFT_MIN, MOVEMENT_COLUMNS, moved_validity
+from companion.papers.angle.pairs import PairData
+from companion.profiles import settings
+from companion.results import Ledger, show_provenance
+from companion.training import seed_everything, train
+from companion.encoders.upper import UpperEncoder
+from companion.sts import sts_pairs_subset
+
+# %% [markdown]
+# ## What runs, at which scale, and how the claims are judged
+#
 # **Papers.** Each of the five papers argues for a similarity or an objective against cosine InfoNCE, each on its
 # own setup: SimACE (Jeong, Han & Chae, Findings of EMNLP 2024) for an angle with a margin; AnglE (Li & Li, arXiv
 # 2309.12871) for CoSENT + in-batch negatives + an angle in complex space; the weighted-contrastive framework (Vock,
@@ -45,47 +142,12 @@
 # not survive Holm over the family of claims is *inconclusive*. Two checks measured on the runs gate every claim:
 # *trained* (each compared objective's loss fell from the first to the last third of its steps, with a 95 % CI over
 # seeds above 0) and *plateau* (its loss, averaged over seeds, has a slope over the last third whose CI covers 0);
-# a failed check makes the claim inconclusive. Our set-up (MiniLM's top layer, a short budget) is named beside
-# every verdict as its regime and never changes it. The verdicts are in the claims table of §6.
-
-# %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
-import sys
-
-if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
-
-# %% tags=["parameters"]
-profile = "cpu"
-seeds = None
-steps = None
-
-# %%
-import time
-from functools import partial
-
-import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-import torch
-from IPython.display import display
-from tqdm.auto import tqdm
-
-from companion import stats
-from companion.papers.synthesis import zoo
-from companion.data import load_emolit, load_stsb, load_wiki
-from companion.encoders import load_encoder
-from companion.losses.weighted import soft_supcon_beta
-from companion.papers.angle.pairs import PairData
-from companion.profiles import settings
-from companion.results import Ledger, show_provenance
-from companion.training import seed_everything, train
-from companion.encoders.upper import UpperEncoder
-from companion.sts import sts_pairs_subset
-
-# %% [markdown]
+# the claims on the STS-B objectives (AnglE's CoSENT and AnglE) also carry AnglE's *moved* check (every compared run
+# moved off the untrained encoder on the STS pairs: its score changed by more than the untrained score's bootstrap
+# noise, or its embeddings turned by at least `DRIFT_MIN`); a failed check makes the claim inconclusive. Our set-up
+# (MiniLM's top layer, a short budget) is named beside every verdict as its regime and never changes it. The
+# verdicts are in the claims table of §6.
+#
 # Settings of each profile, and the eight objectives with their data, source and hyper-parameters:
 
 # %%
@@ -110,21 +172,21 @@ pd.DataFrame([{"objective": o.name, "data": o.data, "source": o.paper, "hyper-pa
               for o in zoo.OBJECTIVES.values()]).set_index("objective")
 
 # %% [markdown]
-# **What is scaled (cpu profile), exactly.** Every run trains MiniLM's top layer only (layers 1–5 frozen and run
-# once per text; so the two SimCSE-style dropout views differ only by the dropout of that layer) for `steps` = 30
-# AdamW steps (lr 1e-4, linear decay, no warm-up, gradient clipping at 1, no checkpoint selection) of
-# `batch_size` = 48 examples: 48 Wikipedia sentences × 2 views, 48 STS-B train pairs, or 48 Emolit train sentences
-# (4 per label), training texts cut to 32 tokens. The papers train for thousands of steps with every layer free.
-# Evaluation texts are encoded up to 128 tokens by the same trained layer. STS uses the same seeded subset of 150
-# pairs per set for every model (not the full sets: encoding ≈ 30k distinct STS sentences through the trained layer
-# for every model does not fit), alignment uses every STS-B dev pair with gold > 4 (208), uniformity/anisotropy/
-# effective rank a fixed sample of 1000 STS-B dev sentences, V-Measure and CD-r the full Emolit test split (1200
-# sentences, 100 per label). Hyper-parameters are each paper's (table above); Soft SupCon's ε = 0.01 is our choice
-# (the weighted-CL paper sweeps it). **Seeds and cost.** One run (training and one evaluation of the suite) costs
-# roughly 10–15 s on one thread, well under a minute, so the zoo uses five seeds: 40 runs plus the lower-layer
-# states of their training texts, about ten minutes on a quiet core (the last cell prints the measured times).
-# With five seeds the paired t-test has 4 degrees of freedom; a signed-rank test is not used (below six pairs it
-# cannot reach p < 0.05).
+# **What is scaled (cpu profile), exactly.** Every run trains MiniLM's top layer only (the layers below frozen and
+# run once per text; so the two SimCSE-style dropout views differ only by the dropout of that layer) for `steps`
+# AdamW steps (learning rate `lr`, linear decay, no warm-up, gradient clipping at 1, no checkpoint selection) of
+# `batch_size` examples: that many Wikipedia sentences × 2 views, STS-B train pairs, or Emolit train sentences
+# (class-balanced), training texts cut to `max_length` tokens. The papers train for thousands of steps with every
+# layer free. Evaluation texts are encoded up to `eval_max_length` tokens by the same trained layer. STS uses the
+# same seeded subset of `n_pairs` pairs per set for every model (not the full sets: encoding every distinct STS
+# sentence through the trained layer for every model does not fit), alignment uses every STS-B dev pair with
+# gold > 4, uniformity/anisotropy/effective rank a fixed sample of `n_sample` STS-B dev sentences, V-Measure and
+# CD-r the full Emolit test split. The settings cell below prints every value. Hyper-parameters are each paper's
+# (table above; AnglE's in-batch term sums a row's several positives as the authors' code does, `positives`); Soft
+# SupCon's ε = 0.01 is our choice (the weighted-CL paper sweeps it). **Seeds and cost.** One run
+# (training and one evaluation of the suite) costs seconds on one thread, so the zoo affords the seeds of the
+# settings for every objective (the last cell prints the measured times). With five seeds the paired t-test has 4
+# degrees of freedom; a signed-rank test is not used (below six pairs it cannot reach p < 0.05).
 
 # %% [markdown]
 # ## 1 · Data, the evaluation suite and cached lower-layer states
@@ -186,8 +248,10 @@ print(f"lower-layer states of {len(set(train_texts))} training and {len(suite.te
 # %%
 evaluate = partial(zoo.evaluate_layers, evaluator, suite)  # evaluate(model=None): the suite on model's trained layers
 t0 = time.perf_counter()
-untrained = evaluate()
+kept = {}  # the untrained embeddings of the STS sentences: every run's movement is measured against them
+untrained = evaluate(keep=kept)
 t_eval = time.perf_counter() - t0
+reference = zoo.movement_reference(untrained, kept, suite)
 untrained_layers = {k: v.clone() for k, v in evaluator.layers.state_dict().items()}
 print(f"one evaluation: {t_eval:.1f} s")
 pd.Series(untrained).round(3).to_frame("untrained MiniLM (mean pooling)").T
@@ -203,22 +267,26 @@ for seed, name in tqdm([(s, n) for s in cfg.seeds for n in NAMES], desc="zoo run
                    cfg.steps, cfg.lr, desc=f"{name} seed {seed}", progress=False)
     cpu_s = time.process_time() - c0
     t0 = time.perf_counter()
-    scores = evaluate(model)
+    kept = {}
+    scores = evaluate(model, keep=kept)
     rows.append({"model": name, "seed": seed, "data": kind, "loss_first": result.history[0]["loss"],
                  "loss_last": result.history[-1]["loss"], "losses": [h["loss"] for h in result.history],
                  "train_s": result.wall_time_s, "train_cpu_s": cpu_s,
-                 "eval_s": time.perf_counter() - t0, **scores})
+                 "eval_s": time.perf_counter() - t0, **scores, **zoo.run_movement(reference, scores, kept)})
 evaluator.layers.load_state_dict(untrained_layers)
 runs = pd.DataFrame(rows)
-runs.groupby("model", sort=False)[["loss_first", "loss_last", "train_s", "train_cpu_s", "eval_s"]].mean().round(3)
+runs.groupby("model", sort=False)[["loss_first", "loss_last", "train_s", "train_cpu_s", "eval_s",
+                                    *MOVEMENT_COLUMNS]].mean().round(3)
 
 # %% [markdown]
 # `loss_first` is the training signal at the start. With MiniLM's mean pooling the unsupervised losses (SimCSE,
 # SimACE, ArcCon) start near 0: MiniLM was trained contrastively on 1B sentence pairs, its sentences are already
 # spread out and the two dropout views of the top layer nearly coincide, so there may be almost nothing to learn
 # from them (the SimACE notebook switches to [CLS] pooling; the zoo keeps the backbone's own pooling for every
-# objective). The *trained* check of §6 measures this on every run rather than assuming it. The loss curves, mean
-# over seeds:
+# objective). The *trained* check of §6 measures this on every run rather than assuming it; the table above also
+# shows how far each objective's runs moved off the untrained encoder on the STS pairs (the STS average's change,
+# the untrained average's noise, the mean embedding drift 1 − cos), which the *moved* check reads for the STS-B
+# objectives. The loss curves, mean over seeds:
 
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(15, 3.6))
@@ -330,7 +398,8 @@ plt.show()
 # t-test does not survive Holm over the family of all the claims below (`stats.holm`). Where a claim names the best
 # or worst objective, B is the closest competitor by the mean (the binding comparison; named in the note). Every
 # claim carries the *trained* and *plateau* checks of the trained objectives it compares (`zoo.trained_check`,
-# `zoo.plateau_check`), measured on their loss curves.
+# `zoo.plateau_check`), measured on their loss curves, and a claim on the STS-B objectives (CoSENT, AnglE) AnglE's
+# *moved* check of their runs (`moved_validity`, threshold `DRIFT_MIN` printed below).
 
 # %%
 mean = runs.groupby("model")[["avg", "V", "CD-r", "uniform", "between_cos"]].mean()
@@ -382,30 +451,41 @@ family = {cid: zoo.compare(runs, metric, a, b, reference=untrained) for cid, _, 
 p_holm = dict(zip(family, stats.holm([c.p if c.p is not None else 1.0 for c in family.values()])))
 SETUP = (f"MiniLM top layer only, {cfg.steps} steps x {cfg.batch_size}, lr {cfg.lr}, {len(cfg.seeds)} seeds; "
          f"STS on {cfg.n_pairs} pairs per set")
+print(f"a run moved: |STS average change| > the untrained average's noise, or drift >= DRIFT_MIN = {DRIFT_MIN:g}")
+by_objective = runs.rename(columns={"model": "objective"})
 for cid, text, metric, a, b, sign in CLAIMS:
     cmp = family[cid]
     trained_here = [n for n in (a, b) if n != zoo.UNTRAINED]
+    pairs_here = [n for n in trained_here if zoo.OBJECTIVES[n].data == "stsb"]  # AnglE's objectives: moved check
+    moved = [moved_validity(by_objective, {"objective": pairs_here})] if pairs_here else []
     effect, src = DIFFS.get((a, b), (None, None))
     mde = "n/a (one seed)" if cmp.mde is None else f"{cmp.mde:.3g}"
     ledger.claim(cid, text, kind="beyond", source=src,
                  paper_value=effect if effect is not None else ("A > B" if sign > 0 else "A < B"), ours=cmp,
                  criterion=zoo.holm_direction(p_holm[cid], family=len(CLAIMS), paper_effect=effect,
                                               sign=None if effect is not None else sign),
-                 regime=SETUP, validity=[zoo.trained_check(runs, trained_here), zoo.plateau_check(runs, trained_here)],
+                 regime=SETUP, validity=[zoo.trained_check(runs, trained_here), *moved,
+                                         zoo.plateau_check(runs, trained_here)],
                  note=f"{metric}: {a} − {b} = {cmp}; minimum detectable effect (80 % power) {mde}; Holm-adjusted p "
                       f"over the {len(CLAIMS)} claims = {p_holm[cid]:.3g}.")
 ledger.table()
 
 # %%
-pd.DataFrame([{"id": c["id"], "verdict": c["verdict"],
-               **{v["name"]: "passed" if v["passed"] else "failed" for v in c.get("validity", [])},
-               "reason": c.get("reason", "")} for c in ledger.claims]).set_index("id")
+def check_cells(checks: list) -> dict:
+    """One column per check; AnglE's moved check (a second 'trained' check, by what it measured) has its own."""
+    return {("moved" if "moved off the untrained" in v["detail"] else v["name"]): "passed" if v["passed"] else "failed"
+            for v in checks}
+
+
+pd.DataFrame([{"id": c["id"], "verdict": c["verdict"], **check_cells(c.get("validity", [])),
+               "reason": c.get("reason", "")} for c in ledger.claims]).set_index("id").fillna("-")
 
 # %% [markdown]
 # ## Closing note: the zoo table
 #
-# Mean ± std over seeds (cpu profile: top layer of MiniLM, 30 steps × 48 examples, lr 1e-4); STS on 150 pairs per
-# set; V-Measure, CD-r and the between-label cosine on the Emolit test split.
+# Mean ± std over seeds (MiniLM's top layer, `steps` steps of `batch_size` examples at `lr`, as the settings cell
+# prints them); STS on `n_pairs` pairs per set; V-Measure, CD-r and the between-label cosine on the Emolit test
+# split.
 
 # %%
 table

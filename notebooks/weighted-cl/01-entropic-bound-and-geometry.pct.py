@@ -18,34 +18,71 @@
 # %% [markdown]
 # # Weighted InfoNCE: the entropic bound and distance geometry
 #
-# **Paper.** R. Vock, E. Duchesnay, B. Dufumier, *A Unified Geometric Framework for Weighted Contrastive
-# Learning*, arXiv 2605.13943 (2026). **Reproduces** §3.1–3.4 and App. A–B: Def. 3.1 (weighted InfoNCE),
-# Thm. 3.3 (entropic bound $L^W \ge H(p_W)$, equality iff $s_{ij} = \log w_{ij} + c$), Cor. 3.4–3.5 and
-# Thm. 3.7–3.8 (with $w = e^{-d}$ the bound is attained iff $\|z_i - z_j\|^2 = d_{ij}$, Euclidean, or
-# $\cos(z_i, z_j) = 1 - \tau d_{ij}$, spherical, which needs a spherical EDM of radius $\le 1/\sqrt{2\tau}$),
-# Lemmas B.1–B.2 (Schoenberg's EDM test, realisation by classical MDS, unique up to isometry).
+# **Paper.** Vock, Duchesnay & Dufumier, *A Unified Geometric Framework for Weighted Contrastive Learning*, arXiv
+# 2605.13943 (2026), §3.1–3.4 and App. A–B.
 #
-# Everything is checked exactly on free embeddings (one free vector per sample, float64 L-BFGS) — no model,
-# no data. Optima are deterministic given a seed, so each claim takes the worst case over the seeds against a
-# tolerance stated in the claim (the float64 optimiser's floor).
-#
-# **What is tested.** Paper claims: the equality condition of Thm. 3.3 by optimising a free symmetric $S$; Thm. 3.7
-# in both directions under its two conditions (an EDM of dimension 2 must be attained and realised, an EDM of
-# dimension 3 and a non-EDM of rank 4 must not), and its two formulas exactly as printed; Thm. 3.8's spherical optimum
-# below and above the radius $1/\sqrt{2\tau}$ and where the threshold falls on a grid of radii. Beyond the paper:
-# whether each condition of Thm. 3.7 can be dropped. Our own checks (passed or failed, never reproductions): the loss
-# code against Gibbs' inequality and its closed form at $S = \log W + c$, the EDM tests and classical MDS against the
-# textbook cases of Lemmas B.1–B.2. Every claim is one deterministic number against the tolerance it states; the
-# verdicts are in the claims table at the end.
+# The paper's weighted InfoNCE loss cannot fall below the entropy of its weights (Thm. 3.3); when the weights decay
+# with a given distance, only embeddings whose own distances reproduce it reach that bound (Thm. 3.7, Euclidean;
+# Thm. 3.8, on the sphere). This notebook checks these statements exactly on free embeddings, one vector per sample
+# optimised in float64, with no model and no data: when the bound is attained, under which conditions, and where
+# Thm. 3.8's radius threshold falls. Optima are deterministic for a given seed, so each claim compares its worst
+# case over the seeds with a stated tolerance. What is tested follows; the claims table at the end holds the
+# computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -64,18 +101,39 @@ import pandas as pd
 import seaborn as sns
 import torch
 
-from companion.free_embeddings import fit_free_embeddings
+from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import distance_weights, entropic_bound, weighted_infonce
-from companion.metrics.distance_geometry import (classical_mds, edm, embedding_dimension, is_edm,
-                                                 is_spherical_edm, r2_procrustes, spherical_radius,
-                                                 spherical_realisation)
+from companion.papers.weighted_cl.distance_geometry import (classical_mds, edm, embedding_dimension, is_edm,
+                                                            is_spherical_edm, r2_procrustes, spherical_radius,
+                                                            spherical_realisation)
 from companion.papers.weighted_cl.experiments import fit_exp_similarity, free_s_optimum, paper_number, thm37_cases
 from companion.profiles import settings
 from companion.results import Ledger, at_least, at_most, holds, show_provenance, within
 
 # %% [markdown]
-# Settings per profile (smoke: a few L-BFGS iterations on tiny problems; cpu: five seeds, 3000 iterations and the
-# full grid of radii and temperatures), then the claims ledger.
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Reproduces** §3.1–3.4 and App. A–B: Def. 3.1 (weighted InfoNCE), Thm. 3.3 (entropic bound $L^W \ge H(p_W)$,
+# equality iff $s_{ij} = \log w_{ij} + c$), Cor. 3.4–3.5 and Thm. 3.7–3.8 (with $w = e^{-d}$ the bound is attained
+# iff $\|z_i - z_j\|^2 = d_{ij}$, Euclidean, or $\cos(z_i, z_j) = 1 - \tau d_{ij}$, spherical, which needs a
+# spherical Euclidean distance matrix (EDM) of radius $\le 1/\sqrt{2\tau}$), Lemmas B.1–B.2 (Schoenberg's EDM test,
+# realisation by classical multidimensional scaling (MDS), unique up to isometry).
+#
+# Everything is checked exactly on free embeddings (one free vector per sample, float64 L-BFGS) — no model,
+# no data. Optima are deterministic given a seed, so each claim takes the worst case over the seeds against a
+# tolerance stated in the claim (the float64 optimiser's floor).
+#
+# **What is tested.** Paper claims: the equality condition of Thm. 3.3 by optimising a free symmetric $S$; Thm. 3.7
+# in both directions under its two conditions (an EDM of dimension 2 must be attained and realised, an EDM of
+# dimension 3 and a non-EDM of rank 4 must not), and its two formulas exactly as printed; Thm. 3.8's spherical optimum
+# below and above the radius $1/\sqrt{2\tau}$ and where the threshold falls on a grid of radii. Beyond the paper:
+# whether each condition of Thm. 3.7 can be dropped. Our own checks (passed or failed, never reproductions): the loss
+# code against Gibbs' inequality and its closed form at $S = \log W + c$, the EDM tests and classical MDS against the
+# textbook cases of Lemmas B.1–B.2. Every claim is one deterministic number against the tolerance it states; the
+# verdicts are in the claims table at the end.
+#
+# Settings per profile (smoke: a few L-BFGS iterations on tiny problems; cpu: the seeds, iterations and full grid
+# of radii and temperatures printed below), then the claims ledger.
 
 # %%
 torch.set_num_threads(1)  # tiny float64 problems: one thread is fastest on a shared CPU
@@ -90,6 +148,66 @@ cfg = settings(profile,
 ledger = Ledger("weighted-cl", "01-entropic-bound-and-geometry", profile=cfg.profile, seeds=cfg.seeds)
 sns.set_theme(style="whitegrid", context="notebook")
 cfg
+
+# %% [markdown]
+# ## 0. The method from scratch, on a tiny example
+#
+# Before the package does the work, the two formulas this notebook rests on, written out with numpy loops on five
+# samples and checked against `companion.losses.weighted`.
+#
+# **Weighted InfoNCE** (Def. 3.1). Each anchor $i$ turns its weights into a target distribution over the other
+# samples, $P_{ij} = w_{ij} / \sum_{k \ne i} w_{ik}$, and its similarities into a softmax over the same samples,
+# $\exp s_{ij} / \sum_{k\ne i} \exp s_{ik}$. The loss is the cross-entropy between the two, averaged over anchors:
+# SupCon, y-Aware and X-CLR differ only in how they set $w$. **The entropic bound** (Thm. 3.3, Eq. 1): a
+# cross-entropy is never below the target's own entropy, so $L^W \ge H(p_W)$, the mean entropy of the rows of $P$;
+# it is reached exactly when the softmax rows equal $P$, i.e. $s_{ij} = \log w_{ij} + c$.
+
+# %%
+def weighted_infonce_by_hand(W, S):
+    """Def. 3.1: mean over anchors of the cross-entropy between P_i (from W) and softmax(S_i), self-pairs left out."""
+    n = len(W)
+    total = 0.0
+    for i in range(n):
+        others = [k for k in range(n) if k != i]
+        log_normaliser = np.log(sum(np.exp(S[i, k]) for k in others))
+        weight_sum = sum(W[i, k] for k in others)
+        total += sum(W[i, j] / weight_sum * -(S[i, j] - log_normaliser) for j in others)
+    return total / n
+
+
+def entropic_bound_by_hand(W):
+    """Thm. 3.3, Eq. 1: the mean entropy of the target rows P_i."""
+    n = len(W)
+    total = 0.0
+    for i in range(n):
+        p = np.array([W[i, k] for k in range(n) if k != i])
+        p = p / p.sum()
+        total += -(p * np.log(p)).sum()
+    return total / n
+
+
+rng_tiny = np.random.default_rng(0)
+y_tiny = rng_tiny.normal(size=5)                   # five samples with a continuous label
+W_tiny = np.exp(-(y_tiny[:, None] - y_tiny[None, :]) ** 2)   # y-Aware weights w_ij = exp(-|y_i - y_j|^2)
+A_tiny = rng_tiny.normal(size=(5, 5))
+S_tiny = A_tiny + A_tiny.T                                   # any symmetric similarity matrix
+for name, by_hand, package in [
+        ("L^W at a random S", weighted_infonce_by_hand(W_tiny, S_tiny),
+         weighted_infonce(torch.tensor(W_tiny), torch.tensor(S_tiny), float64=True)),
+        ("L^W at S = log W + 3", weighted_infonce_by_hand(W_tiny, np.log(W_tiny) + 3),
+         weighted_infonce(torch.tensor(W_tiny), torch.tensor(np.log(W_tiny) + 3), float64=True)),
+        ("H(p_W)", entropic_bound_by_hand(W_tiny), entropic_bound(torch.tensor(W_tiny)))]:
+    np.testing.assert_allclose(by_hand, float(package), rtol=1e-12)
+    print(f"{name}: written out equals companion.losses.weighted")
+
+# %% [markdown]
+# And the bound itself on this example: above it at a random $S$, on it at $S = \log W + c$.
+
+# %%
+bound_tiny = entropic_bound_by_hand(W_tiny)
+assert weighted_infonce_by_hand(W_tiny, S_tiny) > bound_tiny
+np.testing.assert_allclose(weighted_infonce_by_hand(W_tiny, np.log(W_tiny) + 3), bound_tiny, rtol=1e-12)
+print("L^W(random S) > H(p_W), and L^W(log W + c) = H(p_W)")
 
 # %% [markdown]
 # ## 1. The entropic bound as a property check (Thm. 3.3)

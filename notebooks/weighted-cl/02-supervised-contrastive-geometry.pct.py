@@ -18,32 +18,70 @@
 # %% [markdown]
 # # Supervised contrastive geometry: Hard vs Soft SupCon, class imbalance, the τ* erratum, Euclidean SupCon
 #
-# **Paper.** R. Vock, E. Duchesnay, B. Dufumier, *A Unified Geometric Framework for Weighted Contrastive
-# Learning*, arXiv 2605.13943 (2026). **Reproduces** §3.5 (Soft SupCon, Cor. 3.9), §3.7 (Euclidean SupCon is
-# degenerate), §3.8 and App. D (Hard SupCon, Thm. 3.13, D.1–D.6: collapse, regular simplex when balanced,
-# size-dependent inter-class cosines when imbalanced, the reduced prototype problem) and §4.2 / Fig. 4 (free
-# embeddings, $d = C = 10$, Adam 5e-2 full batch, class ratios up to 1:2:…:10, Hard τ = 0.1, Soft ε = e⁻¹).
+# **Paper.** Vock, Duchesnay & Dufumier, *A Unified Geometric Framework for Weighted Contrastive Learning*, arXiv
+# 2605.13943 (2026), §3.5, §3.7, §3.8, §4.2 (Fig. 4) and App. D.
 #
-# **What is tested.** Everything runs on free embeddings (one free vector per sample; float64 L-BFGS, and the
-# paper's own protocol of §4.2, Adam 5e-2 on the full batch for App. G's step budget), so each claim is one
-# deterministic number per seed, judged by its worst case over the seeds against the tolerance it states. Paper
-# claims: balanced Hard SupCon's collapse onto a centred regular simplex; under imbalance, inter-class cosines that
-# depend only on the two class sizes, with minority classes grouped more closely; Fig. 4's heatmaps (Hard SupCon
-# loses the simplex, Soft SupCon keeps it; equal shapes share a cosine); Soft SupCon's β = 1 + τ log ε for every
-# pair and its attained bound (Cor. 3.9), and the simplex temperature τ* as printed; Euclidean SupCon's degenerate
-# quasi-optima (§3.7); Thm. D.1's strict bound with a zero weight and its part 4 ("only if") on a chain of weights.
-# Our own checks (passed or failed): the optimum's loss against Eq. 11, the bound's strictness formula, the reduced
-# prototype problem against full free-embedding L-BFGS, and the corrected τ*. The verdicts are in the claims table
-# at the end.
+# Supervised contrastive learning (SupCon) pulls together embeddings of one class. The paper locates its optimum:
+# with balanced classes, a regular simplex of class points; with unbalanced classes, cosines between classes set by
+# the class sizes; with soft weights (Soft SupCon), a geometry that keeps the simplex; with Euclidean similarity, a
+# degenerate one. Each statement is tested on free embeddings (one vector per sample; float64, and the paper's Adam
+# protocol): each claim is one deterministic number per seed against a stated tolerance. It also checks the printed
+# simplex temperature τ*. What is tested follows; the claims table at the end holds the computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -61,18 +99,38 @@ import pandas as pd
 import seaborn as sns
 import torch
 
-from companion.free_embeddings import fit_free_embeddings
+from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import (euclidean_similarities, hard_supcon_optimal_loss, soft_supcon_beta,
                                        soft_supcon_simplex_tau, soft_supcon_simplex_tau_paper, soft_supcon_weights,
                                        supcon_weights)
-from companion.metrics.distance_geometry import block_cosines, class_prototypes, delta_w, solve_supcon_prototypes
+from companion.papers.weighted_cl.distance_geometry import (block_cosines, class_prototypes, delta_w,
+                                                            solve_supcon_prototypes)
 from companion.papers.weighted_cl.experiments import chain_sequence, chain_weights, paper_number, shape_spread
 from companion.profiles import settings
 from companion.results import Ledger, at_least, at_most, holds, show_provenance, within
 
 # %% [markdown]
-# Settings per profile (smoke: one seed, a few steps, two class ratios; cpu: three seeds, 3000 L-BFGS iterations or
-# Adam steps, C in {3, 4, 10}), then the claims ledger.
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Reproduces** §3.5 (Soft SupCon, Cor. 3.9), §3.7 (Euclidean SupCon is degenerate), §3.8 and App. D (Hard SupCon,
+# Thm. 3.13, D.1–D.6: collapse, regular simplex when balanced, size-dependent inter-class cosines when imbalanced,
+# the reduced prototype problem) and §4.2 / Fig. 4 (free embeddings, $d = C = 10$, Adam 5e-2 full batch, class
+# ratios up to 1:2:…:10, Hard τ = 0.1, Soft ε = e⁻¹).
+#
+# **What is tested.** Everything runs on free embeddings (one free vector per sample; float64 L-BFGS, and the
+# paper's own protocol of §4.2, Adam 5e-2 on the full batch for App. G's step budget), so each claim is one
+# deterministic number per seed, judged by its worst case over the seeds against the tolerance it states. Paper
+# claims: balanced Hard SupCon's collapse onto a centred regular simplex; under imbalance, inter-class cosines that
+# depend only on the two class sizes, with minority classes grouped more closely; Fig. 4's heatmaps (Hard SupCon
+# loses the simplex, Soft SupCon keeps it; equal shapes share a cosine); Soft SupCon's β = 1 + τ log ε for every
+# pair and its attained bound (Cor. 3.9), and the simplex temperature τ* as printed; Euclidean SupCon's degenerate
+# quasi-optima (§3.7); Thm. D.1's strict bound with a zero weight and its part 4 ("only if") on a chain of weights.
+# Our own checks (passed or failed): the optimum's loss against Eq. 11, the bound's strictness formula, the reduced
+# prototype problem against full free-embedding L-BFGS, and the corrected τ*. The verdicts are in the claims table
+# at the end.
+#
+# Settings per profile (smoke: one seed, a few steps, two class ratios; cpu: the seeds, L-BFGS iterations, Adam
+# steps and numbers of classes printed below), then the claims ledger.
 
 # %%
 torch.set_num_threads(1)  # small full-batch problems: one thread is fastest on a shared CPU

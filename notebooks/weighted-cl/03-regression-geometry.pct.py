@@ -18,36 +18,70 @@
 # %% [markdown]
 # # Regression geometry: Euclidean–Euclidean, y-Aware and X-CLR; digits with Euclidean Soft SupCon
 #
-# **Paper.** R. Vock, E. Duchesnay, B. Dufumier, *A Unified Geometric Framework for Weighted Contrastive
-# Learning*, arXiv 2605.13943 (2026). **Reproduces** §3.6 (Thm. 3.10 Euclidean–Euclidean, Thm. 3.11 y-Aware,
-# Thm. 3.12 X-CLR) on free embeddings, then §4.1 and §4.3 at small scale: the paper trains an MNIST ConvNet; we train
-# a small MLP on scikit-learn's 8×8 digits (1,797 images) — Fig. 2 (Euclidean Soft SupCon, $q = 5..12$: the bound
-# becomes attainable at $q = 9$), Fig. 3 (regression on thickness and slant, and class + morphometrics), Fig. 5
-# (y-Aware vs Euclidean on thickness, $q = 2$, τ = 0.1: arc vs line). Thickness and slant are measured from the
-# images here (ink area / skeleton length, moment shear: `companion.metrics.morphometrics`), not Morpho-MNIST's.
+# **Paper.** Vock, Duchesnay & Dufumier, *A Unified Geometric Framework for Weighted Contrastive Learning*, arXiv
+# 2605.13943 (2026), §3.6, §4.1 and §4.3 (Figs. 2, 3 and 5).
 #
-# **How the claims are judged.** Free-embedding optima are deterministic given a seed, so the theorem claims compare
-# one number (the worst case) with a stated tolerance: the float64 optimiser's floor. The digit experiments train an
-# encoder per seed — five seeds in the cpu profile: one run costs a few seconds on one thread (well under a minute),
-# and the hundred runs make the notebook take about ten minutes — and their claims are judged over the seeds through
-# `companion.stats`: a level the paper prints (an $r^2$ at some $q$) by its 95 % interval against a band around the
-# paper's value; a difference (local minus global $r^2_\mathrm{Proc}$) by the symmetric direction rule, with the
-# paper's own difference as the magnitude; a threshold on a qualitative statement ("a line", "an arc") by the lower
-# end of the interval. Each digit claim also carries two checks measured on its own runs: *trained* (the training
-# loss fell beyond its minibatch noise in every run) and *plateau* (the held-out metric, recorded every tenth of the
-# run, gains at most a quarter of the resolution the claim is read at over the last third of training); a failed
-# check makes the claim inconclusive. Our set-up differs from the paper's (digits and an MLP for MNIST and a
-# ConvNet, far fewer steps): every digit claim names that as its regime, shown beside the verdict; the regime never
-# changes the verdict. The verdicts are in the claims table at the end.
+# For regression, the framework weights pairs by how close their targets are; three theorems give the optimal
+# geometry for a Euclidean weighting with a Euclidean similarity (Thm. 3.10), for y-Aware (Thm. 3.11) and for X-CLR
+# (Thm. 3.12), and they are checked on free embeddings. Then a small experiment: where the paper trains a
+# convolutional network on MNIST, this notebook trains a small multi-layer perceptron (MLP) on scikit-learn's 8×8
+# digit images, with stroke thickness and slant measured from the images, over many seeds: Figs. 2, 3 and 5 at small
+# scale. Settings and judging rules follow; the claims table at the end holds the computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -68,10 +102,10 @@ import seaborn as sns
 import torch
 
 from companion.data import load_digits
-from companion.free_embeddings import fit_free_embeddings
+from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import euclidean_similarities, euclidean_weights, soft_supcon_weights
-from companion.metrics.distance_geometry import delta_w, edm, r2_procrustes, r2_sim
-from companion.metrics.morphometrics import morphometrics
+from companion.papers.weighted_cl.distance_geometry import delta_w, edm, r2_procrustes, r2_sim
+from companion.papers.weighted_cl.morphometrics import morphometrics
 from companion.papers.weighted_cl.experiments import (arc_order, dev_plateau, dev_plateau_groups, end_of_rise,
                                                       fit_digit_encoder, line_fraction, local_global_r2, loss_moved,
                                                       lower_bound, monitor_every, paper_number, run_curve,
@@ -81,8 +115,31 @@ from companion import stats
 from companion.results import Ledger, at_least, at_most, holds, not_testable, show_provenance, within
 
 # %% [markdown]
-# Settings per profile (smoke: a 400-image subset, 3 training steps, two seeds; cpu: every digit, 400 Adam steps,
-# q = 5..12, five seeds), then the claims ledger.
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Reproduces** §3.6 (Thm. 3.10 Euclidean–Euclidean, Thm. 3.11 y-Aware, Thm. 3.12 X-CLR) on free embeddings, then
+# §4.1 and §4.3 at small scale: the paper trains an MNIST ConvNet; we train a small MLP on scikit-learn's 8×8 digits
+# (1,797 images) — Fig. 2 (Euclidean Soft SupCon, $q = 5..12$: the bound becomes attainable at $q = 9$), Fig. 3
+# (regression on thickness and slant, and class + morphometrics), Fig. 5 (y-Aware vs Euclidean on thickness,
+# $q = 2$, τ = 0.1: arc vs line). Thickness and slant are measured from the images here (ink area / skeleton length,
+# moment shear: `companion.papers.weighted_cl.morphometrics`), not Morpho-MNIST's.
+#
+# **How the claims are judged.** Free-embedding optima are deterministic given a seed, so the theorem claims compare
+# one number (the worst case) with a stated tolerance: the float64 optimiser's floor. The digit experiments train an
+# encoder per seed (the seeds of the settings; one run costs seconds on one thread, so the cpu profile affords a
+# hundred runs) and their claims are judged over the seeds through
+# `companion.stats`: a level the paper prints (an $r^2$ at some $q$) by its 95 % interval against a band around the
+# paper's value; a difference (local minus global $r^2_\mathrm{Proc}$) by the symmetric direction rule, with the
+# paper's own difference as the magnitude; a threshold on a qualitative statement ("a line", "an arc") by the lower
+# end of the interval. Each digit claim also carries two checks measured on its own runs: *trained* (the training
+# loss fell beyond its minibatch noise in every run) and *plateau* (the held-out metric, recorded every tenth of the
+# run, gains at most a quarter of the resolution the claim is read at over the last third of training); a failed
+# check makes the claim inconclusive. Our set-up differs from the paper's (digits and an MLP for MNIST and a
+# ConvNet, far fewer steps): every digit claim names that as its regime, shown beside the verdict; the regime never
+# changes the verdict. The verdicts are in the claims table at the end.
+#
+# Settings per profile (smoke: a small subset of the images, a few training steps, two seeds; cpu: every digit and
+# the Adam steps, latent dimensions and seeds printed below), then the claims ledger.
 
 # %%
 torch.set_num_threads(1)  # small MLP and 512x512 similarity matrices: one thread is fastest on a shared CPU

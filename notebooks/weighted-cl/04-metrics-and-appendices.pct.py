@@ -18,36 +18,71 @@
 # %% [markdown]
 # # Geometry metrics, X-CLR label geometries (App. E) and kernel PCA (App. F)
 #
-# **Paper.** R. Vock, E. Duchesnay, B. Dufumier, *A Unified Geometric Framework for Weighted Contrastive
-# Learning*, arXiv 2605.13943 (2026). **Reproduces** §3.9 (entropic gap $\Delta_W$, similarity $r^2$, Procrustes
-# $r^2$ and their invariances), App. E (X-CLR with label geometries: the 100 CIFAR-100 class names embedded by
-# all-MiniLM-L6-v2 from "a photo of {name}" vs the one-hot simplex; the Fig. 6 matrix of $r^2_\mathrm{Proc}$ of
-# each trained geometry against each target; Table 1) and App. F (Thm. F.1: with $w = e^{-d}$ from a PSD kernel
-# and Euclidean similarity the optimum is the kernel-PCA embedding; PCA vs w-InfoNCE on digits, Fig. 7).
+# **Paper.** Vock, Duchesnay & Dufumier, *A Unified Geometric Framework for Weighted Contrastive Learning*, arXiv
+# 2605.13943 (2026), §3.9, App. E and App. F.
 #
-# **How the claims are judged.** Free-embedding optima (Thm. F.1, Fig. 6 on free embeddings, App. F.2) are
-# deterministic given a seed, so their claims compare one number with a stated tolerance. The Fig. 7 sweep runs on
-# five random subsets of the digits, and Table 1's protocol on digits trains an MLP encoder per label geometry and
-# seed (five seeds; one run costs a few seconds on one thread); those claims are judged over the seeds through
-# `companion.stats`: a level by its 95 % interval against a band around the paper's value, a difference between
-# the MiniLM and the Simplex geometry by the symmetric direction rule with Table 1's own difference as the magnitude
-# (tolerance: half of it, the paper prints no spread). Each Table 1 claim carries checks measured on its own runs:
-# *trained* (the training loss fell beyond its minibatch noise), *plateau* (the compared held-out metric, recorded
-# every tenth of the run, is flat over the last third or gains at most a quarter of the compared gap) and, for the
-# accuracies, *ceiling* (the room left below 100 % is at least the paper's difference); a failed check makes the
-# claim inconclusive. Our set-up differs from the paper's (digits, an MLP and 10 classes for CIFAR-100, a
-# ResNet-50 and 100 classes; free embeddings for trained encoders): each such claim names it as its regime, shown
-# beside the verdict; the regime never changes the verdict. Table 1 itself is transcribed in full, and one check
-# asks whether its own numbers bear the text's reading. The verdicts are in the claims table at the end.
+# Three parts. The paper's geometry metrics (the entropic gap, a similarity r² and a Procrustes r²) and what they
+# are invariant to (§3.9). X-CLR with label geometries (App. E): targets from the 100 CIFAR-100 class names embedded
+# by all-MiniLM-L6-v2, against the one-hot simplex, on free embeddings and with a small multi-layer perceptron (MLP)
+# trained on digit images instead of a ResNet-50 on CIFAR-100. Kernel principal component analysis (kernel PCA, App.
+# F): with weights from a kernel, the weighted InfoNCE optimum is the kernel PCA embedding. Free-embedding claims
+# are deterministic; trained ones are judged over seeds. Settings and judging rules follow; the claims table at the
+# end holds the computed verdicts.
 
 # %% tags=["colab-setup"]
-# Colab set-up (does nothing elsewhere). No GitHub repository is configured for this copy of the
-# companion ([tool.companion] repository in pyproject.toml): there is nothing to install from.
+# @title Colab set-up { display-mode: "form" }
+# On Colab: install the companion from its repository and fetch its data (a few minutes, once per
+# session); elsewhere: nothing. companion_repository: GitHub "owner/name" (or any address git
+# clones); data_mirror: optional, a copy of the data mirror to fetch from instead of each publisher.
+companion_repository = ""  # @param {type:"string"}
+data_mirror = ""  # @param {type:"string"}
 import sys
 
 if "google.colab" in sys.modules:
-    raise RuntimeError("This copy names no repository to install the companion from; run the notebook from a clone "
-                       "of the repository (README, 'Opening the notebooks').")
+    import importlib
+    import importlib.metadata
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    class SetUpStop(Exception):
+        def _render_traceback_(self):  # IPython shows this one line instead of a traceback
+            return [f"Colab set-up: {self}"]
+
+    def loaded_versions():
+        loaded = {name for name in sys.modules if "." not in name}
+        owners = importlib.metadata.packages_distributions()
+        return {dist: importlib.metadata.version(dist)
+                for module in loaded for dist in owners.get(module, ())}
+
+    address = companion_repository.strip()
+    if not address:
+        raise SetUpStop('set companion_repository (the field above) to the GitHub "owner/name" of the '
+                        'companion, then run this cell again')
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", address):
+        address = f"https://github.com/{address}"
+    if not os.path.isdir("/content/companion") and subprocess.run(
+            ["git", "clone", "--quiet", "--depth", "1", address, "/content/companion"]).returncode:
+        raise SetUpStop(f"git could not clone {address} (see above): check companion_repository")
+    before = loaded_versions()
+    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "/content/companion"]).returncode:
+        raise SetUpStop("pip could not install the companion (see above)")
+    importlib.invalidate_caches()
+    after = loaded_versions()
+    upgraded = sorted(dist for dist, version in before.items() if after.get(dist, version) != version)
+    if upgraded:
+        print(f"Colab set-up: upgraded {', '.join(upgraded)}, already loaded by this session; the runtime "
+              "restarts now: run this cell again, then the notebook.", flush=True)
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    from companion.__main__ import main
+
+    mirror = ["--base-url", data_mirror.strip()] if data_mirror.strip() else []
+    if main(["data", "fetch", "--dest", "/content/companion-data", *mirror]):
+        raise SetUpStop("the data fetch failed (see the errors above); run this cell again to resume it")
+    os.environ.update(COMPANION_REPO_ROOT="/content/companion", COMPANION_DATA_DIR="/content/companion-data")
 
 # %% tags=["parameters"]
 profile = "cpu"
@@ -71,9 +106,10 @@ from sklearn.model_selection import cross_val_score
 
 from companion.data import load_digits
 from companion.encoders import load_encoder
-from companion.free_embeddings import fit_free_embeddings
+from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import distance_weights, entropic_bound, euclidean_similarities, xclr_weights
-from companion.metrics.distance_geometry import delta_w, edm, r2_procrustes, r2_sim, random_isometry
+from companion.papers.weighted_cl.distance_geometry import (delta_w, edm, r2_procrustes, r2_sim,
+                                                            random_isometry)
 import companion.papers.weighted_cl.experiments as wx
 from companion import stats
 from companion.profiles import settings
@@ -81,9 +117,32 @@ from companion.results import Ledger, at_least, at_most, holds, not_testable, sh
 from companion.settings import REPO_ROOT
 
 # %% [markdown]
-# Settings per profile (smoke: 20 classes, 120 digits, a few L-BFGS iterations, two Table 1 seeds and Fig. 7 subsets;
-# cpu: the 100 CIFAR-100 classes, 300 digits, 3000 iterations, five seeds for the Table 1 encoders and five Fig. 7
-# subsets), then the claims ledger.
+# ## What runs, at which scale, and how the claims are judged
+#
+# **Reproduces** §3.9 (entropic gap $\Delta_W$, similarity $r^2$, Procrustes $r^2$ and their invariances), App. E
+# (X-CLR with label geometries: the 100 CIFAR-100 class names embedded by all-MiniLM-L6-v2 from "a photo of {name}"
+# vs the one-hot simplex; the Fig. 6 matrix of $r^2_\mathrm{Proc}$ of each trained geometry against each target;
+# Table 1) and App. F (Thm. F.1: with $w = e^{-d}$ from a PSD kernel and Euclidean similarity the optimum is the
+# kernel-PCA embedding; PCA vs w-InfoNCE on digits, Fig. 7).
+#
+# **How the claims are judged.** Free-embedding optima (Thm. F.1, Fig. 6 on free embeddings, App. F.2) are
+# deterministic given a seed, so their claims compare one number with a stated tolerance. The Fig. 7 sweep runs on
+# random subsets of the digits (`fig7_seeds`), and Table 1's protocol on digits trains an MLP encoder per label geometry and
+# seed (one run costs seconds on one thread); those claims are judged over the seeds through
+# `companion.stats`: a level by its 95 % interval against a band around the paper's value, a difference between
+# the MiniLM and the Simplex geometry by the symmetric direction rule with Table 1's own difference as the magnitude
+# (tolerance: half of it, the paper prints no spread). Each Table 1 claim carries checks measured on its own runs:
+# *trained* (the training loss fell beyond its minibatch noise), *plateau* (the compared held-out metric, recorded
+# every tenth of the run, is flat over the last third or gains at most a quarter of the compared gap) and, for the
+# accuracies, *ceiling* (the room left below 100 % is at least the paper's difference); a failed check makes the
+# claim inconclusive. Our set-up differs from the paper's (digits, an MLP and 10 classes for CIFAR-100, a
+# ResNet-50 and 100 classes; free embeddings for trained encoders): each such claim names it as its regime, shown
+# beside the verdict; the regime never changes the verdict. Table 1 itself is transcribed in full, and one check
+# asks whether its own numbers bear the text's reading. The verdicts are in the claims table at the end.
+#
+# Settings per profile (smoke: a few classes, digits, L-BFGS iterations, Table 1 seeds and Fig. 7 subsets; cpu: the
+# 100 CIFAR-100 classes and the digits, iterations, Table 1 seeds and Fig. 7 subsets printed below), then the claims
+# ledger.
 
 # %%
 torch.set_num_threads(1)  # float64 free-embedding problems: one thread is fastest on a shared CPU
@@ -302,7 +361,7 @@ ledger.claim("appE-deltaw-follows-the-bound", "Table 1's Delta_W gap between Sim
 # **Table 1's protocol on data we have.** CIFAR-100 and CLIP are not available here, so the CLIP row cannot be
 # computed at all. For the other two geometries we run the whole protocol on scikit-learn's digits: an MLP encoder
 # trained with X-CLR ($q$ = 32 > the labels' rank, τ = τ′ = 0.1 as App. G's τ) on one-hot labels (**Simplex**) and on
-# MiniLM embeddings of "a photo of the digit {zero…nine}" (**MiniLM**), five seeds; held-out $r^2_\mathrm{Proc}$
+# MiniLM embeddings of "a photo of the digit {zero…nine}" (**MiniLM**), seeds `t1_seeds`; held-out $r^2_\mathrm{Proc}$
 # against Thm. 3.12's target, held-out $\Delta_W$ (%) and top-1/top-3 of a cross-validated ridge probe fitted on the
 # training representations.
 
@@ -477,7 +536,7 @@ ledger.claim("fig7-low-dim-differs", "At q = 2 the w-InfoNCE optimum differs fro
                   "two at q = 2.")
 
 # %% [markdown]
-# **Fig. 7's sweep.** The paper's $q \in \{8, 16, 32, 48, 64\}$ on five random subsets of `n_digits` digits (one per
+# **Fig. 7's sweep.** The paper's $q \in \{8, 16, 32, 48, 64\}$ on random subsets of `n_digits` digits (one per
 # seed): $r^2_\mathrm{sim}$ of the free-embedding optimum against PCA with the same $q$, beside the paper's 0.98 at
 # $q = 48$. Digits have 64 pixels, so $q = 64$ exceeds the data's rank (Thm. F.1's exact case).
 

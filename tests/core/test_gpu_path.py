@@ -20,10 +20,7 @@ TEXTS = ["A man is playing a guitar.", "Someone plays music on a stage tonight w
 ARCHS = ["bert", "xlm-roberta", "mpnet"]  # bert-base-uncased (SimACE, AnglE), mE5 (circumplex), all-mpnet (concepts)
 
 
-@pytest.fixture(autouse=True)
-def _cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv(DRY_RUN_ENV, raising=False)
+pytestmark = pytest.mark.usefixtures("scratch_cache")  # tests/core/conftest.py
 
 
 def _encoder(arch, **kwargs):

@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from companion.encoders import tiny_encoder
-from companion.profiles import DRY_RUN_ENV, settings
+from companion.profiles import settings
 from companion.training import index_batches, seed_everything
 
 TEXTS = ["A man is playing a guitar.", "Someone plays music on a stage tonight with friends.", "Cats sleep.",
@@ -25,10 +25,7 @@ TEXTS = ["A man is playing a guitar.", "Someone plays music on a stage tonight w
 ADAM_EPS = 1e-8  # torch.optim.AdamW's default, the same as Hugging Face Trainer's adam_epsilon
 
 
-@pytest.fixture(autouse=True)
-def _cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv(DRY_RUN_ENV, raising=False)
+pytestmark = pytest.mark.usefixtures("scratch_cache")  # tests/core/conftest.py
 
 
 def _full_model(enc, start):

@@ -1,20 +1,23 @@
-"""The paper registry is the one list of papers: the ledger, runner, sources and site read it."""
+"""The paper registry is the one list of papers: the ledger, the notebook list, the paper texts and site read it."""
 
 import pytest
 
-from companion import papers, results, runner, site, sources
+from companion import papers, results
+from companion.papers import text
+from companion.publish import notebooks
+from companion.publish.site import common
 
 
 def test_registry_is_read_everywhere():
     assert results.PAPERS == papers.IDS
-    assert sources.PAPERS == papers.REPRODUCED == ("circumplex", "simace", "weighted-cl", "concepts", "angle")
-    assert list(site.PAPERS) == list(papers.IDS)
-    assert {nb.paper for nb in runner.list_notebooks()} == set(papers.IDS)
+    assert text.PAPERS == papers.REPRODUCED == ("circumplex", "simace", "weighted-cl", "concepts", "angle")
+    assert list(common.PAPERS) == list(papers.IDS)
+    assert {nb.paper for nb in notebooks.list_notebooks()} == set(papers.IDS)
 
 
 def test_every_registered_folder_exists_and_holds_notebooks():
     for entry in papers.REGISTRY:
-        folder = runner.NOTEBOOK_ROOT / entry.folder
+        folder = notebooks.NOTEBOOK_ROOT / entry.folder
         assert folder.is_dir() and list(folder.glob("[0-9][0-9]-*.ipynb")), entry.id
 
 

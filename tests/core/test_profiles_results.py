@@ -131,6 +131,26 @@ def test_scoreboard_counts_the_five_papers_split_by_regime_and_errata_apart(tmp_
     assert list(errata["paper"]) == ["angle"]  # the paper the erratum concerns, not the synthesis notebook
 
 
+def test_a_minor_erratum_reads_minor_and_grades_errata_only(tmp_path, monkeypatch):
+    from companion.results import minor_erratum
+
+    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
+    synth = Ledger("synthesis", "00-errata", profile="cpu")
+    crit = minor_erratum("the two prints differ", "within the rounding the table states")
+    assert "minor: within the rounding the table states" in crit.description
+    assert synth.claim("angle:m", "printed twice", 1, {"differ": True}, crit, kind="erratum",
+                       source="angle | Table 4") == "minor"
+    assert synth.claim("angle:n", "printed twice", 1, {"differ": False}, crit, kind="erratum",
+                       source="angle | Table 4") == "not confirmed"
+    with pytest.raises(ValueError, match="grades errata only"):
+        synth.claim("c", "a check", None, True, crit, kind="check")
+    with pytest.raises(ValueError, match="needs the convention"):
+        minor_erratum("x", " ")
+    synth.save()
+    errata = scoreboard(tmp_path / "results", kind="erratum")
+    assert errata.loc[0, "minor"] == 1 and errata.loc[0, "not confirmed"] == 1
+
+
 def test_provenance_records_the_chosen_settings(tmp_path, monkeypatch):
     monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
     cfg = settings("cpu", smoke=dict(steps=2), cpu=dict(steps=400, model="m"), gpu=dict(steps=9, model="g"),

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from companion import runner, stats
+from companion import stats
 from companion.__main__ import build_parser, main
+from companion.publish import notebooks, runner
 from companion.results import Ledger, holds, within
 
 REPO = Path(__file__).resolve().parents[2]
@@ -19,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 # ------------------------------------------------------------------------------------------------ run's table
 def _results(claims: dict) -> list[runner.RunResult]:
-    nb = runner.Notebook(path=Path("notebooks/angle/01-x.ipynb"), paper="angle", stem="01-x", title="x")
+    nb = notebooks.Notebook(path=Path("notebooks/angle/01-x.ipynb"), paper="angle", stem="01-x", title="x")
     return [runner.RunResult(nb, "ok", 2.5, nb.path, claims=claims)]
 
 

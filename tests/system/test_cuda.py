@@ -110,7 +110,7 @@ def test_runner_gives_each_worker_its_own_gpu():
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from companion.runner import _claim_gpu, gpu_assignments, visible_gpus
+    from companion.publish.runner import _claim_gpu, gpu_assignments, visible_gpus
 
     gpus = gpu_assignments(2, visible_gpus())
     context = multiprocessing.get_context("spawn")

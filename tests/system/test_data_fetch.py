@@ -1,8 +1,8 @@
 """``python -m companion data fetch`` / ``data check`` for real, against a web server on 127.0.0.1.
 
-The server (a thread, an ephemeral port) serves the data mirror (found through ``COMPANION_DATA_DIR``) under
-``/mirror/`` and files built by a test under ``/up/``; it answers ``Range`` requests and can cut a transfer half way.
-Every connection the fetcher opens in this process is checked to go to 127.0.0.1.
+The server (``tests/system/conftest.py``: a thread, an ephemeral port) serves the data mirror (found through
+``COMPANION_DATA_DIR``) under ``/mirror/`` and files built by a test under ``/up/``; it answers ``Range`` requests
+and can cut a transfer half way. Every connection the fetcher opens in this process is checked to go to 127.0.0.1.
 """
 
 import io
@@ -14,11 +14,8 @@ import socket
 import subprocess
 import sys
 import tarfile
-import threading
 import time
-import urllib.parse
 import zipfile
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -27,95 +24,6 @@ from companion import fetch
 from companion.settings import DataNotFoundError, data_dir
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def _mirror() -> Path:
-    try:
-        root = data_dir()
-    except DataNotFoundError:
-        pytest.skip("no data mirror found (set COMPANION_DATA_DIR to it): the fetch tests serve the mirror's files")
-    if not (root / "MANIFEST.sha256").is_file():
-        pytest.skip(f"{root} has no MANIFEST.sha256: not the data mirror")
-    return root
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, roots: dict[str, Path]):
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.roots = roots
-        self.requests: list[tuple[str, str | None]] = []
-        self.cuts: dict[str, tuple[int, str]] = {}  # url path -> (bytes sent before the cut, "stall" | "drop")
-        self.release = threading.Event()
-
-
-class _Handler(BaseHTTPRequestHandler):
-    """GET with ``Range: bytes=N-`` support (206 / 416), and one cut transfer per path listed in ``server.cuts``."""
-
-    protocol_version = "HTTP/1.1"
-
-    def do_GET(self):  # noqa: N802 - the http.server API
-        server: _Server = self.server
-        url_path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
-        server.requests.append((url_path, self.headers.get("Range")))
-        prefix, _, rel = url_path.lstrip("/").partition("/")
-        root = server.roots.get(prefix)
-        file = (root / rel).resolve() if root else None
-        if file is None or root.resolve() not in file.parents or not file.is_file():
-            self.send_error(404)
-            return
-        data = file.read_bytes()
-        start, status = 0, 200
-        wanted = self.headers.get("Range")
-        if wanted:
-            match = re.fullmatch(r"bytes=(\d+)-", wanted)
-            start = int(match.group(1)) if match else 0
-            if start >= len(data):
-                self.send_response(416)
-                self.send_header("Content-Range", f"bytes */{len(data)}")
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-                return
-            status = 206
-        body = data[start:]
-        self.send_response(status)
-        if status == 206:
-            self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        cut = server.cuts.pop(url_path, None)
-        if cut is None:
-            self.wfile.write(body)
-            return
-        sent, mode = cut
-        self.wfile.write(body[:sent])
-        self.wfile.flush()
-        if mode == "stall":  # hold the connection open, as a slow server would, until the test lets go
-            server.release.wait(timeout=60)
-        self.close_connection = True
-
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture
-def server(tmp_path):
-    mirror = _mirror()
-    up = tmp_path / "upstream"
-    up.mkdir()
-    srv = _Server({"mirror": mirror, "up": up})
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    srv.url = f"http://127.0.0.1:{srv.server_address[1]}"
-    srv.mirror, srv.up = mirror, up
-    try:
-        yield srv
-    finally:
-        srv.release.set()
-        srv.shutdown()
-        srv.server_close()
-        thread.join(timeout=10)
 
 
 @pytest.fixture(autouse=True)
@@ -276,14 +184,8 @@ def test_a_checksum_mismatch_names_the_file_and_keeps_nothing(server, tmp_path):
     assert cli.returncode == 1 and "error: checksum mismatch for emolit/emolit_12labels_test.csv" in cli.stdout
 
 
-def _dead_port() -> int:
-    with socket.socket() as probe:  # a port nobody listens on
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def test_an_unreachable_address_fails_fast_with_one_line(tmp_path):
-    port = _dead_port()
+def test_an_unreachable_address_fails_fast_with_one_line(tmp_path, closed_port):
+    port = closed_port
     upstreams = (fetch.Upstream(r"goemotions/(?P<name>[^/]+)", "GoEmotions", f"http://127.0.0.1:{port}/{{name}}"),)
     start = time.monotonic()
     lines = []
@@ -295,8 +197,8 @@ def test_an_unreachable_address_fails_fast_with_one_line(tmp_path):
     assert "error: 4 file(s) of goemotions skipped" in lines[1]
 
 
-def test_an_unreachable_mirror_is_one_line_naming_it(tmp_path):
-    base = f"http://127.0.0.1:{_dead_port()}"
+def test_an_unreachable_mirror_is_one_line_naming_it(tmp_path, closed_port):
+    base = f"http://127.0.0.1:{closed_port}"
     start = time.monotonic()
     with pytest.raises(fetch.FetchError, match=rf"^the mirror {re.escape(base)} \(--base-url\) is unreachable "
                                                rf"\(.+\): check the address; it must serve <URL>/<path in the "

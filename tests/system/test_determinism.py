@@ -16,7 +16,8 @@ import os
 
 import pytest
 
-from companion.runner import execute, list_notebooks
+from companion.publish.notebooks import list_notebooks
+from companion.publish.runner import execute
 
 NOTEBOOK = "circumplex/02-experiments"
 

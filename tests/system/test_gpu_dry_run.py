@@ -14,8 +14,9 @@ import pytest
 from companion import profiles
 from companion.encoders import load_encoder
 from companion.profiles import DRY_RUN_ENV, dry_run_values, settings, stand_in
+from companion.publish.notebooks import list_notebooks
+from companion.publish.runner import execute, run
 from companion.results import validate_claim
-from companion.runner import execute, list_notebooks, run
 
 NOTEBOOKS = list_notebooks()
 DRY_RUN_BUDGET_S = 120  # per notebook on a shared 2-core CPU; the smoke profile's notebooks take 5-40 s
@@ -64,7 +65,7 @@ def test_every_stand_in_loads_with_its_depth(hub_id):
 
 
 def test_gpu_workers_get_one_gpu_each_in_turn(monkeypatch):
-    from companion.runner import gpu_assignments, visible_gpus
+    from companion.publish.runner import gpu_assignments, visible_gpus
 
     assert gpu_assignments(4, ["0", "1"]) == ["0", "1", "0", "1"]
     assert gpu_assignments(3, []) == []

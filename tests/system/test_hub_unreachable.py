@@ -6,7 +6,6 @@ retries took about 50 s to reach the same error.
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -17,19 +16,14 @@ from pathlib import Path
 import pytest
 
 from companion import encoders
+from companion.encoders import loading
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def test_loading_an_unreachable_model_fails_within_seconds(tmp_path):
+def test_loading_an_unreachable_model_fails_within_seconds(tmp_path, closed_port):
     env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
-    env.update(PYTHONPATH=str(REPO), HF_ENDPOINT=f"http://127.0.0.1:{_closed_port()}", HF_HOME=str(tmp_path / "hf"),
+    env.update(PYTHONPATH=str(REPO), HF_ENDPOINT=f"http://127.0.0.1:{closed_port}", HF_HOME=str(tmp_path / "hf"),
                HF_HUB_DISABLE_TELEMETRY="1")
     code = (
         "import json, time\n"
@@ -53,8 +47,8 @@ def test_loading_an_unreachable_model_fails_within_seconds(tmp_path):
     assert "Retrying" not in done.stderr  # no retry loop ran
 
 
-def test_the_probe_is_one_short_request(monkeypatch):
-    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{_closed_port()}")
+def test_the_probe_is_one_short_request(monkeypatch, closed_port):
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{closed_port}")
     start = time.monotonic()
     reason = encoders.hub_unreachable("org/model")
     assert reason and "refused" in reason.lower() and time.monotonic() - start < 2
@@ -96,6 +90,6 @@ def test_offline_still_fails_at_once_without_a_request(monkeypatch):
         raise AssertionError("the hub was asked while HF_HUB_OFFLINE=1")
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setattr(encoders, "hub_unreachable", asked)
+    monkeypatch.setattr(loading, "hub_unreachable", asked)  # the name resolve_model looks up
     with pytest.raises(encoders.ModelNotAvailableError, match="not available offline"):
         encoders.resolve_model("org/model")

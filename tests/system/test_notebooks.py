@@ -8,8 +8,9 @@ import json
 
 import pytest
 
+from companion.publish.notebooks import list_notebooks, twin_differences, twin_path
+from companion.publish.runner import execute
 from companion.results import validate_claim
-from companion.runner import execute, list_notebooks, twin_differences, twin_path
 
 NOTEBOOKS = list_notebooks()
 

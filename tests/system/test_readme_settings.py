@@ -260,7 +260,7 @@ def test_the_train_extra_holds_what_sentence_transformers_trainer_needs():
 
 def test_the_site_extra_holds_what_the_api_pages_and_the_render_check_import():
     site = _names(_extras()["site"])
-    for module in ("companion/apidoc.py", "companion/site_render.py"):
+    for module in ("companion/publish/apidoc.py", "companion/publish/site/render.py"):
         imported = _third_party_imports(REPO / Path(module).parent) & {"quartodoc", "nbconvert"}
         assert {canonicalize_name(m) for m in imported} <= site
     assert {"quartodoc", "griffe", "black", "nbconvert"} <= site

@@ -32,7 +32,7 @@ from companion.metrics import clustering, geometry, retrieval
 from companion.papers.circumplex import geometry as MC
 from companion.papers.concepts.data import ConceptData, hard_negative
 from companion.profiles import settings
-from companion.runner import list_notebooks, select
+from companion.publish.notebooks import list_notebooks, select
 from companion.settings import DataNotFoundError
 from companion.similarities import complex_angle, cosine, cosine_matrix
 from companion.training import train

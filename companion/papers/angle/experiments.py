@@ -6,8 +6,13 @@
 * :class:`AblationRuns` — Table 4's objective and pooling variants fine-tuned on STS-B (03);
 * :func:`ablation_summary`, :func:`seed_table`, :func:`trained_validity`, :func:`table4_gap` — Table 4 beside the
   paper and the fields of a Table 4 gap claim (ours A − B over seeds against the paper's A − B) (03);
-* :func:`trained_validity`, :func:`idle_validity`, :func:`ceiling_validity`, :func:`loss_plateau` — the validity
-  checks measured in our runs (:class:`companion.stats.Validity`) that a claim on trained runs carries.
+* :func:`trained_validity`, :func:`idle_validity`, :func:`ceiling_validity`, :func:`loss_plateau`,
+  :func:`moved_validity` — the validity checks measured in our runs (:class:`companion.stats.Validity`) that a claim
+  on trained runs carries.
+
+Every run records whether it moved (``score_change``, ``score_noise``, ``drift``:
+:func:`companion.papers.angle.pairs.movement`), and every experiment takes ``n_top``, the number of top layers to
+fine-tune (default: the base's own split).
 
 Every run goes through :func:`companion.papers.angle.pairs.upper_experiment` (same batches per seed for every
 objective); every comparison through :mod:`companion.stats`.
@@ -24,26 +29,37 @@ import numpy as np
 
 from companion import stats
 from companion.losses.angle import AnglEObjective, CosineRegression
-from companion.papers.angle.pairs import upper_experiment
+from companion.papers.angle.pairs import split_base, upper_experiment
 
 #: the names 02 gives its objectives (AnglE's public code weights 1/1/1 for AnglE); SBERT is its regression objective
 ANGLE, COSENT, INFONCE, SBERT = "AnglE", "CoSENT only", "InfoNCE only (SimCSE-like)", "SBERT (cosine regression)"
 #: a variant "trained" when its mean loss over the last ten steps is at most this fraction of the first ten's
 TRAINED_LOSS_RATIO = 0.98
+#: a run "moved" when its embeddings of the evaluated sentences turned by at least this much on average
+#: (mean 1 − cos between the untrained and the trained embedding; :func:`moved_validity` says why)
+DRIFT_MIN = 1e-3
+#: the movement record of every run, as columns of the run tables (:func:`companion.papers.angle.pairs.movement`)
+MOVEMENT_COLUMNS = ("score_change", "score_noise", "drift")
+
+
+def _movement(run: Mapping) -> dict[str, float]:
+    return {k: float(run["movement"][k]) for k in MOVEMENT_COLUMNS}
 
 
 # --------------------------------------------------------------------------------------------- 02: Tables 2-3
 def sts_objectives(positive_threshold: float | None, *, tau_cos: float, tau_ibn: float, tau_angle: float,
-                   label_max: float | None = None) -> dict[str, Any]:
+                   label_max: float | None = None, positives: str = "sum") -> dict[str, Any]:
     """AnglE (CoSENT + in-batch negatives + angle, weights 1/1/1), CoSENT only and InfoNCE only at the given
     temperatures, and with ``label_max`` SBERT's cosine regression (labels divided by ``label_max``; ``None``: no
     SBERT run); ``positive_threshold`` makes graded labels binary for the in-batch-negative term (STS-B: gold
-    >= 4; ``None`` for binary labels). AnglE §4.1–4.3, Tables 2–3."""
+    >= 4; ``None`` for binary labels) and ``positives`` is how that term counts a row's several positives
+    (:func:`companion.losses.angle.ibn_loss`: ``"sum"``, the authors' code, or ``"mean"``). AnglE §4.1–4.3,
+    Tables 2–3."""
     taus = dict(tau_cos=tau_cos, tau_ibn=tau_ibn, tau_angle=tau_angle)
     out: dict[str, Any] = {
-        ANGLE: AnglEObjective(1, 1, 1, **taus, positive_threshold=positive_threshold),
+        ANGLE: AnglEObjective(1, 1, 1, **taus, positive_threshold=positive_threshold, positives=positives),
         COSENT: AnglEObjective(1, 0, 0, **taus),
-        INFONCE: AnglEObjective(0, 1, 0, **taus, positive_threshold=positive_threshold),
+        INFONCE: AnglEObjective(0, 1, 0, **taus, positive_threshold=positive_threshold, positives=positives),
     }
     if label_max is not None:
         out[SBERT] = CosineRegression(label_max)
@@ -52,41 +68,47 @@ def sts_objectives(positive_threshold: float | None, *, tau_cos: float, tau_ibn:
 
 def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, taus: Mapping[str, float],
                   batch_size: int, lr: float, warmup: int, buckets: int, pretrained_label: str,
-                  progress: bool = True):
+                  progress: bool = True, n_top: int | None = None, positives: str = "sum"):
     """Every task's untrained row and its fine-tuning runs (AnglE Tables 2–3 analogue).
 
     ``tasks`` maps a task name to ``(train pairs, {eval name: pairs}, steps, positive threshold, label_max)``
     (``label_max``: the SBERT regression's label scale, ``None`` for no SBERT run). Per task, in
     order: the untrained copy of ``base`` (``seed = -1``, labelled ``pretrained_label``), then each of
-    :func:`sts_objectives` (``taus``: ``tau_cos``, ``tau_ibn``, ``tau_angle``) at each seed through
-    :func:`~companion.papers.angle.pairs.upper_experiment`. Returns one row per run: ``task, objective, seed``, a
-    column per evaluation set, and for trained runs ``steps, train_s, run_s, loss_first10, loss_last10`` and
-    ``loss_curve`` (the training loss at every step).
+    :func:`sts_objectives` (``taus``: ``tau_cos``, ``tau_ibn``, ``tau_angle``; ``positives``) at each seed through
+    :func:`~companion.papers.angle.pairs.upper_experiment` (``n_top``: top layers fine-tuned, default the base's).
+    Returns one row per run: ``task, objective, seed``, a column per evaluation set, and for trained runs ``steps,
+    train_s, run_s, loss_first10, loss_last10``, ``loss_curve`` (the training loss at every step) and the movement
+    record ``score_change, score_noise, drift`` (:func:`moved_validity`).
     """
     import pandas as pd
     from tqdm.auto import tqdm
 
     rows = []
     for task, (train_data, evals, steps, threshold, label_max) in tasks.items():
-        pre = upper_experiment(base, train_data, evals, None, seed=0, steps=0, batch_size=batch_size, lr=lr)
+        pre = upper_experiment(base, train_data, evals, None, seed=0, steps=0, batch_size=batch_size, lr=lr,
+                               n_top=n_top)
         rows.append({"task": task, "objective": pretrained_label, "seed": -1, **pre["scores"]})
-        jobs = [(o, s) for o in sts_objectives(threshold, **taus, label_max=label_max).items() for s in seeds]
+        jobs = [(o, s) for o in sts_objectives(threshold, **taus, label_max=label_max, positives=positives).items()
+                for s in seeds]
         for (name, objective), seed in tqdm(jobs, desc=task, disable=not progress):
             t1 = time.perf_counter()
             run = upper_experiment(base, train_data, evals, objective, seed=seed, steps=steps, batch_size=batch_size,
-                                   lr=lr, warmup_steps=warmup, buckets=buckets)
+                                   lr=lr, warmup_steps=warmup, buckets=buckets, n_top=n_top)
             rows.append({"task": task, "objective": name, "seed": seed, **run["scores"], "steps": steps,
                          "train_s": run["train_s"], "run_s": time.perf_counter() - t1,
                          "loss_first10": run["loss_first"], "loss_last10": run["loss_last"],
-                         "loss_curve": run["loss_curve"]})
+                         "loss_curve": run["loss_curve"], **_movement(run)})
     return pd.DataFrame(rows)
 
 
 def batch_size_runs(base, train_data, evals: Mapping[str, Any], objective, sizes: Sequence[int],
-                    seeds: Sequence[int], *, pairs: int, lr: float, warmup: int, buckets: int, progress: bool = True):
+                    seeds: Sequence[int], *, pairs: int, lr: float, warmup: int, buckets: int, progress: bool = True,
+                    n_top: int | None = None):
     """AnglE App. A.5's batch-size effect at equal data: for each batch size and seed, one run of ``objective``
-    over ``pairs // size`` steps (the same number of pairs seen at every size, one pass), scored on ``evals``.
-    Returns one row per run: ``batch_size, seed, steps``, a column per evaluation set, ``loss_curve``, ``run_s``."""
+    over ``pairs // size`` steps (the same number of pairs seen at every size, one pass), scored on ``evals``
+    (``n_top``: top layers fine-tuned, default the base's). Returns one row per run: ``batch_size, seed, steps``, a
+    column per evaluation set, ``loss_curve``, the movement record (``score_change, score_noise, drift``) and
+    ``run_s``."""
     import pandas as pd
     from tqdm.auto import tqdm
 
@@ -97,9 +119,9 @@ def batch_size_runs(base, train_data, evals: Mapping[str, Any], objective, sizes
         t1 = time.perf_counter()
         steps = pairs // size
         run = upper_experiment(base, train_data, evals, objective, seed=seed, steps=steps, batch_size=size, lr=lr,
-                               warmup_steps=min(warmup, steps // 10), buckets=buckets)
+                               warmup_steps=min(warmup, steps // 10), buckets=buckets, n_top=n_top)
         rows.append({"batch_size": size, "seed": seed, "steps": steps, **run["scores"],
-                     "loss_curve": run["loss_curve"], "run_s": time.perf_counter() - t1})
+                     "loss_curve": run["loss_curve"], **_movement(run), "run_s": time.perf_counter() - t1})
     return pd.DataFrame(rows)
 
 
@@ -164,6 +186,56 @@ def loss_plateau(frame, labels: Sequence[str], *, key: str = "objective", tail: 
     return stats.Validity("plateau", not failed and not short, detail)
 
 
+def run_moved(row: Mapping, *, drift_min: float = DRIFT_MIN) -> tuple[bool, str]:
+    """Whether one run moved off its untrained copy (its movement record: ``score_change``, ``score_noise``,
+    ``drift``; :func:`companion.papers.angle.pairs.movement`), and what was measured. A run moved when its score
+    changed by more than the untrained score's noise OR its embeddings drifted by at least ``drift_min``."""
+    change, noise, drift = (float(row[k]) for k in MOVEMENT_COLUMNS)
+    moved = abs(change) > noise or drift >= drift_min
+    return bool(moved), f"score {change:+.2f} against the untrained copy (noise ±{noise:.2f}), drift {drift:.2g}"
+
+
+def moved_validity(frame, where: Mapping[str, Any], *, drift_min: float = DRIFT_MIN) -> stats.Validity:
+    """The ``trained`` check that the runs a claim rests on moved: the rows of ``frame`` (run tables of
+    :func:`sts_task_runs`, :func:`batch_size_runs` or :class:`AblationRuns`, with their movement record) whose
+    column ``c`` equals ``where[c]`` (or lies in it, for a list or tuple). It fails, naming the runs, when any of
+    them did not move (:func:`run_moved`): a claim on such a run becomes ``inconclusive: did not train``.
+
+    **The threshold.** A run did not move when BOTH (a) its score on the evaluated pairs changed by no more than
+    the untrained encoder's own noise there — 1.96 bootstrap standard errors of the untrained Spearman x 100 over
+    resamples of the test pairs (the untrained encoder is deterministic, so resampling the pairs is the only spread
+    it has; a change inside it is what re-drawing the test set would give) — AND (b) its embeddings of the
+    evaluated sentences turned by less than :data:`DRIFT_MIN` on average (1 − cos = 10⁻³, a turn of about 2.6°,
+    well under the angles between different sentences' embeddings that the objectives reorder; MiniLM's top layer
+    trained for 64 steps on STS-B, the cpu profile's run, drifts by a few hundredths to about a tenth, while on 400
+    test pairs the untrained score's noise band is about ±4 points, wider than any of those runs' score change,
+    which is why the score alone cannot tell). Both are needed:
+    a run can reorder pairs by turning every embedding a little (the score moves, the drift is small) or turn the
+    embeddings without changing their order (the drift is large, the score does not move); only a run that does
+    neither has not trained."""
+    keep = np.ones(len(frame), dtype=bool)
+    for col, value in where.items():
+        if col not in frame:
+            raise KeyError(f"moved_validity(): the runs have no column {col!r}.")
+        keep &= frame[col].isin(list(value) if isinstance(value, (list, tuple, set)) else [value]).to_numpy()
+    rows = frame[keep]
+    missing = [k for k in MOVEMENT_COLUMNS if k not in rows]
+    if rows.empty or missing:
+        raise KeyError(f"moved_validity(): no runs with a movement record for {dict(where)}"
+                       + (f" (missing columns {missing})" if missing else "") + ".")
+    names = [c for c in ("task", "objective", "group", "variant", "batch_size") if c in rows]
+    idle, parts = [], []
+    for r in rows.to_dict("records"):
+        moved, detail = run_moved(r, drift_min=drift_min)
+        label = "/".join(str(r[c]) for c in names) + f" seed {r['seed']}"
+        parts.append((moved, f"{label}: {detail}"))
+        idle += [] if moved else [label]
+    shown = [d for m, d in parts if not m][:3] or [parts[0][1]]
+    detail = (f"{len(parts) - len(idle)} of {len(parts)} runs moved off the untrained encoder (score change beyond "
+              f"its noise or drift ≥ {drift_min:g}); " + "; ".join(shown))
+    return stats.Validity("trained", not idle, detail)
+
+
 def mean_std(frame, cols: Sequence[str]):
     """Per objective (in order of appearance): ``"mean ± std"`` strings of ``cols`` (2 decimals; the std of one
     value shown as 0) and the unrounded means, as ``(table, means)``."""
@@ -189,7 +261,9 @@ class AblationRuns:
     ``base`` is the :class:`~companion.encoders.upper.UpperEncoder` with cached lower states (``keep_first=True``
     for first-last pooling); ``train_data``/``evals`` the STS-B pairs; the keyword settings are those of
     :func:`~companion.papers.angle.pairs.upper_experiment`; ``taus`` the three temperatures and
-    ``positive_threshold`` the in-batch-negative positives (STS-B gold >= 4, our choice).
+    ``positive_threshold`` the in-batch-negative positives (STS-B gold >= 4, our choice), ``positives`` how the
+    in-batch term counts a row's several positives (``"sum"``, the authors' code; :func:`companion.losses.angle.ibn_loss`);
+    ``n_top`` the number of top layers fine-tuned (default: the base's own split).
     """
 
     base: Any
@@ -202,29 +276,34 @@ class AblationRuns:
     buckets: int
     taus: Mapping[str, float] = field(default_factory=dict)
     positive_threshold: float | None = None
+    n_top: int | None = None
+    positives: str = "sum"
 
     def objective(self, weights: Sequence[float], **overrides) -> AnglEObjective:
         """AnglE's objective with Table 4's ``(w_cos, w_ibn, w_angle)`` weights; ``overrides`` replace settings of
         :class:`~companion.losses.angle.AnglEObjective` (e.g. ``tau_angle``, ``use_isp``)."""
-        return AnglEObjective(*weights, **{**self.taus, "positive_threshold": self.positive_threshold, **overrides})
+        return AnglEObjective(*weights, **{**self.taus, "positive_threshold": self.positive_threshold,
+                                           "positives": self.positives, **overrides})
 
     def run(self, weights: Sequence[float] | None, seed: int, pooling: str, objective=None) -> dict:
         """One fine-tuning run of Table 4's ``weights`` (or of any pair ``objective``): STS-B score ``ours``, the
-        test cosines ``cos``, times, mean first/last losses and the per-step ``loss_curve``."""
+        test cosines ``cos``, times, mean first/last losses, the per-step ``loss_curve`` and the movement record
+        (``score_change``, ``score_noise``, ``drift``; :func:`moved_validity`)."""
         if (weights is None) == (objective is None):
             raise ValueError("pass exactly one of weights and objective.")
         t1 = time.perf_counter()
         r = upper_experiment(self.base, self.train_data, self.evals, objective or self.objective(weights), seed=seed,
                              steps=self.steps, batch_size=self.batch_size, lr=self.lr, warmup_steps=self.warmup,
-                             buckets=self.buckets, return_cosines=True, pooling=pooling)
+                             buckets=self.buckets, return_cosines=True, pooling=pooling, n_top=self.n_top)
         return {"ours": r["scores"]["STS-B"], "cos": r["cosines"]["STS-B"], "train_s": r["train_s"],
                 "run_s": time.perf_counter() - t1, "loss_first10": r["loss_first"], "loss_last10": r["loss_last"],
-                "loss_curve": r["loss_curve"]}
+                "loss_curve": r["loss_curve"], **_movement(r)}
 
     def frozen(self, pooling: str) -> tuple[float, Any]:
         """The untrained encoder with ``pooling``: its STS-B score and test cosines (no fine-tuning)."""
         r = upper_experiment(self.base, self.train_data, self.evals, None, seed=0, steps=0,
-                             batch_size=self.batch_size, lr=self.lr, return_cosines=True, pooling=pooling)
+                             batch_size=self.batch_size, lr=self.lr, return_cosines=True, pooling=pooling,
+                             n_top=self.n_top)
         return r["scores"]["STS-B"], r["cosines"]["STS-B"]
 
 
@@ -281,13 +360,17 @@ def table4_gap(paper4, by_seed, loss, a: str, b: str, *, group: str = "objective
     decimals), ``ours`` (:func:`companion.stats.paired`), ``criterion`` (:func:`companion.stats.direction` on the
     paper's gap: its tolerance comes from the policy, half the gap, as Table 4 prints one run per row) and
     ``validity`` (:func:`trained_validity` of both variants, with ``explain``'s cause, and, with ``ablation`` (the
-    runs with their ``loss_curve``), :func:`loss_plateau` of both), for ``Ledger.claim(**...)``.
+    runs with their ``loss_curve``), :func:`loss_plateau` of both and, where the runs carry their movement record,
+    :func:`moved_validity` of both), for ``Ledger.claim(**...)``.
     """
     pa, pb = float(paper4[(group, a)]), float(paper4[(group, b)])
     gap = round(pa - pb, 2)
     checks = [trained_validity(loss, a, b, group=group, explain=explain)]
     if ablation is not None:
-        checks.append(loss_plateau(ablation[ablation["group"] == group], [a, b], key="variant"))
+        runs = ablation[ablation["group"] == group]
+        if all(c in runs for c in MOVEMENT_COLUMNS):
+            checks.append(moved_validity(runs, {"variant": [a, b]}))
+        checks.append(loss_plateau(runs, [a, b], key="variant"))
     return {"source": f"Table 4: {pa:.2f} - {pb:.2f}", "paper_value": gap,
             "ours": stats.paired(by_seed[a], by_seed[b]), "criterion": stats.direction(gap), "validity": checks}
 
@@ -352,14 +435,15 @@ def _as_float64(x):
 
 
 def term_diagnostics(base, data, terms: Mapping[str, Any], *, seed: int, batch_size: int, n_batches: int = 8,
-                     buckets: int = 1):
+                     buckets: int = 1, n_top: int | None = None):
     """Each training term at initialisation (AnglE Eq. 1, 2, 7 on a fresh copy of ``base``'s top layers), averaged
     over the first ``n_batches`` batches of ``seed``: its value, the gradient norm over the trained parameters, and
     for the ranking terms (objects with ``scale`` and a ``similarity(u, v)``) the room a perfect re-ranking of the
     same scores would remove (:func:`ranking_room`), absolute and as a fraction of the value.
 
     ``terms`` maps a name to an :class:`~companion.losses.angle.AnglEObjective` with one active weight (the
-    ranking room is computed for the cosine or angle term, not for in-batch negatives). Returns one row per term.
+    ranking room is computed for the cosine or angle term, not for in-batch negatives); ``n_top``: top layers
+    trained (default: the base's). Returns one row per term.
     """
     import pandas as pd
     import torch
@@ -368,6 +452,7 @@ def term_diagnostics(base, data, terms: Mapping[str, Any], *, seed: int, batch_s
     from companion.similarities import complex_angle, row_cosine
     from companion.training import index_batches, seed_everything
 
+    base = split_base(base, n_top)
     seed_everything(seed)
     model = base.fresh()
     model.train()

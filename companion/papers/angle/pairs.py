@@ -13,6 +13,7 @@ occupies rows ``(2k, 2k+1)``. :class:`PairData` holds a pair data set (``sentenc
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -286,46 +287,152 @@ def evaluate_pair_sets(encode: Callable[[list[str]], torch.Tensor], sets: dict[s
     return score_pairs(encode, pairs, return_cosines=return_cosines)
 
 
+#: The untrained reference of each base (:func:`untrained_reference`), by the settings of its fresh copies and the
+#: evaluated sentences; and the bases that hold the lower states of another layer split (:func:`split_base`).
+_UNTRAINED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_SPLITS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: Bootstrap resamples of the test pairs behind the untrained score's noise (:func:`untrained_reference`).
+NOISE_RESAMPLES = 200
+
+
+def split_base(base, n_top: int | None):
+    """``base`` itself, or (``n_top`` other than ``base.n_top``) a base of the same encoder that trains the top
+    ``n_top`` layers, made once per base and ``n_top`` so that its frozen lower states (a different layer's output)
+    are computed once and shared by every run, as ``base``'s are
+    (:meth:`~companion.encoders.upper.UpperEncoder.fresh`)."""
+    if n_top is None or n_top == base.n_top:
+        return base
+    memo = _SPLITS.setdefault(base, {})
+    if n_top not in memo:
+        memo[n_top] = base.fresh(n_top=n_top)
+    return memo[n_top]
+
+
+def bootstrap_se(cosines, gold, resamples: int = NOISE_RESAMPLES, seed: int = 0) -> float:
+    """Standard error of Spearman x 100 between ``cosines`` and ``gold`` over bootstrap resamples of the pairs."""
+    import numpy as np
+    from scipy.stats import spearmanr
+
+    x, y = np.asarray(cosines, dtype=float), np.asarray(gold, dtype=float)
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(resamples):
+        idx = rng.integers(0, len(x), len(x))
+        rho = spearmanr(x[idx], y[idx]).statistic
+        if np.isfinite(rho):
+            values.append(100.0 * float(rho))
+    return float(np.std(values, ddof=1)) if len(values) > 1 else float("nan")
+
+
+def untrained_reference(model, eval_sets: dict[str, PairData], key: tuple | None = None, base=None) -> dict:
+    """The untrained encoder's side of a run's movement record: ``model`` (a fresh, untrained copy) evaluated on
+    ``eval_sets`` — its ``scores`` and test ``cosines``, the unit embeddings ``emb`` of every distinct evaluated sentence (in the order
+    :func:`companion.sts.score_pairs` encodes them) and ``se``, per set, the bootstrap standard error of its score
+    over :data:`NOISE_RESAMPLES` resamples of the test pairs (seed 0). Kept per ``base`` under ``key`` (the copy's
+    settings and the sentences), so one evaluation serves every run of an experiment. Encoding in eval mode draws
+    no random numbers: a run's result does not depend on whether its reference was already kept."""
+    memo = _UNTRAINED.setdefault(base, {}) if base is not None and key is not None else {}
+    if key in memo:
+        return memo[key]
+    encode, captured = _capturing(model.encode)
+    scores, cosines = evaluate_pair_sets(encode, eval_sets, return_cosines=True)
+    ref = {"scores": scores, "cosines": cosines, "emb": captured["emb"],
+           "se": {name: bootstrap_se(cosines[name], d.labels.numpy()) for name, d in eval_sets.items()}}
+    if key is not None:
+        memo[key] = ref
+    return ref
+
+
+def _capturing(encode: Callable[[list[str]], torch.Tensor]):
+    """``encode`` that also keeps its last input and output (``captured["texts"]``, ``captured["emb"]``)."""
+    captured: dict = {}
+
+    def wrapped(texts):
+        emb = encode(texts)
+        captured["texts"], captured["emb"] = list(texts), emb.detach().float().cpu()
+        return emb
+
+    return wrapped, captured
+
+
+def movement(reference: dict, scores: dict[str, float], emb: torch.Tensor) -> dict:
+    """How far a trained run moved from its untrained copy (:func:`untrained_reference`), on the evaluated sentences:
+    ``score_change``, the mean over the evaluation sets of trained − untrained Spearman x 100 (``by_set``: per set);
+    ``score_noise``, 1.96 bootstrap standard errors of the untrained mean score (the sets taken as independent);
+    ``drift``, the mean over the distinct evaluated sentences of 1 − cos(untrained, trained embedding)."""
+    import math
+
+    names = list(reference["scores"])
+    by_set = {name: float(scores[name] - reference["scores"][name]) for name in names}
+    se = [reference["se"][name] for name in names]
+    a = torch.nn.functional.normalize(reference["emb"].double(), dim=-1)
+    b = torch.nn.functional.normalize(emb.detach().double().cpu(), dim=-1)
+    if a.shape != b.shape:
+        raise ValueError(f"the trained embeddings {tuple(b.shape)} do not match the untrained ones {tuple(a.shape)}.")
+    return {"score_change": float(sum(by_set.values()) / len(names)), "by_set": by_set,
+            "score_noise": 1.96 * math.sqrt(sum(x * x for x in se)) / len(names),
+            "drift": float((1.0 - (a * b).sum(dim=-1)).mean())}
+
+
 def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData], objective, *, seed: int,
                      steps: int, batch_size: int, lr: float, warmup_steps: int = 0, buckets: int = 1,
                      return_cosines: bool = False, progress: bool = False, desc: str = "fine-tune",
-                     **fresh_overrides) -> dict:
+                     n_top: int | None = None, **fresh_overrides) -> dict:
     """Fine-tune a fresh copy of the top layers of ``base`` (:class:`companion.encoders.upper.UpperEncoder`, sharing its
     cached lower states) on ``train_data`` with a pair ``objective`` (:mod:`companion.losses.angle`), then score
     ``eval_sets`` (:func:`evaluate_pair_sets`).
 
-    Seeding: :func:`~companion.training.seed_everything` (``seed``) before the copy is made, and the data order is
-    ``index_batches(len(train_data), batch_size, seed)``: at one seed every objective sees the same batches
-    (paired comparison). ``steps = 0`` scores the untrained copy (the pretrained model with this pooling).
-    ``buckets`` is passed to :meth:`UpperEncoder.embed` (length-sorted sub-batches, less padding). AdamW with
-    linear warm-up/decay and gradient clipping at 1 (:func:`companion.training.train`).
+    ``n_top`` trains that many top layers instead of ``base``'s (:func:`split_base`: the lower states of that split
+    are computed once and shared, as ``base``'s are). Seeding: :func:`~companion.training.seed_everything`
+    (``seed``) before the copy is made, and the data order is ``index_batches(len(train_data), batch_size, seed)``:
+    at one seed every objective sees the same batches (paired comparison). ``steps = 0`` scores the untrained copy
+    (the pretrained model with this pooling). ``buckets`` is passed to :meth:`UpperEncoder.embed` (length-sorted
+    sub-batches, less padding). AdamW with linear warm-up/decay and gradient clipping at 1
+    (:func:`companion.training.train`).
 
     Returns ``{"scores": {set: Spearman}, "loss_first": ..., "loss_last": ..., "loss_curve": [...], "train_s": ...,
-    "cosines"?}`` (losses: mean of the first / last 10 steps, and the loss at every step; empty for ``steps = 0``).
+    "movement": {...}, "cosines"?}`` (losses: mean of the first / last 10 steps, and the loss at every step; empty for
+    ``steps = 0``). ``movement`` records whether the run moved (:func:`movement`): its score change against the
+    untrained copy (same pooling and split) with that score's bootstrap noise, and the embedding drift, both on the
+    evaluated sentences — nothing is selected on them, so reading them on the test pairs leaks nothing into the
+    run; :func:`companion.papers.angle.experiments.moved_validity` turns it into a ``trained`` check.
     """
     import time
 
+    from companion._io import cache_key
     from companion.training import index_batches, seed_everything, train
 
     if not isinstance(steps, int) or steps < 0:
         raise ValueError(f"steps must be an int >= 0, got {steps!r}.")
+    base = split_base(base, n_top)
     seed_everything(seed)
     model = base.fresh(**fresh_overrides)
     out: dict = {"loss_first": float("nan"), "loss_last": float("nan"), "loss_curve": [], "train_s": 0.0}
-    if steps:
-        t0 = time.perf_counter()
-        batches = index_batches(len(train_data), batch_size=batch_size, seed=seed, epochs=None)
-        step = pair_loss_fn(lambda texts: model.embed(texts, buckets=buckets), objective, train_data)
-        res = train(model, step, batches, steps=steps, lr=lr, warmup_steps=warmup_steps, restore_best=False,
-                    progress=progress, desc=desc)
-        losses = [h["loss"] for h in res.history if "loss" in h]
-        k = min(10, len(losses))
-        out.update(loss_first=sum(losses[:k]) / k, loss_last=sum(losses[-k:]) / k, loss_curve=[float(x) for x in losses],
-                   train_s=time.perf_counter() - t0)
+    sentences = list(dict.fromkeys(t for d in eval_sets.values() for t in (*d.sentence1, *d.sentence2)))
+    key = (cache_key({k: str(v) for k, v in sorted({**base._init_args, **fresh_overrides}.items())}),
+           cache_key([list(eval_sets), sentences]))
+    reference = untrained_reference(model, eval_sets, key, base)  # the copy before training (kept per base)
+    if not steps:  # the untrained copy itself: its evaluation is the reference
+        out["scores"] = dict(reference["scores"])
+        if return_cosines:
+            out["cosines"] = dict(reference["cosines"])
+        out["movement"] = movement(reference, out["scores"], reference["emb"])
+        return out
+    t0 = time.perf_counter()
+    batches = index_batches(len(train_data), batch_size=batch_size, seed=seed, epochs=None)
+    step = pair_loss_fn(lambda texts: model.embed(texts, buckets=buckets), objective, train_data)
+    res = train(model, step, batches, steps=steps, lr=lr, warmup_steps=warmup_steps, restore_best=False,
+                progress=progress, desc=desc)
+    losses = [h["loss"] for h in res.history if "loss" in h]
+    k = min(10, len(losses))
+    out.update(loss_first=sum(losses[:k]) / k, loss_last=sum(losses[-k:]) / k, loss_curve=[float(x) for x in losses],
+               train_s=time.perf_counter() - t0)
     model.eval()
-    res = evaluate_pair_sets(model.encode, eval_sets, return_cosines=return_cosines)
+    encode, captured = _capturing(model.encode)
+    res = evaluate_pair_sets(encode, eval_sets, return_cosines=return_cosines)
     if return_cosines:
         out["scores"], out["cosines"] = res
     else:
         out["scores"] = res
+    out["movement"] = movement(reference, out["scores"], captured["emb"])
     return out

@@ -45,15 +45,20 @@ def label_subset_runs(train_states, train_labels: Sequence[str], test_states, te
                       subsets: Mapping[int, Sequence[str]], losses: Sequence[str], seeds: Sequence[int],
                       full: Mapping[tuple[str, int], torch.Tensor], pretrained_test: torch.Tensor, steps: int,
                       batch_size: int, lr: float, n_heads: int, kind: str = "nGPT", curve_every: int = 0,
-                      curve_seeds: Sequence[int] = (), probe_steps: int | None = None) -> pd.DataFrame:
+                      curve_seeds: Sequence[int] = (), probe_steps: int | None = None, pooling: str = "mean",
+                      base_scale: str | float = "backbone", clip_norm: float | None = 1.0,
+                      cache: bool | str | None = True) -> pd.DataFrame:
     """Fig 5b: for each label subset, ``kind`` heads retrained on the subset's training rows (same steps, every seed
-    and loss; :func:`companion.papers.circumplex.experiments.head_run`) and scored (V-Measure, CD-r) on the subset's
-    test rows, with their first and final training loss; the runs of ``curve_seeds`` record the test V every
+    and loss; :func:`companion.papers.circumplex.experiments.head_run`, with ``pooling``, ``base_scale`` (the
+    backbone's width recorded on ``train_states``), ``clip_norm`` and ``cache``) and scored (V-Measure, CD-r) on the
+    subset's test rows, with their first and final training loss; the runs of ``curve_seeds`` record the test V every
     ``curve_every`` steps and train on to ``probe_steps`` for that curve only. A subset holding every label reuses
     ``full`` (``(loss, seed)`` -> test embeddings of the heads trained on all labels; no training record). The
     pretrained embedding is scored once per subset (loss ``"pretrained"``, first seed)."""
     from companion.papers.circumplex.experiments import head_run
-    from companion.papers.circumplex.heads import evaluate_embeddings
+    from companion.papers.circumplex.heads import backbone_width, evaluate_embeddings
+
+    width = backbone_width(train_states)  # a subset of the states keeps no record of it
 
     train_labels, test_labels = pd.Series(list(train_labels)), np.asarray(list(test_labels), dtype=object)
     rows = []
@@ -75,7 +80,9 @@ def label_subset_runs(train_states, train_labels: Sequence[str], test_states, te
                                         test_states.subset(te), list(test_labels[te]), steps=steps,
                                         batch_size=batch_size, lr=lr, seed=seed, n_heads=n_heads,
                                         curve_every=curve_every if probed else 0,
-                                        probe_steps=probe_steps if probed else None)
+                                        probe_steps=probe_steps if probed else None, pooling=pooling,
+                                        base_scale=base_scale, backbone_dim=width, clip_norm=clip_norm,
+                                        cache=cache, keep_weights=False)
                 rows.append({"labels": n_labels, "kind": kind, "loss": loss, "seed": seed, "steps": steps,
                              **{k: v for k, v in scores.items() if k not in ("mean_offdiag_cos", "train_s")}})
         rows.append({"labels": n_labels, "loss": "pretrained", "seed": seeds[0],

@@ -29,10 +29,9 @@ HEADS = ("GPT", "nGPT")
 def table4_rows(backbone: str) -> pd.DataFrame:
     """The paper's Table 4 rows of one ``backbone`` (``data/circumplex/table4.csv``, cells as printed, strings),
     indexed by ``(method, head)``; the pretrained row is ``("Pretrained", "")``."""
-    from companion.settings import REPO_ROOT
+    from companion.papers.tables import paper_table
 
-    table = pd.read_csv(REPO_ROOT / "data" / "circumplex" / "table4.csv", comment="#", dtype=str,
-                        keep_default_na=False)
+    table = paper_table("circumplex", "table4")
     rows = table[table.base_model == backbone]
     if rows.empty:
         raise ValueError(f"Table 4 has no backbone {backbone!r}; it has {', '.join(table.base_model.unique())}.")
@@ -76,7 +75,7 @@ def ordering_gap(ours: pd.DataFrame, paper: Mapping[str, str], col: str, kind: s
 
 def table4_claims(ds: str, paper_set: str, ours: pd.DataFrame, pretrained_v: float, paper: pd.DataFrame,
                   runs: pd.DataFrame | None, *, regime: str, n_labels: int, head_dim: int, backbone: str,
-                  losses: Sequence[str]) -> list[dict]:
+                  losses: Sequence[str], pretrained_name: str = "MiniLM mean pooling") -> list[dict]:
     """The claims of data set ``ds`` against the paper's ``paper_set`` column of Table 4 (row ``backbone``).
 
     ``ours``: per-seed values (rows) with columns ``(metric, head, loss)`` for V, CD-r and ``mean_offdiag_cos``;
@@ -87,7 +86,8 @@ def table4_claims(ds: str, paper_set: str, ours: pd.DataFrame, pretrained_v: flo
     (:func:`companion.papers.circumplex.validity.run_checks`: the compared runs trained, and their V-Measure is flat
     from the budget on). Returns, in order, the three orderings for both heads, "every trained variant beats the
     pretrained V" and, for both heads, §5.1's "SINCERE settles at orthogonal labels" (``n_labels`` labels, heads of
-    width ``head_dim``)."""
+    width ``head_dim``). ``pretrained_name`` says in the note which embedding the pretrained row is (the backbone
+    and its pooling)."""
     claims = []
     for name, col, pcol, target, where in ORDERINGS:
         for kind in HEADS:
@@ -123,7 +123,7 @@ def table4_claims(ds: str, paper_set: str, ours: pd.DataFrame, pretrained_v: flo
         criterion=stats.direction(paper_effect=paper_gap),
         regime=regime,
         validity=run_checks(runs, {"dataset": ds, "head": list(HEADS), "loss": list(losses)}, gap=measured.estimate),
-        note=f"pretrained V: ours {pretrained_v:.3f} (MiniLM mean pooling), paper {p_pre}; lowest trained paper cell "
+        note=f"pretrained V: ours {pretrained_v:.3f} ({pretrained_name}), paper {p_pre}; lowest trained paper cell "
              f"{low[1]}/{low[0]} {pv[low]}"))
     E = n_labels
     for kind in HEADS:

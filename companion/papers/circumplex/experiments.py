@@ -6,13 +6,16 @@ directly under a loss of :mod:`companion.losses.circumplex`.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from companion.losses.circumplex import ECM_LABELS, GOEMOTIONS_ECM_LABELS
+from companion.papers.circumplex.heads import CLIP_NORM
 
 
 # ------------------------------------------------------------------------------------------ experiment data
@@ -119,25 +122,176 @@ def emobank_sample(n: int = 500, seed: int = 42, split: str = "test"):
 
 HEAD_KINDS = ("GPT", "nGPT")
 
+#: The version of the head-run recipe in every cache key (:func:`head_run_key`): raise it when a change to the
+#: training or scoring code changes what a run returns, so that runs cached before are trained again.
+HEAD_RUN_VERSION = 1
+
+_DIGESTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def states_digest(states) -> str:
+    """A content digest of packed token states (:class:`~companion.encoders.states.PackedStates`: every value and
+    every text's length), computed once per object: the head-run cache keys on the data, not on how it was made."""
+    import hashlib
+
+    try:
+        return _DIGESTS[states]
+    except (KeyError, TypeError):
+        pass
+    h = hashlib.blake2b(digest_size=16)
+    h.update(str((tuple(states.flat.shape), str(states.flat.dtype))).encode())
+    h.update(states.flat.detach().contiguous().cpu().numpy().tobytes())
+    h.update(states.lengths.detach().cpu().numpy().astype(np.int64).tobytes())
+    digest = h.hexdigest()
+    try:
+        _DIGESTS[states] = digest
+    except TypeError:  # an object that cannot be weakly referenced: digest recomputed next time
+        pass
+    return digest
+
+
+def head_cache_dir() -> Path:
+    """Where trained head runs are cached: ``<cache_dir>/circumplex/head-runs`` (one file per run settings)."""
+    from companion.settings import cache_dir
+
+    return Path(cache_dir()) / "circumplex" / "head-runs"
+
+
+def _cache_path(cache, key: str) -> Path | None:
+    if cache is None or cache is False:
+        return None
+    folder = head_cache_dir() if cache is True else Path(cache)
+    return folder / f"{key}.pt"
+
+
+def head_settings(kind: str, loss: str, train_states, *, steps: int, batch_size: int, lr: float, seed: int,
+                  n_heads: int, margin: float | None = None, pooling: str = "mean",
+                  base_scale: str | float = "backbone", backbone_dim: int | None = None,
+                  clip_norm: float | None = CLIP_NORM) -> dict:
+    """Every setting that shapes a trained head (the training data aside), resolved as the run uses it: the
+    batch (at most the training set), the base scale as a number
+    (:func:`~companion.papers.circumplex.heads.resolve_base_scale`; None for the heads it does not change, GPT and
+    nGPT-plain) and the clipping norm (None: no clipping). Recorded with every run (``settings``) and part of its
+    cache key (:func:`head_run_key`)."""
+    from companion.papers.circumplex.heads import (
+        HEAD_POOLINGS,
+        backbone_width,
+        check_clip_norm,
+        resolve_base_scale,
+        uses_base_scale,
+    )
+
+    if pooling not in HEAD_POOLINGS:
+        raise ValueError(f"Unknown head pooling {pooling!r}; choose one of {', '.join(HEAD_POOLINGS)}.")
+    width = backbone_width(train_states) if backbone_dim is None else int(backbone_dim)
+    scale = resolve_base_scale(base_scale, train_states.dim, width)  # validates for every kind
+    scaled = uses_base_scale(kind)
+    return {"kind": kind, "loss": loss, "margin": None if margin is None else float(margin), "steps": int(steps),
+            "batch_size": int(min(batch_size, len(train_states))), "lr": float(lr), "seed": int(seed),
+            "n_heads": int(n_heads), "pooling": pooling, "head_dim": int(train_states.dim),
+            "base_scale": (base_scale if isinstance(base_scale, str) else "value") if scaled else None,
+            "base_scale_value": scale if scaled else None, "backbone_dim": width if scaled else None,
+            "clip_norm": check_clip_norm(clip_norm)}
+
+
+#: The rows of :func:`head_settings_table`: what a reader checks of how a head is trained.
+SHOWN_SETTINGS = ("pooling", "head_dim", "backbone_dim", "base_scale", "base_scale_value", "clip_norm", "lr",
+                  "batch_size", "n_heads")
+
+
+def head_settings_table(kinds: Sequence[str], train_states, **settings):
+    """:func:`head_settings` of a head of each of ``kinds`` on ``train_states`` (``settings``: its keyword arguments,
+    ``loss`` included), one column per kind and one row per entry of :data:`SHOWN_SETTINGS`, as each run records
+    them: numbers to four significant digits, "-" where a setting does not apply (the base scale of a GPT head)."""
+    import pandas as pd
+
+    loss = settings.pop("loss", "SINCERE")
+    table = {}
+    for kind in kinds:
+        resolved = head_settings(kind, loss, train_states, **settings)
+        table[kind] = {k: "-" if resolved[k] is None else f"{resolved[k]:.4g}" if isinstance(resolved[k], float)
+                       else resolved[k] for k in SHOWN_SETTINGS}
+    return pd.DataFrame(table).loc[list(SHOWN_SETTINGS)]
+
+
+def head_run_key(settings: Mapping, train_states, train_labels: Sequence[str], test_states=None,
+                 test_labels: Sequence[str] | None = None, **extra) -> str:
+    """The cache key of a head run: :func:`companion._io.cache_key` of :data:`HEAD_RUN_VERSION`, the run's
+    ``settings`` (:func:`head_settings`), the content of its training (and test) states (:func:`states_digest`)
+    and labels, and ``extra`` (e.g. the learning-curve settings)."""
+    from companion._io import cache_key
+
+    return cache_key({"version": HEAD_RUN_VERSION, "settings": dict(settings), "train": states_digest(train_states),
+                      "train_labels": [str(x) for x in train_labels],
+                      "test": None if test_states is None else states_digest(test_states),
+                      "test_labels": None if test_labels is None else [str(x) for x in test_labels], **extra},
+                     digest_size=16)
+
+
+def _rng_state() -> dict:
+    import random
+
+    return {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}  # noqa: NPY002
+
+
+def _set_rng_state(state: Mapping) -> None:
+    import random
+
+    torch.set_rng_state(state["torch"])
+    np.random.set_state(state["numpy"])  # noqa: NPY002
+    random.setstate(state["python"])
+
+
+def _rebuild_head(settings: Mapping, dim: int, state: Mapping):
+    """A head of ``settings`` (:func:`head_settings`) with the cached weights ``state``, built as training builds it
+    (seeded first)."""
+    from companion.papers.circumplex.heads import make_head
+    from companion.training import seed_everything
+
+    seed_everything(int(settings["seed"]))
+    kw = {} if settings["base_scale_value"] is None else {"base_scale": settings["base_scale_value"]}
+    head = make_head(settings["kind"], dim, n_heads=settings["n_heads"], pooling=settings["pooling"], **kw)
+    head.load_state_dict(state)
+    return head
+
 
 def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], test_states,
              test_labels: Sequence[str], *, steps: int, batch_size: int, lr: float, seed: int, n_heads: int,
-             margin: float | None = None, curve_every: int = 0, probe_steps: int | None = None):
+             margin: float | None = None, curve_every: int = 0, probe_steps: int | None = None,
+             pooling: str = "mean", base_scale: str | float = "backbone", backbone_dim: int | None = None,
+             clip_norm: float | None = CLIP_NORM, cache: bool | str | Path | None = True, keep_weights: bool = True):
     """One cell of Table 4 (§4): train a ``kind`` head (``"GPT"``, ``"nGPT"``, ``"nGPT-plain"``) with the loss named
     ``loss`` (a key of :data:`companion.losses.circumplex.LOSSES`; ``margin`` sets CircularCSE's m) on the training
     states for ``steps`` steps, embed the test states and score them.
 
-    The batch is at most the training set. Returns ``(scores, head, test embeddings)``, where ``scores`` holds
-    V-Measure and CD-r (:func:`companion.papers.circumplex.heads.evaluate_embeddings`), the mean cosine between
-    different labels (``mean_offdiag_cos``), the training time ``train_s``, the first loss and the mean of the last
-    five (``first_loss``, ``final_loss``) and, with ``curve_every`` > 0, ``curve``: the test V-Measure every
-    ``curve_every`` steps (a learning curve to read the plateau from; no weights are selected on it).
-    ``probe_steps`` (> ``steps``, a multiple of ``curve_every`` away from it) trains on to that step for the curve
-    only: the scores, the embeddings and the returned head are still those at ``steps`` (the data order of the first
-    ``steps`` steps is the same; the head's weights are copied at that step and restored)."""
+    The head is trained as the authors train it unless told otherwise
+    (:func:`~companion.papers.circumplex.heads.train_head`): gradient clipping at ``clip_norm`` (1.0; None: none),
+    nGPT's α and s_qk at the base scale of the backbone's width (``base_scale="backbone"``, ``backbone_dim``
+    default: the width recorded on the states; ``"head"``: the head's own width), pooled by ``pooling``
+    (``"mean"``; the paper's: :func:`~companion.papers.circumplex.heads.paper_pooling`). The batch is at most the
+    training set.
+
+    Returns ``(scores, head, test embeddings)``, where ``scores`` holds V-Measure and CD-r
+    (:func:`companion.papers.circumplex.heads.evaluate_embeddings`), the mean cosine between different labels
+    (``mean_offdiag_cos``), the training time ``train_s``, the first loss and the mean of the last five
+    (``first_loss``, ``final_loss``), the settings the run recorded (``base_scale``: the number b for an nGPT head in
+    the authors' parametrisation, else NaN; ``clip_norm``: NaN for none; ``pooling``), ``from_cache`` and, with
+    ``curve_every`` > 0, ``curve``: the test V-Measure every ``curve_every`` steps (a learning curve to read the
+    plateau from; no weights are selected on it). ``probe_steps`` (> ``steps``, a multiple of ``curve_every`` away
+    from it) trains on to that step for the curve only: the scores, the embeddings and the returned head are still
+    those at ``steps`` (the data order of the first ``steps`` steps is the same; the head's weights are copied at
+    that step and restored).
+
+    **Cache.** With ``cache`` (True: :func:`head_cache_dir`; or a folder) the run is stored under a key of every
+    setting above and the content of the training and test data (:func:`head_run_key`), and a later call with the
+    same key reloads it instead of training: the same scores (``train_s`` that of the original run), embeddings,
+    weights and the random-number state the run left behind. ``keep_weights=False`` stores no weights (the returned
+    head is then None), for grids that never use them; such an entry is trained again when weights are asked for.
+    """
     import time
     from functools import partial
 
+    from companion._io import read_cache, torch_save_atomic
     from companion.losses.circumplex import LOSSES
     from companion.metrics.clustering import v_measure
     from companion.papers.circumplex.geometry import geometry_summary
@@ -149,6 +303,20 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
         raise ValueError(f"a margin applies to CircularCSE only, not {loss!r}.")
     if probe_steps is not None and not (curve_every and probe_steps > steps and steps % curve_every == 0):
         raise ValueError("probe_steps needs curve_every > 0 dividing steps, and probe_steps > steps.")
+    settings = head_settings(kind, loss, train_states, steps=steps, batch_size=batch_size, lr=lr, seed=seed,
+                             n_heads=n_heads, margin=margin, pooling=pooling, base_scale=base_scale,
+                             backbone_dim=backbone_dim, clip_norm=clip_norm)
+    path = None
+    if cache is not None and cache is not False:
+        key = head_run_key(settings, train_states, train_labels, test_states, test_labels,
+                           curve_every=int(curve_every or 0), probe_steps=probe_steps)
+        path = _cache_path(cache, key)
+        saved = read_cache(path, weights_only=False)
+        if isinstance(saved, dict) and saved.get("settings") == settings and \
+                (saved.get("state") is not None or not keep_weights):
+            head = _rebuild_head(settings, train_states.dim, saved["state"]) if keep_weights else None
+            _set_rng_state(saved["rng"])
+            return {**saved["scores"], "from_cache": True}, head, saved["emb"].clone()
     loss_fn = LOSSES[loss] if margin is None else partial(LOSSES[loss], margin=margin)
     test_labels = list(test_labels)
     snapshots = []  # test embeddings at every curve point, in order (the trainer evaluates at 0, k, 2k, ... steps)
@@ -163,7 +331,9 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
     t = time.perf_counter()
     head, res = train_head(kind, loss_fn, train_states, list(train_labels), steps=probe_steps or steps,
                            batch_size=min(batch_size, len(train_labels)), lr=lr, seed=seed, n_heads=n_heads,
-                           progress=False, eval_fn=curve_fn if curve_every else None, eval_every=curve_every)
+                           progress=False, eval_fn=curve_fn if curve_every else None, eval_every=curve_every,
+                           pooling=pooling, clip_norm=clip_norm, base_scale=base_scale,
+                           backbone_dim=settings["backbone_dim"] or backbone_dim)
     train_s = time.perf_counter() - t
     curve_steps = [h["step"] for h in res.history if "eval" in h]
     if probe_steps:
@@ -174,18 +344,37 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
     losses = [h["loss"] for h in res.history if "loss" in h][:steps]
     geo = geometry_summary(emb, test_labels, [c for c in ECM_LABELS if c in set(test_labels)])
     scores = {**evaluate_embeddings(emb, test_labels), "mean_offdiag_cos": geo["mean_offdiag_cos"],
-              "train_s": train_s, "first_loss": losses[0], "final_loss": float(np.mean(losses[-5:]))}
+              "train_s": train_s, "first_loss": losses[0], "final_loss": float(np.mean(losses[-5:])),
+              **_recorded(settings)}
     if curve_every:
         scores["curve"] = {h["step"]: h["eval"] for h in res.history if "eval" in h}
-    return scores, head, emb
+    if path is not None:
+        state = {k: v.detach().clone() for k, v in head.state_dict().items()} if keep_weights else None
+        torch_save_atomic({"settings": settings, "scores": scores, "emb": emb, "state": state, "rng": _rng_state()},
+                          path)
+    return {**scores, "from_cache": False}, (head if keep_weights else None), emb
+
+
+def _recorded(settings: Mapping) -> dict:
+    """The settings a run's row records beside its scores (NaN where a setting does not apply)."""
+    value = settings["base_scale_value"]
+    return {"base_scale": float("nan") if value is None else float(value),
+            "clip_norm": float("nan") if settings["clip_norm"] is None else float(settings["clip_norm"]),
+            "pooling": settings["pooling"]}
 
 
 def emolit_heads(saved: dict, train_states, train_labels: Sequence[str], *, seeds: Sequence[int], steps: int,
-                 batch_size: int, lr: float, n_heads: int):
+                 batch_size: int, lr: float, n_heads: int, pooling: str = "mean", base_scale: str | float = "backbone",
+                 backbone_dim: int | None = None, clip_norm: float | None = CLIP_NORM,
+                 cache: bool | str | Path | None = True):
     """Every Emolit head of notebook 02 (both kinds, every loss and seed) for the analyses of §5–6: the weights saved
-    by notebook 02 (``saved[("Emolit", kind, loss, "state", seed)]``) when their shapes fit a fresh head, otherwise
-    retrained here with the same settings. Returns ``({(kind, loss, seed): head in eval mode}, {same key: where it
-    came from})``."""
+    by notebook 02 (``saved[("Emolit", kind, loss, "state", seed)]``) when they were trained with the same settings
+    (``saved[("Emolit", kind, loss, "settings", seed)]`` equal to :func:`head_settings` of these: steps, batch, lr,
+    heads, pooling, base scale, clipping) and their shapes fit a fresh head, otherwise trained here with these
+    settings (through a cache of trained heads keyed like :func:`head_run`'s, ``cache``). Saved weights without a
+    settings record (from an earlier version) are not reused. Returns ``({(kind, loss, seed): head in eval mode},
+    {same key: where it came from})``."""
+    from companion._io import read_cache, torch_save_atomic
     from companion.losses.circumplex import LOSSES
     from companion.papers.circumplex.heads import make_head, train_head
 
@@ -193,16 +382,34 @@ def emolit_heads(saved: dict, train_states, train_labels: Sequence[str], *, seed
     for seed in seeds:
         for kind in HEAD_KINDS:
             for loss in LOSSES:
+                settings = head_settings(kind, loss, train_states, steps=steps, batch_size=batch_size, lr=lr,
+                                         seed=seed, n_heads=n_heads, pooling=pooling, base_scale=base_scale,
+                                         backbone_dim=backbone_dim, clip_norm=clip_norm)
                 state = saved.get(("Emolit", kind, loss, "state", seed))
-                head = make_head(kind, train_states.dim, n_heads=n_heads)
-                if state is not None and all(state[k].shape == v.shape for k, v in head.state_dict().items()):
+                same = saved.get(("Emolit", kind, loss, "settings", seed)) == settings
+                kw = {} if settings["base_scale_value"] is None else {"base_scale": settings["base_scale_value"]}
+                head = make_head(kind, train_states.dim, n_heads=n_heads, pooling=pooling, **kw)
+                fresh = head.state_dict()
+                if same and state is not None and set(state) == set(fresh) and \
+                        all(state[k].shape == v.shape for k, v in fresh.items()):
                     head.load_state_dict(state)
                     source[(kind, loss, seed)] = "02 cache"
                 else:
-                    head, _ = train_head(kind, LOSSES[loss], train_states, list(train_labels), steps=steps,
-                                         batch_size=min(batch_size, len(train_labels)), lr=lr, seed=seed,
-                                         n_heads=n_heads, progress=False)
-                    source[(kind, loss, seed)] = "retrained here"
+                    path = _cache_path(cache, head_run_key(settings, train_states, train_labels, trained_only=True))
+                    cached = read_cache(path, weights_only=False) if path is not None else None
+                    if isinstance(cached, dict) and cached.get("settings") == settings:
+                        head = _rebuild_head(settings, train_states.dim, cached["state"])
+                        source[(kind, loss, seed)] = "retrained here (cached)"
+                    else:
+                        head, _ = train_head(kind, LOSSES[loss], train_states, list(train_labels), steps=steps,
+                                             batch_size=min(batch_size, len(train_labels)), lr=lr, seed=seed,
+                                             n_heads=n_heads, progress=False, pooling=pooling, clip_norm=clip_norm,
+                                             base_scale=base_scale, backbone_dim=settings["backbone_dim"] or
+                                             backbone_dim)
+                        if path is not None:
+                            torch_save_atomic({"settings": settings, "state": {k: v.detach().clone() for k, v in
+                                                                               head.state_dict().items()}}, path)
+                        source[(kind, loss, seed)] = "retrained here"
                 heads[(kind, loss, seed)] = head.eval()
     return heads, source
 
@@ -238,15 +445,20 @@ def unseen_label_summary(emb_ecm, labels_ecm: Sequence[str], emb_other, labels_o
 
 def table4_runs(datasets: Mapping[str, tuple], feats: Mapping, pretrained: Mapping, *, seeds: Sequence[int],
                 kinds: Sequence[str], losses: Sequence[str], batch_size: int, lr: float, n_heads: int,
-                curve_points: int = 0, curve_seeds: Sequence[int] = (), probe_factor: int = 1):
+                curve_points: int = 0, curve_seeds: Sequence[int] = (), probe_factor: int = 1, pooling: str = "mean",
+                base_scale: str | float = "backbone", clip_norm: float | None = CLIP_NORM,
+                cache: bool | str | Path | None = True):
     """Notebook 02's grid (§4, Table 4): every data set x seed x head kind x loss through :func:`head_run`, plus one
     pretrained row per data set. ``datasets[name] = (train key, test key, train frame, test frame, steps)`` names
     the states in ``feats`` / ``pretrained`` and the labelled frames. The runs of ``curve_seeds`` record the test
     V-Measure ``curve_points`` times up to their budget (which ``curve_points`` must divide) and, with
     ``probe_factor`` > 1, train on to ``probe_factor`` x the budget for the curve only (their scores are taken at the
-    budget). Returns ``(runs, keep)``: one row per run (with its ``steps``) and, in ``keep``, every head's weights
-    (``(name, kind, loss, "state", seed)``), the first seed's test embeddings (``(name, kind, loss)``) and the
-    pretrained test embeddings (``(name, "pretrained")``)."""
+    budget). ``pooling``, ``base_scale``, ``clip_norm`` and ``cache`` go to every :func:`head_run` (the backbone's
+    width for the base scale is that of the ``pretrained`` embeddings). Returns ``(runs, keep)``: one row per run
+    (with its ``steps`` and recorded settings) and, in ``keep``, every head's weights (``(name, kind, loss,
+    "state", seed)``) and settings (``(name, kind, loss, "settings", seed)``, :func:`head_settings`; what
+    :func:`emolit_heads` checks before reusing the weights), the first seed's test embeddings (``(name, kind,
+    loss)``) and the pretrained test embeddings (``(name, "pretrained")``)."""
     import pandas as pd
     from tqdm.auto import tqdm
 
@@ -270,12 +482,18 @@ def table4_runs(datasets: Mapping[str, tuple], feats: Mapping, pretrained: Mappi
     for ds, seed, kind, loss in tqdm(jobs, desc="head runs"):
         ktr, kte, dtr, dte, n_steps = datasets[ds]
         curve = seed in curve_seeds
+        width = int(pretrained[ktr].shape[1])  # the backbone's own sentence embeddings: its width
         scores, head, emb = head_run(kind, loss, feats[ktr], dtr.label, feats[kte], dte.label, steps=n_steps,
                                      batch_size=batch_size, lr=lr, seed=seed, n_heads=n_heads,
                                      curve_every=n_steps // curve_points if curve else 0,
-                                     probe_steps=probe_factor * n_steps if curve and probe_factor > 1 else None)
+                                     probe_steps=probe_factor * n_steps if curve and probe_factor > 1 else None,
+                                     pooling=pooling, base_scale=base_scale, backbone_dim=width,
+                                     clip_norm=clip_norm, cache=cache)
         rows.append({"dataset": ds, "head": kind, "loss": loss, "seed": seed, "steps": n_steps, **scores})
         keep[(ds, kind, loss, "state", seed)] = {k: v.clone() for k, v in head.state_dict().items()}
+        keep[(ds, kind, loss, "settings", seed)] = head_settings(
+            kind, loss, feats[ktr], steps=n_steps, batch_size=batch_size, lr=lr, seed=seed, n_heads=n_heads,
+            pooling=pooling, base_scale=base_scale, backbone_dim=width, clip_norm=clip_norm)
         if seed == seeds[0]:
             keep[(ds, kind, loss)] = emb
     return pd.DataFrame(rows), keep

@@ -20,13 +20,24 @@ embedding :math:`e = \mathrm{Norm}(\mathrm{Pooling}(h))` (unit norm; pooling ``m
 
   **Training parametrisation** (``parametrisation=``). The equations fix what α and :math:`s_{qk}` *are*, not how
   they are stored, and the optimiser sees the stored parameter. ``"authors"`` (the default, used to reproduce the
-  paper) stores them as nGPT's training recipe does: with :math:`b = d^{-1/2}` (``base_scale``), a stored
+  paper) stores them as nGPT's training recipe does: with a base scale :math:`b` (``base_scale``), a stored
   :math:`p_\alpha` (init :math:`b`) gives :math:`\alpha = |p_\alpha|\,\alpha_{init}/b` and a stored
   :math:`p_{s}` (init :math:`b`) gives :math:`s_{qk} = p_s / b`. Both start at the same effective values as
   ``"plain"``, which stores α and :math:`s_{qk}` directly, so the forward pass at initialisation is the same; but
-  an Adam step of size ``lr`` on the stored parameter moves α by about :math:`\mathrm{lr}\cdot\alpha_{init}\sqrt d`
-  and :math:`s_{qk}` by about :math:`\mathrm{lr}\sqrt d` (α: 0.98 lr, :math:`s_{qk}`: 19.6 lr at d = 384), against
-  lr for both under ``"plain"``. :math:`s_u, s_v` have scale 1 in both (as in nGPT), so they are stored directly.
+  an Adam step of size ``lr`` on the stored parameter moves α by about :math:`\mathrm{lr}\cdot\alpha_{init}/b`
+  and :math:`s_{qk}` by about :math:`\mathrm{lr}/b` (with :math:`b = 384^{-1/2}`: α 0.98 lr, :math:`s_{qk}` 19.6 lr),
+  against lr for both under ``"plain"``. :math:`s_u, s_v` have scale 1 in both (as in nGPT), so they are stored
+  directly.
+
+  **Base scale** (``base_scale=``). nGPT sets :math:`b = d^{-1/2}` from the model width d. The paper's head "shares
+  the same attention mask, dimension size, and attention head count as the backbone" (§4.1, Implementation
+  Details; App. D, Table 3 lists the hidden sizes), so in the authors' runs d is the backbone's width.
+  ``"backbone"`` (the default) takes :math:`b = d_{backbone}^{-1/2}` (``backbone_dim``; the head's own width when
+  it is not given, i.e. a full-width head): a head narrower than its backbone (a PCA-projected head of this
+  companion's cpu profile) then steps α and :math:`s_{qk}` at the authors' rate for that backbone. ``"head"``
+  takes the head's own width, :math:`b = d_{head}^{-1/2}` (this companion's earlier choice): a 64-wide head on the
+  384-wide MiniLM steps them at :math:`\sqrt{64/384} \approx 0.41` of that rate. A positive number sets
+  :math:`b` directly. At full width the two names give the same head.
 
   **Remaining differences**, from the paper's equations and from the released training code of the paper, and
   which one this head follows:
@@ -46,7 +57,18 @@ embedding :math:`e = \mathrm{Norm}(\mathrm{Pooling}(h))` (unit norm; pooling ``m
     paper's Eq. 20 writes :math:`\sqrt{d_{MLP}}`; nGPT and the released code scale by the model width d).
 
 Training a head on cached backbone states (the frozen-backbone setting of this companion) uses
-:class:`~companion.encoders.states.PackedStates` (token states stored once, packed, float16) and :func:`train_head`.
+:class:`~companion.encoders.states.PackedStates` (token states stored once, packed, float16) and :func:`train_head`,
+with gradient clipping at norm 1.0 by default (``clip_norm``): App. D says that "for any parameters not
+explicitly listed, we employ the default settings", and its Table 3 names the settings it does list as Hugging
+Face's ``TrainingArguments`` names them (LR scheduler type, Train Batch Size, Torch dtype), whose default
+``max_grad_norm`` is 1.0; ``clip_norm=None`` trains without clipping (this companion's earlier choice).
+
+**Pooling** (paper Eq. 3–4 / 13–14; §4.1, Implementation Details; App. D, Table 3). The paper pools the head's
+output with [CLS] for the BERT-like encoders (mE5, mxbai), the last token for the decoder-only LLMs (Llama-3.2-3B,
+OLMo-3-7B) and Qwen3-Embedding-4B, and the mean for Llama-Embed-Nemotron-8B; :func:`paper_pooling` names it per
+backbone. Every head here takes ``pooling=`` (``"mean"``, ``"cls"``, ``"last"``); the frozen-head runs of
+:mod:`companion.papers.circumplex.experiments` and :mod:`companion.papers.circumplex.comparison` pass it through,
+defaulting to ``"mean"``. ``"last"`` takes the last real token of the (possibly truncated, ``max_tokens``) states.
 """
 
 from __future__ import annotations
@@ -66,6 +88,65 @@ from companion.encoders.states import PackedStates, cached_token_states
 HEAD_POOLINGS = ("mean", "cls", "last")
 #: Training parametrisations of :class:`NGPTHead` (module docstring): nGPT's scaled storage, or direct storage.
 NGPT_PARAMETRISATIONS = ("authors", "plain")
+#: Named base scales of :class:`NGPTHead` (module docstring): from the backbone's width (the authors') or the head's.
+BASE_SCALES = ("backbone", "head")
+#: Gradient-clipping norm of :func:`train_head` by default: the Hugging Face Trainer's ``max_grad_norm`` (App. D).
+CLIP_NORM = 1.0
+
+#: The paper's pooling per backbone (§4.1, Implementation Details; App. D, Table 3): [CLS] for the BERT-like
+#: encoders, the last token for the decoder-only LLMs and Qwen3-Embedding, the mean for Llama-Embed-Nemotron.
+PAPER_POOLING = {"intfloat/multilingual-e5-large": "cls", "mixedbread-ai/mxbai-embed-large-v1": "cls",
+                 "Qwen/Qwen3-Embedding-4B": "last", "nvidia/llama-embed-nemotron-8b": "mean",
+                 "meta-llama/Llama-3.2-3B": "last", "allenai/Olmo-3-1025-7B": "last"}
+#: The paper's pooling per backbone family (§4.1): BERT-like encoders, LLM-based encoders, decoder-only LLMs.
+FAMILY_POOLING = {"bert-like": "cls", "decoder-only": "last"}
+
+
+def paper_pooling(backbone: str) -> str:
+    """The head pooling the paper uses for ``backbone``: a hub id of App. D's Table 3 (:data:`PAPER_POOLING`; the
+    short names mE5, mxbai, Qwen3-Embedding-4B, … are matched too) or a family, ``"bert-like"`` ([CLS]) or
+    ``"decoder-only"`` (last token) (:data:`FAMILY_POOLING`). Any other backbone raises: name its family instead
+    (the paper's rule is by family: ``"bert-like"`` for an encoder such as MiniLM, ``"decoder-only"`` for a frozen
+    decoder LLM)."""
+    if backbone in PAPER_POOLING:
+        return PAPER_POOLING[backbone]
+    if backbone in FAMILY_POOLING:
+        return FAMILY_POOLING[backbone]
+    short = {"me5": "intfloat/multilingual-e5-large", "mxbai": "mixedbread-ai/mxbai-embed-large-v1",
+             "qwen3-embedding-4b": "Qwen/Qwen3-Embedding-4B", "llama-embed-nemotron-8b": "nvidia/llama-embed-nemotron-8b",
+             "llama-3.2-3b": "meta-llama/Llama-3.2-3B", "olmo-3-7b": "allenai/Olmo-3-1025-7B"}
+    name = backbone.split("/")[-1].lower()
+    for alias, hub in short.items():
+        if name == alias or name == hub.split("/")[-1].lower():
+            return PAPER_POOLING[hub]
+    raise ValueError(f"No pooling of the paper for {backbone!r}; name a backbone of App. D's Table 3 "
+                     f"({', '.join(PAPER_POOLING)}) or a family ({', '.join(FAMILY_POOLING)}).")
+
+
+def resolve_base_scale(base_scale: str | float, dim: int, backbone_dim: int | None = None) -> float:
+    """The number :math:`b` that ``base_scale`` names for a head of width ``dim`` on a backbone of width
+    ``backbone_dim`` (None: the head's width): ``"backbone"`` :math:`d_{backbone}^{-1/2}`, ``"head"``
+    :math:`d_{head}^{-1/2}`, or a positive number as given."""
+    if isinstance(base_scale, str):
+        if base_scale not in BASE_SCALES:
+            raise ValueError(f"Unknown base_scale {base_scale!r}; choose one of {', '.join(BASE_SCALES)} or a "
+                             "positive number.")
+        if backbone_dim is not None and (not isinstance(backbone_dim, int) or backbone_dim < 1):
+            raise ValueError(f"backbone_dim must be a positive int, got {backbone_dim!r}.")
+        width = (backbone_dim or dim) if base_scale == "backbone" else dim
+        return float(width) ** -0.5
+    if isinstance(base_scale, bool) or not isinstance(base_scale, (int, float)) or not base_scale > 0 \
+            or not math.isfinite(base_scale):
+        raise ValueError(f"base_scale must be one of {', '.join(BASE_SCALES)} or a positive number, got "
+                         f"{base_scale!r}.")
+    return float(base_scale)
+
+
+def backbone_width(states) -> int:
+    """The width of the backbone whose token states ``states`` (:class:`PackedStates`) hold: recorded by
+    :func:`frozen_features` / :func:`featurize` on the states they return (they may be PCA-projected to a narrower
+    head), else the states' own width."""
+    return int(getattr(states, "backbone_dim", None) or states.dim)
 
 
 def _check_states(states: torch.Tensor, mask: torch.Tensor | None, dim: int) -> torch.Tensor:
@@ -190,15 +271,19 @@ class GPTHead(_Head):
 class NGPTHead(_Head):
     """One normalised-Transformer (nGPT) block (paper Eq. 2/18–20) + pooling + L2 norm.
 
-    ``parametrisation``: ``"authors"`` (default; α and s_qk stored scaled by ``base_scale = dim ** -0.5``) or
-    ``"plain"`` (stored directly); see the module docstring, which also lists every remaining difference from the
-    paper's equations and the released code. ``raw_attn_input``: feed the un-normalised input to attention.
-    Call :meth:`normalize_weights` after every optimiser step (``train(..., after_step=head.normalize_weights)``);
-    it is also called once here, at construction.
+    ``parametrisation``: ``"authors"`` (default; α and s_qk stored scaled by the base scale b) or ``"plain"``
+    (stored directly). ``base_scale`` (authors' parametrisation only): ``"backbone"`` (default, the authors' rate:
+    :math:`b = d_{backbone}^{-1/2}` with ``backbone_dim``, the head's width when None), ``"head"``
+    (:math:`b = d_{head}^{-1/2}`) or a positive number; the resolved number is :attr:`base_scale`. See the module
+    docstring, which also lists every remaining difference from the paper's equations and the released code.
+    ``raw_attn_input``: feed the un-normalised input to attention. Call :meth:`normalize_weights` after every
+    optimiser step (``train(..., after_step=head.normalize_weights)``); it is also called once here, at
+    construction.
     """
 
     def __init__(self, dim: int = 384, n_heads: int = 12, mlp_ratio: float = 4.0, pooling: str = "mean",
-                 alpha_init: float = 0.05, parametrisation: str = "authors", raw_attn_input: bool = False):
+                 alpha_init: float = 0.05, parametrisation: str = "authors", raw_attn_input: bool = False,
+                 base_scale: str | float = "backbone", backbone_dim: int | None = None):
         super().__init__(dim, pooling)
         if parametrisation not in NGPT_PARAMETRISATIONS:
             raise ValueError(f"Unknown nGPT parametrisation {parametrisation!r}; choose one of "
@@ -206,7 +291,10 @@ class NGPTHead(_Head):
         if not isinstance(alpha_init, (int, float)) or not 0 < alpha_init <= 1:
             raise ValueError(f"alpha_init must be a number in (0, 1], got {alpha_init!r}.")
         self.parametrisation, self.raw_attn_input = parametrisation, bool(raw_attn_input)
-        self.base_scale = dim ** -0.5 if parametrisation == "authors" else 1.0
+        scale = resolve_base_scale(base_scale, dim, backbone_dim)  # validated for both parametrisations
+        self.base_scale_name = base_scale if isinstance(base_scale, str) else "value"
+        self.backbone_dim = int(backbone_dim) if backbone_dim is not None else dim
+        self.base_scale = scale if parametrisation == "authors" else 1.0
         # effective alpha = |stored| x alpha_scale, effective s_qk = stored x s_qk_scale; both start at their init
         self.alpha_scale = float(alpha_init) / self.base_scale if parametrisation == "authors" else 1.0
         stored_alpha = self.base_scale if parametrisation == "authors" else float(alpha_init)
@@ -256,13 +344,27 @@ def _ngpt_plain(dim: int = 384, **kwargs) -> NGPTHead:
 #: Head kinds by name: ``"nGPT"`` trains α and s_qk in the authors' (scaled) parametrisation, ``"nGPT-plain"`` stores
 #: them directly (same forward pass at initialisation; see :class:`NGPTHead`).
 HEADS = {"GPT": GPTHead, "nGPT": NGPTHead, "nGPT-plain": _ngpt_plain}
+#: Keyword arguments only the nGPT heads take (:func:`make_head` drops them for a GPT head).
+_NGPT_ONLY = ("base_scale", "backbone_dim", "alpha_init", "parametrisation", "raw_attn_input")
 
 
 def make_head(kind: str, dim: int = 384, **kwargs) -> _Head:
-    """A head by name: ``"GPT"``, ``"nGPT"`` (authors' parametrisation) or ``"nGPT-plain"``."""
+    """A head by name: ``"GPT"``, ``"nGPT"`` (authors' parametrisation) or ``"nGPT-plain"``. The nGPT-only
+    settings ``base_scale`` and ``backbone_dim`` are accepted for every kind and ignored by a GPT head (which has
+    no α or s_qk), so one set of settings serves a grid of both kinds."""
     if kind not in HEADS:
         raise ValueError(f"Unknown head {kind!r}; choose one of {', '.join(HEADS)}.")
+    if kind == "GPT":
+        kwargs = {k: v for k, v in kwargs.items() if k not in ("base_scale", "backbone_dim")}
     return HEADS[kind](dim, **kwargs)
+
+
+def uses_base_scale(kind: str) -> bool:
+    """Whether the base scale changes a head of ``kind``: only nGPT in the authors' parametrisation stores α and
+    s_qk scaled (``"GPT"`` has neither, ``"nGPT-plain"`` stores them directly)."""
+    if kind not in HEADS:
+        raise ValueError(f"Unknown head {kind!r}; choose one of {', '.join(HEADS)}.")
+    return kind == "nGPT"
 
 
 def pca_basis(states: PackedStates, dim: int, max_tokens: int = 100_000, seed: int = 0
@@ -310,24 +412,38 @@ def embed_with_head(head: _Head, states: PackedStates, batch_size: int = 256, re
     return emb, {k: torch.cat(v)[inv] for k, v in stages.items()}
 
 
+def check_clip_norm(clip_norm: float | None) -> float | None:
+    """``clip_norm`` as a float (a positive, finite gradient-norm bound) or None (no clipping)."""
+    if clip_norm is None:
+        return None
+    if isinstance(clip_norm, bool) or not isinstance(clip_norm, (int, float)) or not 0 < clip_norm < math.inf:
+        raise ValueError(f"clip_norm must be a positive number or None (no clipping), got {clip_norm!r}.")
+    return float(clip_norm)
+
+
 def train_head(kind: str, loss_fn: Callable, states: PackedStates, labels: Sequence, *, steps: int,
                batch_size: int = 128, lr: float = 5e-5, seed: int = 42, pooling: str = "mean",
                progress: bool | None = None, desc: str | None = None,
-               eval_fn: Callable[[nn.Module], float] | None = None, eval_every: int = 0, **head_kwargs):
+               eval_fn: Callable[[nn.Module], float] | None = None, eval_every: int = 0,
+               clip_norm: float | None = CLIP_NORM, base_scale: str | float = "backbone",
+               backbone_dim: int | None = None, **head_kwargs):
     """Train a fresh ``kind`` head (``"GPT"`` / ``"nGPT"`` / ``"nGPT-plain"``) on cached states with ``loss_fn(emb, labels)``.
 
     AdamW with a constant LR (paper §4.1), no weight decay and no warm-up (nGPT's recipe, used for both heads),
-    no gradient clipping (the paper mentions none); batches are
-    shuffled with ``seed`` (same order for every loss and head); nGPT weights are re-normalised after every step.
-    ``eval_fn(head)`` (with ``eval_every`` > 0) is recorded every ``eval_every`` steps and at the end, for a learning
-    curve only: the final weights are kept (no selection). Returns ``(head, TrainResult)``.
+    gradient clipping at ``clip_norm`` (default 1.0, the Trainer default App. D relies on; None: no clipping);
+    batches are shuffled with ``seed`` (same order for every loss and head); nGPT weights are re-normalised after
+    every step. nGPT heads get ``base_scale`` and ``backbone_dim`` (default: :func:`backbone_width` of ``states``)
+    (:class:`NGPTHead`). ``eval_fn(head)`` (with ``eval_every`` > 0) is recorded every ``eval_every`` steps and at
+    the end, for a learning curve only: the final weights are kept (no selection). Returns ``(head, TrainResult)``.
     """
     from companion.training import index_batches, seed_everything, train
 
     if len(states) != len(labels):
         raise ValueError(f"states and labels have different lengths: {len(states)} vs {len(labels)}.")
+    clip_norm = check_clip_norm(clip_norm)
     seed_everything(seed)
-    head = make_head(kind, states.dim, pooling=pooling, **head_kwargs)
+    head = make_head(kind, states.dim, pooling=pooling, base_scale=base_scale,
+                     backbone_dim=backbone_width(states) if backbone_dim is None else backbone_dim, **head_kwargs)
     labels = np.asarray(labels, dtype=object) if isinstance(labels[0], str) else torch.as_tensor(labels)
     per_epoch = len(states) // batch_size
     epochs = math.ceil(steps / max(per_epoch, 1)) + 1
@@ -342,19 +458,34 @@ def train_head(kind: str, loss_fn: Callable, states: PackedStates, labels: Seque
     curve = {} if eval_fn is None or eval_every <= 0 else dict(eval_fn=lambda: eval_fn(head), eval_every=eval_every,
                                                                restore_best=False)
     result = train(head, step_loss, batches, steps=steps, lr=lr, weight_decay=0.0, warmup_steps=0,
-                   schedule="constant", max_grad_norm=None, after_step=after, progress=progress,
+                   schedule="constant", max_grad_norm=clip_norm, after_step=after, progress=progress,
                    desc=desc or f"{kind} head", **curve)
     return head, result
 
 
+def pooled_states(states: PackedStates, pooling: str = "mean") -> torch.Tensor:
+    """Unit-norm sentence vectors of packed token states: their masked ``"mean"``, first (``"cls"``) or last real
+    (``"last"``) token (paper Eq. 4 applied to the backbone's own states, no head)."""
+    if pooling == "mean":
+        return states.mean_pooled()
+    if pooling not in HEAD_POOLINGS:
+        raise ValueError(f"Unknown pooling {pooling!r}; choose one of {', '.join(HEAD_POOLINGS)}.")
+    at = states.offsets if pooling == "cls" else states.offsets + states.lengths - 1
+    return F.normalize(states.flat[at].float(), dim=-1)
+
+
 def frozen_features(encoder, splits: dict[str, Sequence[str]], head_dim: int | None = None,
-                    max_tokens: int | None = None, fit_on: str = "train", seed: int = 0):
+                    max_tokens: int | None = None, fit_on: str = "train", seed: int = 0,
+                    pretrained_pooling: str = "mean"):
     """Frozen-backbone inputs for head training: cached last-layer token states of every split, optionally cut
     to ``max_tokens`` tokens and projected to ``head_dim`` by a PCA fitted on the ``fit_on`` split's tokens.
     Returns ``(features by split, pretrained sentence embeddings by split, info dict)``; the pretrained
-    embeddings are the backbone's own mean pooling of the full (un-truncated, un-projected) states."""
+    embeddings are the backbone's own pooling (``pretrained_pooling``: ``"mean"``, MiniLM's, by default;
+    ``"cls"`` / ``"last"`` as the paper pools its backbones, :func:`paper_pooling`) of the full (un-truncated,
+    un-projected) states. Every returned feature set records the backbone's width (:func:`backbone_width`), which
+    an nGPT head's default base scale reads."""
     raw = {name: cached_token_states(encoder, list(texts)) for name, texts in splits.items()}
-    pretrained = {name: p.mean_pooled() for name, p in raw.items()}
+    pretrained = {name: pooled_states(p, pretrained_pooling) for name, p in raw.items()}
     feats = {name: (p.truncate(max_tokens) if max_tokens else p) for name, p in raw.items()}
     info = {"backbone_dim": encoder.dim, "head_dim": encoder.dim, "pca_explained": 1.0,
             "max_tokens": max_tokens, "basis": None, "mean": None}
@@ -362,16 +493,20 @@ def frozen_features(encoder, splits: dict[str, Sequence[str]], head_dim: int | N
         basis, mean, frac = pca_basis(feats[fit_on], head_dim, seed=seed)
         feats = {name: p.project(basis, mean) for name, p in feats.items()}
         info.update(head_dim=head_dim, pca_explained=frac, basis=basis, mean=mean)
+    for p in feats.values():
+        p.backbone_dim = int(encoder.dim)
     return feats, pretrained, info
 
 
 def featurize(encoder, texts: Sequence[str], info: dict) -> PackedStates:
-    """Head inputs for new texts with the truncation and PCA of an earlier :func:`frozen_features` call."""
+    """Head inputs for new texts with the truncation and PCA of an earlier :func:`frozen_features` call (the
+    backbone's width recorded on them, as there)."""
     packed = cached_token_states(encoder, list(texts))
     if info.get("max_tokens"):
         packed = packed.truncate(info["max_tokens"])
     if info.get("basis") is not None:
         packed = packed.project(info["basis"], info["mean"])
+    packed.backbone_dim = int(info.get("backbone_dim") or encoder.dim)
     return packed
 
 

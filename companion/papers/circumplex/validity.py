@@ -10,8 +10,9 @@ A claim that compares trained heads is only as good as those runs. Two checks ar
   covers 0, or (where the claim compares a V-Measure gap) the fitted gain over that stretch is at most a quarter of
   the gap.
 
-A failed check makes the claim ``inconclusive`` (``did not train: …`` / ``budget: …``). Where the record of the runs
-is missing (e.g. notebook 03 without notebook 02's cache) the check is a failed ``record`` check, never a pass.
+:func:`run_plateau` is the same check for one run (its curve: :func:`run_curve`), probed or not, for a claim that
+rests on single runs. A failed check makes the claim ``inconclusive`` (``did not train: …`` / ``budget: …``). Where
+the record of the runs is missing (e.g. notebook 03 without notebook 02's cache) the check is a failed ``record`` check, never a pass.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ import pandas as pd
 
 from companion import stats
 
-__all__ = ["TRAINED_RATIO", "select", "trained", "plateau", "run_checks", "missing_record"]
+__all__ = ["TRAINED_RATIO", "select", "trained", "plateau", "run_checks", "missing_record", "run_curve",
+           "run_plateau"]
 
 #: A run trained when the mean loss of its last five steps is below this fraction of its first step's loss.
 TRAINED_RATIO = 0.9
@@ -86,6 +88,21 @@ def _probed(row: Mapping[str, Any]) -> bool:
     return isinstance(curve, Mapping) and len(curve) > 0 and max(curve) > int(row["steps"])
 
 
+def _probe_check(r: Mapping[str, Any], gap: float | None) -> stats.Validity:
+    """:func:`companion.stats.plateau` of a probed run's test V-Measure curve from its budget to the end of the probe
+    (at least three evaluations there)."""
+    curve, budget = r["curve"], int(r["steps"])
+    steps = sorted(curve)
+    after = [s for s in steps if s >= budget]
+    if len(after) < 3:
+        raise ValueError(f"{_name(r)}: {len(after)} evaluations from the budget {budget} on; the plateau check "
+                         "needs at least 3 (record the curve more often or probe further).")
+    tail = (steps[-1] - budget) / (steps[-1] - steps[0])
+    if len({curve[s] for s in after}) == 1:  # exactly constant: stats.plateau's fit has no spread (NaN CI)
+        return stats.Validity("plateau", True, f"V constant at {curve[budget]:.4g} over {len(after)} evaluations")
+    return stats.plateau(steps, [curve[s] for s in steps], gap=gap, tail=tail)
+
+
 def plateau(runs: pd.DataFrame, where: Mapping[str, Any], *, gap: float | None = None) -> stats.Validity:
     """``plateau``: for every selected run that was probed past its budget, :func:`companion.stats.plateau` on its
     test V-Measure curve, fitted from the budget to the end of the probe (at least three evaluations), with ``gap``
@@ -95,21 +112,58 @@ def plateau(runs: pd.DataFrame, where: Mapping[str, Any], *, gap: float | None =
         return missing_record(f"a learning curve past the budget for the runs {dict(where)}")
     parts, passed = [], True
     for r in rows:
-        curve, budget = r["curve"], int(r["steps"])
-        steps = sorted(curve)
-        after = [s for s in steps if s >= budget]
-        if len(after) < 3:
-            raise ValueError(f"{_name(r)}: {len(after)} evaluations from the budget {budget} on; the plateau check "
-                             "needs at least 3 (record the curve more often or probe further).")
-        tail = (steps[-1] - budget) / (steps[-1] - steps[0])
-        if len({curve[s] for s in after}) == 1:  # exactly constant: stats.plateau's fit has no spread (NaN CI)
-            check = stats.Validity("plateau", True, f"V constant at {curve[budget]:.4g} over {len(after)} evaluations")
-        else:
-            check = stats.plateau(steps, [curve[s] for s in steps], gap=gap, tail=tail)
+        check = _probe_check(r, gap)
         passed &= check.passed
-        parts.append(f"{_name(r)} (steps {budget}-{steps[-1]}): {check.detail}"
+        parts.append(f"{_name(r)} (steps {int(r['steps'])}-{max(r['curve'])}): {check.detail}"
                      + ("" if check.passed else " — still moving"))
     return stats.Validity("plateau", bool(passed), "test V-Measure from the budget on; " + "; ".join(parts))
+
+
+def run_curve(row: Mapping[str, Any]) -> tuple[list[int], list[float]]:
+    """One run's learning curve (:func:`companion.papers.circumplex.experiments.head_run` with ``curve_every``):
+    the recorded steps, in order, and the test V-Measure at each; empty lists when the run recorded none."""
+    curve = row.get("curve")
+    if not isinstance(curve, Mapping) or not curve:
+        return [], []
+    steps = sorted(int(s) for s in curve)
+    return steps, [float(curve[s]) for s in steps]
+
+
+def run_plateau(row: Mapping[str, Any], *, gap: float | None = None, tail: float = 1 / 3) -> stats.Validity:
+    """The ``plateau`` check of ONE head run (a row of a runs frame, or a
+    :func:`~companion.papers.circumplex.experiments.head_run` scores dict with its ``steps``), for
+    ``Ledger.claim(validity=[...])``:
+
+    * a run probed past its budget: :func:`companion.stats.plateau` fitted from the budget to the end of the probe
+      (as :func:`plateau`);
+    * a run whose curve ends at its budget: :func:`companion.stats.plateau` over the last ``tail`` of the curve (at
+      least three evaluations): is the run still climbing when it stops?
+
+    ``gap``: the V-Measure gap a claim compares (the run passes when its fitted gain is at most a quarter of it).
+    A run that recorded no curve gives a failed ``record`` check; fewer than three evaluations a failed
+    ``plateau`` check (too few to fit)."""
+    steps, values = run_curve(row)
+    name = _name(row) if "seed" in row else "the run"
+    if not steps:
+        return missing_record(f"a learning curve of {name}")
+    if "steps" in row and _probed(row):
+        after = [s for s in steps if s >= int(row["steps"])]
+        if len(after) < 3:
+            return stats.Validity("plateau", False, f"{name}: {len(after)} evaluation(s) from the budget "
+                                                    f"{int(row['steps'])} on, too few to fit (probe further)")
+        check = _probe_check(row, gap)
+        where = f"from the budget {int(row['steps'])} to {steps[-1]}"
+    elif len(steps) < 3:
+        return stats.Validity("plateau", False, f"{name}: {len(steps)} evaluation(s) of test V-Measure, too few to "
+                                                "fit (record the curve more often)")
+    elif len(set(values)) == 1:
+        check = stats.Validity("plateau", True, f"V constant at {values[0]:.4g} over {len(steps)} evaluations")
+        where = "over the whole curve"
+    else:
+        check = stats.plateau(steps, values, gap=gap, tail=tail)
+        where = f"over the last {tail:.0%} of steps 0-{steps[-1]}"
+    return stats.Validity("plateau", check.passed, f"{name}, test V-Measure {where}: {check.detail}"
+                          + ("" if check.passed else " — still moving"))
 
 
 def run_checks(runs: pd.DataFrame | None, where: Mapping[str, Any], *, gap: float | None = None,

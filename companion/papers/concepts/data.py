@@ -491,26 +491,24 @@ def training_rows(data: ConceptData, sids, n: int | None = None, rules=RULES, se
 PROSE_TABLES = (2, 3, 4, 5, 6, 7, 8, 10, 11, 13)
 
 
-def paper_numbers(data_dir=None) -> pd.DataFrame:
-    """Every number the paper text states for Tables 2-8, 10, 11 and 13, with its table and location (``source``)."""
-    from pathlib import Path
+def paper_numbers(*, root=None) -> pd.DataFrame:
+    """Every number the paper text states for Tables 2-8, 10, 11 and 13, with its table and location (``source``):
+    the transcriptions ``data/concepts/table<N>.csv`` (:func:`companion.papers.tables.paper_table`, ``root``: the
+    checkout) in one long table, with a ``table`` column and the value parsed as ``number``."""
+    from companion.papers.tables import paper_table
 
-    from companion.settings import REPO_ROOT
-
-    folder = Path(data_dir) if data_dir is not None else REPO_ROOT / "data" / "concepts"
     frames = []
     for n in PROSE_TABLES:
-        frame = pd.read_csv(folder / f"table{n}.csv", comment="#", dtype=str, keep_default_na=False)
-        frames.append(frame.assign(table=n))
+        frames.append(paper_table("concepts", f"table{n}", root=root).assign(table=n))
     out = pd.concat(frames, ignore_index=True)
     out["number"] = pd.to_numeric(out["value"].str.replace(",", "", regex=False), errors="coerce")
     return out
 
 
-def paper_number(table: int, row: str, column: str, data_dir=None) -> tuple[float, str]:
+def paper_number(table: int, row: str, column: str, *, root=None) -> tuple[float, str]:
     """``(value, source)`` of one number the paper states: e.g. ``paper_number(11, "B0", "anisotropy")`` gives
     ``(0.126, "App. H")``. A clear KeyError names the cell when it is not transcribed."""
-    frame = paper_numbers(data_dir)
+    frame = paper_numbers(root=root)
     hit = frame[(frame["table"] == table) & (frame["row"] == row) & (frame["column"] == column)]
     if len(hit) != 1:
         raise KeyError(f"Table {table}, row {row!r}, column {column!r}: {len(hit)} transcribed cells (expected 1)")

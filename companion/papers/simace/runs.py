@@ -1,5 +1,6 @@
 """SimACE's training runs: dropout-view fine-tuning (SimCSE's augmentation), the STS-B dev monitor that picks the
-checkpoint (paper Table 7), view geometry probes and a settings-keyed run cache.
+checkpoint (paper Table 7), view geometry probes and a settings-keyed run cache; one run's dev curve
+(:func:`dev_curve`) and its plateau check (:func:`dev_plateau`).
 
 The losses themselves live in :mod:`companion.losses.simace`; this module only wires them into training.
 """
@@ -241,6 +242,40 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
     if path is not None:
         torch_save_atomic({"state": model.state_dict(), "meta": meta}, path)
     return {**meta, "model": model, "from_cache": False, "key": key}
+
+
+def dev_curve(run: dict, column: str = "dev") -> tuple[list[int], list[float]]:
+    """One run's STS-B dev curve (:func:`run_dropout_views` with ``eval_every`` > 0): the evaluated steps in order
+    (step 0, the untrained start, included; the trainer evaluates every ``eval_every`` steps and at the end) and
+    ``column`` of its :class:`DevMonitor` record at each (``dev``: Spearman x 100). Empty lists for a run that was
+    not monitored."""
+    records = sorted(run.get("monitor") or [], key=lambda r: r["step"])
+    if records and column not in records[0]:
+        raise KeyError(f"dev_curve(): the monitor records have no {column!r} (they have {sorted(records[0])}).")
+    return [int(r["step"]) for r in records], [float(r[column]) for r in records]
+
+
+def dev_plateau(run: dict, *, gap: float | None = None, tail: float = 1 / 3, name: str = "the run"):
+    """The ``plateau`` check of ONE run, for ``Ledger.claim(validity=[...])``: :func:`companion.stats.plateau` of its
+    STS-B dev curve (:func:`dev_curve`), a line fitted to the last ``tail`` of the evaluations; passed when the
+    slope's 95 % CI covers 0, or (with ``gap``, a dev gap the claim compares) when the fitted gain over that stretch
+    is at most a quarter of it. A run without a monitor gives a failed ``record`` check and one with fewer than
+    three evaluations a failed ``plateau`` check (too few to fit): never a pass. ``name`` names the run in the
+    detail. Returns a :class:`companion.stats.Validity`."""
+    from companion import stats
+
+    steps, values = dev_curve(run)
+    if not steps:
+        return stats.Validity("record", False, f"no STS-B dev curve of {name} (trained without eval_every)")
+    if len(steps) < 3:
+        return stats.Validity("plateau", False, f"{name}: {len(steps)} STS-B dev evaluation(s), too few to fit "
+                                                "(evaluate more often)")
+    if len(set(values)) == 1:
+        return stats.Validity("plateau", True, f"{name}: STS-B dev constant at {values[0]:.4g} over "
+                                               f"{len(steps)} evaluations")
+    check = stats.plateau(steps, values, gap=gap, tail=tail)
+    return stats.Validity("plateau", check.passed, f"{name}, STS-B dev (steps 0-{steps[-1]}): {check.detail}"
+                          + ("" if check.passed else " — still climbing"))
 
 
 def step_times(base, texts: Sequence[str], specs: dict, rounds: int = 10, batch_size: int = 64, seed: int = 0,

@@ -1,26 +1,22 @@
 """The auditor's checks, paper by paper: which cells of which transcribed table each rule recomputes, and which
 statement (with its location in the paper) it tests. Every number is read from ``data/`` through the
-:class:`~companion.papers.synthesis.audit.Book`; nothing here is a paper number. A table with nothing to recompute
-is listed with the reason (:class:`~companion.papers.synthesis.audit.Nothing`), so that every transcribed table is
-accounted for.
+:class:`~companion.papers.synthesis.audit_book.Book`; nothing here is a paper number. A table with nothing to
+recompute is listed with the reason (:class:`~companion.papers.synthesis.audit_kinds.Nothing`), so that every
+transcribed table is accounted for.
 """
 
 from __future__ import annotations
 
-from companion.papers.synthesis.audit import (
+from companion.papers.synthesis.audit_book import Book, C, Diff, Mean, Statement
+from companion.papers.synthesis.audit_kinds import (
     Average,
-    Book,
-    C,
     Count,
     Custom,
-    Diff,
     Difference,
     Grid,
     Marks,
-    Mean,
     Nothing,
     Order,
-    Outcome,
     PValue,
     Range,
     Repeated,
@@ -28,12 +24,10 @@ from companion.papers.synthesis.audit import (
     Result,
     Same,
     Significance,
-    Statement,
     Total,
     Unit,
-    printed,
-    total_rule,
 )
+from companion.papers.synthesis.audit_rules import Outcome, printed, total_rule
 
 
 def stated(book: Book, sid: str) -> str:

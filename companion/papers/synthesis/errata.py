@@ -71,10 +71,11 @@ def stated(statements, key: str) -> float:
 
 def paper_table(data_dir, paper: str, name: str):
     """A paper's transcribed table ``<data_dir>/<paper>/<name>`` with every cell as printed (strings, empty cells
-    kept as ``""``): the errata compare printed values, so nothing is parsed or filled in."""
-    import pandas as pd
+    kept as ``""``): the errata compare printed values, so nothing is parsed or filled in. ``data_dir`` is the
+    checkout's ``data`` folder; :func:`companion.papers.tables.paper_table` reads it."""
+    from companion.papers.tables import paper_table as read
 
-    return pd.read_csv(Path(data_dir) / paper / name, comment="#", dtype=str, keep_default_na=False)
+    return read(paper, name, root=Path(data_dir).parent)
 
 
 def off_rows(averages, name: str) -> list[str]:
@@ -166,13 +167,17 @@ def evidence_table(evidence, results_root):
     return pd.DataFrame(rows)
 
 
-def evidence_claims(statements, table) -> list[dict]:
+def evidence_claims(statements, table, criterion_for=None) -> list[dict]:
     """Claim keyword arguments, one per erratum of :func:`evidence_table` (``table``): id ``<paper>:<rest of the
     statement id>``, the finding as the claim, the statement's printed value and source, and as ``ours`` one
     condition per evidence row ("<ledger> · <claim> is <confirms>": whether its verdict is); the erratum is
-    confirmed when every condition holds."""
+    confirmed when every condition holds. ``criterion_for(id, description)`` gives each erratum's criterion (the
+    errata notebook passes :func:`companion.papers.synthesis.classes.criterion`, so the class decides between
+    ``confirmed`` and ``minor``); by default :func:`companion.results.holds`."""
     from companion.results import holds
 
+    if criterion_for is None:
+        criterion_for = lambda _id, description: holds(description)  # noqa: E731
     out = []
     for erratum, rows in table.groupby("erratum", sort=False):
         if erratum not in statements.index:
@@ -181,32 +186,14 @@ def evidence_claims(statements, table) -> list[dict]:
         paper = st["paper"]
         value = st["value"]
         paper_value = None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+        claim_id = f"{paper}:{erratum[len(paper) + 1:] if erratum.startswith(paper + '-') else erratum}"
         out.append(dict(
-            id=f"{paper}:{erratum[len(paper) + 1:] if erratum.startswith(paper + '-') else erratum}",
-            claim=rows["finding"].iloc[0], kind="erratum", source=st["source"], paper_value=paper_value,
+            id=claim_id, claim=rows["finding"].iloc[0], kind="erratum", source=st["source"], paper_value=paper_value,
             ours={f"{r.ledger} · {r.claim} is {r.confirms}": bool(r.confirmed) for r in rows.itertuples()},
-            criterion=holds("the paper notebook's measurement confirms it"),
+            criterion=criterion_for(claim_id, "the paper notebook's measurement confirms it"),
             note="Evidence: " + "; ".join(f"{r.ledger} · {r.claim} ({r.verdict})" for r in rows.itertuples())
                  + "."))
     return out
-
-
-def table2_p_values(table2, pairs: dict[str, tuple[str, str]], cols: Sequence[str]):
-    """p-values (in %) of the tests a reader could mean by "a t-test" between two rows of AnglE's Table 2
-    (``table2`` indexed by model, cells as printed), over the columns ``cols``: paired t (two- and one-sided),
-    Student and Welch unpaired t, and the Wilcoxon signed-rank test; one row per named pair."""
-    import pandas as pd
-    from scipy import stats as st
-
-    rows = {}
-    for name, (a, b) in pairs.items():
-        x = [as_number(table2.loc[a, c]) for c in cols]
-        y = [as_number(table2.loc[b, c]) for c in cols]
-        d = [u - v for u, v in zip(x, y)]
-        rows[name] = {"paired t": st.ttest_rel(x, y).pvalue, "paired t, one-sided": st.ttest_rel(
-            x, y, alternative="greater").pvalue, "Student t": st.ttest_ind(x, y).pvalue,
-            "Welch t": st.ttest_ind(x, y, equal_var=False).pvalue, "Wilcoxon": st.wilcoxon(d).pvalue}
-    return (pd.DataFrame(rows).T * 100).round(2)
 
 
 def printed_set(text: str) -> list[float]:

@@ -27,7 +27,9 @@ positive). Only the batch contents differ between objectives; the optimiser, ste
 
 The zoo's paired comparisons over seeds (:func:`compare`, :func:`paired_comparisons`, :func:`holm_direction`) and
 the validity checks of its runs (:func:`trained_check`, :func:`plateau_check`) are thin shapers around
-:mod:`companion.stats`.
+:mod:`companion.stats`. Every run also records how far it moved off the untrained encoder on the STS pairs
+(:func:`movement_reference`, :func:`run_movement`), the record
+:func:`companion.papers.angle.experiments.moved_validity` reads.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ OBJECTIVES: dict[str, ZooObjective] = {
     "CoSENT": ZooObjective("CoSENT", "stsb", "AnglE Eq. 1 (CoSENT)",
                            dict(w_cos=1.0, w_ibn=0.0, w_angle=0.0)),
     "AnglE": ZooObjective("AnglE", "stsb", "AnglE §3.5: Eq. 1 + Eq. 2 + Eq. 7, weights 1/1/1",
-                          dict(w_cos=1.0, w_ibn=1.0, w_angle=1.0, positive_threshold=4.0)),
+                          dict(w_cos=1.0, w_ibn=1.0, w_angle=1.0, positive_threshold=4.0, positives="sum")),
     "SupCon": ZooObjective("SupCon", "emolit", "Vock et al. Def. 3.1 with Hard SupCon weights",
                            dict(tau=0.1)),
     "Soft SupCon": ZooObjective("Soft SupCon", "emolit", "Vock et al. Def. 3.1 with Soft SupCon weights",
@@ -178,7 +180,7 @@ def loss_fn(name: str, embed: Callable[[list[str]], torch.Tensor], data: ZooData
         from companion.papers.angle.pairs import pair_loss_fn
 
         objective = AnglEObjective(p["w_cos"], p["w_ibn"], p["w_angle"],
-                                   positive_threshold=p.get("positive_threshold"))
+                                   positive_threshold=p.get("positive_threshold"), positives=p.get("positives", "sum"))
         return pair_loss_fn(embed, objective, data.stsb)
     from companion.losses.circumplex import circular_cse_loss
     from companion.losses.weighted import (
@@ -249,14 +251,16 @@ def lookup_encoder(encode: Callable[[list[str]], torch.Tensor], texts: Sequence[
     return lookup
 
 
-def evaluate(encode: Callable[[list[str]], torch.Tensor], suite: EvalSuite, kmeans_seed: int = 0
-             ) -> dict[str, float]:
+def evaluate(encode: Callable[[list[str]], torch.Tensor], suite: EvalSuite, kmeans_seed: int = 0,
+             keep: dict | None = None) -> dict[str, float]:
     """The zoo's evaluation of one model, from one ``encode(texts) -> N x d`` call over :meth:`EvalSuite.texts`.
 
     Keys: one Spearman x 100 per STS set and ``avg`` (:func:`companion.sts.score_pairs`); ``align``
     (Wang & Isola Eq. 4), ``uniform`` (Eq. 5), ``anisotropy`` (Ethayarajh 2019), ``erank`` (Roy & Vetterli 2007)
     (:mod:`companion.metrics.geometry`); ``V`` (spherical k-means V-Measure, circumplex paper §4.2), ``CD-r``
     (circumplex paper §4.2) and ``between_cos`` (mean AvgCosSim between different labels) on the labelled texts.
+    ``keep`` (a dict), when given, receives ``keep["sts"]``: the embeddings of :func:`sts_texts` (for
+    :func:`movement_reference` / :func:`run_movement`).
     """
     from companion.metrics.clustering import v_measure
     from companion.metrics.geometry import alignment, anisotropy, effective_rank, uniformity
@@ -264,6 +268,8 @@ def evaluate(encode: Callable[[list[str]], torch.Tensor], suite: EvalSuite, kmea
     from companion.sts import score_pairs
 
     get = lookup_encoder(encode, suite.texts())
+    if keep is not None:
+        keep["sts"] = get(sts_texts(suite)).detach().float().cpu()
     out = dict(score_pairs(get, suite.sts, average=True))
     out["align"] = alignment(get(suite.align[0]), get(suite.align[1]))
     sample = get(suite.sample)
@@ -279,14 +285,52 @@ def evaluate(encode: Callable[[list[str]], torch.Tensor], suite: EvalSuite, kmea
 
 
 
-def evaluate_layers(evaluator, suite: EvalSuite, model=None, kmeans_seed: int = 0) -> dict[str, float]:
+def evaluate_layers(evaluator, suite: EvalSuite, model=None, kmeans_seed: int = 0,
+                    keep: dict | None = None) -> dict[str, float]:
     """:func:`evaluate` through ``evaluator`` (an :class:`~companion.encoders.upper.UpperEncoder` at the evaluation
     length), after copying ``model``'s trained top layers into it (``model=None``: as it is, e.g. untrained).
-    ``evaluator`` is left in eval mode holding ``model``'s layers."""
+    ``evaluator`` is left in eval mode holding ``model``'s layers; ``keep`` as in :func:`evaluate`."""
     if model is not None:
         evaluator.layers.load_state_dict(model.layers.state_dict())
     evaluator.eval()
-    return evaluate(evaluator.encode, suite, kmeans_seed=kmeans_seed)
+    return evaluate(evaluator.encode, suite, kmeans_seed=kmeans_seed, keep=keep)
+
+
+def sts_texts(suite: EvalSuite) -> list[str]:
+    """Every distinct sentence of the suite's STS pairs, in first-seen order."""
+    return list(dict.fromkeys(t for s1, s2, _ in suite.sts.values() for t in (*s1, *s2)))
+
+
+def movement_reference(untrained: dict[str, float], kept: dict, suite: EvalSuite) -> dict:
+    """The untrained side of every run's movement record on the suite's STS pairs, in the form
+    :func:`companion.papers.angle.pairs.movement` reads: the untrained ``scores`` per STS set (``untrained``, from
+    :func:`evaluate`), ``se``, per set, the bootstrap standard error of that score over resamples of the pairs
+    (:func:`companion.papers.angle.pairs.bootstrap_se`), and ``emb``, the untrained embeddings of
+    :func:`sts_texts` (``kept["sts"]``, from the same :func:`evaluate` call)."""
+    from companion.papers.angle.pairs import bootstrap_se
+
+    emb = kept["sts"]
+    index = {t: i for i, t in enumerate(sts_texts(suite))}
+    if emb.shape[0] != len(index):
+        raise ValueError(f"kept['sts'] holds {emb.shape[0]} embeddings for {len(index)} STS sentences.")
+    unit = torch.nn.functional.normalize(emb.double(), dim=-1)
+    se = {}
+    for name, (s1, s2, gold) in suite.sts.items():
+        a, b = unit[[index[t] for t in s1]], unit[[index[t] for t in s2]]
+        se[name] = bootstrap_se((a * b).sum(-1).numpy(), np.asarray(gold, dtype=float))
+    return {"scores": {name: float(untrained[name]) for name in suite.sts}, "se": se, "emb": emb}
+
+
+def run_movement(reference: dict, scores: dict[str, float], kept: dict) -> dict[str, float]:
+    """How far one run moved off the untrained encoder on the STS pairs (:func:`companion.papers.angle.pairs.movement`
+    against :func:`movement_reference`): ``score_change`` (trained − untrained Spearman x 100, mean over the sets),
+    ``score_noise`` (1.96 bootstrap standard errors of the untrained mean) and ``drift`` (mean 1 − cos between the
+    untrained and the trained embedding of each STS sentence); ``scores`` and ``kept`` from the run's
+    :func:`evaluate` call."""
+    from companion.papers.angle.pairs import movement
+
+    record = movement(reference, scores, kept["sts"])
+    return {k: float(record[k]) for k in ("score_change", "score_noise", "drift")}
 
 
 #: the metrics the zoo table shows with three decimals (the others, Spearman x 100 and effective rank, with two)
@@ -441,14 +485,11 @@ def source_differences() -> dict[tuple[str, str], tuple[float, str]]:
     100 on STS), read from the transcribed tables: SimACE's Table 1 (BERT-base, the seven-set average: SimACE vs
     SimCSE and vs ArcCon) and AnglE's Table 4 (STS-B test: all three objectives vs the cosine objective alone, our
     CoSENT). Keys ``(A, B)``, values ``(difference, source)``."""
-    import pandas as pd
+    from companion.papers.tables import paper_table
 
-    from companion.settings import repo_root
-
-    data = repo_root() / "data"
-    t1 = pd.read_csv(data / "simace" / "table1.csv", comment="#")
+    t1 = paper_table("simace", "table1", parse=True)
     base = t1[t1["PLMs"] == "BERT-base"].set_index("Method")["Avg."].astype(float)
-    t4 = pd.read_csv(data / "angle" / "table4.csv", comment="#")
+    t4 = paper_table("angle", "table4", parse=True)
     objective = t4[t4["group"] == "Objective"].set_index("our_key")["Spearman’s Correlation"].astype(float)
     simace, simcse, arccon = base["SimACE [*]"], base["SimCSE [♣]"], base["ArcCon [*]"]
     every, cosine = objective["all"], objective["only cosine"]

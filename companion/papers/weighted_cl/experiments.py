@@ -3,7 +3,8 @@ r"""The experiments of the weighted-contrastive-learning notebooks (Vock, Duches
 Free-embedding sweeps for Thm. 3.11 (y-Aware) and Thm. 3.12 (X-CLR), the small digit encoder of the §4.1 / §4.3
 analogues (an MLP on scikit-learn's 8x8 digits trained with weighted InfoNCE), the kink of a rising curve (Fig. 2's
 "transition at q = 9") and X-CLR's closed-form optimum (Thm. 3.12). The metrics live in
-:mod:`companion.metrics.distance_geometry`, the free-embedding optimiser in :mod:`companion.free_embeddings`.
+:mod:`companion.papers.weighted_cl.distance_geometry`, the free-embedding optimiser beside them in
+:mod:`companion.papers.weighted_cl.free_embeddings`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import torch
 from torch import nn
 
 from companion import stats
-from companion.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import (
     cosine_similarities,
     euclidean_similarities,
@@ -25,6 +25,7 @@ from companion.losses.weighted import (
     xclr_weights,
     y_aware_weights,
 )
+from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 from companion.training import TrainResult, index_batches, seed_everything, train
 
 __all__ = ["yaware_sweep", "xclr_sweep", "digit_mlp", "fit_digit_encoder", "monitor_every", "run_curve",
@@ -299,7 +300,7 @@ def thm37_cases(seed: int, steps: int, n: int = 15, q: int = 2) -> pd.DataFrame:
     the constant-shifted one :math:`\|z_i - z_j\|^2 = d_{ij} + c` (Cor. 3.4).
     """
     from companion.losses.weighted import distance_weights
-    from companion.metrics.distance_geometry import edm, embedding_dimension, is_edm
+    from companion.papers.weighted_cl.distance_geometry import edm, embedding_dimension, is_edm
 
     if n <= 2 * q + 3:
         raise ValueError(f"n must exceed 2q + 3 = {2 * q + 3} for the cases that meet the condition, got n={n}.")
@@ -336,8 +337,8 @@ def fit_exp_similarity(W, dim: int, seed: int, steps: int) -> float:
     r"""Entropic gap reached (float64 L-BFGS, free embeddings) with the similarity written in Vock et al.'s statement
     of Thm. 3.7, :math:`s_{ij} = \exp(-\|z_i - z_j\|^2)`, put into Def. 3.1's softmax of :math:`e^{s_{ij}}`. Such
     logits lie in (0, 1], so the bound is out of reach whenever the weights span more than a factor e."""
-    from companion.free_embeddings import minimise
     from companion.losses.weighted import check_weights, entropic_bound, entropic_gap
+    from companion.papers.weighted_cl.free_embeddings import minimise
 
     W = check_weights(W).to(torch.float64)
     gen = torch.Generator().manual_seed(int(seed))
@@ -371,7 +372,7 @@ def chain_sequence(n: int, scales: Sequence[float]) -> pd.DataFrame:
     The gap tends to 0 while :math:`\exp(S)` tends to the zero matrix; no :math:`cW` with :math:`c > 0` is a limit
     of :math:`\exp(S)` (bounded :math:`d_{i,i+1}` force bounded :math:`d_{i,i+2}`, by the triangle inequality)."""
     from companion.losses.weighted import euclidean_similarities
-    from companion.metrics.distance_geometry import delta_w
+    from companion.papers.weighted_cl.distance_geometry import delta_w
 
     W = chain_weights(n)
     rows = []
@@ -391,7 +392,7 @@ def sne_distance_slope(X: np.ndarray, sigma: float, q: int, seed: int, steps: in
     (App. F.2 writes :math:`\|z_i - z_j\| \approx \|x_i - x_j\|/\sigma`; Cor. 3.4 gives :math:`1/\sqrt2`), its
     :math:`r^2`, and the entropic gap."""
     from companion.losses.weighted import distance_weights
-    from companion.metrics.distance_geometry import edm
+    from companion.papers.weighted_cl.distance_geometry import edm
 
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or sigma <= 0:
@@ -411,7 +412,7 @@ def local_global_r2(Z: np.ndarray, Y: np.ndarray, classes: np.ndarray) -> dict:
     r"""Global :math:`r^2_\mathrm{Proc}(Z, Y)` over all points and its local counterpart: the mean over classes of
     :math:`r^2_\mathrm{Proc}` within each class, each with its own rigid alignment (Vock et al. §4.1, Fig. 3(b):
     at :math:`q = 2` the mixed-label embedding is isometric within classes but not globally)."""
-    from companion.metrics.distance_geometry import r2_procrustes
+    from companion.papers.weighted_cl.distance_geometry import r2_procrustes
 
     Z, Y, classes = np.asarray(Z, np.float64), np.asarray(Y, np.float64), np.asarray(classes)
     if not len(Z) == len(Y) == len(classes):
@@ -432,7 +433,7 @@ def pca_sweep(X: np.ndarray, qs: Sequence[int], gamma: float, seed: int, steps: 
     from sklearn.decomposition import PCA
 
     from companion.losses.weighted import distance_weights
-    from companion.metrics.distance_geometry import edm, r2_procrustes, r2_sim
+    from companion.papers.weighted_cl.distance_geometry import edm, r2_procrustes, r2_sim
 
     X = np.asarray(X, np.float64)
     W = distance_weights(gamma * edm(X))
@@ -476,7 +477,7 @@ def xclr_digit_table(X: torch.Tensor, labels: np.ndarray, train_idx: np.ndarray,
     Returns the table (one row per geometry and seed) and the training records by ``(geometry, seed)``; with
     ``every`` > 0 the same four numbers are recorded every ``every`` steps (the dev curves of :func:`dev_plateau`)."""
     from companion.losses.weighted import cosine_similarities, xclr_weights
-    from companion.metrics.distance_geometry import delta_w, r2_procrustes
+    from companion.papers.weighted_cl.distance_geometry import delta_w, r2_procrustes
 
     if not 0 < tau <= tau_prime:
         raise ValueError(f"Thm. 3.12's target needs 0 < tau <= tau', got tau={tau}, tau'={tau_prime}.")
@@ -510,8 +511,8 @@ def xclr_digit_table(X: torch.Tensor, labels: np.ndarray, train_idx: np.ndarray,
 # ------------------------------------------------------------------------------------ the paper's own numbers
 def paper_number(quantity_start: str) -> tuple[float, str]:
     """The number the paper prints for the quantity of ``data/weighted-cl/prose.csv`` whose name starts with
-    ``quantity_start``, with its source (Vock et al., text and captions): :func:`companion.sources.prose_number`."""
-    from companion.sources import prose_number
+    ``quantity_start``, with its source (Vock et al., text and captions): :func:`companion.papers.tables.prose_number`."""
+    from companion.papers.tables import prose_number
 
     return prose_number("weighted-cl", quantity_start)
 
@@ -538,8 +539,8 @@ def free_s_optimum(seed: int, n: int, steps: int) -> tuple[dict, torch.Tensor, t
     [0.02, 1], ``seed``), minimise :func:`~companion.losses.weighted.weighted_infonce` over the ``n(n-1)/2`` free
     entries of a symmetric ``S`` (float64 L-BFGS, ``steps``), and summarise ``S - log W`` over the pairs: the
     theorem says it is one constant. Returns (summary row, W, the optimal S)."""
-    from companion.free_embeddings import minimise
-    from companion.metrics.distance_geometry import delta_w
+    from companion.papers.weighted_cl.distance_geometry import delta_w
+    from companion.papers.weighted_cl.free_embeddings import minimise
 
     r = np.random.default_rng(seed)
     A = r.uniform(0.02, 1, (n, n))

@@ -63,6 +63,12 @@ def test_cpu_corpus_holds_no_evaluation_sentence(tmp_path):
     assert set(built.stats) == set(pretrain.ALL_SOURCES)
 
 
+def test_smoke_build_needs_no_system_package():
+    """The smoke corpus reads the data mirror only: no Debian package (WordNet, the text packages) is needed."""
+    for name in pretrain.PROFILES["smoke"].sources:
+        assert corpus_mod.SOURCES[name].provider.startswith("the data mirror"), name
+
+
 # ------------------------------------------------------------------------------------------------ vocabulary
 def test_learn_wordpiece_is_deterministic_and_complete():
     units = ["the cat sat on the mat.", "the dog sat on the log.", "cats and dogs sat."] * 3

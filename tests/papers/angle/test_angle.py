@@ -250,6 +250,50 @@ def test_ibn_isp_changes_loss_only_with_duplicates():
     assert float(with_isp[0]) != float(without[0])
 
 
+def test_ibn_row_with_two_positives_sums_them_by_default_and_averages_them_on_request():
+    # pair 0 = rows (0, 1), positive; pair 1 = rows (2, 3), negative; pair 2 = rows (4, 5), positive. Row 0's text
+    # reappears in row 4 (ISP), so rows 0 and 4 have two positives each (partner + duplicate), rows 1 and 5 one.
+    emb = torch.tensor([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0], [-0.6, 0.8], [0.6, 0.8], [1.0, 0.0]],
+                       dtype=torch.float64)
+    labels = torch.tensor([1.0, 0.0, 1.0])
+    texts = ["a", "b", "c", "d", "a", "e"]
+    tau = 0.5
+    cos = F.normalize(emb, dim=-1) @ F.normalize(emb, dim=-1).T
+    # -log p_ij with p_ij = exp(cos_ij / tau) / sum_{k != i} exp(cos_ik / tau), written out term by term
+    def nll(i, j):
+        return -(float(cos[i, j]) / tau
+                 - math.log(sum(math.exp(float(cos[i, k]) / tau) for k in range(6) if k != i)))
+
+    positives = {0: [1, 4], 1: [0], 2: [], 3: [], 4: [5, 0], 5: [4]}
+    summed = {i: sum(nll(i, j) for j in js) for i, js in positives.items()}
+    averaged = {i: (summed[i] / len(js) if js else 0.0) for i, js in positives.items()}
+    per_sum = ibn_loss(emb, labels, texts, tau=tau, reduction="none")
+    per_mean = ibn_loss(emb, labels, texts, tau=tau, reduction="none", positives="mean")
+    for i in range(6):
+        assert float(per_sum[i]) == pytest.approx(summed[i], rel=1e-12, abs=1e-15)
+        assert float(per_mean[i]) == pytest.approx(averaged[i], rel=1e-12, abs=1e-15)
+    assert float(ibn_loss(emb, labels, texts, tau=tau)) == pytest.approx(sum(summed.values()) / 6, rel=1e-12)
+    assert float(ibn_loss(emb, labels, texts, tau=tau, positives="mean")) == pytest.approx(
+        sum(averaged.values()) / 6, rel=1e-12)
+    # with one positive per row (no duplicates) the two readings agree
+    assert torch.equal(ibn_loss(emb, labels, None, tau=tau), ibn_loss(emb, labels, None, tau=tau, positives="mean"))
+    with pytest.raises(ValueError, match="positives must be one of"):
+        ibn_loss(emb, labels, texts, positives="max")
+
+
+def test_objective_passes_its_positives_reading_to_the_ibn_term():
+    emb, _ = _batch(pairs=3, dim=6, seed=12)
+    labels = torch.tensor([1.0, 1.0, 0.0])
+    dup = ["a", "b", "c", "d", "a", "f"]
+    only_ibn = {"w_cos": 0.0, "w_ibn": 1.0, "w_angle": 0.0}
+    assert AnglEObjective(**only_ibn).positives == "sum"
+    assert torch.equal(AnglEObjective(**only_ibn)(emb, labels, dup), ibn_loss(emb, labels, dup))
+    assert torch.equal(AnglEObjective(**only_ibn, positives="mean")(emb, labels, dup),
+                       ibn_loss(emb, labels, dup, positives="mean"))
+    with pytest.raises(ValueError, match="positives must be one of"):
+        AnglEObjective(positives="all")
+
+
 # --------------------------------------------------------------------------------------------- combined objective
 def test_combined_is_weighted_sum_of_terms():
     emb, labels = _batch(pairs=6, dim=8, seed=13)

@@ -144,7 +144,8 @@ def _fake_upper(calls):
              return_cosines=False, **kw):
         calls.append(dict(objective=objective, seed=seed, steps=steps, warmup=warmup_steps, **kw))
         scores = {name: 10.0 * seed + steps for name in evals}
-        out = {"scores": scores, "loss_first": 2.0, "loss_last": 1.0, "loss_curve": [2.0, 1.5, 1.0], "train_s": 0.5}
+        out = {"scores": scores, "loss_first": 2.0, "loss_last": 1.0, "loss_curve": [2.0, 1.5, 1.0], "train_s": 0.5,
+               "movement": {"score_change": float(steps), "score_noise": 1.0, "drift": 0.01 * seed, "by_set": {}}}
         if return_cosines:
             out["cosines"] = {name: np.full(3, float(seed)) for name in evals}
         return out
@@ -167,6 +168,11 @@ def test_sts_task_runs_rows_in_order(monkeypatch):
     assert sts["STS-B"].tolist() == [3.0, 13.0] * 3 and (sts["loss_first10"] == 2.0).all()
     assert all(c == [2.0, 1.5, 1.0] for c in sts["loss_curve"])  # every step's loss, for the plateau check
     assert calls[1]["objective"].positive_threshold == 4.0 and calls[1]["warmup"] == 1
+    assert sts["score_change"].tolist() == [3.0] * 6 and sts["drift"].tolist() == [0.0, 0.01] * 3
+    assert all(c.get("n_top") is None for c in calls)
+    ex.sts_task_runs(None, tasks, [0], taus=dict(tau_cos=0.05, tau_ibn=0.05, tau_angle=1.0), batch_size=4, lr=1e-4,
+                     warmup=1, buckets=1, pretrained_label="untrained", progress=False, n_top=3)
+    assert calls[-1]["n_top"] == 3 and all(c["n_top"] == 3 for c in calls[-8:])
 
 
 def test_batch_size_runs_see_the_same_pairs_at_every_size(monkeypatch):
@@ -177,6 +183,7 @@ def test_batch_size_runs_see_the_same_pairs_at_every_size(monkeypatch):
     assert out["batch_size"].tolist() == [8, 8, 16, 16] and out["steps"].tolist() == [8, 8, 4, 4]
     assert [c["warmup"] for c in calls] == [0, 0, 0, 0]  # warm-up capped at a tenth of the steps
     assert out["avg"].tolist() == [8.0, 18.0, 4.0, 14.0]
+    assert out["score_change"].tolist() == [8.0, 8.0, 4.0, 4.0] and "drift" in out
     with pytest.raises(ValueError, match="batch size"):
         ex.batch_size_runs("base", "train", {}, "objective", [1], [0], pairs=64, lr=1e-4, warmup=0, buckets=1)
 
@@ -270,7 +277,8 @@ def test_ablation_runs_build_the_objective_and_map_the_result(monkeypatch):
     assert np.array_equal(out["cos"], np.full(3, 2.0)) and out["run_s"] >= 0
     objective = calls[-1]["objective"]
     assert (objective.w_cos, objective.w_ibn, objective.w_angle, objective.positive_threshold) == (1, 0, 1, 4.0)
-    assert calls[-1]["pooling"] == "cls"
+    assert calls[-1]["pooling"] == "cls" and calls[-1]["n_top"] is None
+    assert (out["score_change"], out["score_noise"], out["drift"]) == (5.0, 1.0, 0.02)
     runner.run(None, seed=0, pooling="mean", objective="custom")
     assert calls[-1]["objective"] == "custom"
     assert runner.objective((1, 1, 1), use_isp=False, tau_angle=0.05).use_isp is False
@@ -279,6 +287,69 @@ def test_ablation_runs_build_the_objective_and_map_the_result(monkeypatch):
     score, cos = runner.frozen("mean")
     assert score == 0.0 and calls[-1]["objective"] is None and calls[-1]["steps"] == 0
     assert calls[-1]["pooling"] == "mean"
+    deeper = ex.AblationRuns("base", "train", {"STS-B": "test"}, steps=5, batch_size=4, lr=1e-4, warmup=1,
+                             buckets=2, n_top=2)
+    deeper.run((1, 1, 1), seed=0, pooling="mean")
+    deeper.frozen("cls")
+    assert calls[-2]["n_top"] == calls[-1]["n_top"] == 2
+
+
+def test_moved_validity_on_constructed_runs():
+    runs = pd.DataFrame({"task": ["t"] * 6, "objective": ["A"] * 3 + ["B"] * 3, "seed": [0, 1, 2] * 2,
+                         # A: every run moved (the score beyond its noise, or the embeddings turned);
+                         # B: seed 1 did neither
+                         "score_change": [2.0, 0.1, -3.0, 1.5, 0.2, 0.0],
+                         "score_noise": [0.5, 0.5, 0.5, 0.5, 0.5, 0.5],
+                         "drift": [1e-4, 5e-3, 1e-5, 1e-4, 1e-4, 2e-3]})
+    ok = ex.moved_validity(runs, {"task": "t", "objective": "A"})
+    assert ok.name == "trained" and ok.passed and ok.detail.startswith("3 of 3 runs moved")
+    idle = ex.moved_validity(runs, {"task": "t", "objective": ["A", "B"]})
+    assert not idle.passed and "5 of 6 runs moved" in idle.detail and "t/B seed 1" in idle.detail
+    assert idle.reason.startswith("did not train: ")
+    # the thresholds: a change within the noise AND a drift under DRIFT_MIN
+    assert ex.run_moved({"score_change": 0.5, "score_noise": 0.5, "drift": ex.DRIFT_MIN})[0]
+    assert not ex.run_moved({"score_change": -0.5, "score_noise": 0.5, "drift": 0.999 * ex.DRIFT_MIN})[0]
+    assert ex.run_moved({"score_change": -0.51, "score_noise": 0.5, "drift": 0.0})[0]
+    assert ex.moved_validity(runs, {"objective": "B"}, drift_min=1e-4).passed  # a looser threshold
+    with pytest.raises(KeyError, match="no runs with a movement record"):
+        ex.moved_validity(runs, {"objective": "C"})
+    with pytest.raises(KeyError, match="no column"):
+        ex.moved_validity(runs, {"variant": "x"})
+
+
+def test_upper_experiment_records_how_far_a_run_moved_and_trains_more_layers():
+    from companion.encoders import tiny_encoder
+    from companion.encoders.upper import UpperEncoder
+    from companion.losses.angle import AnglEObjective
+    from companion.papers.angle.pairs import PairData, split_base, upper_experiment
+
+    rng = np.random.default_rng(0)
+    words = ["a cat", "the dog", "red car", "blue sky", "old tree", "new road", "cold tea", "warm bread"]
+    s1 = [f"{words[i % 8]} sat {i}" for i in range(24)]
+    s2 = [f"{words[(i + 1) % 8]} ran {i}" for i in range(24)]
+    data = PairData(s1, s2, rng.uniform(0, 5, 24))
+    evals = {"test": PairData(s2[:12], s1[:12], rng.uniform(0, 5, 12))}
+    base = UpperEncoder(tiny_encoder("bert", pooling="mean", layers=3, hidden=32, heads=4), n_top=1, pooling="mean")
+    kw = dict(seed=0, batch_size=8, lr=1e-3)
+    untrained = upper_experiment(base, data, evals, None, steps=0, **kw)
+    assert untrained["movement"]["score_change"] == 0.0 and untrained["movement"]["drift"] == pytest.approx(0, abs=1e-9)
+    assert untrained["movement"]["score_noise"] > 0
+    run = upper_experiment(base, data, evals, AnglEObjective(positive_threshold=2.5), steps=6, **kw)
+    m = run["movement"]
+    assert m["score_change"] == pytest.approx(run["scores"]["test"] - untrained["scores"]["test"])
+    assert m["drift"] > 0 and m["score_noise"] == untrained["movement"]["score_noise"]
+    idle = upper_experiment(base, data, evals, AnglEObjective(positive_threshold=2.5), steps=6, seed=0,
+                            batch_size=8, lr=1e-12)
+    assert idle["movement"]["drift"] < 1e-6 and not ex.run_moved(idle["movement"])[0]
+    # the same run again gives the same numbers (the untrained reference is kept, not recomputed)
+    again = upper_experiment(base, data, evals, AnglEObjective(positive_threshold=2.5), steps=6, **kw)
+    assert again["scores"] == run["scores"] and again["movement"] == m
+    # two top layers: a base of that split, made once, whose copies train both layers
+    deep = upper_experiment(base, data, evals, AnglEObjective(positive_threshold=2.5), steps=6, n_top=2, **kw)
+    assert split_base(base, 2) is split_base(base, 2) and split_base(base, 2).n_top == 2 and split_base(base, 1) is base
+    assert deep["scores"] != run["scores"]
+    assert upper_experiment(base, data, evals, None, steps=0, n_top=2, **kw)["scores"]["test"] == pytest.approx(
+        untrained["scores"]["test"], abs=0.5)  # the same untrained encoder, lower states cut elsewhere
 
 
 def _ablation():
@@ -340,6 +411,30 @@ def test_trained_validity_and_table4_gap():
     ledger = Ledger("angle", "t", profile="smoke")
     verdict = ledger.claim("x", "gap", kind="paper", regime="MiniLM", **obj)
     assert verdict == "inconclusive" and ledger.claims[0]["reason"].endswith("(first -> last ten steps): no room")
+
+
+def test_table4_gap_checks_that_the_runs_moved_when_they_record_it():
+    ablation = _ablation().assign(score_change=1.0, score_noise=0.5, drift=0.01)
+    loss = ablation.groupby(["group", "variant"], sort=False)[["loss_first10", "loss_last10"]].mean()
+    p4 = pd.Series({("pooling", "cls"): 86.0, ("pooling", "last-avg"): 85.0})
+    by_seed = ex.seed_table(ablation, "pooling", [0, 1])
+    fields = ex.table4_gap(p4, by_seed, loss, "last-avg", "cls", group="pooling", ablation=ablation)
+    assert [c.name for c in fields["validity"]] == ["trained", "trained", "plateau"]
+    assert all(c.passed for c in fields["validity"]) and fields["validity"][1].detail.startswith("4 of 4 runs moved")
+    idle = ablation.assign(score_change=0.1, drift=0.0)  # within the noise and no drift: did not move
+    fields = ex.table4_gap(p4, by_seed, loss, "last-avg", "cls", group="pooling", ablation=idle)
+    assert not fields["validity"][1].passed and fields["validity"][1].reason.startswith("did not train: 0 of 4")
+
+
+def test_angle_objectives_sum_a_rows_positives_by_default():
+    objectives = ex.sts_objectives(4.0, tau_cos=0.05, tau_ibn=0.05, tau_angle=1.0)
+    assert objectives[ex.ANGLE].positives == objectives[ex.INFONCE].positives == "sum"
+    means = ex.sts_objectives(4.0, tau_cos=0.05, tau_ibn=0.05, tau_angle=1.0, positives="mean")
+    assert means[ex.ANGLE].positives == means[ex.INFONCE].positives == "mean"
+    runner = ex.AblationRuns(None, None, {}, steps=1, batch_size=2, lr=1e-3, warmup=0, buckets=1, positives="mean")
+    assert runner.objective((1, 1, 1)).positives == "mean"
+    assert ex.AblationRuns(None, None, {}, steps=1, batch_size=2, lr=1e-3, warmup=0,
+                           buckets=1).objective((1, 1, 1)).positives == "sum"
 
 
 def test_bucket_masks_and_fig5_plot():

@@ -10,19 +10,12 @@ import pandas as pd
 import pytest
 import torch
 
-from companion.encoders.states import PackedStates
 from companion.losses.circumplex import ECM_LABELS, ecm_angles
 from companion.papers.circumplex import analysis, figures
 from companion.papers.circumplex import comparison as cmp
 from companion.papers.circumplex.claims import beside_table4, table4_rows
 
 LABELS = [ECM_LABELS[i % 4] for i in range(24)]
-
-
-def _states(n=24, d=8, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    lengths = torch.randint(1, 6, (n,), generator=g)
-    return PackedStates(torch.randn(int(lengths.sum()), d, generator=g).half(), lengths)
 
 
 def _ring(per_label=6, noise=0.02, seed=0):
@@ -47,8 +40,8 @@ def test_steps_per_loss_and_its_errors():
         cmp.steps_per_loss(0, losses, 46)
 
 
-def test_run_grid_trains_each_loss_to_its_own_budget_and_probes_past_it():
-    states = _states()
+def test_run_grid_trains_each_loss_to_its_own_budget_and_probes_past_it(packed_states):
+    states = packed_states
     runs, embs = cmp.run_grid(states, LABELS, states, LABELS, kinds=["nGPT"], losses=["SINCERE", "CircularCSE"],
                               seeds=[0], steps={"SINCERE": 2, "CircularCSE": 4}, batch_size=8, lr=1e-2, n_heads=2,
                               margins=[0.2], curve_every=2, curve_seeds=[0],
@@ -70,6 +63,42 @@ def test_run_grid_trains_each_loss_to_its_own_budget_and_probes_past_it():
     with pytest.raises(ValueError, match="names no budget for CircularCSE"):
         cmp.run_grid(states, LABELS, states, LABELS, kinds=["nGPT"], losses=["SINCERE"], seeds=[0],
                      steps={"SINCERE": 2}, batch_size=8, lr=1e-2, n_heads=2, margins=[0.2])
+
+
+def test_grid_plan_lists_every_run_and_run_plan_trains_it_as_run_grid_does(packed_states):
+    plan = cmp.grid_plan(kinds=["GPT", "nGPT"], losses=["SINCERE", "CircularCSE"], seeds=[0, 1],
+                         steps={"SINCERE": 2, "CircularCSE": 4}, margins=[0.2], curve_every=2, curve_seeds=[0],
+                         probe=[("nGPT", "CircularCSE")], probe_steps={"CircularCSE": 6})
+    assert len(plan) == 2 * 2 * 2 + 2  # kind x loss x seed, then the margin runs of every seed
+    assert list(plan.columns) == ["kind", "loss", "margin", "seed", "steps", "curve_every", "probe_steps"]
+    probed = plan[plan.probe_steps > 0]
+    assert set(zip(probed.kind, probed.loss, probed.margin, probed.seed)) == {("nGPT", "CircularCSE", 0.0, 0),
+                                                                             ("nGPT", "CircularCSE", 0.2, 0)}
+    assert set(plan[plan.seed == 1].curve_every) == {0}
+    with pytest.raises(ValueError, match="at least one seed"):
+        cmp.grid_plan(kinds=["GPT"], losses=["SINCERE"], seeds=[], steps=2)
+    states = packed_states
+    small = plan[(plan.kind == "nGPT") & (plan.seed == 0)]
+    runs, embs = cmp.run_plan(small, cmp.HeadSetup(states, LABELS, states, LABELS, batch_size=8, lr=1e-2,
+                                                   n_heads=2))
+    again, _ = cmp.run_grid(states, LABELS, states, LABELS, kinds=["nGPT"], losses=["SINCERE", "CircularCSE"],
+                            seeds=[0], steps={"SINCERE": 2, "CircularCSE": 4}, batch_size=8, lr=1e-2, n_heads=2,
+                            margins=[0.2], curve_every=2, curve_seeds=[0], probe=[("nGPT", "CircularCSE")],
+                            probe_steps={"CircularCSE": 6})
+    cols = ["kind", "loss", "margin", "seed", "steps", "V", "CD-r", "first_loss", "final_loss"]
+    pd.testing.assert_frame_equal(runs[cols], again[cols])
+    assert set(embs) == {("nGPT", "SINCERE", 0.0, 0), ("nGPT", "CircularCSE", 0.0, 0), ("nGPT", "CircularCSE", 0.2, 0)}
+
+
+def test_head_anatomy_describes_each_head():
+    table = cmp.head_anatomy(16, 2)
+    assert list(table.index) == list(cmp.KINDS)
+    assert table.loc["nGPT", "parameters"] == table.loc["nGPT-plain", "parameters"] > table.loc["GPT", "parameters"]
+    assert table.loc["nGPT", "α at the start"] == "0.05" and table.loc["GPT", "α at the start"] == "-"
+    assert table.loc["nGPT", "other trained parameters"] == "alpha_attn, alpha_mlp, attn.s_qk, mlp.s_u, mlp.s_v"
+    assert table.loc["GPT", "other trained parameters"] == "norm_attn, norm_mlp"
+    assert bool(table.loc["nGPT", "weights re-normalised every step"]) is True
+    assert bool(table.loc["GPT", "weights re-normalised every step"]) is False
 
 
 def test_plateau_table_without_a_steps_column_needs_steps():
@@ -129,8 +158,8 @@ def test_explained_variance_of_a_ring_is_its_plane():
     assert table.loc[1, "CircularCSE"] == pytest.approx(1.0) and table.loc[1, "SINCERE"] < 0.9
 
 
-def test_label_subset_runs_reuses_the_full_heads_and_checks_labels():
-    states = _states()
+def test_label_subset_runs_reuses_the_full_heads_and_checks_labels(packed_states):
+    states = packed_states
     full = {("SINCERE", 0): torch.randn(24, 8)}
     frame = analysis.label_subset_runs(states, LABELS, states, LABELS, subsets={3: ECM_LABELS[:3], 4: ECM_LABELS[:4]},
                                        losses=["SINCERE"], seeds=[0], full=full, pretrained_test=torch.randn(24, 8),

@@ -9,10 +9,14 @@ import pandas as pd
 import pytest
 import torch
 
-from companion.encoders.states import PackedStates
 from companion.losses.circumplex import ECM_LABELS, LOSSES, ecm_angles
 from companion.papers.circumplex.claims import ORDERINGS, ordering_gap, table4_claims
-from companion.papers.circumplex.experiments import emolit_heads, head_run, unseen_label_summary
+from companion.papers.circumplex.experiments import (
+    emolit_heads,
+    head_run,
+    head_settings,
+    unseen_label_summary,
+)
 from companion.papers.circumplex.geometry import centroid_angles, regular_simplex
 from companion.papers.circumplex.heads import make_head, train_head
 
@@ -44,20 +48,17 @@ def test_centroid_angles_between_label_directions():
 
 
 # ------------------------------------------------------------------------------------------------ head runs
-def _states(n=24, d=8, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    lengths = torch.randint(1, 6, (n,), generator=g)
-    return PackedStates(torch.randn(int(lengths.sum()), d, generator=g).half(), lengths)
-
-
 LABELS = [ECM_LABELS[i % 4] for i in range(24)]
 
 
-def test_head_run_scores_a_trained_head():
-    states = _states()
+def test_head_run_scores_a_trained_head(packed_states):
+    states = packed_states
     kw = dict(steps=3, batch_size=64, lr=1e-2, seed=7, n_heads=2)  # the batch is cut to the 24 rows
-    scores, head, emb = head_run("nGPT", "SINCERE", states, LABELS, states, LABELS, **kw)
-    assert list(scores) == ["V", "CD-r", "mean_offdiag_cos", "train_s", "first_loss", "final_loss"]
+    scores, head, emb = head_run("nGPT", "SINCERE", states, LABELS, states, LABELS, cache=None, **kw)
+    assert list(scores) == ["V", "CD-r", "mean_offdiag_cos", "train_s", "first_loss", "final_loss", "base_scale",
+                            "clip_norm", "pooling", "from_cache"]
+    assert scores["base_scale"] == pytest.approx(8 ** -0.5) and scores["clip_norm"] == 1.0
+    assert scores["pooling"] == "mean" and scores["from_cache"] is False
     assert emb.shape == (24, 8) and torch.allclose(emb.norm(dim=1), torch.ones(24), atol=1e-5)
     ref, res = train_head("nGPT", LOSSES["SINCERE"], states, LABELS, steps=3, batch_size=24, lr=1e-2, seed=7,
                           n_heads=2, progress=False)
@@ -68,20 +69,35 @@ def test_head_run_scores_a_trained_head():
         head_run("GPT", "InfoNCE", states, LABELS, states, LABELS, **kw)
 
 
-def test_emolit_heads_reload_saved_states_and_retrain_the_rest():
-    states = _states()
+def test_emolit_heads_reload_saved_states_and_retrain_the_rest(packed_states, tmp_path):
+    states = packed_states
     kw = dict(steps=2, batch_size=8, lr=1e-2, n_heads=2)
     trained, _ = train_head("GPT", LOSSES["SINCERE"], states, LABELS, seed=5, progress=False, **kw)
     wrong_shapes = {k: torch.zeros(1) for k in make_head("nGPT", 8, n_heads=2).state_dict()}
+    settings = {(kind, loss): head_settings(kind, loss, states, seed=5, **kw) for kind in ("GPT", "nGPT")
+                for loss in LOSSES}
     saved = {("Emolit", "GPT", "SINCERE", "state", 5): {k: v + 1.0 for k, v in trained.state_dict().items()},
-             ("Emolit", "nGPT", "SINCERE", "state", 5): wrong_shapes}
-    heads, source = emolit_heads(saved, states, LABELS, seeds=[5], **kw)
+             ("Emolit", "GPT", "SINCERE", "settings", 5): settings[("GPT", "SINCERE")],
+             ("Emolit", "nGPT", "SINCERE", "state", 5): wrong_shapes,
+             ("Emolit", "nGPT", "SINCERE", "settings", 5): settings[("nGPT", "SINCERE")],
+             # trained without clipping (the earlier setting): not reused for heads trained with it
+             ("Emolit", "GPT", "SoftCSE", "state", 5): trained.state_dict(),
+             ("Emolit", "GPT", "SoftCSE", "settings", 5): {**settings[("GPT", "SoftCSE")], "clip_norm": None},
+             # saved by an earlier version, with no settings record: not reused
+             ("Emolit", "GPT", "CircularCSE", "state", 5): trained.state_dict()}
+    heads, source = emolit_heads(saved, states, LABELS, seeds=[5], cache=tmp_path, **kw)
     assert len(heads) == 2 * len(LOSSES) and not any(h.training for h in heads.values())
     assert source[("GPT", "SINCERE", 5)] == "02 cache"
     assert all(torch.equal(v, trained.state_dict()[k] + 1.0) for k, v in heads[("GPT", "SINCERE", 5)].state_dict().items())
     assert source[("nGPT", "SINCERE", 5)] == source[("nGPT", "CircularCSE", 5)] == "retrained here"
+    assert source[("GPT", "SoftCSE", 5)] == source[("GPT", "CircularCSE", 5)] == "retrained here"
     again, _ = train_head("nGPT", LOSSES["CircularCSE"], states, LABELS, seed=5, progress=False, **kw)
     assert all(torch.equal(v, again.state_dict()[k]) for k, v in heads[("nGPT", "CircularCSE", 5)].state_dict().items())
+    # a second call reloads the heads it trained from its own cache, the same weights
+    heads2, source2 = emolit_heads(saved, states, LABELS, seeds=[5], cache=tmp_path, **kw)
+    assert source2[("nGPT", "CircularCSE", 5)] == "retrained here (cached)"
+    assert all(torch.equal(v, heads[("nGPT", "CircularCSE", 5)].state_dict()[k])
+               for k, v in heads2[("nGPT", "CircularCSE", 5)].state_dict().items())
 
 
 # ------------------------------------------------------------------------------------------------ Table 4 claims
@@ -191,9 +207,9 @@ def test_unseen_label_summary_places_neutral_and_scores_both_sets():
         unseen_label_summary(torch.tensor(ring), labels, torch.tensor(other), ["grief"] * 10)
 
 
-def test_head_run_probe_scores_at_the_budget_and_curves_on():
-    states = _states()
-    kw = dict(batch_size=8, lr=1e-2, seed=7, n_heads=2)  # 3 steps per epoch
+def test_head_run_probe_scores_at_the_budget_and_curves_on(packed_states):
+    states = packed_states
+    kw = dict(batch_size=8, lr=1e-2, seed=7, n_heads=2, cache=None)  # 3 steps per epoch
     plain, _, emb = head_run("nGPT", "CircularCSE", states, LABELS, states, LABELS, steps=3, margin=0.1, **kw)
     probed, _, emb_p = head_run("nGPT", "CircularCSE", states, LABELS, states, LABELS, steps=3, margin=0.1,
                                 curve_every=3, probe_steps=9, **kw)

@@ -14,6 +14,7 @@ from decimal import Decimal
 import pandas as pd
 import pytest
 
+from companion.papers.tables import paper_table
 from companion.settings import REPO_ROOT
 
 DATA = REPO_ROOT / "data" / "circumplex"
@@ -27,7 +28,7 @@ AVERAGE_TOL = Decimal("0.001")
 
 
 def read(name: str) -> pd.DataFrame:
-    return pd.read_csv(DATA / f"{name}.csv", comment="#", dtype=str, keep_default_na=False)
+    return paper_table("circumplex", name)
 
 
 def cells(df: pd.DataFrame, cols) -> dict:
@@ -177,7 +178,8 @@ def _value(df, base, method, head, col):
 def test_section_4_3_orderings_hold_on_table1_except_one_cd_r_cell():
     """§4.3 reads Table 1: CircularCSE has the lowest V-Measure and the highest CD-r, SINCERE the lowest CD-r (per
     backbone and head). Every ordering holds except one: for Llama-3.2-3B with the nGPT head SoftCSE's CD-r (0.728)
-    is above CircularCSE's (0.708), an overstatement recorded as an erratum."""
+    is above CircularCSE's (0.708). §4.3 contrasts SINCERE's low CD-r with CircularCSE's higher one, which holds in
+    every row; 'the highest of the three' was an earlier reading, withdrawn (data/synthesis/errata_classes.csv)."""
     t1 = read("table1")
     exceptions = set()
     for bb in ("mE5", "Qwen3-Embedding-4B", "Llama-3.2-3B"):

@@ -258,13 +258,6 @@ def test_participation_ratio():
 
 
 # ------------------------------------------------------------------------- top-layer concept model
-@pytest.fixture(scope="module")
-def tiny():
-    from companion.encoders import tiny_encoder
-
-    return tiny_encoder("bert", pooling="mean", hidden=32, layers=4, heads=4, seed=0)
-
-
 TEXTS = ["a small dog", "the capital city of a country", "not a happy person", "an animal", "to run quickly",
          "a very long definition of something that goes on for quite a few more words than the others"]
 

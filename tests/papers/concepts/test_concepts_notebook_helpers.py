@@ -274,13 +274,6 @@ def test_top_layer_recipe():
         finetune.top_layer_recipe({k: v for k, v in SETTINGS.items() if k != "lr"}, ())
 
 
-@pytest.fixture(scope="module")
-def tiny():
-    from companion.encoders import tiny_encoder
-
-    return tiny_encoder("bert", pooling="mean", hidden=32, layers=4, heads=4, seed=0)
-
-
 def _rows(n=8):
     from companion.papers.concepts.data import TrainingRows
 

@@ -11,7 +11,7 @@ from scipy.stats import spearmanr
 from companion.encoders import tiny_encoder
 from companion.encoders.upper import UpperEncoder
 from companion.metrics.geometry import alignment, uniformity
-from companion.papers.simace.runs import DevMonitor, run_dropout_views, view_geometry
+from companion.papers.simace.runs import DevMonitor, dev_curve, dev_plateau, run_dropout_views, view_geometry
 
 TRAIN = [f"sentence number {i} talks about {w}." for i, w in
          enumerate(["cats", "dogs", "rivers", "music", "stocks", "rain", "trains", "bread", "chess", "maps",
@@ -85,6 +85,31 @@ def test_run_is_deterministic_selects_a_trained_checkpoint_and_caches(base, tmp_
     other = run_dropout_views(base, TRAIN, "simcse", 0.05, 0.0, cache=str(tmp_path), **kw)
     assert other["key"] != first["key"] and not other["from_cache"]
     assert len(list(tmp_path.glob("*.pt"))) == 2
+    # the run's dev curve: every evaluation, step 0 included, as the monitor recorded it (also from the cache)
+    assert dev_curve(first) == dev_curve(cached) == ([0, 2, 4], [r["dev"] for r in first["monitor"]])
+    check = dev_plateau(first, name="SimACE seed 3")
+    assert check.name == "plateau" and check.detail.startswith("SimACE seed 3")
+    unmonitored = run_dropout_views(base, TRAIN, "simace", 0.06, 10.0, 2, 4, 1e-3, 3, cache=None)
+    assert dev_curve(unmonitored) == ([], [])
+    assert dev_plateau(unmonitored).name == "record" and not dev_plateau(unmonitored).passed
+
+
+def test_dev_plateau_on_constructed_curves():
+    def run(values, every=64):
+        return {"monitor": [{"step": every * i, "dev": v} for i, v in enumerate(values)]}
+
+    flat = run([60.0, 75.0, 79.0, 80.5, 81.0, 80.8, 81.1, 80.9, 81.0, 81.05, 80.95])
+    climbing = run([60.0, 62.0, 64.0, 66.0, 68.0, 70.0, 72.0, 74.0, 76.0, 78.0, 80.1])
+    assert dev_curve(flat)[0] == [64 * i for i in range(11)]
+    ok, moving = dev_plateau(flat), dev_plateau(climbing, name="SimCSE seed 0")
+    assert ok.passed and not moving.passed and moving.reason.startswith("budget: SimCSE seed 0")
+    assert moving.detail.endswith("still climbing")
+    assert dev_plateau(climbing, gap=40.0).passed  # a gain small against the compared gap
+    short = dev_plateau(run([60.0, 70.0]))
+    assert not short.passed and "too few to fit" in short.detail
+    assert dev_plateau(run([70.0, 70.0, 70.0])).passed  # exactly constant
+    with pytest.raises(KeyError, match="no 'align'"):
+        dev_curve({"monitor": [{"step": 0, "dev": 1.0}]}, "align")
 
 
 def test_objectives_see_the_same_batches(base, monkeypatch):

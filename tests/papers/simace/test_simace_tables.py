@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from companion.papers.tables import paper_table
 from companion.settings import REPO_ROOT
 
 DATA = REPO_ROOT / "data" / "simace"
@@ -21,7 +22,7 @@ PLMS = ["BERT-base", "BERT-large", "RoBERTa-base", "RoBERTa-large"]
 
 
 def read(name):
-    return pd.read_csv(DATA / name, comment="#", keep_default_na=False, dtype=str)
+    return paper_table("simace", name)
 
 
 def num(x):

@@ -62,6 +62,12 @@ def test_evidence_confirms_only_when_every_named_verdict_matches(tmp_path):
     assert claim["id"] == "paper:thm-typo" and claim["source"] == "paper | Thm 1" and claim["paper_value"] is None
     assert list(claim["ours"].values()) == [True, False]
     assert claim["criterion"].verdict(claim["ours"]) == "partly"
+    # the class decides the criterion: a minor erratum's criterion names its convention
+    from companion.results import minor_erratum
+
+    [minor] = errata.evidence_claims(_statements(), table,
+                                     criterion_for=lambda i, what: minor_erratum(what, "rounding"))
+    assert minor["criterion"].name == "minor" and "minor: rounding" in minor["criterion"].description
 
 
 def test_evidence_naming_a_missing_claim_or_ledger_raises(tmp_path):
@@ -81,12 +87,3 @@ def test_committed_errata_evidence_names_existing_claims_and_statements():
     table = errata.evidence_table(evidence, root / "results")  # raises on a renamed claim
     assert set(evidence["erratum"]) <= set(statements.index)
     assert len(errata.evidence_claims(statements, table)) == evidence["erratum"].nunique()
-
-
-def test_table2_p_values_recover_a_paired_t_test():
-    from scipy import stats as st
-
-    t = pd.DataFrame({"x": ["1.0", "2.0"], "y": ["1.5", "2.5"], "z": ["3.0", "3.1"]}, index=["A", "B"])
-    got = errata.table2_p_values(t, {"AB": ("A", "B")}, ["x", "y", "z"])
-    want = st.ttest_rel([1.0, 1.5, 3.0], [2.0, 2.5, 3.1]).pvalue * 100
-    assert got.loc["AB", "paired t"] == pytest.approx(round(want, 2))

@@ -27,9 +27,10 @@ def test_stated_reads_the_printed_number():
 
 
 def test_paper_table_keeps_cells_as_printed(tmp_path):
-    (tmp_path / "p").mkdir()
-    (tmp_path / "p" / "t.csv").write_text("# a comment line\nmodel,Avg.,x\nA,01.50,\nB,NA,2\n", encoding="utf-8")
-    table = errata.paper_table(tmp_path, "p", "t.csv")
+    (tmp_path / "data" / "p").mkdir(parents=True)
+    (tmp_path / "data" / "p" / "t.csv").write_text("# a comment line\nmodel,Avg.,x\nA,01.50,\nB,NA,2\n",
+                                                  encoding="utf-8")
+    table = errata.paper_table(tmp_path / "data", "p", "t.csv")  # the checkout's data folder, as the notebook
     assert table["Avg."].tolist() == ["01.50", "NA"]  # strings, not parsed; "NA" is not a missing value
     assert table["x"].tolist() == ["", "2"]  # an empty cell stays empty
 
@@ -78,8 +79,8 @@ class _Upper(torch.nn.Module):
 def test_evaluate_layers_copies_the_trained_layers(monkeypatch):
     seen = []
 
-    def fake_evaluate(encode, suite, kmeans_seed=0):
-        seen.append((encode(["a", "b"]), suite, kmeans_seed))
+    def fake_evaluate(encode, suite, kmeans_seed=0, keep=None):
+        seen.append((encode(["a", "b"]), suite, kmeans_seed, keep))
         return {"avg": 1.0}
 
     monkeypatch.setattr(zoo, "evaluate", fake_evaluate)
@@ -90,6 +91,9 @@ def test_evaluate_layers_copies_the_trained_layers(monkeypatch):
     zoo.evaluate_layers(evaluator, "suite", model, kmeans_seed=3)
     assert torch.equal(evaluator.layers.weight, model.layers.weight) and seen[1][2] == 3
     assert torch.allclose(seen[1][0], model.encode(["a", "b"]))
+    kept = {}
+    zoo.evaluate_layers(evaluator, "suite", model, keep=kept)
+    assert seen[2][3] is kept and seen[0][3] is None  # the dict for the movement record is passed on
 
 
 def test_zoo_table_by_hand():

@@ -185,6 +185,37 @@ def test_evaluate_on_a_constructed_geometry():
     assert out["erank"] == pytest.approx(effective_rank(sample))
 
 
+def test_runs_record_how_far_they_moved_on_the_sts_pairs():
+    suite, gold = _suite()
+    g = torch.Generator().manual_seed(0)
+    base = {t: torch.randn(8, generator=g) for t in suite.texts()}
+
+    def encoder(turn):  # every STS sentence turned by the same small rotation in the plane of its first two axes
+        rot = torch.eye(8)
+        rot[:2, :2] = torch.tensor([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]])
+        return lambda texts: torch.stack([base[t] @ rot.T for t in texts])
+
+    kept = {}
+    untrained = zoo.evaluate(encoder(0.0), suite, keep=kept)
+    assert kept["sts"].shape == (len(zoo.sts_texts(suite)), 8) == (20, 8)
+    reference = zoo.movement_reference(untrained, kept, suite)
+    assert reference["scores"] == {"STS-B": untrained["STS-B"]} and reference["se"]["STS-B"] > 0
+    same = {}
+    record = zoo.run_movement(reference, zoo.evaluate(encoder(0.0), suite, keep=same), same)
+    assert record["score_change"] == 0.0 and record["drift"] == pytest.approx(0.0, abs=1e-12)
+    assert record["score_noise"] == pytest.approx(1.96 * reference["se"]["STS-B"])
+    turned = {}
+    moved = zoo.run_movement(reference, zoo.evaluate(encoder(0.3), suite, keep=turned), turned)
+    unit = torch.nn.functional.normalize(torch.stack([base[t] for t in zoo.sts_texts(suite)]).double(), dim=-1)
+    rot = unit.clone()
+    rot[:, 0] = math.cos(0.3) * unit[:, 0] - math.sin(0.3) * unit[:, 1]
+    rot[:, 1] = math.sin(0.3) * unit[:, 0] + math.cos(0.3) * unit[:, 1]
+    assert moved["drift"] == pytest.approx(float((1 - (unit * rot).sum(-1)).mean()), rel=1e-6) and moved["drift"] > 0
+    assert moved["score_change"] == 0.0  # one rotation for all: cosines between pairs, and so their ranks, unchanged
+    with pytest.raises(ValueError, match="STS sentences"):
+        zoo.movement_reference(untrained, {"sts": kept["sts"][:3]}, suite)
+
+
 def test_lookup_encoder_refuses_unknown_texts():
     get = zoo.lookup_encoder(lambda t: torch.eye(len(t)), ["a", "b", "a"])
     torch.testing.assert_close(get(["b", "a"]), torch.tensor([[0.0, 1.0], [1.0, 0.0]]))

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 import torch
 
-from companion.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import (
     cosine_similarities,
     distance_weights,
@@ -29,24 +28,18 @@ from companion.losses.weighted import (
     xclr_weights,
     y_aware_weights,
 )
-from companion.metrics.distance_geometry import (
+from companion.papers.weighted_cl.distance_geometry import (
     block_cosines,
     class_prototypes,
     classical_mds,
     delta_w,
     edm,
-    embedding_dimension,
-    gram_from_edm,
-    is_edm,
-    is_spherical_edm,
     r2_procrustes,
-    r2_sim,
-    random_isometry,
     solve_supcon_prototypes,
-    spherical_radius,
     spherical_realisation,
     supcon_prototype_loss,
 )
+from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 
 torch.set_num_threads(1)  # tiny matrices: threads only add contention on a shared 2-core machine
 EPS = math.exp(-1)
@@ -194,32 +187,7 @@ def test_hard_supcon_two_per_class_has_zero_bound():
         delta_w(W, torch.zeros(6, 6))
 
 
-# ------------------------------------------------------------------------------------------ EDMs (App. B)
-def test_edm_tests_and_mds_realisation():
-    rng = np.random.default_rng(1)
-    Z = rng.normal(size=(12, 3))
-    D = edm(Z)
-    assert is_edm(D) and embedding_dimension(D) == 3
-    G = gram_from_edm(D)
-    Zc = Z - Z.mean(0)
-    assert np.allclose(G, Zc @ Zc.T, atol=1e-10)
-    X = classical_mds(D)
-    assert np.allclose(edm(X), D, atol=1e-9)
-    assert r2_procrustes(X, Z) > 1 - 1e-12  # unique up to isometry (Lemma B.2)
-    assert not is_edm(np.array([[0, 1, 9], [1, 0, 1], [9, 1, 0.0]]))  # violates the triangle inequality
-    assert not is_edm(np.array([[0, 1], [2, 0.0]]))
-
-
-def test_spherical_edm():
-    rng = np.random.default_rng(2)
-    U = rng.normal(size=(10, 3))
-    U = 0.7 * U / np.linalg.norm(U, axis=1, keepdims=True)
-    D = edm(U)
-    assert spherical_radius(D) == pytest.approx(0.7, abs=1e-8)
-    assert is_spherical_edm(D, radius=0.7) and is_spherical_edm(D, radius=2.0)
-    assert not is_spherical_edm(D, radius=0.5)
-    line = edm(np.array([[0.0], [1.0], [3.0]]))
-    assert is_edm(line) and not is_spherical_edm(line)
+# ------------------------------------------------------------------------------------------ Thm. 3.7 / 3.8 (App. B)
 
 
 @pytest.mark.parametrize("tau", [0.2, 1.0])
@@ -383,51 +351,3 @@ def test_kernel_pca_is_the_optimum():
     assert fit.delta_w < 1e-8
     kpca = KernelPCA(n_components=5, kernel="precomputed").fit_transform(K)
     assert r2_procrustes(fit.Z, kpca) > 0.999
-
-
-# ------------------------------------------------------------------------------------------ metrics
-def test_metrics_invariant_under_isometry():
-    rng = np.random.default_rng(6)
-    Z = rng.normal(size=(30, 5))
-    Z2 = random_isometry(Z, seed=1)
-    assert r2_procrustes(Z2, Z) == pytest.approx(1.0, abs=1e-12)
-    assert r2_sim(edm(Z2), edm(Z)) == pytest.approx(1.0, abs=1e-12)
-    Zr = random_isometry(Z, seed=2, translate=False)
-    cz = lambda A: (A / np.linalg.norm(A, axis=1, keepdims=True)) @ (A / np.linalg.norm(A, axis=1, keepdims=True)).T
-    assert r2_sim(cz(Zr), cz(Z)) == pytest.approx(1.0, abs=1e-12)
-    # a scaled copy is NOT an isometry: r2 drops
-    assert r2_procrustes(2 * Z, Z) < 0.5
-    noisy = Z + rng.normal(size=Z.shape) * 0.3
-    assert 0 < r2_procrustes(noisy, Z) < 1
-
-
-def test_r2_procrustes_against_scipy_hand_solution():
-    from scipy.spatial import procrustes  # scipy's version also rescales: compare on unit-Frobenius inputs
-
-    rng = np.random.default_rng(7)
-    Z = rng.normal(size=(20, 3))
-    T = rng.normal(size=(20, 3))
-    Zc, Tc = Z - Z.mean(0), T - T.mean(0)
-    _, _, disparity = procrustes(T, Z)
-    # with both normalised to unit Frobenius norm, scipy's disparity = 1 - (sum of singular values)^2
-    s = np.linalg.svd((Zc / np.linalg.norm(Zc)).T @ (Tc / np.linalg.norm(Tc)), compute_uv=False).sum()
-    assert disparity == pytest.approx(1 - s**2, abs=1e-12)
-    ours = r2_procrustes(Zc / np.linalg.norm(Zc), Tc / np.linalg.norm(Tc))
-    # ours = 1 - ||R Z - T||^2 / ||T||^2 = 1 - (2 - 2 s) for unit norms
-    assert ours == pytest.approx(1 - (2 - 2 * s), abs=1e-12)
-
-
-def test_fixed_seed_is_deterministic():
-    y = np.repeat(np.arange(3), 4)
-    a = fit_free_embeddings(supcon_weights(y), dim=3, tau=0.5, seed=3)
-    b = fit_free_embeddings(supcon_weights(y), dim=3, tau=0.5, seed=3)
-    assert np.array_equal(a.Z, b.Z) and a.loss == b.loss
-
-
-def test_adam_path_reaches_simplex_loosely():
-    y = np.repeat(np.arange(3), 4)
-    fit = fit_free_embeddings(supcon_weights(y), dim=3, tau=0.5, method="adam", lr=5e-2, steps=600, seed=0)
-    blocks, intra = block_cosines(fit.Z, y)
-    assert intra.min() > 1 - 1e-3
-    assert np.abs(_offdiag(blocks) + 0.5).max() < 1e-2
-    assert abs(fit.loss - hard_supcon_optimal_loss(3, 4, 0.5)) < 1e-5

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from companion.losses.weighted import distance_weights
-from companion.metrics.distance_geometry import edm, is_edm
+from companion.papers.weighted_cl.distance_geometry import edm, is_edm
 from companion.papers.weighted_cl.experiments import (
     chain_sequence,
     chain_weights,

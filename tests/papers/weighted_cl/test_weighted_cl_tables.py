@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from companion.losses.weighted import soft_supcon_beta, soft_supcon_simplex_tau, soft_supcon_simplex_tau_paper
+from companion.papers.tables import paper_table
 from companion.settings import REPO_ROOT
 
 DATA = REPO_ROOT / "data" / "weighted-cl"
@@ -25,7 +26,7 @@ EPS = math.exp(-1)
 
 
 def read(name: str) -> pd.DataFrame:
-    return pd.read_csv(DATA / f"{name}.csv", comment="#", dtype=str, keep_default_na=False)
+    return paper_table("weighted-cl", name)
 
 
 def prose(quantity_start: str) -> str:
@@ -128,11 +129,11 @@ def test_thm37_conditions_as_printed():
     ("Cor. 3.9", "τ≤(C−1)/(−Clogε)"),      # the attainability condition, the same expression as tau*
 ])
 def test_errata_statements_are_printed_as_quoted(block, printed):
-    from companion import sources
+    from companion.papers import text
 
-    if sources.papers_dir() is None:
+    if text.papers_dir() is None:
         pytest.skip("paper texts not found (../shared/papers)")
-    assert printed in sources.block("weighted-cl", block)
+    assert printed in text.block("weighted-cl", block)
 
 
 def test_regular_simplex_cosine_is_negative():

@@ -1,0 +1,128 @@
+"""The notebooks: where they are, in which order, what each one is, and its jupytext twin.
+
+``notebooks/<paper>/<NN>-<section>.ipynb``, in the registry's paper order (:mod:`companion.papers`) then section
+order, each paired with a py:percent twin ``<NN>-<section>.pct.py``. The runner, the stored-output checks, the Colab
+cells and the site all read the notebooks through :func:`list_notebooks`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from companion import papers as _papers
+from companion import settings as _settings
+
+# The jupytext twin of ``NN-name.ipynb`` is ``NN-name.pct.py`` (jupytext.toml). It must not share the notebook's
+# stem: Quarto treats an .ipynb with a same-stem source file (.py, .qmd, ...) as that source's intermediate and
+# silently leaves it out of the site.
+TWIN_SUFFIX = ".pct.py"
+
+
+def __getattr__(name: str):
+    """``NOTEBOOK_ROOT`` (``<checkout>/notebooks``) is looked up when used, so importing this module needs no
+    checkout."""
+    if name == "NOTEBOOK_ROOT":
+        return _settings.repo_root() / "notebooks"
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def twin_path(notebook: str | Path) -> Path:
+    """The py:percent twin of a notebook path (``01-x.ipynb`` -> ``01-x.pct.py``)."""
+    notebook = Path(notebook)
+    return notebook.with_name(notebook.stem + TWIN_SUFFIX)
+
+
+def twin_differences(notebook: str | Path) -> list[str]:
+    """Where a stored notebook and its py:percent twin disagree (cell count, kinds, sources): empty when they hold
+    the same cells. Outputs and metadata are not compared (the twin has none)."""
+    import jupytext
+    import nbformat
+
+    notebook = Path(notebook)
+    twin = twin_path(notebook)
+    if not twin.is_file():
+        return [f"{notebook.name} has no twin {twin.name}"]
+    got = [(c.cell_type, c.source.strip()) for c in nbformat.read(notebook, as_version=4).cells]
+    want = [(c.cell_type, c.source.strip()) for c in jupytext.read(twin).cells]
+    out = [f"cell {i} differs between {notebook.name} and {twin.name}" for i, (a, b) in enumerate(zip(got, want))
+           if a != b]
+    if len(got) != len(want):
+        out.append(f"{len(got)} cells in {notebook.name}, {len(want)} in {twin.name}")
+    return out
+
+
+@dataclass(frozen=True)
+class Notebook:
+    path: Path
+    paper: str
+    stem: str
+    title: str
+
+    @property
+    def key(self) -> str:
+        """``<paper>/<stem>``, the name patterns match against."""
+        return f"{self.paper}/{self.stem}"
+
+    @property
+    def twin(self) -> Path:
+        """The notebook's jupytext py:percent twin."""
+        return twin_path(self.path)
+
+
+def _title(path: Path) -> str:
+    """The first markdown heading of the notebook (its section), or the file stem."""
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError):
+        return path.stem
+    for cell in cells:
+        if cell.get("cell_type") == "markdown":
+            for line in "".join(cell.get("source", "")).splitlines():
+                if line.startswith("#"):
+                    return line.lstrip("#").strip()
+    return path.stem
+
+
+def paper_of(notebook: str | Path) -> str:
+    """The paper a notebook path belongs to, from its folder: the registry entry whose notebook folder it is
+    (``notebooks/00-baselines/x.ipynb`` -> ``baselines``), else the folder name without an ``NN-`` prefix. The one
+    mapping from a notebook to its ledger folder ``results/<paper>/``."""
+    folder = Path(notebook).parent.name
+    entry = _papers.by_folder(folder)
+    return entry.id if entry is not None else re.sub(r"^\d\d-", "", folder)
+
+
+def _rank(path: Path) -> tuple[int, str, str]:
+    paper = paper_of(path)
+    return (_papers.IDS.index(paper) if paper in _papers.IDS else len(_papers.IDS), paper, path.name)
+
+
+def list_notebooks(root: Path | None = None) -> list[Notebook]:
+    """All ``notebooks/<paper>/<NN>-<section>.ipynb`` in paper then section order."""
+    root = Path(root) if root is not None else _settings.repo_root() / "notebooks"
+    found = []
+    for path in sorted(root.glob("*/[0-9][0-9]-*.ipynb"), key=_rank):
+        if ".ipynb_checkpoints" in path.parts:
+            continue
+        found.append(Notebook(path=path, paper=paper_of(path), stem=path.stem, title=_title(path)))
+    return found
+
+
+def select(notebooks: list[Notebook], only: str | None) -> list[Notebook]:
+    """Notebooks whose ``paper/stem`` matches any comma-separated glob or substring in ``only``."""
+    if not only:
+        return notebooks
+    patterns = [p.strip() for p in only.split(",") if p.strip()]
+    chosen = [nb for nb in notebooks
+              if any(fnmatch.fnmatch(nb.key, p) or p in nb.key for p in patterns)]
+    if not chosen:
+        known = ", ".join(nb.key for nb in notebooks) or "(none)"
+        raise ValueError(f"No notebook matches {only!r}; available: {known}")
+    return chosen
+
+
+__all__ = ["TWIN_SUFFIX", "Notebook", "list_notebooks", "paper_of", "select", "twin_differences", "twin_path"]

@@ -1,0 +1,218 @@
+"""At which scale each notebook ran, and how long it took: read from each run's provenance, the executed notebook
+(its settings cell's output and ``metadata.companion``) and, as a last resort, the notebook's static
+``settings(...)`` call; the smoke times come from the benchmark report.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Any
+
+from companion.publish.site import format as fmt
+from companion.publish.site.common import (
+    BENCHMARK_REPORT,
+    RUN_PAGE,
+    _base,
+    _load_json,
+    _notebooks,
+    _read_json,
+    _results_dir,
+    _root,
+    md_table,
+)
+
+
+# --------------------------------------------------------------------------------------------- scale & timing
+def settings_call(py_path: Path) -> dict[str, dict[str, Any]]:
+    """The per-profile dicts of the notebook's ``settings(profile, smoke=..., cpu=..., gpu=..., common=...)`` call,
+    read statically from its ``.py`` twin (non-literal values are kept as their source text)."""
+    try:
+        tree = ast.parse(Path(py_path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError):
+        return {}
+    imported = {alias.asname or alias.name: (node.module, alias.name) for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("companion")
+                for alias in node.names}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "settings":
+            out: dict[str, dict[str, Any]] = {}
+            for kw in node.keywords:
+                if kw.arg is None:  # **shared(...): settings a paper module keeps for several notebooks
+                    for profile, values in _shared_settings(kw.value, imported).items():
+                        out.setdefault(profile, {}).update(values)
+                if kw.arg not in ("smoke", "cpu", "gpu", "common"):
+                    continue
+                pairs: list[tuple[str, ast.AST]] = []
+                if isinstance(kw.value, ast.Call) and getattr(kw.value.func, "id", None) == "dict":
+                    pairs = [(k.arg, k.value) for k in kw.value.keywords if k.arg]
+                elif isinstance(kw.value, ast.Dict):
+                    pairs = [(k.value, v) for k, v in zip(kw.value.keys, kw.value.values)
+                             if isinstance(k, ast.Constant)]
+                values = {}
+                for key, expr in pairs:
+                    try:
+                        values[key] = ast.literal_eval(expr)
+                    except ValueError:
+                        values[key] = ast.unparse(expr)
+                out[kw.arg] = values
+            if out:
+                return out
+    return {}
+
+
+def _shared_settings(expr: ast.AST, imported: dict[str, tuple[str, str]]) -> dict[str, dict[str, Any]]:
+    """Evaluate ``**name(...)`` / ``**NAME`` in a settings call when ``name`` is imported from a companion module
+    and its arguments are literals; anything else gives ``{}``."""
+    import importlib
+
+    func, kwargs = expr, {}
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        def literal(node: ast.AST) -> Any:
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "dict" and not node.args:
+                return {k.arg: literal(k.value) for k in node.keywords if k.arg}
+            return ast.literal_eval(node)
+
+        try:
+            kwargs = {k.arg: literal(k.value) for k in expr.keywords if k.arg}
+        except ValueError:
+            return {}
+    if not isinstance(func, ast.Name) or func.id not in imported:
+        return {}
+    module, name = imported[func.id]
+    try:
+        value = getattr(importlib.import_module(module), name)
+        value = value(**kwargs) if isinstance(expr, ast.Call) else value
+    except Exception:  # noqa: BLE001 - a page must still build; the value is then shown as unknown
+        return {}
+    return {k: dict(v) for k, v in value.items() if isinstance(v, dict)} if isinstance(value, dict) else {}
+
+
+def profile_settings(py_path: Path, profile: str) -> dict[str, Any]:
+    """``common`` updated by the profile's dict, as :func:`companion.profiles.settings` does."""
+    call = settings_call(py_path)
+    return {**call.get("common", {}), **call.get(profile, {})}
+
+
+def executed_settings(nb_path: Path) -> dict[str, Any] | None:
+    """The ``Settings(...)`` the executed notebook displayed (its settings cell's output), if any."""
+    try:
+        cells = _load_json(Path(nb_path))["cells"]
+    except (OSError, ValueError, KeyError):
+        return None
+    for cell in cells:
+        for out in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
+            text = out.get("data", {}).get("text/plain") or out.get("text") or ""
+            text = "".join(text) if isinstance(text, list) else text
+            if text.startswith("Settings("):
+                try:
+                    call = ast.parse(text.strip(), mode="eval").body
+                    return {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
+                except (SyntaxError, ValueError, AttributeError):
+                    return None
+    return None
+
+
+_BUDGET = re.compile(r"(^n_|steps|^max_|batch|^sets$|pairs|_train$|_test$|epoch|^per_|^k$|^n_top$)")
+
+
+def _budget(cfg: dict[str, Any]) -> str:
+    items = []
+    for key, value in cfg.items():
+        if _BUDGET.search(key):
+            shown = "all" if value is None or value == 0 and key.startswith("max_pairs") else value
+            if isinstance(shown, list) and len(shown) > 4:
+                shown = f"{len(shown)} items"
+            items.append(f"{key}={shown}")
+    return ", ".join(items) or "-"
+
+
+def _hardware(prov: dict | None) -> str:
+    hw = (prov or {}).get("hardware") or {}
+    if not hw:
+        return "not recorded"
+    gpu = hw.get("gpu") or "no GPU"
+    threads = hw.get("torch_threads")
+    return f"{hw.get('cpu_count', '?')} CPU cores" + (f", {threads} torch thread(s)" if threads else "") + f", {gpu}"
+
+
+def notebook_scale(nb, root: Path | None = None) -> dict[str, Any]:
+    """What one notebook's committed run was: profile, seeds, backbone, subset/budget, hardware, wall time, date.
+
+    Read from ``results/<paper>/<nb>.provenance.json`` (profile, seeds, hardware, settings when recorded), the
+    executed notebook (``metadata.companion`` wall time; the settings cell's output) and, as a last resort, the
+    notebook's static ``settings(...)`` call."""
+    root = _root(root)
+    prov = _read_json(_results_dir(root) / nb.paper / f"{nb.stem}.provenance.json")
+    meta = (_read_json(nb.path) or {}).get("metadata", {}).get("companion") or {}
+    profile = (prov or {}).get("profile") or meta.get("profile")
+    cfg = (prov or {}).get("settings") or executed_settings(nb.path)
+    source = "provenance" if (prov or {}).get("settings") else "settings cell output"
+    if cfg is None and profile:
+        cfg, source = profile_settings(nb.twin, profile), "notebook source"
+    cfg = cfg or {}
+    wall = meta.get("wall_time_s") if meta.get("profile") == profile else None
+    wall = wall if wall is not None else (prov or {}).get("wall_time_s")
+    return {"notebook": nb, "profile": profile or "not run", "seeds": (prov or {}).get("seeds", cfg.get("seeds")),
+            "backbone": cfg.get("model") or "none (free vectors, synthetic data or tables)",
+            "budget": _budget(cfg), "hardware": _hardware(prov or meta), "wall_time_s": wall,
+            "date": (prov or meta).get("date", "-"), "settings_from": source if cfg else "-"}
+
+
+def scale_markdown(paper: str, page: str, root: Path | None = None) -> str:
+    """One row per notebook of ``paper``: the run (profile, seeds, wall time, hardware, date), the backbone and
+    the data subset and budget it ran with."""
+    root = _root(root)
+    base = _base(page)
+    rows = []
+    for nb in _notebooks(root):
+        if nb.paper != paper:
+            continue
+        s = notebook_scale(nb, root)
+        rel = nb.path.relative_to(root).as_posix()
+        seeds = ", ".join(map(str, s["seeds"])) if isinstance(s["seeds"], list) and s["seeds"] else "none"
+        wall = (f"{s['wall_time_s']:.0f} s" if isinstance(s["wall_time_s"], (int, float))
+                else "wall time not measured")
+        run = f"**{s['profile']}**; seeds {seeds}; {wall} on {s['hardware']}; {str(s['date'])[:10]}"
+        rows.append([f"[{nb.stem}]({base}{rel})", run, fmt.ledger_text(s["backbone"]), fmt.ledger_text(s["budget"])])
+    return md_table(["notebook", "run", "backbone", "data subset and budget"], rows)
+
+
+def smoke_times(root: Path | None = None) -> dict[str, float]:
+    """``<paper>/<notebook>`` -> seconds from ``benchmarks/report.json`` (key ``smoke_notebooks_s``), if present."""
+    report = _read_json(_root(root) / BENCHMARK_REPORT) or {}
+    times = report.get("smoke_notebooks_s") or {}
+    return {k: float(v) for k, v in times.items() if isinstance(v, (int, float))}
+
+
+def timings_markdown(page: str = RUN_PAGE, root: Path | None = None) -> str:
+    """Time per notebook and profile: smoke from the benchmark report, cpu/gpu from the committed run's record."""
+    root = _root(root)
+    base = _base(page)
+    smoke = smoke_times(root)
+    rows = []
+    for nb in _notebooks(root):
+        s = notebook_scale(nb, root)
+        rel = nb.path.relative_to(root).as_posix()
+        wall = f"{s['wall_time_s']:.0f} s" if isinstance(s["wall_time_s"], (int, float)) else "not measured"
+        per_profile = {p: (f"{wall} ({s['hardware']})" if s["profile"] == p else "not measured")
+                       for p in ("cpu", "gpu")}
+        smoke_s = f"{smoke[nb.key]:.1f} s" if nb.key in smoke else "not measured"
+        rows.append([f"[{nb.key}]({base}{rel})", smoke_s, per_profile["cpu"], per_profile["gpu"]])
+    return md_table(["notebook", "smoke", "cpu", "gpu"], rows)
+
+
+def gpu_backbones_markdown(page: str = RUN_PAGE, root: Path | None = None) -> str:
+    """Backbone per notebook in the ``cpu`` and ``gpu`` profiles, read from each notebook's ``settings(...)`` call."""
+    root = _root(root)
+    base = _base(page)
+    rows = []
+    for nb in _notebooks(root):
+        py = nb.twin
+        cpu, gpu = profile_settings(py, "cpu").get("model"), profile_settings(py, "gpu").get("model")
+        hub = f"[`{gpu}`](https://huggingface.co/{gpu})" if isinstance(gpu, str) and gpu else "none"
+        rows.append([f"[{nb.key}]({base}{nb.path.relative_to(root).as_posix()})",
+                     f"`{cpu}`" if cpu else "none", hub])
+    return md_table(["notebook", "cpu backbone", "gpu backbone (Hugging Face hub id)"], rows)

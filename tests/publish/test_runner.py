@@ -1,0 +1,119 @@
+"""The runner (papermill): execution in each profile, failures, parallel runs, notebook selection."""
+
+import json
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from companion.publish import runner
+from companion.publish.notebooks import Notebook, select
+from companion.publish.runner import execute, parameter_defaults
+
+
+def _write_nb(path, body, fail=False):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Tiny section\nA test notebook."),
+                nbformat.v4.new_code_cell('profile = "cpu"\nsteps = None', metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell(body)]
+    if fail:
+        nb.cells.append(nbformat.v4.new_code_cell("raise RuntimeError('boom at the end')"))
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+    return Notebook(path=path, paper="angle", stem=path.stem, title="Tiny section")
+
+
+BODY = """
+from companion.results import Ledger, within
+ledger = Ledger("angle", "01-tiny", profile=profile, seeds=[0])
+ledger.claim("x", "one is one", 1, 1.0, within(1, 0.1), kind="paper", source="Table 1")
+ledger.save()
+print("PROFILE", profile)
+"""
+
+
+def test_parameter_defaults_reads_literals_only():
+    assert parameter_defaults('profile = "cpu"\nseeds = [0, 1]\nx = f(3)\n# comment') == {
+        "profile": "cpu", "seeds": [0, 1]}
+
+
+def test_smoke_execution_goes_to_scratch_and_counts_claims(tmp_path, monkeypatch):
+    monkeypatch.delenv("COMPANION_RESULTS_DIR", raising=False)
+    src = _write_nb(tmp_path / "nb" / "angle" / "01-tiny.ipynb", BODY)
+    before = src.path.read_bytes()
+    result = execute(src, "smoke", output_dir=tmp_path / "scratch")
+    assert result.status == "ok", result.error
+    assert src.path.read_bytes() == before  # the source notebook is untouched in smoke
+    assert result.output == tmp_path / "scratch" / "notebooks" / "angle" / "01-tiny.ipynb"
+    assert result.claims == {"reproduced": 1, "total": 1}
+    assert (tmp_path / "scratch" / "results" / "angle" / "01-tiny.json").exists()
+    executed = nbformat.read(result.output, as_version=4)
+    assert executed.metadata["companion"]["profile"] == "smoke"
+    assert executed.metadata["companion"]["seeds"] == [0]  # from the provenance its ledger wrote in this run
+    assert "PROFILE smoke" in json.dumps(executed.cells[-1].outputs)
+
+
+def test_cpu_execution_writes_back_in_place_and_failures_name_the_cell(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
+    src = _write_nb(tmp_path / "nb" / "angle" / "01-tiny.ipynb", BODY)
+    result = execute(src, "cpu", output_dir=tmp_path / "scratch")
+    assert result.status == "ok" and result.output == src.path
+    executed = nbformat.read(src.path, as_version=4)
+    assert executed.cells[-1].outputs, "outputs are stored in place"
+    assert executed.metadata["companion"]["seeds"] == [0] and executed.metadata["companion"]["profile"] == "cpu"
+    assert not any("injected-parameters" in c.metadata.get("tags", []) for c in executed.cells)
+
+    bad = _write_nb(tmp_path / "nb" / "angle" / "02-bad.ipynb", BODY, fail=True)
+    before = bad.path.read_bytes()
+    failed = execute(bad, "cpu", output_dir=tmp_path / "scratch")
+    assert failed.status == "failed" and "cell 4" in failed.error and "boom at the end" in failed.error
+    assert bad.path.read_bytes() == before  # a failed cpu run leaves the notebook untouched
+    assert runner.summary_table([result, failed]).splitlines()[-1] == "2 notebooks, 1 failed, " + \
+        f"{result.wall_time_s + failed.wall_time_s:.1f} s in all"
+
+
+def test_the_notebook_metadata_takes_what_only_the_ledger_knows():
+    """The runner's own provenance has no seeds (the notebook chooses them); the ledger's record of the same run
+    fills them, and only fields the runner left empty: its settings stay in the provenance file, its wall time (the
+    ledger's, shorter than the notebook's) does not replace the runner's."""
+    record = {"profile": "cpu", "seeds": [0, 1, 2], "wall_time_s": 1.0, "settings": {"steps": 64}}
+    meta = runner.run_provenance("cpu", 12.34, record)
+    assert meta["seeds"] == [0, 1, 2] and meta["wall_time_s"] == 12.3 and "settings" not in meta
+    assert set(meta) == set(runner.provenance("cpu", seeds=[], wall_time_s=1.0))
+    assert runner.run_provenance("cpu", 1.0, None)["seeds"] == []
+    assert runner.run_provenance("smoke", 1.0, record)["seeds"] == []  # another profile's record: another run
+    assert runner.run_provenance("cpu", 1.0, {**record, "seeds": []})["seeds"] == []  # a run without seeds
+
+
+def test_parallel_run_keeps_order_isolates_smoke_output_and_reports_failures(tmp_path, monkeypatch):
+    monkeypatch.delenv("COMPANION_RESULTS_DIR", raising=False)
+    good = _write_nb(tmp_path / "nb" / "angle" / "01-tiny.ipynb", BODY)
+    bad = _write_nb(tmp_path / "nb" / "angle" / "02-bad.ipynb", BODY.replace("01-tiny", "02-bad"), fail=True)
+    monkeypatch.setattr(runner, "list_notebooks", lambda root=None: [good, bad])
+    results = runner.run("smoke", output_dir=tmp_path / "scratch", jobs=2)
+    assert [r.notebook.key for r in results] == [good.key, bad.key]  # input order, whatever finished first
+    assert [r.status for r in results] == ["ok", "failed"] and "boom at the end" in results[1].error
+    assert results[0].claims == {"reproduced": 1, "total": 1}
+    assert (tmp_path / "scratch" / "results" / "angle" / "01-tiny.json").exists()  # each worker's own scratch env
+    with pytest.raises(ValueError, match="jobs must be a whole number >= 1"):
+        runner.run("smoke", jobs=0)
+
+
+def test_unknown_pattern_and_profile():
+    nbs = [Notebook(path=None, paper="angle", stem="01-x", title="t")]
+    with pytest.raises(ValueError, match="No notebook matches 'zzz'; available: angle/01-x"):
+        select(nbs, "zzz")
+    assert select(nbs, "angle/0*") == nbs
+    with pytest.raises(ValueError, match="Unknown profile"):
+        execute(nbs[0], "turbo")
+
+
+def test_cli_errors_are_one_line():
+    out = subprocess.run([sys.executable, "-m", "companion", "run", "--profile", "turbo"], capture_output=True,
+                         text=True)
+    assert out.returncode == 2 and out.stderr.strip().startswith("error: Unknown profile 'turbo'")
+    out = subprocess.run([sys.executable, "-m", "companion", "list", "--only", "no-such-notebook"],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and "No notebook matches" in out.stderr
