@@ -1,7 +1,8 @@
 """``python -m companion.mlm build --profile cpu|smoke`` builds the raw encoder; ``info`` prints its build record;
 ``signature`` prints the signature of the random-init network, the raw encoder (mean and [CLS] pooling) and
 all-MiniLM-L6-v2 (``--only minilm`` for one of them); ``simcse`` runs the SimCSE check (:mod:`companion.mlm.finetune`).
-``--json FILE`` also writes the result."""
+``sweep`` runs the SimCSE sweep and its gate (:func:`companion.mlm.finetune.simcse_sweep`). ``--json FILE`` also
+writes the result."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m companion.mlm", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("build", "info", "signature", "simcse"):
+    for name in ("build", "info", "signature", "simcse", "sweep"):
         p = sub.add_parser(name)
         p.add_argument("--profile", default="cpu", choices=("smoke", "cpu"))
         p.add_argument("--json", default=None)
@@ -36,6 +37,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "signature":
         return _signature(args)
+    if args.command == "sweep":
+        from companion.mlm.finetune import simcse_sweep
+
+        out = simcse_sweep(args.profile, log=lambda msg: print(msg, flush=True))
+        out.pop("runs")
+        print(json.dumps(out, indent=1))
+        _write(args.json, out)
+        return 0
     if args.command == "simcse":
         from dataclasses import replace
 
