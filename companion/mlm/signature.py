@@ -114,3 +114,49 @@ def describe(names: Sequence[str], table) -> str:
     return "\n".join(f"{n}: anisotropy {table.loc[n, 'anisotropy']:.3f}, pairs in the zones "
                      f"{100 * table.loc[n, 'zone']:.1f} %, mean sin θ {table.loc[n, 'mean_grad']:.3f}, "
                      f"STS avg {table.loc[n, 'sts_avg']:.2f}" for n in names)
+
+
+#: the signature's sizes per profile: unrelated sentences and STS pairs per set (``None``: all 25,606 pairs)
+SIGNATURE_SIZES = {"smoke": {"n_unrelated": 40, "n_per_set": 20}, "cpu": {"n_unrelated": 500, "n_per_set": None},
+                   "gpu": {"n_unrelated": 500, "n_per_set": None}}
+#: the rows of :func:`regime_signature`, in order
+SIGNATURE_ROWS = ("random-init network (mean)", "raw MLM encoder (mean)", "raw MLM encoder ([CLS])",
+                  "all-MiniLM-L6-v2 (mean)")
+
+
+def regime_signature(profile: str = "cpu", cache: bool = True, log=print):
+    """The signature table of the raw-encoder regime, one row per :data:`SIGNATURE_ROWS`: the untrained network the
+    build of ``profile`` started from, the raw encoder with mean and [CLS] pooling, and all-MiniLM-L6-v2 (a smoke
+    profile's stand-in: ``tiny-bert``), measured with :data:`SIGNATURE_SIZES`. Cached as JSON under the cache folder
+    (``mlm/signature-<key>.json``, the key naming the build's weights hash and the sizes), so the notebooks that show
+    it measure it once. Returns a pandas DataFrame with a ``raw signature`` column (:func:`has_raw_signature`
+    against the MiniLM row, all three parts)."""
+    import json
+
+    import pandas as pd
+
+    from companion._io import cache_key, write_atomic
+    from companion.encoders import MINILM, load_encoder
+    from companion.mlm import build_info, random_encoder, raw_encoder, raw_model_path
+    from companion.settings import cache_dir
+
+    sizes = SIGNATURE_SIZES[profile]
+    path = raw_model_path(profile, log=log)
+    weights = build_info(path)["weights_hash"] if profile != "gpu" else path
+    minilm = "tiny-bert" if profile == "smoke" else MINILM
+    key = cache_key({"weights": weights, "profile": profile, "minilm": minilm, **sizes, "grad_below": GRAD_BELOW})
+    file = cache_dir() / "mlm" / f"signature-{key}.json"
+    if cache and file.is_file():
+        rows = json.loads(file.read_text(encoding="utf-8"))
+    else:
+        makers = {SIGNATURE_ROWS[0]: lambda: random_encoder(profile, pooling="mean", log=log),
+                  SIGNATURE_ROWS[1]: lambda: raw_encoder(profile, pooling="mean", device="cpu", log=log),
+                  SIGNATURE_ROWS[2]: lambda: raw_encoder(profile, pooling="cls", device="cpu", log=log),
+                  SIGNATURE_ROWS[3]: lambda: load_encoder(minilm, pooling="mean", max_length=128, device="cpu")}
+        rows = {name: signature(make(), **sizes) for name, make in makers.items()}
+        if cache:
+            write_atomic(file, lambda fh: fh.write(json.dumps(rows, indent=1).encode("utf-8")))
+    table = pd.DataFrame(rows).T.loc[list(SIGNATURE_ROWS)]
+    reference = table.loc[SIGNATURE_ROWS[3]]
+    table["raw signature"] = [all(has_raw_signature(table.loc[n], reference).values()) for n in table.index]
+    return table
