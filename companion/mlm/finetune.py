@@ -123,18 +123,24 @@ def _row(name: str, run: dict) -> dict:
             "final_loss": run["history"][-1]["loss"], "train_s": run["train_s"], "from_cache": run["from_cache"]}
 
 
+#: the STS sets a sweep scores (``None``: all seven); the smoke profile scores one small set to stay in seconds
+SWEEP_STS_SETS = {"smoke": ("STS16",), "cpu": None}
+
+
 def simcse_sweep(profile: str = "cpu", cache: str | None = None, sts_sets=None, log=print) -> dict:
     """The sweep :data:`SWEEP` on seed 0, the setting with the best STS-B dev score chosen, that setting on every seed
     of :data:`GATE_SEEDS`, and the gate. Returns ``{"rows"`` (one dict per run: setting, seed, dev at step 0 and at
     the best checkpoint, STS average before / after, gain, final loss, training seconds), ``"chosen"``, ``"gains"``
     (the chosen setting's gain per seed), ``"min_gain"``, ``"passed"``, ``"runs"`` (the chosen setting's full run
-    records, seed order)}``. Every run goes through :func:`simcse_from_raw`'s run cache (``cache``: default the
-    build cache's ``mlm/simcse-runs``), so a second call reloads them."""
+    records, seed order)}``. ``sts_sets``: default :data:`SWEEP_STS_SETS`. Every run goes through
+    :func:`simcse_from_raw`'s run cache (``cache``: default the build cache's ``mlm/simcse-runs``), so a second call
+    reloads them."""
     from dataclasses import replace
 
     from companion.settings import cache_dir
 
     cache = cache or str(cache_dir() / "mlm" / "simcse-runs")
+    sts_sets = sts_sets or SWEEP_STS_SETS.get(profile)
     rows, first = [], {}
     for name, settings in SWEEP[profile].items():
         run = simcse_from_raw(profile, replace(settings, seed=GATE_SEEDS[0]), cache=cache, sts_sets=sts_sets, log=log)
