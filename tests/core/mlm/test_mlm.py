@@ -197,3 +197,21 @@ def test_simcse_from_raw_smoke(monkeypatch, tmp_path):
     assert [m["step"] for m in out["monitor"]] == [0, 1, 2] and out["best_step"] in (1, 2)  # dev selection
     again = simcse_from_raw("smoke", cache=str(tmp_path / "runs"), sts_sets=("STS16",), log=lambda m: None)
     assert again["from_cache"] and again["after"] == out["after"]
+
+
+def test_regime_signature_is_cached_and_flags_the_raw_rows(monkeypatch, tmp_path):
+    from companion.mlm import signature as sig
+
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path))
+    values = iter([{"anisotropy": 0.9, "zone": 0.8, "mean_grad": 0.2, "sts_avg": 45.0},
+                   {"anisotropy": 0.7, "zone": 0.2, "mean_grad": 0.4, "sts_avg": 40.0},
+                   {"anisotropy": 0.9, "zone": 0.7, "mean_grad": 0.2, "sts_avg": 30.0},
+                   {"anisotropy": 0.02, "zone": 0.05, "mean_grad": 0.7, "sts_avg": 79.0}])
+    calls = []
+    monkeypatch.setattr(sig, "signature", lambda enc, **kw: calls.append(kw) or next(values))
+    table = sig.regime_signature("smoke", log=lambda m: None)
+    assert list(table.index) == list(sig.SIGNATURE_ROWS)
+    assert list(table["raw signature"]) == [True, True, True, False]
+    assert calls == [sig.SIGNATURE_SIZES["smoke"]] * 4
+    again = sig.regime_signature("smoke", log=lambda m: None)  # from the cache: signature() is not called again
+    assert len(calls) == 4 and again.equals(table)
