@@ -327,10 +327,10 @@ pd.DataFrame({m: stats.sample(dist[m]).to_dict() for m in dist.columns if m != "
 # width-256 BERT pretrained here by masked-language modelling from random initialisation (its docstring gives the
 # corpus, budget and loss curve; `docs/reference.md` how to build it). This section first shows that it has the
 # raw-encoder signature (against the untrained network and MiniLM), then measures Fig. 1/2 in it, then runs Table 4's
-# six objective rows from it with **every layer and the embeddings trained**, mean pooling, one epoch of STS-B train,
-# on the same STS-B test pairs and with the same validity checks (trained, moved off the untrained encoder, loss
-# plateau) as the MiniLM regime. Each run is cached on disk (`companion.papers.angle.raw.raw_ablation`), so a
-# re-execution reloads it. The `gpu` profile skips this section: its main runs already fine-tune the paper's raw
+# six objective rows from it with **every layer and the embeddings trained**, mean pooling, the MiniLM regime's
+# schedule (its STS-B train subset, steps, batch size and learning rate), on the same STS-B test pairs and with the
+# same validity checks (trained, moved off the untrained encoder, loss plateau) as the MiniLM regime. Each run is
+# cached on disk (`companion.papers.angle.raw.raw_ablation`), so a re-execution reloads it. The `gpu` profile skips this section: its main runs already fine-tune the paper's raw
 # BERT-base.
 
 # %%
@@ -406,9 +406,9 @@ if raw_regime:
 # %%
 if raw_regime:
     RAW_REGIME = ("raw MLM encoder built here (companion.mlm: 4 layers, width 256, pretrained on a few million "
-                  "words; not BERT-base), every layer and the embeddings trained, one epoch of STS-B train at batch "
-                  f"{raw_cfg['batch_size']}, mean pooling, {len(raw_cfg['seeds'])} seeds; paper: BERT-base, full "
-                  "fine-tuning, one run (seed 42)")
+                  f"words; not BERT-base), every layer and the embeddings trained, {raw_cfg['steps']} steps x "
+                  f"{raw_cfg['batch_size']} on a STS-B train subset, mean pooling, {len(raw_cfg['seeds'])} seeds; "
+                  "paper: BERT-base, full fine-tuning, one run (seed 42)")
     raw_p4 = paper4.set_index(["group", "variant"])["stsb_test"]
     raw_seed = seed_table(raw_ablation_runs, "objective", raw_cfg["seeds"])
     raw_loss = raw_ablation_runs.groupby(["group", "variant"], sort=False)[["loss_first10", "loss_last10"]].mean()
