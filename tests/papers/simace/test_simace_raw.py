@@ -31,10 +31,12 @@ def test_sweep_chooses_on_dev_and_gates_every_seed(monkeypatch, gains, passed):
     monkeypatch.setattr(finetune, "simcse_from_raw", _fake_run(table, dev))
     out = finetune.simcse_sweep("smoke", cache="unused", log=lambda m: None)
     assert finetune.SWEEP["smoke"][out["chosen"]].lr == chosen_lr
-    assert out["gains"] == list(gains) and out["min_gain"] == min(gains) and out["passed"] is passed
-    assert len(out["rows"]) == len(lrs) + len(finetune.GATE_SEEDS) - 1
+    run = list(gains) if passed else list(gains[:2])  # the seeds stop at the first gain below the gate
+    assert out["gains"] == run and out["seeds"] == list(finetune.GATE_SEEDS[:len(run)])
+    assert out["min_gain"] == min(run) and out["passed"] is passed
+    assert len(out["rows"]) == len(lrs) + len(run) - 1
     shown = sweep_table(out)
-    assert shown["chosen"].sum() == len(finetune.GATE_SEEDS) and list(shown.columns)[:2] == ["setting", "seed"]
+    assert shown["chosen"].sum() == len(run) and list(shown.columns)[:2] == ["setting", "seed"]
 
 
 def _table2():
