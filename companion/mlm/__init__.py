@@ -32,6 +32,11 @@ passes over the 3.3 million words of the corpus, 2,056 s of CPU time; 77 minutes
 machine). Its held-out MLM loss falls from 9.07 (ln 8,192 = 9.01) to 5.84, a nat below the unigram entropy of
 the corpus's pieces (7.00): the model uses context, but it is a small, briefly trained encoder, nowhere near
 BERT-base.
+
+It has the raw-encoder signature (:mod:`companion.mlm.signature`), but unsupervised SimCSE does not raise its STS
+average clearly: the gate of :mod:`companion.mlm.finetune` (at least 5 points on each of 3 seeds, the setting chosen
+on STS-B dev) fails, so SimACE's comparisons from it are inconclusive, while AnglE's supervised Table 4 rows are
+run from it (notebook ``angle/03``).
 """
 
 from __future__ import annotations
