@@ -321,3 +321,98 @@ def test_circumplex_gpu_step_on_an_xlm_r_is_the_head_recipe(kind):
             hand.normalize_weights()
         expected = {k: p.detach().clone() for k, p in hand.named_parameters()}
     _assert_landed(head, expected, cfg.lr)  # the head's parameters are all the step trains: the backbone is frozen
+
+
+@pytest.mark.parametrize("kind", ["GPT", "nGPT"])
+def test_circumplex_gpu_step_fine_tunes_the_whole_xlm_r_with_its_head(kind):
+    """The circumplex gpu path's default for mE5 (§4.1, Table 3: a BERT-like backbone fine-tuned whole): on a tiny
+    XLM-R, every parameter of the encoder (embeddings included) and of a head as wide as the backbone trained
+    together, the head pooled at [CLS], the texts with E5's prefix at the settings' length, the SINCERE loss at
+    tau 0.05, AdamW at the constant lr without weight decay or warm-up, the global gradient norm over the encoder and
+    the head clipped at 1.0, nGPT's weights re-normalised after the step. Dropout is switched off (the encoder's
+    and the head's) so that the hand forward pass needs no shared random stream; the head dropout's presence is
+    checked below. The hand step runs the plain Hugging Face model and a copy of the untrained head."""
+    from functools import partial
+
+    from companion.gpu_settings import notebook_settings
+    from companion.losses.circumplex import LOSSES
+    from companion.papers.circumplex.finetune import TunedHead, backbone_options
+    from companion.papers.circumplex.heads import NGPTHead, frozen_features, make_head, train_head
+
+    cfg = notebook_settings("circumplex/02-experiments", "gpu")
+    assert cfg.backbone_training == "full" and cfg.pooling == "cls" and cfg.max_tokens == 512
+    assert cfg.precision == "bf16" and cfg.head_dropout == {"SoftCSE": 0.1} and cfg.clip_norm == 1.0
+    enc = tiny_encoder("xlm-roberta", layers=2, max_length=64, prefix="query: ")
+    for module in enc.model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+    labels = ["joy", "anger", "joy", "sadness", "anger", "joy", "sadness", "anger"]
+    feats, _, info = frozen_features(enc, {"train": TEXTS}, max_tokens=cfg.max_tokens, pretrained_pooling=cfg.pooling,
+                                     **backbone_options(cfg))
+    assert info["max_tokens"] == 512 and feats["train"].max_length == 512
+    n_heads, seed, loss = 4, 42, partial(LOSSES["SINCERE"], tau=cfg.tau)
+    seed_everything(seed)
+    start = make_head(kind, enc.dim, pooling=cfg.pooling, n_heads=n_heads, base_scale=cfg.base_scale,
+                      backbone_dim=enc.dim)
+    model, result = train_head(kind, loss, feats["train"], labels, steps=1, batch_size=8, lr=cfg.lr, seed=seed,
+                               pooling=cfg.pooling, clip_norm=cfg.clip_norm, base_scale=cfg.base_scale,
+                               n_heads=n_heads)
+    assert isinstance(model, TunedHead) and result.history[0]["lr"] == cfg.lr  # constant rate
+
+    idx = next(index_batches(len(TEXTS), 8, seed=seed, epochs=2)).tolist()
+    tok = enc.tokenizer(["query: " + TEXTS[i] for i in idx], padding=True, truncation=True,
+                        max_length=cfg.max_tokens, return_tensors="pt")
+    xlmr = copy.deepcopy(enc.model)
+    xlmr.train()
+    hand = copy.deepcopy(start)
+    hand.train()
+    states = xlmr(**tok).last_hidden_state
+    loss(hand(states, tok["attention_mask"].bool()), [labels[i] for i in idx]).backward()
+    params = {f"backbone.embeddings.{k}": p for k, p in xlmr.embeddings.named_parameters()}
+    params.update({f"backbone.layers.{i}.{k}": p for i, layer in enumerate(xlmr.encoder.layer)
+                   for k, p in layer.named_parameters()})
+    params.update({f"head.{k}": p for k, p in hand.named_parameters()})
+    grads = _clip({k: p.grad for k, p in params.items() if p.grad is not None}, cfg.clip_norm)
+    assert "backbone.embeddings.word_embeddings.weight" in grads  # the embeddings are trained
+    expected = {k: _adamw_first_step(p.detach(), grads.get(k, torch.zeros_like(p)), cfg.lr, 0.0)
+                for k, p in params.items()}
+    if isinstance(hand, NGPTHead):
+        with torch.no_grad():
+            for k, p in hand.named_parameters():
+                p.copy_(expected[f"head.{k}"])
+            hand.normalize_weights()
+        expected.update({f"head.{k}": p.detach().clone() for k, p in hand.named_parameters()})
+    _assert_landed(model, expected, cfg.lr)  # every parameter of the encoder and the head
+
+
+def test_circumplex_fine_tuned_softcse_drops_the_head_input_and_the_frozen_option_stays():
+    """SoftCSE's head reads its input through dropout 0.1 (the authors' script), the other losses' without; the
+    frozen-head path is the named option (``backbone_training="frozen"``), the cpu profile's setting."""
+    from companion.gpu_settings import notebook_settings
+    from companion.losses.circumplex import LOSSES
+    from companion.papers.circumplex.experiments import head_settings
+    from companion.papers.circumplex.finetune import backbone_options
+    from companion.papers.circumplex.heads import frozen_features, train_head
+
+    cfg = notebook_settings("circumplex/02-experiments", "gpu")
+    enc = tiny_encoder("xlm-roberta", layers=1, max_length=32)
+    labels = ["joy", "anger"] * 4
+    feats, _, _ = frozen_features(enc, {"train": TEXTS}, max_tokens=32, pretrained_pooling="cls",
+                                  **backbone_options(cfg))
+    for loss, rate in (("SoftCSE", 0.1), ("SINCERE", 0.0)):
+        settings_ = head_settings("GPT", loss, feats["train"], steps=1, batch_size=8, lr=1e-3, seed=0, n_heads=4,
+                                  pooling="cls")
+        assert settings_["head_dropout"] == rate and settings_["backbone_training"] == "full"
+    model, _ = train_head("GPT", LOSSES["SoftCSE"], feats["train"], labels, steps=1, batch_size=8, lr=1e-3,
+                          n_heads=4, pooling="cls", head_dropout=0.1)
+    assert model.dropout.p == 0.1
+    ids, mask = feats["train"].batch(range(8))
+    model.eval()
+    torch.testing.assert_close(model(ids, mask), model(ids, mask))
+    model.train()
+    assert not torch.allclose(model(ids, mask), model(ids, mask))  # training mode: dropout draws
+    cpu = notebook_settings("circumplex/02-experiments", "cpu")
+    assert backbone_options(cpu) == {}  # the cpu profile: the head over frozen, cached states
+    frozen, _, _ = frozen_features(enc, {"train": TEXTS}, max_tokens=32, backbone_training="frozen")
+    assert "backbone_training" not in head_settings("GPT", "SoftCSE", frozen["train"], steps=1, batch_size=8,
+                                                    lr=1e-3, seed=0, n_heads=4)
