@@ -113,20 +113,27 @@ def test_simace_gpu_step_is_simcse_s_step():
 
 
 # ----------------------------------------------------------------------------------------------- concepts (MPNet)
-def _rows(n: int):
+def _rows(n: int, d2d: bool = False):
     from companion.papers.concepts.data import TrainingRows
 
     terms = np.array(["guitar", "market", "sunrise", "dancer"][:n])
     masked = np.array(["a stringed instrument played by plucking", "a place where goods are sold and bought",
                        "the time in the morning when light first appears", "a person who moves to music"][:n])
+    extra = {}
+    if d2d:  # another definition of the term for rows 0, 1 and 3 (the d2d pairs of the gpu recipe)
+        partner = np.array(["an instrument with six strings", "the world of buying and selling", "",
+                            "one who performs a dance for an audience"][:n], dtype=object)
+        extra = dict(d2d=partner, has_d2d=partner != "")
     return TrainingRows(sid=np.arange(n), term=terms, masked=masked, syn_a=np.array([""] * n),
                         syn_b=np.array([""] * n), has_syn=np.zeros(n, dtype=bool),
-                        negatives=np.array([[""]] * n), neg_mask=np.zeros((n, 1), dtype=bool), rules=("negate",))
+                        negatives=np.array([[""]] * n), neg_mask=np.zeros((n, 1), dtype=bool), rules=("negate",),
+                        **extra)
 
 
 def test_concepts_gpu_step_is_the_papers_recipe_on_mpnet():
     """§4.4's recipe on the whole of an MPNet (all-mpnet-base-v2's class), B1 (last-layer mean pooling): the t2d
-    InfoNCE at tau 0.05, AdamW (weight decay 0.01) at the warm-up's first rate lr / 100 (100 warm-up steps), a
+    InfoNCE plus 0.7 x the d2d InfoNCE (§4.3) over the rows that have a second definition, at tau 0.05, AdamW
+    (weight decay 0.01) at the warm-up's first rate lr / 100 (100 warm-up steps), a
     layer-wise decay of 0.9 per layer below the top (the embeddings and the relative-position table one step below
     the lowest layer), gradients clipped at 1.0. Dropout is switched off here so that the hand forward pass needs no
     shared random stream (its use in training is tested in test_gpu_path)."""
@@ -141,7 +148,7 @@ def test_concepts_gpu_step_is_the_papers_recipe_on_mpnet():
     seed_everything(0)
     model = TopLayerConceptModel(enc, "mean", n_top=2, k=3, train_embeddings=True)
     start = copy.deepcopy(model.state_dict())
-    rows = _rows(4)
+    rows = _rows(4, d2d=True)
     lr, decay, warmup, wd, tau = 2e-4, 0.9, 100, 0.01, 0.05
     train_concept_model(model, rows, "bce", steps=1, batch=4, lr=lr, layer_decay=decay, warmup_steps=warmup,
                         weight_decay=wd, temperature=tau, seed=0, progress=False)
@@ -159,7 +166,11 @@ def test_concepts_gpu_step_is_the_papers_recipe_on_mpnet():
     idx = next(index_batches(len(rows), 4, seed=0, epochs=None)).numpy()
     q, d = mean_pooled(rows.term[idx]), mean_pooled(rows.masked[idx])
     logits = F.normalize(q, dim=-1) @ F.normalize(d, dim=-1).T / tau
-    F.cross_entropy(logits, torch.arange(4)).backward()
+    pairs = idx[rows.has_d2d[idx]]
+    assert len(pairs) == 3
+    a, b = mean_pooled(rows.masked[pairs]), mean_pooled(rows.d2d[pairs])
+    d2d = F.normalize(a, dim=-1) @ F.normalize(b, dim=-1).T / tau
+    (F.cross_entropy(logits, torch.arange(4)) + 0.7 * F.cross_entropy(d2d, torch.arange(3))).backward()
 
     n_layers = len(mp.encoder.layer)
     hand, rate = {}, {}
@@ -181,13 +192,21 @@ def test_concepts_gpu_step_is_the_papers_recipe_on_mpnet():
 def test_concepts_gpu_recipe_trains_saves_and_reloads_the_whole_mpnet():
     """The notebooks' route (top_layer_recipe -> train_condition -> save_trained -> load_or_train) on the gpu
     profile's settings: the embeddings and the relative-position table are trained, saved and reloaded."""
-    from companion.papers.concepts.finetune import load_or_train, top_layer_recipe, train_condition
+    from companion.papers.concepts.finetune import (
+        load_or_train,
+        top_layer_recipe,
+        train_condition,
+        with_recipe_pairs,
+    )
     from companion.papers.concepts.readouts import recipe_path, save_trained
 
     enc = tiny_encoder("mpnet", pooling="mean", layers=2, max_length=32)
     common = dict(model="tiny-mpnet-L2", max_length=32, n_top=2, k=3, batch=4, lr=2e-4, pooling_lr_mult=5.0,
                   layer_decay=0.9, tau=0.05, warmup_frac=0.5, steps=2, n_train=4, max_negatives=None)
     recipe = top_layer_recipe(settings("gpu", smoke={}, cpu={}, gpu=common), ["negate"])
+    assert recipe["d2d"]  # the gpu recipe's objective has the d2d term: its rows get WordNet definition pairs
+    paired = with_recipe_pairs(_rows(4), recipe)
+    assert paired.d2d is not None and paired.has_d2d.any()  # guitar, market, sunrise, dancer: other senses
     model, result, _ = train_condition(enc, None, _rows(4), "B1", 0, recipe)
     assert len(result.history) == 2
     start = dict(enc.model.embeddings.named_parameters())
