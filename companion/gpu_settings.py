@@ -393,7 +393,8 @@ CIRCUMPLEX_ROWS: tuple[Row, ...] = (
     Row("optimiser", _fixed("AdamW, no weight decay, no warm-up"), "App. D (the Hugging Face Trainer's defaults)"),
     Row("learning rate and schedule", lambda cfg: f"{cfg['lr']:g}, constant", "Table 3 (5e-5, constant)",
         keys=("lr",)),
-    Row("gradient clipping", lambda cfg: f"global norm {cfg['clip_norm']:g}", "App. D (the Trainer's default "
+    Row("gradient clipping", lambda cfg: f"global norm {cfg['clip_norm']:g}" + (
+        " over the encoder and the head" if cfg.get("backbone_training") == "full" else ""), "App. D (the Trainer's default "
         "max_grad_norm 1.0)", keys=("clip_norm",)),
     Row("nGPT base scale", "base_scale", "§4.1 (the head as wide as the backbone)",
         "α and s_qk stepped at the rate of the backbone's width"),

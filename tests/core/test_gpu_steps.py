@@ -409,19 +409,22 @@ def test_circumplex_fine_tuned_softcse_drops_the_head_input_and_the_frozen_optio
     frozen-head path is the named option (``backbone_training="frozen"``), the cpu profile's setting."""
     from companion.gpu_settings import notebook_settings
     from companion.losses.circumplex import LOSSES
-    from companion.papers.circumplex.experiments import head_settings
+    from companion.papers.circumplex.experiments import head_settings, head_settings_table
     from companion.papers.circumplex.finetune import backbone_options
     from companion.papers.circumplex.heads import frozen_features, train_head
 
     cfg = notebook_settings("circumplex/02-experiments", "gpu")
     enc = tiny_encoder("xlm-roberta", layers=1, max_length=32)
     labels = ["joy", "anger"] * 4
-    feats, _, _ = frozen_features(enc, {"train": TEXTS}, max_tokens=32, pretrained_pooling="cls",
+    feats, _, _ = frozen_features(enc, {"train": TEXTS}, max_tokens=cfg.max_tokens, pretrained_pooling="cls",
                                   **backbone_options(cfg))
     for loss, rate in (("SoftCSE", 0.1), ("SINCERE", 0.0)):
         settings_ = head_settings("GPT", loss, feats["train"], steps=1, batch_size=8, lr=1e-3, seed=0, n_heads=4,
                                   pooling="cls")
         assert settings_["head_dropout"] == rate and settings_["backbone_training"] == "full"
+    shown = head_settings_table(("GPT",), feats["train"], loss="SoftCSE", steps=1, batch_size=8, lr=1e-3, seed=0,
+                                n_heads=4, pooling="cls")["GPT"]
+    assert (shown["backbone_training"], shown["max_length"], shown["precision"]) == ("full", 512, "bf16")
     model, _ = train_head("GPT", LOSSES["SoftCSE"], feats["train"], labels, steps=1, batch_size=8, lr=1e-3,
                           n_heads=4, pooling="cls", head_dropout=0.1)
     assert model.dropout.p == 0.1

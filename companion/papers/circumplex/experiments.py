@@ -208,21 +208,27 @@ def _train_kwargs(settings: Mapping) -> dict:
 #: The rows of :func:`head_settings_table`: what a reader checks of how a head is trained.
 SHOWN_SETTINGS = ("pooling", "head_dim", "backbone_dim", "base_scale", "base_scale_value", "clip_norm", "lr",
                   "batch_size", "n_heads")
+#: The rows a fine-tuned backbone adds (:meth:`~companion.papers.circumplex.finetune.BackboneInputs.settings`).
+TUNED_SETTINGS = ("backbone_training", "max_length", "precision", "head_dropout")
 
 
 def head_settings_table(kinds: Sequence[str], train_states, **settings):
     """:func:`head_settings` of a head of each of ``kinds`` on ``train_states`` (``settings``: its keyword arguments,
-    ``loss`` included), one column per kind and one row per entry of :data:`SHOWN_SETTINGS`, as each run records
-    them: numbers to four significant digits, "-" where a setting does not apply (the base scale of a GPT head)."""
+    ``loss`` included), one column per kind and one row per entry of :data:`SHOWN_SETTINGS` (and, for a fine-tuned
+    backbone, of :data:`TUNED_SETTINGS`), as each run records them: numbers to four significant digits, "-" where a
+    setting does not apply (the base scale of a GPT head)."""
     import pandas as pd
 
+    from companion.papers.circumplex.finetune import is_tuned
+
     loss = settings.pop("loss", "SINCERE")
+    shown = SHOWN_SETTINGS + (TUNED_SETTINGS if is_tuned(train_states) else ())
     table = {}
     for kind in kinds:
         resolved = head_settings(kind, loss, train_states, **settings)
         table[kind] = {k: "-" if resolved[k] is None else f"{resolved[k]:.4g}" if isinstance(resolved[k], float)
-                       else resolved[k] for k in SHOWN_SETTINGS}
-    return pd.DataFrame(table).loc[list(SHOWN_SETTINGS)]
+                       else resolved[k] for k in shown}
+    return pd.DataFrame(table).loc[list(shown)]
 
 
 def head_run_key(settings: Mapping, train_states, train_labels: Sequence[str], test_states=None,
