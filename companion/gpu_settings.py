@@ -181,6 +181,16 @@ def _concept_layers(cfg: Mapping) -> str:
     return f"top {cfg['n_top']} layer(s) over frozen, cached lower states; embeddings frozen"
 
 
+def _concept_objective(cfg: Mapping) -> str:
+    d2d = False
+    if cfg.get("profile") == "gpu":
+        from companion.papers.concepts.finetune import GPU_RECIPE
+
+        d2d = bool(GPU_RECIPE.get("d2d"))
+    return ("L_syn + L_t2d" + (" + 0.7 L_d2d (WordNet-only definition pairs)" if d2d else "") +
+            " (in-batch InfoNCE) + 0.5 L_neg (BCE on rule-made hard negatives)")
+
+
 CONCEPT_TRAINING_ROWS: tuple[Row, ...] = (
     Row("backbone", "model", "Table 1 caption (all-mpnet-base-v2)"),
     Row("layers trained", _concept_layers, "§4.4 (layer-wise decay per transformer layer over the whole network; "
@@ -189,13 +199,16 @@ CONCEPT_TRAINING_ROWS: tuple[Row, ...] = (
         "families)", "Table 1 and §4.2, §5.3 (B1, B2, B3, M1, M2, M3, B1-unified; M1-K6 §5.3's wider window)",
         keys=("conditions",)),
     Row("readout window K", "k", "Table 1 caption (K = 4)"),
-    Row("objective", _fixed("L_syn + L_t2d + 0.5 L_neg (BCE on rule-made hard negatives), in-batch InfoNCE"),
-        "§4.3 (L_syn + L_t2d + 0.7 L_d2d + 0.5 L_neg)",
-        "no d2d term: cross-source definition pairs need Wiktionary, which this path lacks"),
+    Row("objective", _concept_objective, "§4.3 (L_syn + L_t2d + 0.7 L_d2d + 0.5 L_neg); §4.5 (d2d pairs: a term's "
+        "definitions grouped, up to 6 per term)",
+        "the d2d pairs are WordNet-only: a row's definition with another WordNet sense's definition of the same term "
+        "(often a different sense), where the paper pairs definitions across WordNet and Wiktionary; the cpu recipe "
+        "leaves the term out (its short top-layer runs and their records stay as they were)"),
     Row("temperature", "tau", "", "not found in the text; SimCSE's 0.05"),
     Row("training data", lambda cfg: f"{cfg['n_train']:,} WordNet synsets (term, masked definition, one synonym "
         "pair, the hard negatives)", "§4.5 (3.3M WordNet and Wiktionary pairs; headword masking)",
-        "WordNet only (Wiktionary is not in the mirror)", keys=("n_train",)),
+        "WordNet only: Wiktionary (590K syn + 2.2M t2d of the 3.3M pairs) is not in the data mirror and no fetch of "
+        "a Wiktionary dump is wired, so its pairs and the cross-source d2d pairs are out", keys=("n_train",)),
     Row("hard negatives per definition", lambda cfg: "all five rules" if cfg.get("max_negatives") is None else
         f"at most {cfg['max_negatives']}", "App. G (five rules)", keys=("max_negatives",)),
     Row("length", "max_length", "", "not stated in the text; 64 tokens, at training and at evaluation"),
@@ -325,8 +338,27 @@ ANGLE_03_ROWS: tuple[Row, ...] = (
 
 
 # -------------------------------------------------------------------------------------------------- circumplex
-_FROZEN_ME5 = ("a departure: the gpu path trains the head over frozen, cached mE5 states (full fine-tuning of mE5 "
-               "is not wired yet), so its absolute scores are not the paper's setting")
+_FROZEN_OPTION = ("backbone_training='frozen' keeps the head over frozen, cached last-layer states as a named "
+                  "option: the paper's setting for its LLM backbones (§4.1), and the cpu profile's")
+
+
+def _circumplex_layers(cfg: Mapping) -> str:
+    if cfg.get("backbone_training") == "full":
+        return "every layer of the encoder and its embeddings (full fine-tuning, their dropout 0.1), with the head"
+    return "the head only; the backbone frozen (its last-layer states cached)"
+
+
+def _circumplex_dropout(cfg: Mapping) -> str:
+    rates = cfg.get("head_dropout") or {}
+    if cfg.get("backbone_training") != "full" or not rates:
+        return "none"
+    return ", ".join(f"{loss} {rate:g}" for loss, rate in rates.items()) + " on the head's input; none for the others"
+
+
+def _circumplex_precision(cfg: Mapping) -> str:
+    if cfg.get("precision") == "bf16":
+        return "bfloat16 autocast through Accelerate on a GPU (float32 weights); float32 on a CPU"
+    return "float32"
 
 
 def _circumplex_curve(cfg: Mapping) -> str:
@@ -344,22 +376,25 @@ def _circumplex_width(cfg: Mapping) -> str:
 
 CIRCUMPLEX_ROWS: tuple[Row, ...] = (
     Row("backbone", "model", "Table 3 (intfloat/multilingual-e5-large); §4 'Models'"),
-    Row("layers trained", _fixed("the head only; the backbone frozen (its last-layer states cached)"),
+    Row("layers trained", _circumplex_layers,
         "§4 'Implementation Details' and Table 3 ('unfreeze' for mE5: BERT-like encoders are fully fine-tuned); the "
-        "authors' utils/train_emolit.sh (FREEZE_ENCODER false)", _FROZEN_ME5),
+        "authors' utils/train_emolit.sh (FREEZE_ENCODER false)", _FROZEN_OPTION, keys=("backbone_training",)),
     Row("head", _circumplex_width, "§4 'Implementation Details' and Table 3 (a single block as wide as the backbone, "
         "16 heads for mE5)", keys=("head_dim", "n_heads")),
-    Row("head dropout", _fixed("none"), "the authors' utils/train_emolit.sh: dropout 0.1 in the SoftCSE head's "
-        "configuration (none for SINCERE and CircularCSE)", "no dropout is stated in the paper; not applied yet: a "
-        "departure for SoftCSE"),
+    Row("head dropout", _circumplex_dropout, "the authors' utils/train_emolit.sh: dropout 0.1 in the SoftCSE head's "
+        "configuration (none for SINCERE and CircularCSE)", "no dropout is stated in the paper; applied to the "
+        "head block's input, where the released block drops; the frozen-head option applies none",
+        keys=("head_dropout",)),
     Row("pooling", "pooling", "§4 'Implementation Details' and Table 3 ([CLS] for BERT-like encoders); "
         "train_emolit.sh POOLER_TYPE cls"),
-    Row("input length", "max_tokens", "the authors' utils/train_emolit.sh (MAX_SEQ_LEN 512)",
-        "cached states are cut at this many tokens: a departure for texts longer than that"),
+    Row("input length", "max_tokens", "the authors' utils/train_emolit.sh (MAX_SEQ_LEN 512); not stated in the paper",
+        "texts are tokenised at this length for the fine-tuned encoder; the frozen-head option cuts its cached states "
+        "at it"),
     Row("optimiser", _fixed("AdamW, no weight decay, no warm-up"), "App. D (the Hugging Face Trainer's defaults)"),
     Row("learning rate and schedule", lambda cfg: f"{cfg['lr']:g}, constant", "Table 3 (5e-5, constant)",
         keys=("lr",)),
-    Row("gradient clipping", lambda cfg: f"global norm {cfg['clip_norm']:g}", "App. D (the Trainer's default "
+    Row("gradient clipping", lambda cfg: f"global norm {cfg['clip_norm']:g}" + (
+        " over the encoder and the head" if cfg.get("backbone_training") == "full" else ""), "App. D (the Trainer's default "
         "max_grad_norm 1.0)", keys=("clip_norm",)),
     Row("nGPT base scale", "base_scale", "§4.1 (the head as wide as the backbone)",
         "α and s_qk stepped at the rate of the backbone's width"),
@@ -367,9 +402,10 @@ CIRCUMPLEX_ROWS: tuple[Row, ...] = (
     Row("temperature", lambda cfg: f"{cfg.get('tau', 0.05):g}", "Table 3 (SINCERE and SoftCSE τ 0.05)",
         keys=("tau",)),
     Row("seeds", "seeds", "Table 3 (seed 42)", "43 and 44 added for a spread"),
-    Row("precision", _fixed("float32"), "Table 3 (torch dtype bfloat16); train_emolit.sh BF16 true",
-        "the cached-state head runs in float32 (bfloat16 would only add rounding noise to a head over frozen "
-        "states); with the backbone fine-tuned it would matter"),
+    Row("precision", _circumplex_precision, "Table 3 (torch dtype bfloat16); train_emolit.sh BF16 true",
+        "the weights stay float32 under bfloat16 autocast (mixed precision, as the Trainer's bf16 flag runs), "
+        "where Table 3's dtype may mean weights held in bfloat16; the frozen-head option runs float32",
+        keys=("precision",)),
     Row("training and test data", lambda cfg: "every item" if cfg.get("n_train") is None else
         f"{cfg['n_train']} training and {cfg['n_test']} test items per label", "App. C Table 2 (Emolit 6,000/1,200)",
         keys=("n_train", "n_test")),

@@ -116,9 +116,12 @@ def eq6_literal(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 
 def eq6_code(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    r"""AnglE Eq. 6 as the authors' code computes it (= sentence-transformers ``pairwise_angle_sim``):
-    :math:`s(u,v) = |\sum_k \mathrm{Re}(u_k\bar v_k) + \sum_k \mathrm{Im}(u_k \bar v_k)| / (\|u\|\|v\|)
-    = |\cos(u,v) + \cos(u, Jv)|`, in :math:`[0, \sqrt 2]`; used as a similarity (higher = closer)."""
+    r"""AnglE Eq. 6 as the authors' code computes it (= sentence-transformers ``pairwise_angle_sim``), in
+    :math:`[0, \sqrt 2]`; used as a similarity (higher = closer).
+
+    .. math:: s(u,v) = |\sum_k \mathrm{Re}(u_k\bar v_k) + \sum_k \mathrm{Im}(u_k \bar v_k)| / (\|u\|\|v\|)
+       = |\cos(u,v) + \cos(u, Jv)|
+    """
     return complex_angle(x, y)
 
 

@@ -102,6 +102,7 @@ from companion.papers.circumplex.claims import beside_table4, table4_claims, tab
 from companion.papers.circumplex.comparison import plateau_table
 from companion.papers.circumplex.experiments import emolit_frames, goemotions_standin, head_settings_table, table4_runs
 from companion.papers.circumplex.figures import plot_avgcossim, plot_pca_panels, plot_table4_bars
+from companion.papers.circumplex.finetune import backbone_options
 from companion.papers.circumplex.heads import CLIP_NORM, frozen_features, paper_pooling
 from companion.profiles import settings
 from companion.results import Ledger, not_testable, show_provenance
@@ -166,9 +167,12 @@ cfg = settings(profile,
                # gpu: mE5 = intfloat/multilingual-e5-large (App. D Table 3, §4 'Models'), bf16, batch 128, lr 5e-5
                # constant, 15 epochs (705 steps = 15 x 6,000/128 Emolit; 470 on the GoEmotions subset), head with
                # the backbone's width and 16 heads (Table 3); seed 42 (Table 3), 43 and 44 added for a spread
+               # gpu: mE5 fine-tuned whole with the head (§4.1, Table 3), inputs up to 512 tokens, bf16, dropout 0.1
+               # on SoftCSE's head input (the authors' train_emolit.sh); backbone_training="frozen": the head only
                gpu=dict(seeds=[42, 43, 44], steps_emolit=705, steps_go=470, batch_size=128, n_train=None,
-                        n_test=None, model="intfloat/multilingual-e5-large", head_dim=0, max_tokens=64,
-                        lr=5e-5, n_heads=16, curve_points=5, pooling=paper_pooling("intfloat/multilingual-e5-large")),
+                        n_test=None, model="intfloat/multilingual-e5-large", head_dim=0, max_tokens=512,
+                        lr=5e-5, n_heads=16, curve_points=5, pooling=paper_pooling("intfloat/multilingual-e5-large"),
+                        backbone_training="full", precision="bf16", head_dropout={"SoftCSE": 0.1},),
                # every profile: the authors' training of the head (App. D: the Trainer's defaults, clipping at
                # CLIP_NORM; nGPT's base scale from the backbone's width, §4.1's head as wide as the backbone)
                common=dict(tau=0.05, probe_factor=2, base_scale="backbone", clip_norm=CLIP_NORM),
@@ -203,7 +207,7 @@ t = time.perf_counter()
 feats, pretrained, info = frozen_features(
     encoder, {"train": emolit_train.text, "test": emolit_test.text, "go_train": go_train.text,
               "go_test": go_test.text}, head_dim=cfg.head_dim or None, max_tokens=cfg.max_tokens,
-    pretrained_pooling=cfg.pooling)
+    pretrained_pooling=cfg.pooling, **backbone_options(cfg))
 t_features = time.perf_counter() - t
 sizes = pd.DataFrame({"data set": ["Emolit-12", "GoEmotions-9 stand-in"],
                       "train": [len(emolit_train), len(go_train)], "test": [len(emolit_test), len(go_test)],

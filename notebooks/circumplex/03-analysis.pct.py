@@ -107,6 +107,7 @@ from companion.papers.circumplex.experiments import (emobank_sample, emolit_fram
                                                      head_settings, unseen_label_summary)
 from companion.papers.circumplex.figures import (plot_emobank_angles, plot_stage_maps, plot_unseen_maps, plot_v_vs_labels,
                                                  plot_v_vs_pca)
+from companion.papers.circumplex.finetune import backbone_options
 from companion.papers.circumplex.geometry import avg_cos_sim, cd_r
 from companion.papers.circumplex.heads import (CLIP_NORM, embed_with_head, featurize, frozen_features, paper_pooling,
                                                pooled_states)
@@ -168,9 +169,10 @@ cfg = settings(profile,
                # (App. D Table 3); PCA up to its width 1024 (Fig. 5a); all 10,062 EmoBank texts
                gpu=dict(seeds=[42, 43, 44], steps_emolit=705, batch_size=128, n_train=None, n_test=None,
                         n_other=100, n_emobank=10062, model="intfloat/multilingual-e5-large", head_dim=0,
-                        max_tokens=64, lr=5e-5, n_heads=16,
+                        max_tokens=512, lr=5e-5, n_heads=16,
                         pca_dims=[2, 3, 4, 8, 16, 32, 64, 128, 256, 512, 1024], curve_points=5,
-                        pooling=paper_pooling("intfloat/multilingual-e5-large")),
+                        pooling=paper_pooling("intfloat/multilingual-e5-large"),
+                        backbone_training="full", precision="bf16", head_dropout={"SoftCSE": 0.1},),
                # fig5_backbone: the heads of the paper's Fig 5 (§5.1); how a head is trained, as in notebook 02
                common=dict(fig5_backbone="mE5", probe_factor=2, base_scale="backbone", clip_norm=CLIP_NORM),
                overrides=dict(seeds=seeds))
@@ -201,7 +203,7 @@ emobank = emobank_sample(cfg.n_emobank)
 encoder = load_encoder(cfg.model, pooling="mean", max_length=64)  # smoke: a random tiny BERT
 feats, pretrained, info = frozen_features(encoder, {"train": emolit_train.text, "test": emolit_test.text},
                                           head_dim=cfg.head_dim or None, max_tokens=cfg.max_tokens,
-                                          pretrained_pooling=cfg.pooling)
+                                          pretrained_pooling=cfg.pooling, **backbone_options(cfg))
 feats["other"] = featurize(encoder, other.text, info)
 feats["emobank"] = featurize(encoder, emobank.text, info)
 pretrained["other"] = pooled_states(cached_token_states(encoder, list(other.text)), cfg.pooling)

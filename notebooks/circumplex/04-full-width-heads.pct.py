@@ -102,6 +102,7 @@ from companion.papers.circumplex import comparison as cmp
 from companion.papers.circumplex.claims import table4_rows
 from companion.papers.circumplex.experiments import emolit_frames, goemotions_standin, head_settings_table
 from companion.papers.circumplex.figures import plot_avgcossim, plot_head_comparison, plot_v_vs_pca
+from companion.papers.circumplex.finetune import backbone_options
 from companion.papers.circumplex.heads import CLIP_NORM, evaluate_embeddings, frozen_features, paper_pooling
 from companion.papers.circumplex.validity import run_checks
 from companion.profiles import settings
@@ -172,10 +173,11 @@ cfg = settings(profile,
                # batch 128, seed 42 (+43, 44) (App. D Table 3; §4.1 'Implementation Details')
                # gpu: two epochs of probe at one evaluation per epoch (the plateau check needs three from the budget on)
                gpu=dict(seeds=[42, 43, 44], epochs=15, n_train=None, n_test=None,
-                        model="intfloat/multilingual-e5-large", max_tokens=64, n_heads=16, lr=5e-5, batch_size=128,
+                        model="intfloat/multilingual-e5-large", max_tokens=512, n_heads=16, lr=5e-5, batch_size=128,
                         margins=[0.2], pca_dims=[2, 3, 4, 8, 16, 32, 64, 128, 256, 512, 1024], curve_per_epoch=1,
                         epochs_by_loss={}, probe_extra_points=2,
-                        pooling=paper_pooling("intfloat/multilingual-e5-large")),
+                        pooling=paper_pooling("intfloat/multilingual-e5-large"),
+                        backbone_training="full", precision="bf16", head_dropout={"SoftCSE": 0.1},),
                # every profile: the authors' training of the head (App. D: the Trainer's defaults, clipping at
                # CLIP_NORM; nGPT's base scale from the backbone's width, §4.1's head as wide as the backbone)
                common=dict(paper_backbone="Qwen3-Embedding-4B", fig5_backbone="mE5",
@@ -205,7 +207,8 @@ if cfg.n_train:  # smoke: a few examples per label
     train, test = pick(train, cfg.n_train), pick(test, cfg.n_test)
 encoder = load_encoder(cfg.model, pooling="mean", max_length=64)
 feats, pretrained, info = frozen_features(encoder, {"train": train.text, "test": test.text}, head_dim=None,
-                                          max_tokens=cfg.max_tokens, pretrained_pooling=cfg.pooling)
+                                          max_tokens=cfg.max_tokens, pretrained_pooling=cfg.pooling,
+                                          **backbone_options(cfg))
 batch = min(cfg.batch_size, len(train))
 per_epoch = len(train) // batch
 steps = cmp.steps_per_loss(cfg.epochs, list(LOSSES), per_epoch, cfg.epochs_by_loss)

@@ -135,6 +135,7 @@ def test_concept_gpu_recipe_trains_the_embeddings_and_the_cpu_recipe_does_not():
     cpu = top_layer_recipe(settings("cpu", smoke={}, cpu=dict(common, n_top=1), gpu={}), ["negate"])
     assert gpu["train_embeddings"] is True
     assert "train_embeddings" not in cpu  # the cpu recipe (and its cached weights' name) is unchanged
+    assert gpu["d2d"] is True and "d2d" not in cpu  # §4.3's d2d term on the gpu path only
 
 
 # ------------------------------------------------------------------------------------------- (c) SimACE gpu

@@ -113,20 +113,27 @@ def test_simace_gpu_step_is_simcse_s_step():
 
 
 # ----------------------------------------------------------------------------------------------- concepts (MPNet)
-def _rows(n: int):
+def _rows(n: int, d2d: bool = False):
     from companion.papers.concepts.data import TrainingRows
 
     terms = np.array(["guitar", "market", "sunrise", "dancer"][:n])
     masked = np.array(["a stringed instrument played by plucking", "a place where goods are sold and bought",
                        "the time in the morning when light first appears", "a person who moves to music"][:n])
+    extra = {}
+    if d2d:  # another definition of the term for rows 0, 1 and 3 (the d2d pairs of the gpu recipe)
+        partner = np.array(["an instrument with six strings", "the world of buying and selling", "",
+                            "one who performs a dance for an audience"][:n], dtype=object)
+        extra = dict(d2d=partner, has_d2d=partner != "")
     return TrainingRows(sid=np.arange(n), term=terms, masked=masked, syn_a=np.array([""] * n),
                         syn_b=np.array([""] * n), has_syn=np.zeros(n, dtype=bool),
-                        negatives=np.array([[""]] * n), neg_mask=np.zeros((n, 1), dtype=bool), rules=("negate",))
+                        negatives=np.array([[""]] * n), neg_mask=np.zeros((n, 1), dtype=bool), rules=("negate",),
+                        **extra)
 
 
 def test_concepts_gpu_step_is_the_papers_recipe_on_mpnet():
     """§4.4's recipe on the whole of an MPNet (all-mpnet-base-v2's class), B1 (last-layer mean pooling): the t2d
-    InfoNCE at tau 0.05, AdamW (weight decay 0.01) at the warm-up's first rate lr / 100 (100 warm-up steps), a
+    InfoNCE plus 0.7 x the d2d InfoNCE (§4.3) over the rows that have a second definition, at tau 0.05, AdamW
+    (weight decay 0.01) at the warm-up's first rate lr / 100 (100 warm-up steps), a
     layer-wise decay of 0.9 per layer below the top (the embeddings and the relative-position table one step below
     the lowest layer), gradients clipped at 1.0. Dropout is switched off here so that the hand forward pass needs no
     shared random stream (its use in training is tested in test_gpu_path)."""
@@ -141,7 +148,7 @@ def test_concepts_gpu_step_is_the_papers_recipe_on_mpnet():
     seed_everything(0)
     model = TopLayerConceptModel(enc, "mean", n_top=2, k=3, train_embeddings=True)
     start = copy.deepcopy(model.state_dict())
-    rows = _rows(4)
+    rows = _rows(4, d2d=True)
     lr, decay, warmup, wd, tau = 2e-4, 0.9, 100, 0.01, 0.05
     train_concept_model(model, rows, "bce", steps=1, batch=4, lr=lr, layer_decay=decay, warmup_steps=warmup,
                         weight_decay=wd, temperature=tau, seed=0, progress=False)
@@ -159,7 +166,11 @@ def test_concepts_gpu_step_is_the_papers_recipe_on_mpnet():
     idx = next(index_batches(len(rows), 4, seed=0, epochs=None)).numpy()
     q, d = mean_pooled(rows.term[idx]), mean_pooled(rows.masked[idx])
     logits = F.normalize(q, dim=-1) @ F.normalize(d, dim=-1).T / tau
-    F.cross_entropy(logits, torch.arange(4)).backward()
+    pairs = idx[rows.has_d2d[idx]]
+    assert len(pairs) == 3
+    a, b = mean_pooled(rows.masked[pairs]), mean_pooled(rows.d2d[pairs])
+    d2d = F.normalize(a, dim=-1) @ F.normalize(b, dim=-1).T / tau
+    (F.cross_entropy(logits, torch.arange(4)) + 0.7 * F.cross_entropy(d2d, torch.arange(3))).backward()
 
     n_layers = len(mp.encoder.layer)
     hand, rate = {}, {}
@@ -181,13 +192,21 @@ def test_concepts_gpu_step_is_the_papers_recipe_on_mpnet():
 def test_concepts_gpu_recipe_trains_saves_and_reloads_the_whole_mpnet():
     """The notebooks' route (top_layer_recipe -> train_condition -> save_trained -> load_or_train) on the gpu
     profile's settings: the embeddings and the relative-position table are trained, saved and reloaded."""
-    from companion.papers.concepts.finetune import load_or_train, top_layer_recipe, train_condition
+    from companion.papers.concepts.finetune import (
+        load_or_train,
+        top_layer_recipe,
+        train_condition,
+        with_recipe_pairs,
+    )
     from companion.papers.concepts.readouts import recipe_path, save_trained
 
     enc = tiny_encoder("mpnet", pooling="mean", layers=2, max_length=32)
     common = dict(model="tiny-mpnet-L2", max_length=32, n_top=2, k=3, batch=4, lr=2e-4, pooling_lr_mult=5.0,
                   layer_decay=0.9, tau=0.05, warmup_frac=0.5, steps=2, n_train=4, max_negatives=None)
     recipe = top_layer_recipe(settings("gpu", smoke={}, cpu={}, gpu=common), ["negate"])
+    assert recipe["d2d"]  # the gpu recipe's objective has the d2d term: its rows get WordNet definition pairs
+    paired = with_recipe_pairs(_rows(4), recipe)
+    assert paired.d2d is not None and paired.has_d2d.any()  # guitar, market, sunrise, dancer: other senses
     model, result, _ = train_condition(enc, None, _rows(4), "B1", 0, recipe)
     assert len(result.history) == 2
     start = dict(enc.model.embeddings.named_parameters())
@@ -321,3 +340,101 @@ def test_circumplex_gpu_step_on_an_xlm_r_is_the_head_recipe(kind):
             hand.normalize_weights()
         expected = {k: p.detach().clone() for k, p in hand.named_parameters()}
     _assert_landed(head, expected, cfg.lr)  # the head's parameters are all the step trains: the backbone is frozen
+
+
+@pytest.mark.parametrize("kind", ["GPT", "nGPT"])
+def test_circumplex_gpu_step_fine_tunes_the_whole_xlm_r_with_its_head(kind):
+    """The circumplex gpu path's default for mE5 (§4.1, Table 3: a BERT-like backbone fine-tuned whole): on a tiny
+    XLM-R, every parameter of the encoder (embeddings included) and of a head as wide as the backbone trained
+    together, the head pooled at [CLS], the texts with E5's prefix at the settings' length, the SINCERE loss at
+    tau 0.05, AdamW at the constant lr without weight decay or warm-up, the global gradient norm over the encoder and
+    the head clipped at 1.0, nGPT's weights re-normalised after the step. Dropout is switched off (the encoder's
+    and the head's) so that the hand forward pass needs no shared random stream; the head dropout's presence is
+    checked below. The hand step runs the plain Hugging Face model and a copy of the untrained head."""
+    from functools import partial
+
+    from companion.gpu_settings import notebook_settings
+    from companion.losses.circumplex import LOSSES
+    from companion.papers.circumplex.finetune import TunedHead, backbone_options
+    from companion.papers.circumplex.heads import NGPTHead, frozen_features, make_head, train_head
+
+    cfg = notebook_settings("circumplex/02-experiments", "gpu")
+    assert cfg.backbone_training == "full" and cfg.pooling == "cls" and cfg.max_tokens == 512
+    assert cfg.precision == "bf16" and cfg.head_dropout == {"SoftCSE": 0.1} and cfg.clip_norm == 1.0
+    enc = tiny_encoder("xlm-roberta", layers=2, max_length=64, prefix="query: ")
+    for module in enc.model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+    labels = ["joy", "anger", "joy", "sadness", "anger", "joy", "sadness", "anger"]
+    feats, _, info = frozen_features(enc, {"train": TEXTS}, max_tokens=cfg.max_tokens, pretrained_pooling=cfg.pooling,
+                                     **backbone_options(cfg))
+    assert info["max_tokens"] == 512 and feats["train"].max_length == 512
+    n_heads, seed, loss = 4, 42, partial(LOSSES["SINCERE"], tau=cfg.tau)
+    seed_everything(seed)
+    start = make_head(kind, enc.dim, pooling=cfg.pooling, n_heads=n_heads, base_scale=cfg.base_scale,
+                      backbone_dim=enc.dim)
+    model, result = train_head(kind, loss, feats["train"], labels, steps=1, batch_size=8, lr=cfg.lr, seed=seed,
+                               pooling=cfg.pooling, clip_norm=cfg.clip_norm, base_scale=cfg.base_scale,
+                               n_heads=n_heads)
+    assert isinstance(model, TunedHead) and result.history[0]["lr"] == cfg.lr  # constant rate
+
+    idx = next(index_batches(len(TEXTS), 8, seed=seed, epochs=2)).tolist()
+    tok = enc.tokenizer(["query: " + TEXTS[i] for i in idx], padding=True, truncation=True,
+                        max_length=cfg.max_tokens, return_tensors="pt")
+    xlmr = copy.deepcopy(enc.model)
+    xlmr.train()
+    hand = copy.deepcopy(start)
+    hand.train()
+    states = xlmr(**tok).last_hidden_state
+    loss(hand(states, tok["attention_mask"].bool()), [labels[i] for i in idx]).backward()
+    params = {f"backbone.embeddings.{k}": p for k, p in xlmr.embeddings.named_parameters()}
+    params.update({f"backbone.layers.{i}.{k}": p for i, layer in enumerate(xlmr.encoder.layer)
+                   for k, p in layer.named_parameters()})
+    params.update({f"head.{k}": p for k, p in hand.named_parameters()})
+    grads = _clip({k: p.grad for k, p in params.items() if p.grad is not None}, cfg.clip_norm)
+    assert "backbone.embeddings.word_embeddings.weight" in grads  # the embeddings are trained
+    expected = {k: _adamw_first_step(p.detach(), grads.get(k, torch.zeros_like(p)), cfg.lr, 0.0)
+                for k, p in params.items()}
+    if isinstance(hand, NGPTHead):
+        with torch.no_grad():
+            for k, p in hand.named_parameters():
+                p.copy_(expected[f"head.{k}"])
+            hand.normalize_weights()
+        expected.update({f"head.{k}": p.detach().clone() for k, p in hand.named_parameters()})
+    _assert_landed(model, expected, cfg.lr)  # every parameter of the encoder and the head
+
+
+def test_circumplex_fine_tuned_softcse_drops_the_head_input_and_the_frozen_option_stays():
+    """SoftCSE's head reads its input through dropout 0.1 (the authors' script), the other losses' without; the
+    frozen-head path is the named option (``backbone_training="frozen"``), the cpu profile's setting."""
+    from companion.gpu_settings import notebook_settings
+    from companion.losses.circumplex import LOSSES
+    from companion.papers.circumplex.experiments import head_settings, head_settings_table
+    from companion.papers.circumplex.finetune import backbone_options
+    from companion.papers.circumplex.heads import frozen_features, train_head
+
+    cfg = notebook_settings("circumplex/02-experiments", "gpu")
+    enc = tiny_encoder("xlm-roberta", layers=1, max_length=32)
+    labels = ["joy", "anger"] * 4
+    feats, _, _ = frozen_features(enc, {"train": TEXTS}, max_tokens=cfg.max_tokens, pretrained_pooling="cls",
+                                  **backbone_options(cfg))
+    for loss, rate in (("SoftCSE", 0.1), ("SINCERE", 0.0)):
+        settings_ = head_settings("GPT", loss, feats["train"], steps=1, batch_size=8, lr=1e-3, seed=0, n_heads=4,
+                                  pooling="cls")
+        assert settings_["head_dropout"] == rate and settings_["backbone_training"] == "full"
+    shown = head_settings_table(("GPT",), feats["train"], loss="SoftCSE", steps=1, batch_size=8, lr=1e-3, seed=0,
+                                n_heads=4, pooling="cls")["GPT"]
+    assert (shown["backbone_training"], shown["max_length"], shown["precision"]) == ("full", 512, "bf16")
+    model, _ = train_head("GPT", LOSSES["SoftCSE"], feats["train"], labels, steps=1, batch_size=8, lr=1e-3,
+                          n_heads=4, pooling="cls", head_dropout=0.1)
+    assert model.dropout.p == 0.1
+    ids, mask = feats["train"].batch(range(8))
+    model.eval()
+    torch.testing.assert_close(model(ids, mask), model(ids, mask))
+    model.train()
+    assert not torch.allclose(model(ids, mask), model(ids, mask))  # training mode: dropout draws
+    cpu = notebook_settings("circumplex/02-experiments", "cpu")
+    assert backbone_options(cpu) == {}  # the cpu profile: the head over frozen, cached states
+    frozen, _, _ = frozen_features(enc, {"train": TEXTS}, max_tokens=32, backbone_training="frozen")
+    assert "backbone_training" not in head_settings("GPT", "SoftCSE", frozen["train"], steps=1, batch_size=8,
+                                                    lr=1e-3, seed=0, n_heads=4)

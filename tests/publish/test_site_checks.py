@@ -128,6 +128,22 @@ def test_freeze_must_reuse_the_pages_output():
     assert checks.freeze_problems(config.build_config()) == [] and config.build_config()["execute"]["freeze"] == "auto"
 
 
+def test_long_code_lines_must_wrap(tmp_path):
+    (tmp_path / "site").mkdir()
+    long = "python -m companion run --profile smoke " + "# " + "x" * checks.CODE_CHARS
+    (tmp_path / "site" / "a.qmd").write_text(f"# A\n\n```bash\n{long}\n```\n\n{'prose ' * 40}\n")
+    (tmp_path / "site" / "b.qmd").write_text("# B\n\n```python\nprint(1)\n```\n")
+    problems = checks.code_overflow_problems({}, tmp_path, ["site/a.qmd", "site/b.qmd"], [])
+    assert len(problems) == 1 and "1 code line(s)" in problems[0] and "site/a.qmd" in problems[0]
+    assert "code-overflow: wrap" in problems[0]
+    assert checks.code_overflow_problems({}, tmp_path, ["site/b.qmd"], []) == []  # short lines fit
+    wrapped = {"format": {"html": {"code-overflow": "wrap"}}}
+    assert checks.code_overflow_problems(wrapped, tmp_path, ["site/a.qmd"], []) == []
+    assert checks.code_lines("a\n```py\nx = 1\n```\nb\n~~~~\n```\ny\n~~~~\n") == ["x = 1", "```", "y"]
+    built = config.build_config()
+    assert built["format"]["html"]["code-overflow"] == "wrap" and checks.code_overflow_problems(built) == []
+
+
 def test_a_render_leaves_the_working_tree_clean(tmp_path):
     assert checks.gitignore_problems(tmp_path, {}) == []  # not a checkout: no working tree
     (tmp_path / ".git").mkdir()

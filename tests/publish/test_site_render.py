@@ -174,6 +174,19 @@ def test_a_table_wider_than_the_page_is_reported():
     assert markdown.table_problems(common.md_table(["a", "b"], [["x", "y"]]), markdown.ARTICLE_CHARS, "p") == []
 
 
+def test_a_formula_too_wide_for_its_table_cell_is_reported():
+    # MathJax breaks no inline formula: a summary row holding a long one makes the table scroll sideways
+    long = (r"$s(u,v) = \vert \sum_k \mathrm{Re}(u_k\bar v_k) + \sum_k \mathrm{Im}(u_k \bar v_k)\vert / "
+            r"(\Vert u\Vert \Vert v\Vert ) = \vert \cos(u,v) + \cos(u, Jv)\vert$")
+    assert markdown.math_width(long[1:-1]) > 70 > 10 > markdown.math_width(r"[0, \sqrt 2]")
+    table = common.md_table(["Name", "Description"], [["[eq6_code](#eq6_code)", f"AnglE Eq. 6: {long}, in a range."]])
+    problems = markdown.table_problems(table, markdown.ARTICLE_CHARS, "p", links_break=False)
+    assert len(problems) == 1 and "the table overflows" in problems[0]
+    # the same words without the formula wrap in the column (the formula goes below, as display math)
+    short = common.md_table(["Name", "Description"], [["[eq6_code](#eq6_code)", r"AnglE Eq. 6, in $[0, \sqrt 2]$."]])
+    assert markdown.table_problems(short, markdown.ARTICLE_CHARS, "p", links_break=False) == []
+
+
 def test_wide_tables_get_dashes_that_follow_their_content():
     rows = [["a short one", "a much longer cell of running text " * 4]] * 2
     separator = common.md_table(["name", "text"], rows).split("\n")[1]
@@ -184,6 +197,17 @@ def test_wide_tables_get_dashes_that_follow_their_content():
 def test_page_width_and_stylesheet():
     assert render.page_width("---\ntitle: x\npage-layout: full\n---\n") == markdown.FULL_CHARS
     assert render.page_width("---\ntitle: x\n---\n") == markdown.ARTICLE_CHARS
+    # a page in a sidebar keeps the article's column under page-layout: full (749 px at 1400 px in a real render)
+    assert render.page_width("---\npage-layout: full\n---\n", in_sidebar=True) == markdown.ARTICLE_CHARS
+    assert render.page_width("---\npage-layout: full\ntoc-location: body\n---\n", in_sidebar=True) == markdown.FULL_CHARS
+    assert render.page_width("---\npage-layout: full\ntoc: false\n---\n", in_sidebar=True) == markdown.FULL_CHARS
+    # a paper page is in its paper's sidebar: its contents go in the body so that its claims tables get the width
+    paper = pages.render_paper_page("circumplex")
+    assert "toc-location: body" in paper and render.page_width(paper, in_sidebar=True) == markdown.FULL_CHARS
+    built = config.build_config()
+    in_sidebar = render.sidebar_pages(REPO_ROOT, built)
+    assert "site/api/companion.losses.angle.qmd" in in_sidebar and "site/papers/angle.qmd" in in_sidebar
+    assert "index.qmd" not in in_sidebar
     assert render.link_words_break(REPO_ROOT, {"format": {"html": {}}}) is True
     assert render.link_words_break(REPO_ROOT, config.build_config()) is False
 

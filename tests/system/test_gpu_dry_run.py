@@ -7,7 +7,6 @@ check the rules on the settings themselves.
 """
 
 import json
-import time
 
 import pytest
 
@@ -19,7 +18,6 @@ from companion.publish.runner import execute, run
 from companion.results import validate_claim
 
 NOTEBOOKS = list_notebooks()
-DRY_RUN_BUDGET_S = 120  # per notebook on a shared 2-core CPU; the smoke profile's notebooks take 5-40 s
 
 
 def _settings_cell(text: str) -> dict:
@@ -85,9 +83,7 @@ def test_dry_run_is_for_the_gpu_profile_only():
 def test_notebook_gpu_dry_run(nb, tmp_path_factory):
     scratch = tmp_path_factory.getbasetemp() / "gpu-dry-run"
     before = nb.path.read_bytes()
-    start = time.perf_counter()
     result = execute(nb, "gpu", output_dir=scratch, dry_run=True)
-    wall = time.perf_counter() - start
     assert result.status == "ok", f"{nb.key} failed in {result.error}"
     assert nb.path.read_bytes() == before, "a dry run must never write the notebook back"
     assert result.output == scratch / "notebooks" / nb.paper / nb.path.name
@@ -99,4 +95,3 @@ def test_notebook_gpu_dry_run(nb, tmp_path_factory):
     model = used.get("model")
     assert model is None or model.startswith("tiny-") or model == "sentence-transformers/all-MiniLM-L6-v2", \
         f"{nb.key}: the dry run used backbone {model!r}, not a stand-in"
-    assert wall < DRY_RUN_BUDGET_S, f"{nb.key}: dry run took {wall:.0f} s"

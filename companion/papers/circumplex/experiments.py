@@ -134,6 +134,8 @@ def states_digest(states) -> str:
     every text's length), computed once per object: the head-run cache keys on the data, not on how it was made."""
     import hashlib
 
+    if hasattr(states, "digest"):  # the fine-tuned setting's inputs (texts, not states)
+        return states.digest()
     try:
         return _DIGESTS[states]
     except (KeyError, TypeError):
@@ -172,7 +174,10 @@ def head_settings(kind: str, loss: str, train_states, *, steps: int, batch_size:
     batch (at most the training set), the base scale as a number
     (:func:`~companion.papers.circumplex.heads.resolve_base_scale`; None for the heads it does not change, GPT and
     nGPT-plain) and the clipping norm (None: no clipping). Recorded with every run (``settings``) and part of its
-    cache key (:func:`head_run_key`)."""
+    cache key (:func:`head_run_key`). On the fine-tuned setting's inputs
+    (:class:`~companion.papers.circumplex.finetune.BackboneInputs`) they add its own: the backbone trained whole,
+    the input length, the precision and the head dropout of ``loss``."""
+    from companion.papers.circumplex.finetune import is_tuned
     from companion.papers.circumplex.heads import (
         HEAD_POOLINGS,
         backbone_width,
@@ -191,27 +196,39 @@ def head_settings(kind: str, loss: str, train_states, *, steps: int, batch_size:
             "n_heads": int(n_heads), "pooling": pooling, "head_dim": int(train_states.dim),
             "base_scale": (base_scale if isinstance(base_scale, str) else "value") if scaled else None,
             "base_scale_value": scale if scaled else None, "backbone_dim": width if scaled else None,
-            "clip_norm": check_clip_norm(clip_norm)}
+            "clip_norm": check_clip_norm(clip_norm), **(train_states.settings(loss) if is_tuned(train_states) else {})}
+
+
+def _train_kwargs(settings: Mapping) -> dict:
+    """What :func:`~companion.papers.circumplex.heads.train_head` takes beyond the common settings: the head dropout
+    of a fine-tuned run."""
+    return {"head_dropout": settings["head_dropout"]} if settings.get("head_dropout") else {}
 
 
 #: The rows of :func:`head_settings_table`: what a reader checks of how a head is trained.
 SHOWN_SETTINGS = ("pooling", "head_dim", "backbone_dim", "base_scale", "base_scale_value", "clip_norm", "lr",
                   "batch_size", "n_heads")
+#: The rows a fine-tuned backbone adds (:meth:`~companion.papers.circumplex.finetune.BackboneInputs.settings`).
+TUNED_SETTINGS = ("backbone_training", "max_length", "precision", "head_dropout")
 
 
 def head_settings_table(kinds: Sequence[str], train_states, **settings):
     """:func:`head_settings` of a head of each of ``kinds`` on ``train_states`` (``settings``: its keyword arguments,
-    ``loss`` included), one column per kind and one row per entry of :data:`SHOWN_SETTINGS`, as each run records
-    them: numbers to four significant digits, "-" where a setting does not apply (the base scale of a GPT head)."""
+    ``loss`` included), one column per kind and one row per entry of :data:`SHOWN_SETTINGS` (and, for a fine-tuned
+    backbone, of :data:`TUNED_SETTINGS`), as each run records them: numbers to four significant digits, "-" where a
+    setting does not apply (the base scale of a GPT head)."""
     import pandas as pd
 
+    from companion.papers.circumplex.finetune import is_tuned
+
     loss = settings.pop("loss", "SINCERE")
+    shown = SHOWN_SETTINGS + (TUNED_SETTINGS if is_tuned(train_states) else ())
     table = {}
     for kind in kinds:
         resolved = head_settings(kind, loss, train_states, **settings)
         table[kind] = {k: "-" if resolved[k] is None else f"{resolved[k]:.4g}" if isinstance(resolved[k], float)
-                       else resolved[k] for k in SHOWN_SETTINGS}
-    return pd.DataFrame(table).loc[list(SHOWN_SETTINGS)]
+                       else resolved[k] for k in shown}
+    return pd.DataFrame(table).loc[list(shown)]
 
 
 def head_run_key(settings: Mapping, train_states, train_labels: Sequence[str], test_states=None,
@@ -333,7 +350,7 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
                            batch_size=min(batch_size, len(train_labels)), lr=lr, seed=seed, n_heads=n_heads,
                            progress=False, eval_fn=curve_fn if curve_every else None, eval_every=curve_every,
                            pooling=pooling, clip_norm=clip_norm, base_scale=base_scale,
-                           backbone_dim=settings["backbone_dim"] or backbone_dim)
+                           backbone_dim=settings["backbone_dim"] or backbone_dim, **_train_kwargs(settings))
     train_s = time.perf_counter() - t
     curve_steps = [h["step"] for h in res.history if "eval" in h]
     if probe_steps:
@@ -348,8 +365,9 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
               **_recorded(settings)}
     if curve_every:
         scores["curve"] = {h["step"]: h["eval"] for h in res.history if "eval" in h}
-    if path is not None:
-        state = {k: v.detach().clone() for k, v in head.state_dict().items()} if keep_weights else None
+    if path is not None:  # a fine-tuned encoder's weights (GBs) are not cached: its scores and embeddings are
+        stored = keep_weights and "backbone_training" not in settings
+        state = {k: v.detach().clone() for k, v in head.state_dict().items()} if stored else None
         torch_save_atomic({"settings": settings, "scores": scores, "emb": emb, "state": state, "rng": _rng_state()},
                           path)
     return {**scores, "from_cache": False}, (head if keep_weights else None), emb
@@ -372,8 +390,9 @@ def emolit_heads(saved: dict, train_states, train_labels: Sequence[str], *, seed
     (``saved[("Emolit", kind, loss, "settings", seed)]`` equal to :func:`head_settings` of these: steps, batch, lr,
     heads, pooling, base scale, clipping) and their shapes fit a fresh head, otherwise trained here with these
     settings (through a cache of trained heads keyed like :func:`head_run`'s, ``cache``). Saved weights without a
-    settings record (from an earlier version) are not reused. Returns ``({(kind, loss, seed): head in eval mode},
-    {same key: where it came from})``."""
+    settings record (from an earlier version) are not reused. On the fine-tuned setting's inputs
+    (:class:`~companion.papers.circumplex.finetune.BackboneInputs`) every model is fine-tuned here (notebook 02 keeps
+    no fine-tuned encoders). Returns ``({(kind, loss, seed): head in eval mode}, {same key: where it came from})``."""
     from companion._io import read_cache, torch_save_atomic
     from companion.losses.circumplex import LOSSES
     from companion.papers.circumplex.heads import make_head, train_head
@@ -387,6 +406,14 @@ def emolit_heads(saved: dict, train_states, train_labels: Sequence[str], *, seed
                                          backbone_dim=backbone_dim, clip_norm=clip_norm)
                 state = saved.get(("Emolit", kind, loss, "state", seed))
                 same = saved.get(("Emolit", kind, loss, "settings", seed)) == settings
+                if "backbone_training" in settings:  # fine-tuned encoders are neither saved nor cached: trained here
+                    heads[(kind, loss, seed)], _ = train_head(
+                        kind, LOSSES[loss], train_states, list(train_labels), steps=steps,
+                        batch_size=min(batch_size, len(train_labels)), lr=lr, seed=seed, n_heads=n_heads,
+                        progress=False, pooling=pooling, clip_norm=clip_norm, base_scale=base_scale,
+                        backbone_dim=settings["backbone_dim"] or backbone_dim, **_train_kwargs(settings))
+                    source[(kind, loss, seed)] = "fine-tuned here"
+                    continue
                 kw = {} if settings["base_scale_value"] is None else {"base_scale": settings["base_scale_value"]}
                 head = make_head(kind, train_states.dim, n_heads=n_heads, pooling=pooling, **kw)
                 fresh = head.state_dict()
@@ -410,7 +437,9 @@ def emolit_heads(saved: dict, train_states, train_labels: Sequence[str], *, seed
                             torch_save_atomic({"settings": settings, "state": {k: v.detach().clone() for k, v in
                                                                                head.state_dict().items()}}, path)
                         source[(kind, loss, seed)] = "retrained here"
-                heads[(kind, loss, seed)] = head.eval()
+                heads[(kind, loss, seed)] = head
+    for head in heads.values():
+        head.eval()
     return heads, source
 
 
@@ -462,6 +491,7 @@ def table4_runs(datasets: Mapping[str, tuple], feats: Mapping, pretrained: Mappi
     import pandas as pd
     from tqdm.auto import tqdm
 
+    from companion.papers.circumplex.finetune import is_tuned
     from companion.papers.circumplex.heads import evaluate_embeddings
 
     if not seeds:
@@ -488,9 +518,10 @@ def table4_runs(datasets: Mapping[str, tuple], feats: Mapping, pretrained: Mappi
                                      curve_every=n_steps // curve_points if curve else 0,
                                      probe_steps=probe_factor * n_steps if curve and probe_factor > 1 else None,
                                      pooling=pooling, base_scale=base_scale, backbone_dim=width,
-                                     clip_norm=clip_norm, cache=cache)
+                                     clip_norm=clip_norm, cache=cache, keep_weights=not is_tuned(feats[ktr]))
         rows.append({"dataset": ds, "head": kind, "loss": loss, "seed": seed, "steps": n_steps, **scores})
-        keep[(ds, kind, loss, "state", seed)] = {k: v.clone() for k, v in head.state_dict().items()}
+        if head is not None:  # a fine-tuned encoder's weights are not kept (notebook 03 trains its own)
+            keep[(ds, kind, loss, "state", seed)] = {k: v.clone() for k, v in head.state_dict().items()}
         keep[(ds, kind, loss, "settings", seed)] = head_settings(
             kind, loss, feats[ktr], steps=n_steps, batch_size=batch_size, lr=lr, seed=seed, n_heads=n_heads,
             pooling=pooling, base_scale=base_scale, backbone_dim=width, clip_norm=clip_norm)

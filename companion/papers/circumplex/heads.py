@@ -399,10 +399,10 @@ def embed_with_head(head: _Head, states: PackedStates, batch_size: int = 256, re
         if return_stages:
             e, st = head(x, mask, return_stages=True)
             for k, v in st.items():
-                stages.setdefault(k, []).append(v)
+                stages.setdefault(k, []).append(v.float().cpu())
         else:
             e = head(x, mask)
-        embs.append(e)
+        embs.append(e.float().cpu())  # a fine-tuned backbone's head runs on the GPU
     head.train(was)
     inv = torch.empty_like(order)
     inv[order] = torch.arange(len(order))
@@ -426,7 +426,7 @@ def train_head(kind: str, loss_fn: Callable, states: PackedStates, labels: Seque
                progress: bool | None = None, desc: str | None = None,
                eval_fn: Callable[[nn.Module], float] | None = None, eval_every: int = 0,
                clip_norm: float | None = CLIP_NORM, base_scale: str | float = "backbone",
-               backbone_dim: int | None = None, **head_kwargs):
+               backbone_dim: int | None = None, head_dropout: float = 0.0, **head_kwargs):
     """Train a fresh ``kind`` head (``"GPT"`` / ``"nGPT"`` / ``"nGPT-plain"``) on cached states with ``loss_fn(emb, labels)``.
 
     AdamW with a constant LR (paper §4.1), no weight decay and no warm-up (nGPT's recipe, used for both heads),
@@ -435,15 +435,26 @@ def train_head(kind: str, loss_fn: Callable, states: PackedStates, labels: Seque
     every step. nGPT heads get ``base_scale`` and ``backbone_dim`` (default: :func:`backbone_width` of ``states``)
     (:class:`NGPTHead`). ``eval_fn(head)`` (with ``eval_every`` > 0) is recorded every ``eval_every`` steps and at
     the end, for a learning curve only: the final weights are kept (no selection). Returns ``(head, TrainResult)``.
+
+    On the fine-tuned setting's inputs (:class:`~companion.papers.circumplex.finetune.BackboneInputs` instead of
+    cached states) the model trained is a :class:`~companion.papers.circumplex.finetune.TunedHead`: the whole
+    encoder and the head together, ``head_dropout`` on the head's input, clipping over every parameter, under the
+    inputs' precision (bf16 autocast through Accelerate on a GPU). ``head_dropout`` applies to that setting only.
     """
+    from companion.papers.circumplex.finetune import TunedHead, accelerator_for, is_tuned
     from companion.training import index_batches, seed_everything, train
 
     if len(states) != len(labels):
         raise ValueError(f"states and labels have different lengths: {len(states)} vs {len(labels)}.")
     clip_norm = check_clip_norm(clip_norm)
     seed_everything(seed)
+    tuned = is_tuned(states)
+    if head_dropout and not tuned:
+        raise ValueError("head_dropout applies to a fine-tuned backbone (BackboneInputs), not to cached states.")
     head = make_head(kind, states.dim, pooling=pooling, base_scale=base_scale,
                      backbone_dim=backbone_width(states) if backbone_dim is None else backbone_dim, **head_kwargs)
+    if tuned:
+        head = TunedHead(states.encoder, head, head_dropout)
     labels = np.asarray(labels, dtype=object) if isinstance(labels[0], str) else torch.as_tensor(labels)
     per_epoch = len(states) // batch_size
     epochs = math.ceil(steps / max(per_epoch, 1)) + 1
@@ -454,12 +465,13 @@ def train_head(kind: str, loss_fn: Callable, states: PackedStates, labels: Seque
         y = list(labels[idx.numpy()]) if isinstance(labels, np.ndarray) else labels[idx]
         return loss_fn(head(x, mask), y)
 
-    after = head.normalize_weights if isinstance(head, NGPTHead) else None
+    after = head.normalize_weights if isinstance(getattr(head, "head", head), NGPTHead) else None
     curve = {} if eval_fn is None or eval_every <= 0 else dict(eval_fn=lambda: eval_fn(head), eval_every=eval_every,
                                                                restore_best=False)
     result = train(head, step_loss, batches, steps=steps, lr=lr, weight_decay=0.0, warmup_steps=0,
                    schedule="constant", max_grad_norm=clip_norm, after_step=after, progress=progress,
-                   desc=desc or f"{kind} head", **curve)
+                   desc=desc or f"{kind} head", **curve,
+                   **({"accelerator": accelerator_for(states.precision)} if tuned else {}))
     return head, result
 
 
@@ -476,16 +488,34 @@ def pooled_states(states: PackedStates, pooling: str = "mean") -> torch.Tensor:
 
 def frozen_features(encoder, splits: dict[str, Sequence[str]], head_dim: int | None = None,
                     max_tokens: int | None = None, fit_on: str = "train", seed: int = 0,
-                    pretrained_pooling: str = "mean"):
+                    pretrained_pooling: str = "mean", backbone_training: str = "frozen",
+                    precision: str = "float32", head_dropout: dict[str, float] | None = None):
     """Frozen-backbone inputs for head training: cached last-layer token states of every split, optionally cut
     to ``max_tokens`` tokens and projected to ``head_dim`` by a PCA fitted on the ``fit_on`` split's tokens.
     Returns ``(features by split, pretrained sentence embeddings by split, info dict)``; the pretrained
     embeddings are the backbone's own pooling (``pretrained_pooling``: ``"mean"``, MiniLM's, by default;
     ``"cls"`` / ``"last"`` as the paper pools its backbones, :func:`paper_pooling`) of the full (un-truncated,
     un-projected) states. Every returned feature set records the backbone's width (:func:`backbone_width`), which
-    an nGPT head's default base scale reads."""
+    an nGPT head's default base scale reads.
+
+    ``backbone_training="full"`` (the paper's setting for a BERT-like backbone, the gpu profile's default) returns
+    the fine-tuned setting's inputs instead of states (:class:`~companion.papers.circumplex.finetune.BackboneInputs`:
+    the texts tokenised at ``max_tokens``, with ``precision`` and ``head_dropout``; no PCA), on which every head run
+    fine-tunes the whole encoder with its head; the pretrained embeddings are the frozen encoder's, as above."""
+    from companion.papers.circumplex.finetune import BackboneInputs, check_options
+
+    rates = check_options(backbone_training, precision, head_dropout)
     raw = {name: cached_token_states(encoder, list(texts)) for name, texts in splits.items()}
     pretrained = {name: pooled_states(p, pretrained_pooling) for name, p in raw.items()}
+    if backbone_training == "full":
+        if head_dim is not None and head_dim < encoder.dim:
+            raise ValueError("a fine-tuned backbone's head is as wide as the backbone: head_dim must be None.")
+        length = max_tokens or encoder.max_length
+        feats = {name: BackboneInputs(encoder, list(texts), length, precision, rates) for name, texts in splits.items()}
+        info = {"backbone_dim": encoder.dim, "head_dim": encoder.dim, "pca_explained": 1.0, "max_tokens": length,
+                "basis": None, "mean": None, "backbone_training": "full", "precision": precision,
+                "head_dropout": rates}
+        return feats, pretrained, info
     feats = {name: (p.truncate(max_tokens) if max_tokens else p) for name, p in raw.items()}
     info = {"backbone_dim": encoder.dim, "head_dim": encoder.dim, "pca_explained": 1.0,
             "max_tokens": max_tokens, "basis": None, "mean": None}
@@ -500,7 +530,11 @@ def frozen_features(encoder, splits: dict[str, Sequence[str]], head_dim: int | N
 
 def featurize(encoder, texts: Sequence[str], info: dict) -> PackedStates:
     """Head inputs for new texts with the truncation and PCA of an earlier :func:`frozen_features` call (the
-    backbone's width recorded on them, as there)."""
+    backbone's width recorded on them, as there); for the fine-tuned setting, its inputs."""
+    if info.get("backbone_training") == "full":
+        from companion.papers.circumplex.finetune import BackboneInputs
+
+        return BackboneInputs(encoder, list(texts), info["max_tokens"], info["precision"], info["head_dropout"])
     packed = cached_token_states(encoder, list(texts))
     if info.get("max_tokens"):
         packed = packed.truncate(info["max_tokens"])

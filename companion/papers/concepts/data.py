@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -444,6 +444,8 @@ class TrainingRows:
     negatives: np.ndarray
     neg_mask: np.ndarray
     rules: tuple[str, ...]
+    d2d: np.ndarray | None = None  # a second definition of the row's term (masked), where it has one
+    has_d2d: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.term)
@@ -452,6 +454,8 @@ class TrainingRows:
         """Every distinct text the objective embeds."""
         parts = [self.term, self.masked, self.syn_a[self.has_syn], self.syn_b[self.has_syn],
                  self.negatives[self.neg_mask]]
+        if self.d2d is not None:
+            parts.append(self.d2d[self.has_d2d])
         return list(dict.fromkeys(str(t) for part in parts for t in part))
 
 
@@ -483,6 +487,34 @@ def training_rows(data: ConceptData, sids, n: int | None = None, rules=RULES, se
                         syn_a=np.where(has_syn, syn["a"].to_numpy(object), term),
                         syn_b=np.where(has_syn, syn["b"].to_numpy(object), term), has_syn=has_syn,
                         negatives=negatives, neg_mask=negatives != "", rules=rules)
+
+
+#: Definitions grouped per term for the d2d pairs (§4.5: up to 6 per term).
+D2D_PER_TERM = 6
+
+
+def with_d2d_pairs(data: ConceptData, rows: TrainingRows, sids, per_term: int = D2D_PER_TERM,
+                   seed: int = 0) -> TrainingRows:
+    """``rows`` with a definition-definition (d2d) partner per row where its term has one: another masked
+    definition of the same term, from the term's other senses among the synsets ``sids`` (the training part), drawn
+    with ``seed`` from the first ``per_term - 1`` of them in synset order, so that a term's group holds at most
+    ``per_term`` definitions (§4.5). A WordNet-only stand-in for the paper's cross-source pairs, which group a term's
+    definitions across WordNet and Wiktionary (§4.5, App. B): Wiktionary is not in the data mirror."""
+    if not isinstance(per_term, int) or per_term < 2:
+        raise ValueError(f"per_term must be an int >= 2 (a pair needs two definitions), got {per_term!r}.")
+    t = data.t2d[data.t2d["term"].isin(set(rows.term)).to_numpy() & data.t2d["masked"].notna().to_numpy()]
+    t = t[np.isin(t["sid"].to_numpy(), np.asarray(sids))]
+    t = t.drop_duplicates(["term", "sid"]).sort_values(["term", "sid"], kind="stable")
+    senses = {term: (grp["sid"].to_numpy(), grp["masked"].to_numpy(object)) for term, grp in t.groupby("term")}
+    rng = np.random.default_rng(seed)
+    partner = np.full(len(rows), "", dtype=object)
+    for i, (term, sid) in enumerate(zip(rows.term, rows.sid)):
+        other_sids, masked = senses.get(term, (np.array([]), np.array([], dtype=object)))
+        others = masked[other_sids != sid][: per_term - 1]
+        others = others[others != rows.masked[i]]
+        if len(others):
+            partner[i] = others[rng.integers(len(others))]
+    return replace(rows, d2d=partner, has_d2d=partner != "")
 
 
 # --------------------------------------------------------------------------------------------- paper numbers

@@ -12,7 +12,13 @@ import time
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from companion.papers.concepts.data import TrainingRows, load_concepts, training_rows, training_synsets
+from companion.papers.concepts.data import (
+    TrainingRows,
+    load_concepts,
+    training_rows,
+    training_synsets,
+    with_d2d_pairs,
+)
 from companion.papers.concepts.readouts import (
     CONDITIONS,
     TopLayerConceptModel,
@@ -25,7 +31,7 @@ from companion.papers.concepts.readouts import (
 from companion.training import TrainResult, seed_everything
 
 __all__ = ["GPU_RECIPE", "RECIPE_SETTINGS", "TEST_FRAC", "top_layer_recipe", "recipe_training_rows", "train_condition",
-           "load_or_train"]
+           "load_or_train", "with_recipe_pairs"]
 
 #: The share of WordNet synsets the in-domain split holds out (the training rows come from the rest).
 TEST_FRAC = 0.1
@@ -36,9 +42,27 @@ RECIPE_SETTINGS = ("model", "max_length", "n_top", "k", "batch", "lr", "pooling_
 
 #: What a gpu-profile recipe adds (the paper's full fine-tuning of all-mpnet-base-v2): the embedding layer is
 #: trained too, with its dropout (§4.4: a layer-wise LR decay "per transformer layer" over the whole network, Fig. 2's
-#: bi-encoder layers 1-12; every parameter is trained in a full fine-tune, as sentence-transformers' ``fit`` does).
-#: The cpu and smoke recipes do not carry the key (their run caches keep their names).
-GPU_RECIPE = {"train_embeddings": True}
+#: bi-encoder layers 1-12; every parameter is trained in a full fine-tune, as sentence-transformers' ``fit`` does),
+#: and the objective has its d2d term (§4.3: 0.7 L_d2d) on WordNet-only definition pairs
+#: (:func:`~companion.papers.concepts.data.with_d2d_pairs`). The cpu and smoke recipes do not carry the keys (their
+#: run caches keep their names, and their objective stays syn + t2d + 0.5 neg).
+GPU_RECIPE = {"train_embeddings": True, "d2d": True}
+
+_D2D_ROWS: dict[tuple[int, int], tuple[TrainingRows, TrainingRows]] = {}
+
+
+def with_recipe_pairs(rows: TrainingRows, recipe: Mapping) -> TrainingRows:
+    """``rows`` as a run of ``recipe`` trains on them: with their d2d partners when the recipe asks for the d2d
+    term (drawn from the training synsets of the recipe's split, ``split_seed``, with ``rows_seed``; computed once
+    per rows object), unchanged otherwise."""
+    if not recipe.get("d2d") or rows.d2d is not None:
+        return rows
+    key = (id(rows), int(recipe.get("split_seed", 0)))
+    if key not in _D2D_ROWS or _D2D_ROWS[key][0] is not rows:
+        data = load_concepts()
+        sids = training_synsets(data, TEST_FRAC, seed=recipe.get("split_seed", 0))
+        _D2D_ROWS[key] = (rows, with_d2d_pairs(data, rows, sids, seed=recipe.get("rows_seed", 0)))
+    return _D2D_ROWS[key][1]
 
 
 def _trains_embeddings(encoder, recipe: Mapping) -> bool:
@@ -94,6 +118,7 @@ def train_condition(encoder, lower, rows, name: str, seed: int, recipe: Mapping,
     if name not in CONDITIONS:
         raise ValueError(f"unknown condition {name!r}; choose one of {', '.join(CONDITIONS)}.")
     readout, use_hn = CONDITIONS[name]
+    rows = with_recipe_pairs(rows, recipe)
     seed_everything(seed)
     model = TopLayerConceptModel(encoder, readout, n_top=recipe["n_top"], k=condition_k(name, recipe["k"]), lower=lower,
                                  train_embeddings=_trains_embeddings(encoder, recipe))

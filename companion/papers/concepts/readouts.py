@@ -326,8 +326,10 @@ def train_concept_model(model: TopLayerConceptModel, rows, hn: str | None, steps
                         warmup_steps: int = 0, weight_decay: float = 0.01, temperature: float = 0.05,
                         seed: int = 0, max_negatives: int | None = None, progress: bool | None = None,
                         desc: str = "train", monitor=None, monitor_every: int = 0):
-    r"""Paper 4's recipe (§4.5) on a :class:`TopLayerConceptModel`: :math:`L = L_\mathrm{syn} + L_\mathrm{t2d}
-    + 0.5\,L_\mathrm{neg}` (no d2d: one source), in-batch InfoNCE at ``temperature``, AdamW, linear warm-up and
+    r"""Paper 4's recipe (§4.3) on a :class:`TopLayerConceptModel`: :math:`L = L_\mathrm{syn} + L_\mathrm{t2d}
+    [+ 0.7\,L_\mathrm{d2d}] + 0.5\,L_\mathrm{neg}`, the d2d term where ``rows`` carry definition pairs
+    (:func:`~companion.papers.concepts.data.with_d2d_pairs`: the gpu recipe's; the cpu rows have none), each term
+    an in-batch InfoNCE at ``temperature`` over the rows of the batch that have such a pair; AdamW, linear warm-up and
     decay, layer-wise LR decay ``layer_decay`` per trained layer below the top (a trained embedding layer and an
     MPNet position-bias table one step below the lowest layer), ``pooling_lr_mult`` x LR for the readout
     parameters. ``rows`` is a :class:`companion.papers.concepts.data.TrainingRows`; ``hn`` is ``"bce"``, ``"unified"``
@@ -368,11 +370,14 @@ def train_concept_model(model: TopLayerConceptModel, rows, hn: str | None, steps
         idx = idx.numpy()
         sel = idx[rows.has_syn[idx]]
         use_syn = len(sel) >= 2
+        pairs = idx[rows.has_d2d[idx]] if rows.d2d is not None else idx[:0]
+        use_d2d = len(pairs) >= 2
         keep = negatives_mask(idx)
         use_hard = hn is not None and bool(keep.any())
         groups = [rows.term[idx].tolist(), rows.masked[idx].tolist(),
                   rows.syn_a[sel].tolist() if use_syn else [], rows.syn_b[sel].tolist() if use_syn else [],
-                  rows.negatives[idx][keep].tolist() if use_hard else []]
+                  rows.negatives[idx][keep].tolist() if use_hard else [],
+                  rows.masked[pairs].tolist() if use_d2d else [], rows.d2d[pairs].tolist() if use_d2d else []]
         everything = [t for g in groups for t in g]
         uniq = list(dict.fromkeys(everything))
         pos = {t: i for i, t in enumerate(uniq)}
@@ -381,7 +386,7 @@ def train_concept_model(model: TopLayerConceptModel, rows, hn: str | None, steps
         for g in groups:
             ix = torch.tensor([pos[t] for t in g], dtype=torch.long)
             out.append(z[:, ix] if deep else z[ix])
-        q, d, sa, sb, flat = out
+        q, d, sa, sb, flat, da, db = out
         if not use_syn:
             sa = sb = None
         hard = mask = None
@@ -397,7 +402,8 @@ def train_concept_model(model: TopLayerConceptModel, rows, hn: str | None, steps
         total = 0.0
         for h in heads:
             syn = (_pick(sa, h), _pick(sb, h)) if sa is not None else None
-            total = total + concept_loss(syn=syn, t2d=(_pick(q, h), _pick(d, h)), hard=_pick(hard, h),
+            d2d = (_pick(da, h), _pick(db, h)) if use_d2d else None
+            total = total + concept_loss(syn=syn, t2d=(_pick(q, h), _pick(d, h)), d2d=d2d, hard=_pick(hard, h),
                                          hard_mask=mask, temperature=temperature, unified=hn == "unified").total
         return total / len(heads)
 

@@ -5,7 +5,8 @@ up to date, every link in every page (also in the markdown the pages' Python cel
 first cell resolves to a file or is an http(s) URL, every notebook's first cell has its Colab badge and names its
 paper section, no notebook types a result of its ledger into its markdown
 (:func:`companion.publish.typed_numbers.notebook_findings`), every claim in ``results/`` resolves to a notebook
-cell, sidebar entries are readable (:func:`sidebar_problems`), the frozen render is configured
+cell, sidebar entries are readable (:func:`sidebar_problems`), long code lines wrap
+(:func:`code_overflow_problems`), the frozen render is configured
 (:func:`freeze_problems`) and a render leaves the working tree clean (:func:`gitignore_problems`). What a real
 render would get wrong is checked offline by :mod:`companion.publish.site.render`, and the landing page's verdict
 figure against its table (:func:`figure_problems`).
@@ -278,6 +279,55 @@ def sidebar_problems(config: dict, root: Path = REPO_ROOT) -> list[str]:
     return problems
 
 
+#: Characters of a code line that fit the text column (749 px at a 1400-px window, measured in a real render: an
+#: 81-character line needs 804 px); a longer line scrolls sideways unless ``code-overflow: wrap`` wraps it.
+CODE_CHARS = 74
+_FENCE_OPEN = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+
+
+def code_lines(text: str) -> list[str]:
+    """The lines inside the fenced code blocks of markdown ``text`` (fences excluded)."""
+    out, fence = [], None
+    for line in text.splitlines():
+        m = _FENCE_OPEN.match(line)
+        if fence is None and m:
+            fence = m.group(1)
+        elif fence is not None and m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) \
+                and not line.strip()[len(m.group(1)):].strip():
+            fence = None
+        elif fence is not None:
+            out.append(line)
+    return out
+
+
+def code_overflow_problems(config: dict, root: Path = REPO_ROOT, pages_: list[str] | None = None,
+                           notebooks: list[Path] | None = None) -> list[str]:
+    """Code lines longer than :data:`CODE_CHARS` (in the pages' code blocks and the notebooks' code cells) scroll
+    sideways, their ends out of sight, unless the site sets ``format: html: code-overflow: wrap``."""
+    html = (((config or {}).get("format") or {}).get("html") or {})
+    if html.get("code-overflow") == "wrap":
+        return []
+    root = Path(root)
+    long: list[str] = []
+    for page in pages(root) if pages_ is None else pages_:
+        path = root / page
+        if path.is_file():
+            long += [page for line in code_lines(path.read_text(encoding="utf-8")) if len(line) > CODE_CHARS]
+    for path in [nb.path for nb in _notebooks(root)] if notebooks is None else notebooks:
+        try:
+            cells = _load_json(path).get("cells", [])
+        except (OSError, ValueError):
+            continue
+        rel = path.relative_to(root).as_posix()
+        long += [rel for c in cells if c.get("cell_type") == "code"
+                 for line in "".join(c.get("source", "")).splitlines() if len(line) > CODE_CHARS]
+    if not long:
+        return []
+    where = sorted(set(long))
+    return [f"{CONFIG}: {len(long)} code line(s) longer than {CODE_CHARS} characters on {len(where)} page(s) "
+            f"(e.g. {where[0]}) scroll sideways; set format: html: code-overflow: wrap"]
+
+
 # --------------------------------------------------------------------------------------------- the whole site
 def findings(root: Path = REPO_ROOT) -> list[str]:
     """The stored notebooks' reader findings (numbers to machine length, tables cut short, bare reprs, figures too
@@ -343,6 +393,7 @@ def check(root: Path = REPO_ROOT, execute: bool = True, strict: bool = False) ->
     problems += freeze_problems(config)
     problems += gitignore_problems(root, config)
     problems += sidebar_problems(config, root)
+    problems += code_overflow_problems(config, root)
     landing = (root / LANDING).read_text(encoding="utf-8") if (root / LANDING).exists() else ""
     if "scoreboard(" not in landing or "companion.results" not in landing:
         problems.append(f"{LANDING} does not build its table from the ledger (companion.results.scoreboard)")

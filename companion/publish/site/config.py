@@ -62,8 +62,9 @@ def build_config(root: Path = REPO_ROOT) -> dict:
                                 apidoc.navbar_item(root)]},
             "sidebar": [*sidebars, apidoc.sidebar(root)],
         },
+        # long code lines wrap at the column instead of scrolling sideways (checks.code_overflow_problems)
         "format": {"html": {"theme": "cosmo", "css": STYLESHEET, "toc": True, "code-fold": True,
-                            "code-tools": True}},
+                            "code-tools": True, "code-overflow": "wrap"}},
     }
 
 

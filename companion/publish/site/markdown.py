@@ -15,7 +15,10 @@
   break-word}``) unless the site's stylesheet says otherwise, and a browser shares the width beyond each column's
   longest word in proportion to its content. A table is reported when link text would break mid-word, when its
   longest words alone are wider than the column (it overflows), or when a column of running text gets fewer than
-  :data:`CRAMPED_CHARS` characters, a third of its text or less (too many columns for the page). The widths are estimates in characters.
+  :data:`CRAMPED_CHARS` characters, a third of its text or less (too many columns for the page). The widths are estimates in characters;
+  an inline formula is one piece that cannot break, as wide as :func:`math_width` estimates. A page in a sidebar
+  keeps the article's column even with ``page-layout: full`` (the docked sidebar and the page's table of contents
+  leave it 749 px at 1400 px).
   A cell cut short (ending in ``…`` or ``...``: the rest cannot be read anywhere) is reported in pages and in
   notebooks' table outputs (:func:`truncation_problems`, :func:`html_truncation_problems`).
 * **Formulas.** An inline formula with a space just inside a dollar sign (``$\vert x\vert $``) is not math to
@@ -221,6 +224,23 @@ _CODE_SPAN = re.compile(r"(`+).*?\1")
 _INLINE_MATH = re.compile(r"(?<![$\\])\$(?!\$)([^$]+)\$(?!\$)")
 _TEX = re.compile(r"\\[A-Za-z]+|[\^_{}]")
 
+#: Rendered width of a formula per estimated symbol, in characters of running text: MathJax at 1400 px draws about
+#: 10.5-11 px per symbol (a real render of the API pages, 222 formulas), the text column about 8.3 px per character.
+MATH_CHAR_SCALE = 4 / 3
+_TEX_SILENT = re.compile(r"\\(mathrm|operatorname|text|mathbf|mathit|mathcal|bar|hat|tilde|left|right|[bB]ig[lr]?|"
+                         r"quad|[,;!])(?![A-Za-z])")
+_TEX_OPERATOR = re.compile(r"(?<!\\)[=+<>]|\\(le|ge|leq|geq|neq|approx|in|to|cdot|times|pm|sim|propto)(?![A-Za-z])"
+                           r"|(?<=\S)\s-\s")
+
+
+def math_width(tex: str) -> int:
+    """The width (characters of running text) of an inline formula as MathJax draws it; it cannot wrap (MathJax 3
+    breaks no inline formula), so a table cell holding it is at least this wide. Commands count one symbol, those
+    that only style their argument none, relations and binary operators their spacing too."""
+    operators = len(_TEX_OPERATOR.findall(tex))
+    symbols = re.sub(r"[\s{}^_]", "", re.sub(r"\\[A-Za-z]+", "x", _TEX_SILENT.sub("", tex)))
+    return round((len(symbols) + 1.2 * operators) * MATH_CHAR_SCALE)
+
 
 def math_problems(markdown: str, label: str) -> list[str]:
     """Inline formulas that Pandoc would not read as math: a space right after the opening or right before the
@@ -339,6 +359,9 @@ def _columns(table: Table, links_break: bool) -> list[Column]:
             images = re.findall(r"!\[[^\]]*\]\([^)]*\)", cell)
             image = max(image, IMAGE_CHARS if images else 0)
             without_images = re.sub(r"\[?!\[[^\]]*\]\([^)]*\)\]?(\([^)]*\))?", "", cell)
+            formulas = [math_width(m.group(1)) for m in _INLINE_MATH.finditer(_CODE_SPAN.sub("", without_images))]
+            without_images = _INLINE_MATH.sub(lambda m: "x" * math_width(m.group(1)), without_images)
+            image = max(image, *formulas, 0)
             for m in _INLINE_LINK.finditer(without_images):
                 link_word = max([link_word, *(len(w) for w in fmt.words(fmt.visible(m.group(1))))])
             plain = fmt.visible(_INLINE_LINK.sub(" ", without_images))

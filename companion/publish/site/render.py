@@ -204,9 +204,25 @@ def front_matter(text: str) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def page_width(text: str) -> int:
-    """The text column of a page in characters: wider with ``page-layout: full``."""
-    return FULL_CHARS if front_matter(text).get("page-layout") == "full" else ARTICLE_CHARS
+def page_width(text: str, in_sidebar: bool = False) -> int:
+    """The text column of a page in characters: wider with ``page-layout: full``, unless the page is in a sidebar
+    and keeps its table of contents in the margin (a real render at 1400 px: the docked sidebar and a margin table
+    of contents leave a full-layout page the article's 749 px; with ``toc-location: body`` or no table of contents
+    it gets 1,025 px, and the landing page, in no sidebar, 895 px)."""
+    meta = front_matter(text)
+    toc_in_margin = meta.get("toc", True) is not False and meta.get("toc-location", "right") in ("right", "left")
+    wide = meta.get("page-layout") == "full" and not (in_sidebar and toc_in_margin)
+    return FULL_CHARS if wide else ARTICLE_CHARS
+
+
+def sidebar_pages(root: Path, config: dict | None = None) -> set[str]:
+    """The pages (relative paths) that the site's ``_quarto.yml`` lists in a sidebar."""
+    if config is None:
+        path = root / "_quarto.yml"
+        config = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return {item if isinstance(item, str) else item.get("href")
+            for bar in (((config or {}).get("website") or {}).get("sidebar") or [])
+            for item in bar.get("contents") or [] if isinstance(item, (str, dict))} - {None}
 
 
 def stylesheets(root: Path, config: dict | None = None) -> list[Path]:
@@ -256,10 +272,11 @@ def wrap_problems(root: Path, config: dict | None = None) -> list[str]:
             if not any(re.search(sel, selectors) and re.search(decl, body) for selectors, body in rules)]
 
 
-def page_problems(page: str, text: str, printed: str | None, root: Path, ids_of, links_break: bool) -> list[str]:
+def page_problems(page: str, text: str, printed: str | None, root: Path, ids_of, links_break: bool,
+                  in_sidebar: bool = False) -> list[str]:
     """A page's source and executed output: lists, run-in paragraphs, tables, anchors, tracebacks."""
     where = (root / page).parent
-    width = page_width(text)
+    width = page_width(text, in_sidebar)
     problems = []
     for label, markdown in ((page, text), (f"{page} (rendered)", printed)):
         if markdown is None:
@@ -317,13 +334,15 @@ def render_problems(root: Path, pages: list[str], notebooks: list[Path], printed
     links_break = link_words_break(root)
     ids = _Ids(root, printed)
     problems = wrap_problems(root) if (root / "_quarto.yml").is_file() else []
+    in_sidebar = sidebar_pages(root)
     for page in pages:
         path = root / page
         if not path.exists():
             continue
         here = path.resolve()
         problems += page_problems(page, path.read_text(encoding="utf-8"), printed.get(page), root,
-                                  lambda target, here=here: ids(here if target is None else target), links_break)
+                                  lambda target, here=here: ids(here if target is None else target), links_break,
+                                  page in in_sidebar)
     for path in notebooks:
         problems += notebook_problems(path, root, links_break, strict=strict)
         try:

@@ -379,3 +379,46 @@ def test_trained_weights_round_trip_through_the_cache(tiny, tmp_path, monkeypatc
     assert not load_trained(b, dict(recipe, seed=4))
     assert load_trained(b, recipe)
     assert all(torch.equal(v, a.state_dict()[k]) for k, v in b.state_dict().items())
+
+
+def test_the_d2d_term_by_hand():
+    """§4.3's d2d term on two definition pairs, worked out with pen and paper: cosines 1 and 0.6 in the first row,
+    0 and 0.8 in the second, tau 0.5, so the InfoNCE is the mean of log(1 + e^-0.8) and log(1 + e^-1.6), and the
+    objective counts it at 0.7."""
+    import math
+
+    q = torch.tensor([[1.0, 0.0], [0.0, 2.0]], dtype=torch.float64)  # the second row is not unit: cosines only
+    p = torch.tensor([[3.0, 0.0], [0.6, 0.8]], dtype=torch.float64)
+    term = (math.log(1 + math.exp(-0.8)) + math.log(1 + math.exp(-1.6))) / 2
+    out = concept_loss(d2d=(q, p), temperature=0.5)
+    assert float(out.terms["d2d"]) == pytest.approx(term, rel=1e-12)
+    assert float(out.total) == pytest.approx(0.7 * term, rel=1e-12)
+    both = concept_loss(t2d=(q, p), d2d=(p, q), temperature=0.5)
+    assert float(both.total) == pytest.approx(float(both.terms["t2d"]) + 0.7 * float(both.terms["d2d"]), rel=1e-12)
+
+
+def test_d2d_pairs_join_a_terms_other_definitions_up_to_six():
+    """Each row's partner is another masked definition of its term from the allowed synsets, among the first five
+    others in synset order (a group of at most six definitions, §4.5); rows whose term has no other definition there
+    have none."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from companion.papers.concepts.data import TrainingRows, with_d2d_pairs
+
+    t2d = pd.DataFrame({"sid": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+                        "term": ["bank"] * 7 + ["cat", "cat", "dog"],
+                        "masked": [f"bank def {i}" for i in range(1, 8)] + ["cat def 8", None, "dog def 10"]})
+    data = SimpleNamespace(t2d=t2d)
+    rows = TrainingRows(sid=np.array([1, 8, 10]), term=np.array(["bank", "cat", "dog"], dtype=object),
+                        masked=np.array(["bank def 1", "cat def 8", "dog def 10"], dtype=object),
+                        syn_a=np.array([""] * 3), syn_b=np.array([""] * 3), has_syn=np.zeros(3, dtype=bool),
+                        negatives=np.array([[""]] * 3), neg_mask=np.zeros((3, 1), dtype=bool), rules=("negate",))
+    out = with_d2d_pairs(data, rows, sids=[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], seed=0)
+    assert out.has_d2d.tolist() == [True, False, False]  # cat's other sense has no maskable definition
+    assert out.d2d[0] in {f"bank def {i}" for i in range(2, 7)}  # senses 2-6: five others, never the seventh
+    partners = {with_d2d_pairs(data, rows, sids=range(1, 11), seed=s).d2d[0] for s in range(40)}
+    assert partners == {f"bank def {i}" for i in range(2, 7)}
+    assert with_d2d_pairs(data, rows, sids=[1, 8, 10]).has_d2d.tolist() == [False, False, False]  # split respected
+    assert "bank def 1" in out.texts() and out.d2d[0] in out.texts()

@@ -1,0 +1,217 @@
+"""The raw MLM encoder: corpus hygiene, the deterministic vocabulary and build, loading, the signature helpers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from companion.mlm import corpus as corpus_mod
+from companion.mlm import pretrain
+from companion.mlm.signature import cosine_zone_shares, has_raw_signature, mean_offdiagonal_cosine
+
+
+# ------------------------------------------------------------------------------------------------ text helpers
+def test_normalise_and_sentences():
+    assert corpus_mod.normalise("A man , is  playing!") == corpus_mod.normalise("a man is playing")
+    assert corpus_mod.sentences("It rains. It pours! Does it? yes.") == ["It rains.", "It pours!", "Does it? yes."]
+    assert corpus_mod.is_prose("The cat sat on the mat.")
+    assert not corpus_mod.is_prose("x = f(a, b) + 3;")
+    assert not corpus_mod.is_prose("Too short.")
+
+
+def test_evaluation_keys_cover_sentences_of_texts():
+    keys = corpus_mod.evaluation_keys(["First one here. Second one there."])
+    assert {"first one here second one there", "first one here", "second one there"} <= keys
+
+
+def test_build_units_drops_evaluation_sentences_and_duplicates(monkeypatch):
+    src = corpus_mod.Source("toy", "none", "nothing", lambda: iter(["Keep me please.", "An eval sentence.",
+                                                                     "keep ME please", "Another one stays."]))
+    monkeypatch.setitem(corpus_mod.SOURCES, "toy", src)
+    blocks, stats = corpus_mod.build_units(["toy"], eval_keys={corpus_mod.normalise("An eval sentence")})
+    assert blocks["toy"] == ["Keep me please.", "Another one stays."]
+    assert stats["toy"]["dropped_eval"] == 1 and stats["toy"]["dropped_duplicate"] == 1
+    assert stats["toy"]["words"] == 6
+
+
+def test_missing_source_names_its_package(monkeypatch, tmp_path):
+    monkeypatch.setattr(corpus_mod, "PYTHON_DOCS", tmp_path / "absent")
+    with pytest.raises(corpus_mod.SourceMissingError, match="python3.11-doc"):
+        list(corpus_mod.SOURCES["python-docs"].read())
+
+
+def test_unknown_source():
+    with pytest.raises(ValueError, match="Unknown corpus source"):
+        corpus_mod.build_units(["nope"], eval_keys=set())
+
+
+@pytest.mark.slow
+def test_cpu_corpus_holds_no_evaluation_sentence(tmp_path):
+    """Every source of the cpu build, built here: no unit equals an evaluation text or one of its sentences."""
+    try:
+        built = corpus_mod.build_corpus(pretrain.ALL_SOURCES, root=tmp_path)
+    except corpus_mod.SourceMissingError as exc:  # the Debian text packages are not part of the Python set-up
+        pytest.skip(str(exc))
+    units = {corpus_mod.normalise(u) for _, us in built.blocks() for u in us}
+    evaluation = corpus_mod.evaluation_texts()
+    assert len(evaluation) > 100_000
+    hits = [t for t in evaluation if corpus_mod.normalise(t) in units]
+    hits += [s for t in evaluation for s in corpus_mod.sentences(t) if corpus_mod.normalise(s) in units]
+    assert hits == []
+    assert built.words > 3_000_000
+    assert set(built.stats) == set(pretrain.ALL_SOURCES)
+
+
+def test_smoke_build_needs_no_system_package():
+    """The smoke corpus reads the data mirror only: no Debian package (WordNet, the text packages) is needed."""
+    for name in pretrain.PROFILES["smoke"].sources:
+        assert corpus_mod.SOURCES[name].provider.startswith("the data mirror"), name
+
+
+# ------------------------------------------------------------------------------------------------ vocabulary
+def test_learn_wordpiece_is_deterministic_and_complete():
+    units = ["the cat sat on the mat.", "the dog sat on the log.", "cats and dogs sat."] * 3
+    a = pretrain.learn_wordpiece(units, vocab_size=60)
+    b = pretrain.learn_wordpiece(list(reversed(units)), vocab_size=60)
+    assert a == b
+    assert a[:5] == list(pretrain.SPECIAL_TOKENS)
+    assert len(a) == len(set(a)) <= 60
+    assert {"the", "sat"} <= set(a) and "##t" in a
+
+
+def test_tokenizer_round_trip(tmp_path):
+    tok = pretrain.train_tokenizer(["the cat sat on the mat."] * 4, 40, 16, tmp_path)
+    ids = tok("the cat sat")["input_ids"]
+    assert ids[0] == tok.cls_token_id and ids[-1] == tok.sep_token_id
+    assert tok.unk_token_id not in ids
+
+
+# ------------------------------------------------------------------------------------------------ packing, masks
+def test_pack_respects_max_len_and_blocks():
+    seqs = pretrain.pack([[[5, 6], [7, 8, 9], [10]], [[11] * 20]], max_len=8, cls_id=2, sep_id=3)
+    assert seqs == [[2, 5, 6, 3, 7, 8, 9, 3], [2, 10, 3], [2] + [11] * 6 + [3]]
+
+
+def test_mask_tokens_never_chooses_special_positions():
+    gen = torch.Generator().manual_seed(0)
+    ids = torch.tensor([[2, 10, 11, 12, 13, 3, 0, 0]] * 50)
+    special = torch.tensor([0, 2, 3, 1, 4])
+    corrupt, chosen = pretrain.mask_tokens(ids, special, 30, 0.5, gen)
+    assert not chosen[:, [0, 5, 6, 7]].any()
+    assert (corrupt[~chosen] == ids[~chosen]).all()
+    share_masked = float((corrupt[chosen] == 4).float().mean())
+    assert 0.6 < share_masked < 0.95
+
+
+# ------------------------------------------------------------------------------------------------ the smoke build
+@pytest.fixture(scope="module")
+def smoke_builds(tmp_path_factory):
+    log = []
+    first = pretrain.build("smoke", root=tmp_path_factory.mktemp("a"), log=log.append)
+    second = pretrain.build("smoke", root=tmp_path_factory.mktemp("b"), log=log.append)
+    return first, second
+
+
+def test_smoke_build_same_seed_same_weights(smoke_builds):
+    a, b = (pretrain.build_info(f) for f in smoke_builds)
+    assert a["weights_hash"] == b["weights_hash"]
+    assert a["init_hash"] != a["weights_hash"]
+    assert (smoke_builds[0] / "vocab.txt").read_bytes() == (smoke_builds[1] / "vocab.txt").read_bytes()
+    assert a["curve"][-1]["step"] == pretrain.PROFILES["smoke"].steps
+    assert a["heldout"][0]["step"] == 0 and len(a["heldout"]) >= 2
+
+
+def test_other_seed_other_weights(tmp_path, smoke_builds):
+    cfg = pretrain.profile_config("smoke", seed=1)
+    folder = pretrain.build("smoke", cfg=cfg, root=tmp_path, log=lambda m: None)
+    assert pretrain.build_info(folder)["weights_hash"] != pretrain.build_info(smoke_builds[0])["weights_hash"]
+
+
+def test_build_is_cached(smoke_builds):
+    root = smoke_builds[0].parent
+    calls = []
+    assert pretrain.build("smoke", root=root, log=calls.append) == smoke_builds[0]
+    assert calls == []
+
+
+def test_smoke_build_loads_as_an_encoder(smoke_builds):
+    from companion.encoders import load_encoder
+
+    enc = load_encoder(str(smoke_builds[0]), pooling="mean", max_length=32, device="cpu")
+    assert type(enc.model).__name__ == "BertModel"
+    emb = enc.encode(["A man plays a guitar.", "Someone is cooking."], cache=False)
+    assert emb.shape == (2, pretrain.PROFILES["smoke"].hidden)
+    again = load_encoder(str(smoke_builds[0]), pooling="cls", max_length=32, device="cpu")
+    assert again.fingerprint != enc.fingerprint or again.pooling != enc.pooling
+    assert enc.fingerprint == load_encoder(str(smoke_builds[0]), pooling="mean", max_length=32,
+                                           device="cpu").fingerprint  # no freshly initialised weights on load
+
+
+def test_raw_and_random_encoder_through_the_cache(monkeypatch, tmp_path):
+    from companion.mlm import random_encoder, raw_encoder, raw_model_path
+
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="python -m companion.mlm build --profile smoke"):
+        raw_model_path("smoke", build_if_missing=False)
+    raw = raw_encoder("smoke", device="cpu", log=lambda m: None)
+    rand = random_encoder("smoke")
+    assert raw.max_length == rand.max_length == pretrain.PROFILES["smoke"].max_len
+    assert raw.tokenizer.get_vocab() == rand.tokenizer.get_vocab()
+    info = pretrain.build_info(raw.name)
+    assert pretrain.weights_hash(rand.model) != pretrain.weights_hash(raw.model)
+    assert info["init_hash"] != info["weights_hash"]
+    assert raw_model_path("gpu") == pretrain.GPU_BACKBONE == "bert-base-uncased"
+
+
+# ------------------------------------------------------------------------------------------------ signature
+def test_mean_offdiagonal_cosine():
+    e = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
+    assert mean_offdiagonal_cosine(e) == pytest.approx((0 + 1 + 0) * 2 / 6)
+    same = torch.ones(5, 3)
+    assert mean_offdiagonal_cosine(same) == pytest.approx(1.0)
+
+
+def test_cosine_zone_shares():
+    s = cosine_zone_shares(np.array([0.99, 0.5, -0.97, 0.0]))
+    assert s["zone_high"] == 0.25 and s["zone_low"] == 0.25 and s["zone"] == 0.5
+    assert s["mean_grad"] == pytest.approx(np.mean(np.sqrt(1 - np.array([0.99, 0.5, -0.97, 0.0]) ** 2)))
+
+
+def test_has_raw_signature():
+    minilm = {"anisotropy": 0.05, "zone": 0.01, "mean_grad": 0.8, "sts_avg": 80.0}
+    raw = {"anisotropy": 0.8, "zone": 0.6, "mean_grad": 0.3, "sts_avg": 40.0}
+    assert all(has_raw_signature(raw, minilm).values())
+    assert not any(has_raw_signature(minilm, minilm).values())
+
+
+# ------------------------------------------------------------------------------------------------ SimCSE check
+def test_simcse_from_raw_smoke(monkeypatch, tmp_path):
+    from companion.mlm.finetune import simcse_from_raw
+
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path))
+    out = simcse_from_raw("smoke", cache=str(tmp_path / "runs"), sts_sets=("STS16",), log=lambda m: None)
+    assert set(out["before"]) == set(out["after"]) == {"STS16", "avg"}
+    assert out["gain"] == pytest.approx(out["after"]["avg"] - out["before"]["avg"])
+    assert len(out["history"]) == out["settings"]["steps"] and not out["from_cache"]
+    assert [m["step"] for m in out["monitor"]] == [0, 1, 2] and out["best_step"] in (1, 2)  # dev selection
+    again = simcse_from_raw("smoke", cache=str(tmp_path / "runs"), sts_sets=("STS16",), log=lambda m: None)
+    assert again["from_cache"] and again["after"] == out["after"]
+
+
+def test_regime_signature_is_cached_and_flags_the_raw_rows(monkeypatch, tmp_path):
+    from companion.mlm import signature as sig
+
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path))
+    values = iter([{"anisotropy": 0.9, "zone": 0.8, "mean_grad": 0.2, "sts_avg": 45.0},
+                   {"anisotropy": 0.7, "zone": 0.2, "mean_grad": 0.4, "sts_avg": 40.0},
+                   {"anisotropy": 0.9, "zone": 0.7, "mean_grad": 0.2, "sts_avg": 30.0},
+                   {"anisotropy": 0.02, "zone": 0.05, "mean_grad": 0.7, "sts_avg": 79.0}])
+    calls = []
+    monkeypatch.setattr(sig, "signature", lambda enc, **kw: calls.append(kw) or next(values))
+    table = sig.regime_signature("smoke", log=lambda m: None)
+    assert list(table.index) == list(sig.SIGNATURE_ROWS)
+    assert list(table["raw signature"]) == [True, True, True, False]
+    assert calls == [sig.SIGNATURE_SIZES["smoke"]] * 4
+    again = sig.regime_signature("smoke", log=lambda m: None)  # from the cache: signature() is not called again
+    assert len(calls) == 4 and again.equals(table)
