@@ -647,8 +647,8 @@ print(f"notebook wall time so far {time.perf_counter() - T0:.0f} s; per conditio
 # mpnet: the top `n_top` of its 12 layers are trained over cached lower-layer states, MPNet's relative position bias
 # handed to every trained layer as the full model does (`tests/core/encoders/test_mpnet_top_layers.py` shows this
 # path equals the full model to about 1e-7 and misses it by about 0.06 without the bias). A step of two mpnet
-# layers costs about 2.3 s on one core (measured before the settings were chosen), so the regime fits about 30
-# minutes of one core by training `steps` steps per condition and seed on `n_train` synsets and evaluating on
+# layers costs a few seconds on one core (measured before the settings were chosen; each run's time is printed
+# below), so the regime fits about half an hour of one core by training `steps` steps per condition and seed on `n_train` synsets and evaluating on
 # `n_rows` concepts (`n_split_rows` per other split); the seven conditions are those of Table 3 and B3 (P3, App. H);
 # B1-unified (App. F) is the one MiniLM condition left out. B1's geometry is logged every `p1_every` steps, so P1 is
 # read at the end of B1's own runs; with two trained layers, §5.1's earlier layer (hidden state 11) can move. Every
