@@ -7,6 +7,8 @@ import pytest
 from companion.papers.concepts import backbone as B
 from companion.profiles import stand_in
 
+pytestmark = pytest.mark.slow  # about 20 s: 14 tiny runs and the WordNet pools
+
 RECIPE = dict(batch=4, lr=2e-4, pooling_lr_mult=5.0, layer_decay=0.9, tau=0.05, warmup_frac=100 / 8000,
               profile="smoke")
 
