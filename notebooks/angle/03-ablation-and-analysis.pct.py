@@ -266,8 +266,9 @@ summary[["group", "variant", "ours", "seeds", "frozen", "paper (BERT-base)", "lo
 
 # %% [markdown]
 # How far each variant's runs moved off the untrained encoder with the same pooling (mean over seeds): the STS-B
-# score change, the untrained score's noise (1.96 bootstrap standard errors over the test pairs) and the mean
-# embedding drift (1 − cos); a run moved when its change exceeds the noise or its drift reaches `DRIFT_MIN`.
+# score change, the untrained score's noise (the half-width of its normal 95 % interval, from a bootstrap over the
+# test pairs) and the mean embedding drift (1 − cos); a run moved when its change exceeds the noise or its drift
+# reaches `DRIFT_MIN`.
 
 # %%
 print(f"DRIFT_MIN = {DRIFT_MIN:g}")

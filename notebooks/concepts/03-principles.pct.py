@@ -24,10 +24,10 @@
 # Encoders learn to find a WordNet definition from its term (t2d) and a term from its definition (d2t). Two frozen
 # readouts of all-MiniLM-L6-v2, B0 (the last layer's mean) and B0-WM (the mean of the last four layers), face eight
 # fine-tuned ones (B1–B3, M1–M3, two variants) on retrieval, hard-negative and geometry metrics; principle P1
-# (fine-tuning reshapes the space rather than enlarging it) is followed along a long run. Claims compare within-run
-# differences, paired over seeds, with the paper's. Scale: MiniLM's top layer only, a fraction of the paper's 8,000
-# steps; section 7 repeats the fine-tuned conditions and the layer-wise claims on the paper's backbone,
-# all-mpnet-base-v2, its top layers trained for far fewer steps still. Settings and judging rules follow; the claims table at the end holds the computed verdicts.
+# (fine-tuning reshapes the space rather than enlarging it) is followed along a long run. Claims compare paired
+# differences with the paper's. Scale: MiniLM's top layer, a fraction of the paper's 8,000 steps; section 7 repeats
+# the fine-tuned conditions on the paper's backbone, all-mpnet-base-v2 (top layers, fewer steps still). Settings
+# and judging rules follow; the claims table at the end holds the computed verdicts.
 
 # %% tags=["colab-setup"]
 # @title Colab set-up { display-mode: "form" }
@@ -680,7 +680,8 @@ if mp is not None:
     print(f"{mp.regime}\n{mp.cached_runs} of {len(mp.ft)} runs read from the run cache; section wall time "
           f"{mp.wall_s:.0f} s; train / eval s per run (computed when first run):",
           {f"{k[0]} s{k[1]}": tuple(round(x) for x in v) for k, v in mp.times.items()})
-    print("learned layer weights (oldest hidden state first):", {f"{k[0]} s{k[1]}": v for k, v in mp.weights.items()})
+    print("learned layer weights (oldest hidden state first):",
+          {f"{k[0]} s{k[1]}": [round(float(w), 3) for w in v] for k, v in mp.weights.items()})
     display(mp.summary())  # mean ± 95 % t half-width over seeds; B0 and B0-WM are frozen (one value)
 
 # %% [markdown]
@@ -696,6 +697,7 @@ if mp is not None:
         display(mp.p2.drop(columns=["first_loss", "last_loss"]).round(3))
 
 # %%
+# claims: mpnet_{claim}
 backbone_claims(ledger, mp, pv, skipped="the gpu profile's sections 3-6 already train all-mpnet-base-v2")
 
 # %% [markdown]

@@ -556,6 +556,8 @@ if raw_regime:
     RAW_REGIME = ("raw MLM encoder built here (companion.mlm: 4 layers, width 256, pretrained on a few million "
                   "words; not BERT-base), every layer and the embeddings trained, mean pooling; paper: BERT-base, "
                   "full fine-tuning, one epoch, 5 seeds")
+    # claims: "raw-simcse-gate", "t2-simace-vs-simcse-raw", "t2-simace-vs-arccon-raw"
+    # claims: "t2-arccon-vs-simcse-raw", "t2-simace-level-raw"
     gate_claim(ledger, sweep)
     raw_claims(ledger, table2, sweep, RAW_REGIME)
 
