@@ -23,11 +23,10 @@
 #
 # Encoders learn to find a WordNet definition from its term (t2d) and a term from its definition (d2t). Two frozen
 # readouts of all-MiniLM-L6-v2, B0 (the last layer's mean) and B0-WM (the mean of the last four layers), face eight
-# fine-tuned ones (B1–B3, M1–M3, two variants) on retrieval, hard-negative and geometry metrics; principle P1
-# (fine-tuning reshapes the space rather than enlarging it) is followed along a long run. Claims compare paired
-# differences with the paper's. Scale: MiniLM's top layer, a fraction of the paper's 8,000 steps; section 7 repeats
-# the fine-tuned conditions on the paper's backbone, all-mpnet-base-v2 (top layers, fewer steps still). Settings
-# and judging rules follow; the claims table at the end holds the computed verdicts.
+# fine-tuned ones (B1–B3, M1–M3, two variants) on retrieval, hard negatives and geometry; principle P1
+# (fine-tuning reshapes the space, not enlarges it) is followed along a long run. Scale: MiniLM's top layer, a
+# fraction of the paper's 8,000 steps; section 7 repeats the fine-tuned conditions on the paper's backbone,
+# all-mpnet-base-v2 (top layers, fewer steps). The claims table at the end holds the computed verdicts.
 
 # %% tags=["colab-setup"]
 # @title Colab set-up { display-mode: "form" }
