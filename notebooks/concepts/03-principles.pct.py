@@ -674,7 +674,7 @@ mp_cfg = backbone_settings(profile)
 mp_cfg
 
 # %%
-mp = run_backbone_regime(mp_cfg, data, recipe_cfg=cfg) if mp_cfg.model else None
+mp = run_backbone_regime(mp_cfg, data, recipe_cfg=cfg) if mp_cfg.model and mp_cfg.n_top else None
 if mp is not None:
     print(f"{mp.regime}\n{mp.cached_runs} of {len(mp.ft)} runs read from the run cache; section wall time "
           f"{mp.wall_s:.0f} s; train / eval s per run (computed when first run):",
