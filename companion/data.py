@@ -455,21 +455,12 @@ def load_nli_train(corpus: str):
     naming the fix: the gpu profile never trains on part of it."""
     import json
 
-    from companion.settings import DataNotFoundError, data_dir
 
     if corpus not in NLI_TRAIN:
         raise ValueError(f"corpus must be one of {', '.join(NLI_TRAIN)}, got {corpus!r}.")
     rel, stated = NLI_TRAIN[corpus]
-    path = data_dir().joinpath(*rel)
-    fix = f"`python -m companion data fetch --only {corpus}-train` downloads it whole"
-    if not path.is_file():
-        raise DataNotFoundError(f"Missing data file for data set '{corpus}-train': {path} (the {corpus.upper()} "
-                                f"training split, which the mirror does not hold); {fix}.")
-    raw = path.read_bytes()
-    found = count_lines(raw)
-    if found != stated:
-        raise DataNotFoundError(f"{path} has {found:,} lines, not the {stated:,} pairs its publishers state: a subset "
-                                f"or a cut download, not the training set; {fix}.")
+    raw = _whole_file(rel, f"{corpus}-train", f"the {corpus.upper()} training split", stated,
+                      "pairs its publishers state")
     cols: dict[str, list] = {"premise": [], "hypothesis": [], "label": []}
     for line in raw.decode("utf-8").split("\n"):
         if not line.strip():
@@ -481,6 +472,24 @@ def load_nli_train(corpus: str):
         cols["hypothesis"].append(record["sentence2"])
         cols["label"].append(record["gold_label"])
     return _dataset(cols)
+
+
+def _whole_file(rel, dataset: str, what: str, stated: int, unit: str) -> bytes:
+    """The bytes of a file the gpu profile reads whole (never the mirror's head): a missing file, or one without the
+    ``stated`` lines its publishers give (a subset or a cut download), is an error naming the fetch that fixes it."""
+    from companion.settings import DataNotFoundError, data_dir
+
+    path = data_dir().joinpath(*rel)
+    fix = f"`python -m companion data fetch --only {dataset}` downloads it whole"
+    if not path.is_file():
+        raise DataNotFoundError(f"Missing data file for data set '{dataset}': {path} ({what}, which the mirror does "
+                                f"not hold); {fix}.")
+    raw = path.read_bytes()
+    found = count_lines(raw)
+    if found != stated:
+        raise DataNotFoundError(f"{path} has {found:,} lines, not the {stated:,} {unit}: a subset or a cut download, "
+                                f"not the training set; {fix}.")
+    return raw
 
 
 def load_wiki(n: int | None = None, full: bool = False):
@@ -497,18 +506,8 @@ def load_wiki(n: int | None = None, full: bool = False):
     ``n`` keeps the first ``n`` sentences.
     """
     if full:
-        from companion.settings import DataNotFoundError, data_dir
-
-        path = data_dir().joinpath(*WIKI_FULL)
-        fix = "`python -m companion data fetch --only wiki-full` downloads it whole"
-        if not path.is_file():
-            raise DataNotFoundError(f"Missing data file for data set 'wiki-full': {path} (the whole of SimCSE's "
-                                    f"wiki1m_for_simcse.txt, which the mirror does not hold); {fix}.")
-        raw = path.read_bytes()
-        found = count_lines(raw)
-        if found != WIKI_FULL_LINES:
-            raise DataNotFoundError(f"{path} has {found:,} lines, not the {WIKI_FULL_LINES:,} sentences SimCSE "
-                                    f"publishes: a subset or a cut download, not the training set; {fix}.")
+        raw = _whole_file(WIKI_FULL, "wiki-full", "the whole of SimCSE's wiki1m_for_simcse.txt", WIKI_FULL_LINES,
+                          "sentences SimCSE publishes")
         lines = [line.rstrip("\r") for line in raw.decode("utf-8").split("\n")]
         lines = [line for line in lines if line.strip()]
         if n is not None:
