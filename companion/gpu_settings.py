@@ -436,6 +436,10 @@ CIRCUMPLEX_04_ROWS: tuple[Row, ...] = (
         keys=("paper_backbone", "fig5_backbone", "pca_dims", "margins")),
 )
 
+CIRCUMPLEX_05_ROWS: tuple[Row, ...] = (
+    Row("steps", "steps_emolit", "Table 3 (15 epochs): 15 x 6,000 / 128 = 705 on Emolit"),
+    Row("the paper's row", "paper_backbone", "Table 4 (mE5: the fine-tuned BERT-like backbone of Table 3)"),
+)
 
 #: notebook -> its rows (a backbone notebook whose gpu path trains or evaluates a paper backbone)
 TABLES: dict[str, tuple[Row, ...]] = {
@@ -448,6 +452,7 @@ TABLES: dict[str, tuple[Row, ...]] = {
     "circumplex/02-experiments": CIRCUMPLEX_ROWS + CIRCUMPLEX_02_ROWS,
     "circumplex/03-analysis": CIRCUMPLEX_ROWS + CIRCUMPLEX_03_ROWS,
     "circumplex/04-full-width-heads": CIRCUMPLEX_ROWS + CIRCUMPLEX_04_ROWS,
+    "circumplex/05-fine-tuned-backbone": CIRCUMPLEX_ROWS + CIRCUMPLEX_05_ROWS,
 }
 
 #: settings no table documents: the profile's name

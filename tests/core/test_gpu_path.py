@@ -305,6 +305,7 @@ GPU_DATA_SIZES = {
     "circumplex/02-experiments": {"n_train": None, "n_test": None},
     "circumplex/03-analysis": {"n_train": None, "n_test": None},
     "circumplex/04-full-width-heads": {"n_train": None, "n_test": None},
+    "circumplex/05-fine-tuned-backbone": {"n_train": None, "n_test": None},
 }
 
 

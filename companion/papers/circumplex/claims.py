@@ -5,7 +5,8 @@ sides: our per-seed gap (e.g. the lowest V of the other two losses minus Circula
 paper's Table 4 cell of one backbone, with the tolerance of :func:`companion.stats.tolerance` (half the paper's gap:
 Table 4 prints one seed per cell, no spread). :func:`table4_claims` returns the claims of one data set as keyword
 arguments of :meth:`companion.results.Ledger.claim` (with the validity checks measured on the compared runs), in the
-order the notebook records them.
+order the notebook records them. :func:`regimes_side_by_side` sets the claims of one regime (a fine-tuned backbone)
+beside the same claims of another (the frozen backbone's head).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pandas as pd
 from companion import stats
 from companion.papers.circumplex.validity import run_checks
 
-__all__ = ["ORDERINGS", "ordering_gap", "table4_claims", "table4_rows", "beside_table4"]
+__all__ = ["ORDERINGS", "ordering_gap", "table4_claims", "table4_rows", "beside_table4", "regimes_side_by_side"]
 
 #: (claim name, our column, the paper's column, the loss, "lowest" / "highest"): the orderings of §4 and §5.1.
 ORDERINGS = (("circular-lowest-V", "V", "V-Measure", "CircularCSE", "lowest"),
@@ -139,3 +140,28 @@ def table4_claims(ds: str, paper_set: str, ours: pd.DataFrame, pretrained_v: flo
             validity=run_checks(runs, {"dataset": ds, "head": kind, "loss": "SINCERE"}),
             note="mean AvgCosSim over pairs of different labels, test set, per seed"))
     return claims
+
+
+def _mean_of(claim: Mapping) -> float | None:
+    st = claim.get("stats") or {}
+    if st.get("mean") is not None:
+        return float(st["mean"])
+    ours = claim.get("ours")
+    return float(ours) if isinstance(ours, (int, float)) and not isinstance(ours, bool) else None
+
+
+def regimes_side_by_side(here: Sequence[Mapping], other: Mapping | None, *, here_name: str, other_name: str
+                         ) -> pd.DataFrame:
+    """The claims ``here`` (a ledger's claim records: ``id``, ``paper_value``, ``stats`` or ``ours``, ``verdict``)
+    beside the claims of the same id in ``other`` (another notebook's saved ledger, a dict with ``claims``; None when
+    that notebook has not been run with this profile): one row per claim id of ``here``, with the paper's value,
+    our mean and the verdict under each regime's name (empty where ``other`` has no such claim). The paper's values differ where
+    the two regimes are graded against different rows of the paper's table."""
+    theirs = {c["id"]: c for c in (other or {}).get("claims", [])}
+    rows = []
+    for c in here:
+        o = theirs.get(c["id"], {})
+        rows.append([c.get("paper_value"), _mean_of(c), c.get("verdict", ""),
+                     o.get("paper_value"), _mean_of(o) if o else None, o.get("verdict", "")])
+    columns = pd.MultiIndex.from_product([[here_name, other_name], ["paper", "ours", "verdict"]])
+    return pd.DataFrame(rows, columns=columns, index=pd.Index([c["id"] for c in here], name="claim"))

@@ -14,7 +14,7 @@ import pandas as pd
 from companion.display import FIGURE_WIDTH_IN, PANELS_PER_ROW, panel_grid
 
 __all__ = ["plot_avgcossim", "plot_v_vs_pca", "plot_v_vs_labels", "plot_head_comparison", "plot_stage_maps",
-           "plot_unseen_maps", "plot_emobank_angles", "plot_pca_panels", "plot_table4_bars"]
+           "plot_unseen_maps", "plot_emobank_angles", "plot_pca_panels", "plot_table4_bars", "plot_learning_curves"]
 
 _PAPER_STYLE = dict(marker="D", s=36, edgecolor="k", zorder=4)
 
@@ -266,4 +266,27 @@ def plot_table4_bars(runs: pd.DataFrame, beside: pd.DataFrame, *, order: Sequenc
     axes[0].set_ylim(low, 1.0)
     fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=4, fontsize=8, frameon=False)
     fig.subplots_adjust(bottom=0.3)
+    return fig
+
+
+def plot_learning_curves(runs: pd.DataFrame, *, kinds: Sequence[str], losses: Sequence[str]):
+    """The recorded learning curves (test V-Measure against the step; rows of ``runs`` with a ``curve`` dict and
+    their ``steps`` budget): one panel per head kind, one line per loss, the budget (where the scores are taken) as a
+    dashed line; points past it are the probe that the plateau check reads."""
+    import matplotlib.pyplot as plt
+
+    curved = runs[runs["curve"].notna()] if "curve" in runs else runs.iloc[:0]
+    fig, axes = plt.subplots(1, len(kinds), figsize=(FIGURE_WIDTH_IN, 3.6), sharey=True, squeeze=False)
+    for ax, kind in zip(axes[0], kinds):
+        for loss in losses:
+            for r in curved[(curved["head"] == kind) & (curved["loss"] == loss)].to_dict("records"):
+                xs = sorted(r["curve"])
+                ax.plot(xs, [r["curve"][x] for x in xs], marker="o", ms=3, label=f"{loss} (seed {r['seed']})")
+                ax.axvline(int(r["steps"]), color="0.6", ls="--", lw=1)
+        ax.set_title(f"{kind} head", fontsize=10)
+        ax.set_xlabel("training step (dashed: the budget)")
+        ax.tick_params(labelleft=True)
+    axes[0][0].set_ylabel("test V-Measure")
+    axes[0][0].legend(fontsize=8, frameon=False)
+    fig.tight_layout()
     return fig
