@@ -13,7 +13,7 @@ import torch
 from companion.losses.circumplex import ECM_LABELS, ecm_angles
 from companion.papers.circumplex import analysis, figures
 from companion.papers.circumplex import comparison as cmp
-from companion.papers.circumplex.claims import beside_table4, table4_rows
+from companion.papers.circumplex.claims import beside_table4, regimes_side_by_side, table4_rows
 
 LABELS = [ECM_LABELS[i % 4] for i in range(24)]
 
@@ -148,6 +148,20 @@ def test_beside_table4_sets_our_mean_next_to_the_cell():
         beside_table4(runs[runs.loss == "pretrained"], paper, {"E": "Emolit"})
 
 
+def test_regimes_side_by_side_matches_claims_by_id():
+    here = [{"id": "a", "paper_value": 0.1, "stats": {"mean": 0.05}, "verdict": "partly"},
+            {"id": "b", "paper_value": 0.2, "ours": 0.3, "verdict": "reproduced"}]
+    other = {"claims": [{"id": "b", "paper_value": 0.4, "stats": {"mean": -0.1}, "verdict": "not reproduced"},
+                        {"id": "c", "paper_value": 1.0, "ours": 1.0, "verdict": "reproduced"}]}
+    side = regimes_side_by_side(here, other, here_name="tuned", other_name="frozen")
+    assert list(side.index) == ["a", "b"]  # the claims of this regime, in order; c is the other's only
+    assert side.loc["a", ("tuned", "ours")] == 0.05 and side.loc["a", ("frozen", "verdict")] == ""
+    assert side.loc["b", ("tuned", "ours")] == 0.3 and side.loc["b", ("frozen", "paper")] == 0.4
+    assert side.loc["b", ("frozen", "ours")] == -0.1 and side.loc["b", ("frozen", "verdict")] == "not reproduced"
+    empty = regimes_side_by_side(here, None, here_name="tuned", other_name="frozen")
+    assert empty[("frozen", "verdict")].tolist() == ["", ""] and empty[("frozen", "ours")].isna().all()
+
+
 # ------------------------------------------------------------------------------------------ analysis (03)
 def test_explained_variance_of_a_ring_is_its_plane():
     ring, _, _ = _ring()
@@ -224,6 +238,20 @@ def test_figures_draw_the_paper_values_beside_ours():
     marked = sorted(round(float(c.get_offsets()[0][1]), 2) for c in right.collections if len(c.get_offsets()) == 1
                     and c.get_offsets()[0][0] > 12)
     assert marked == [0.07, 0.9]
+    plt.close(fig)
+
+
+def test_learning_curves_draw_each_probed_run_and_its_budget():
+    runs = pd.DataFrame([{"head": k, "loss": loss, "seed": 42, "steps": 20,
+                          "curve": {0: 0.1, 10: 0.4, 20: 0.5, 30: 0.55, 40: 0.56}}
+                         for k in ("GPT", "nGPT") for loss in ("SINCERE", "SoftCSE")]
+                        + [{"head": "GPT", "loss": "SINCERE", "seed": 43, "steps": 20, "curve": None}])
+    fig = figures.plot_learning_curves(runs, kinds=("GPT", "nGPT"), losses=("SINCERE", "SoftCSE"))
+    for ax in fig.axes:
+        curves = [ln for ln in ax.get_lines() if len(ln.get_xdata()) > 2]
+        budgets = [ln for ln in ax.get_lines() if len(ln.get_xdata()) == 2]
+        assert len(curves) == 2 and list(curves[0].get_xdata()) == [0, 10, 20, 30, 40]
+        assert budgets and all(float(ln.get_xdata()[0]) == 20 for ln in budgets)
     plt.close(fig)
 
 
