@@ -411,6 +411,9 @@ CIRCUMPLEX_ROWS: tuple[Row, ...] = (
         keys=("n_train", "n_test")),
     Row("learning-curve probes", _circumplex_curve, "", "the plateau check's curve; every score is taken at the "
         "budget", keys=("curve_points", "probe_factor", "curve_per_epoch", "probe_extra_points", "probe")),
+    Row("checkpoint", _fixed("the model at the last step (no selection)"), "App. D (the Trainer's defaults for every "
+        "parameter Table 3 does not list: no best-checkpoint selection); §4 'Datasets' defines training and test "
+        "splits only, no validation split to select on"),
 )
 
 CIRCUMPLEX_02_ROWS: tuple[Row, ...] = (
