@@ -24,7 +24,7 @@
 # encoders (mE5, mxbai) the paper fine-tunes the whole encoder together with the head and pools at [CLS]. This
 # notebook runs that setting: all-MiniLM-L6-v2 fine-tuned whole with a GPT or nGPT head per loss on Emolit, scored by
 # V-Measure and CD-r, and grades Table 4's orderings against the paper's mE5 row, beside the frozen setting's verdicts
-# from notebook 02. Scale: a 22M encoder, a fraction of an epoch, three seeds. Settings and judging rules follow;
+# from notebook 02. Scale: a 22M encoder, a fraction of an epoch, several seeds. Settings and judging rules follow;
 # the computed verdicts are at the end (section 5).
 
 # %% tags=["colab-setup"]
@@ -120,11 +120,11 @@ reader_display()  # tables whole, numbers to three significant digits
 # AdamW at a constant `lr` without weight decay or warm-up, the paper's τ = 0.05, dropout 0.1 on SoftCSE's head
 # input as the authors' script sets it (`head_dropout`), on **Emolit-12** only.
 #
-# **What is scaled.** A whole-encoder step costs about a second on one core, so each run trains `steps_emolit`
-# batches of `batch_size` (a fraction of one epoch; the paper: 15 epochs of 128) on inputs cut to `max_tokens`
-# tokens, for the seeds of the settings. The first seed's runs record the test V-Measure `curve_points` times up to
-# the budget and train on to `probe_factor` times the budget for that curve only; the plateau check reads it. The
-# settings cell prints every value; section 2 prints the epochs this is.
+# **What is scaled.** A step through the whole encoder costs far more than a head step on cached states, so each
+# run trains `steps_emolit` batches of `batch_size` (a fraction of one epoch; the paper: 15 epochs of 128) on inputs
+# cut to `max_tokens` tokens, for the seeds of the settings. The first seed's runs record the test V-Measure
+# `curve_points` times up to the budget and train on to `probe_factor` times the budget for that curve only; the
+# plateau check reads it. The settings cell prints every value; section 1 prints the epochs this is.
 #
 # **Reading the verdicts.** Each ordering is graded as a per-seed gap against the same gap in Table 4's **mE5**
 # row (the paper's fine-tuned BERT-like backbone), Emolit column, by the one rule of `companion.stats.direction`:
