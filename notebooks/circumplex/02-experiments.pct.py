@@ -161,7 +161,7 @@ cfg = settings(profile,
                smoke=dict(seeds=[42], steps_emolit=2, steps_go=2, batch_size=24, n_train=4, n_test=2,
                           model="tiny-bert", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2, curve_points=2,
                           pooling=paper_pooling("bert-like")),
-               cpu=dict(seeds=[42, 43, 44], steps_emolit=92, steps_go=56, batch_size=128, n_train=None,
+               cpu=dict(seeds=[42, 43, 44], steps_emolit=276, steps_go=168, batch_size=128, n_train=None,
                         n_test=None, model="sentence-transformers/all-MiniLM-L6-v2", head_dim=64, max_tokens=32,
                         lr=3e-3, n_heads=4, curve_points=4, pooling=paper_pooling("bert-like")),
                # gpu: mE5 = intfloat/multilingual-e5-large (App. D Table 3, §4 'Models'), bf16, batch 128, lr 5e-5
