@@ -27,6 +27,9 @@ The rules of :func:`clean`:
   (:func:`companion.results.show_provenance`). A stored notebook's empty fields there (the seeds) are filled from
   its ledger's provenance (:func:`provenance_gaps`).
 * **ids** — the parameters cell papermill injects gets the id ``injected-parameters`` instead of a random one.
+* **tables** — a DataFrame's HTML table gets break opportunities in its long identifiers and, when still wider than
+  the site's text column, is cut into column groups shown one below the other (:func:`companion.publish.html_tables.fit`;
+  values unchanged, the plain-text form untouched).
 * **duplicates** — an ``execute_result`` equal to the display output just before it (a function that displays
   and returns the same table) is dropped; ipywidgets views are dropped (their state is not stored, so every
   renderer but a live kernel shows nothing useful).
@@ -50,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from companion import settings as _settings
+from companion.publish import html_tables
 from companion.publish.notebooks import paper_of
 from companion.results import completed_provenance, ledger_provenance
 
@@ -265,8 +269,11 @@ def _clean_streams(outputs: list[dict]) -> list[dict]:
 
 
 def _clean_data(data: dict, places: list[tuple[str, str]]) -> dict:
-    return {mime: (replace_paths(_text(value), places) if mime in _TEXT_MIMES else value)
-            for mime, value in data.items()}
+    cleaned = {mime: (replace_paths(_text(value), places) if mime in _TEXT_MIMES else value)
+               for mime, value in data.items()}
+    if "text/html" in cleaned:
+        cleaned["text/html"] = html_tables.fit(cleaned["text/html"])
+    return cleaned
 
 
 def _is_widget(out: dict) -> bool:
@@ -438,6 +445,9 @@ def _cell_problems(cell: dict, where: str) -> list[str]:
             if bars:
                 note(f"{len(bars)} progress-bar line(s) (run `python -m companion notebooks clean`)",
                      bars[0].strip()[:60])
+        for px, heads in html_tables.wide_tables(_text((out.get("data") or {}).get("text/html"))):
+            note(f"a table wider than the site's text column ({px:.0f} px of {html_tables.TEXT_COLUMN_PX}: it "
+                 "scrolls sideways; run `python -m companion notebooks clean`)", heads[:40])
         plain = _text((out.get("data") or {}).get("text/plain"))
         if kind == "execute_result" and re.match(r"^(?:Posix|Windows)?Path\(", plain):
             note("echoes a path", plain[:80])
@@ -451,7 +461,7 @@ def _cell_problems(cell: dict, where: str) -> list[str]:
 def problems(notebook: dict | str | os.PathLike, *, root: str | os.PathLike | None = None,
              max_bytes: int | None = MAX_BYTES) -> list[str]:
     """What a stored notebook still gets wrong (empty list: nothing): volatile metadata, machine paths, warnings,
-    tracebacks, unmerged or unrendered streams, progress-bar lines,
+    tracebacks, unmerged or unrendered streams, progress-bar lines, tables wider than the site's text column,
     duplicated outputs, figure cells without an inline image, and (for a file) a size over ``max_bytes``.
 
     ``notebook``: a notebook dict, an ``.ipynb`` path, or a folder (every ``*/*.ipynb`` under it, as under
