@@ -447,7 +447,8 @@ def _cell_problems(cell: dict, where: str) -> list[str]:
                      bars[0].strip()[:60])
         for px, heads in html_tables.wide_tables(_text((out.get("data") or {}).get("text/html"))):
             note(f"a table wider than the site's text column ({px:.0f} px of {html_tables.TEXT_COLUMN_PX}: it "
-                 "scrolls sideways; run `python -m companion notebooks clean`)", heads[:40])
+                 "scrolls sideways; `python -m companion notebooks clean` cuts it into column groups, or show "
+                 "fewer or narrower columns)", heads[:40])
         plain = _text((out.get("data") or {}).get("text/plain"))
         if kind == "execute_result" and re.match(r"^(?:Posix|Windows)?Path\(", plain):
             note("echoes a path", plain[:80])
