@@ -12,11 +12,9 @@ stored notebooks; ``--check`` also lists the results typed into a notebook's mar
 The rules of :func:`clean`:
 
 * **streams** — consecutive stream outputs of the same name are merged, then rendered as a terminal would show
-  them: carriage returns and ANSI cursor movements are applied, so each progress bar leaves at most its final
-  line; that line loses its timing (``[00:12<00:00, 3.1it/s]``), which changes from run to run, and keeps its
-  count and postfix (``runs: 100%|██████████| 15/15``). A bar whose last update is followed by more updates in a
-  later output of the same stream (output of the other stream in between) leaves only that later line; a bar's
-  closing newline flushed after the other stream's output goes back to the bar's line.
+  them (carriage returns and ANSI cursor movements applied); then every progress-bar line (``runs: 100%|███| 15/15``,
+  ``12it [00:03, 3.1it/s]``: :func:`progress_line`) is dropped, on either stream, and a stream left empty goes. A
+  bar is how a run looked while it ran, not a result, and its timing changes from run to run.
 * **warnings** — Python warnings (``file:line: SomeWarning: message`` and its source line), ipywidgets/tqdm notices
   and kernel log warnings are dropped from stderr; a Python warning's text is about the environment of one run
   (and names its paths), not a result.
@@ -29,6 +27,9 @@ The rules of :func:`clean`:
   (:func:`companion.results.show_provenance`). A stored notebook's empty fields there (the seeds) are filled from
   its ledger's provenance (:func:`provenance_gaps`).
 * **ids** — the parameters cell papermill injects gets the id ``injected-parameters`` instead of a random one.
+* **tables** — a DataFrame's HTML table gets break opportunities in its long identifiers and, when still wider than
+  the site's text column, is cut into column groups shown one below the other (:func:`companion.publish.html_tables.fit`;
+  values unchanged, the plain-text form untouched).
 * **duplicates** — an ``execute_result`` equal to the display output just before it (a function that displays
   and returns the same table) is dropped; ipywidgets views are dropped (their state is not stored, so every
   renderer but a live kernel shows nothing useful).
@@ -52,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from companion import settings as _settings
+from companion.publish import html_tables
 from companion.publish.notebooks import paper_of
 from companion.results import completed_provenance, ledger_provenance
 
@@ -63,10 +65,10 @@ _PY_WARNING = re.compile(r"^\S.*?:\d+: [A-Za-z_][\w.]*Warning: ")
 _OTHER_WARNING = re.compile(
     r"^(?:\[[\w.]+\] WARNING\b|WARNING\b|W\d{4} \d|\d+\.\d+s - (?:Debugger warning|make the debugger|to python "
     r"to disable|Note: Debugging)|.*IProgress not found|.*ipywidgets\.readthedocs)")
-_BAR = re.compile(r"(?P<pct>\d{1,3})%\|[^|]*\|\s*(?P<n>[\d.]+[kMGTPEZY]?)/(?P<total>[\d.]+[kMGTPEZY]?)")
-_BAR_TIMING = re.compile(
-    r" \[(?:\d+:)?\d\d:\d\d(?:<(?:\?|(?:\d+:)?\d\d:\d\d))?(?:, *(?:\?|[\d.]+[kMGTPEZY]?)[^\s,\]]*/[^\s,\]]+)?"
-    r"(?P<post>(?:, *[^\]]*)?)\]")
+#: A progress-bar line: a percentage, its bar and the count (``50%|█████     | 1/2``), or a count with tqdm's elapsed
+#: time (``12it [00:03, 3.1it/s]``, ``3/3 [00:01<00:00``).
+_PROGRESS = re.compile(r"\d{1,3}%\|[^|\n]*\|\s*[\d.]+[kMGTPEZY]?(?:it|B)?/[\d.]+"
+                       r"|(?<![\w.])[\d.]+[kMGTPEZY]?(?:it|B|/[\d.]+[kMGTPEZY]?) \[(?:\d+:)?\d\d:\d\d(?:<|, )")
 _TRACEBACK = "Traceback (most recent call last)"
 _TEXT_MIMES = ("text/plain", "text/html", "text/markdown", "text/latex")
 _IMAGE_MIMES = ("image/png", "image/jpeg", "image/svg+xml")
@@ -130,15 +132,9 @@ def render_stream(text: str) -> str:
     return "\n".join(rows)
 
 
-def _strip_bar_timing(line: str) -> str:
-    if not _BAR.search(line) and not re.search(r"\d[\w/]* \[(?:\d+:)?\d\d:\d\d[,<]", line):
-        return line
-
-    def repl(match: re.Match) -> str:
-        post = match.group("post").lstrip(", ").strip()
-        return f" [{post}]" if post else ""
-
-    return _BAR_TIMING.sub(repl, line)
+def progress_line(line: str) -> bool:
+    """Whether ``line`` (one rendered line of a stream) is a progress bar's (tqdm's and the like's)."""
+    return bool(_PROGRESS.search(line))
 
 
 def _drop_warnings(text: str) -> str:
@@ -151,7 +147,7 @@ def _drop_warnings(text: str) -> str:
         if _PY_WARNING.match(line):
             k = i + 1
             while (k < len(lines) and k - i <= 6 and lines[k] and not lines[k].startswith("  ")
-                   and not _PY_WARNING.match(lines[k]) and not _BAR.search(lines[k])):
+                   and not _PY_WARNING.match(lines[k]) and not progress_line(lines[k])):
                 k += 1
             i = k + 1 if k < len(lines) and lines[k].startswith("  ") else i + 1
             continue
@@ -259,7 +255,7 @@ def _clean_streams(outputs: list[dict]) -> list[dict]:
     for out in merged:
         if out.get("output_type") == "stream":
             text = render_stream(out["text"])
-            text = "\n".join(_strip_bar_timing(line) for line in text.split("\n"))
+            text = "\n".join(line for line in text.split("\n") if not progress_line(line))
             if out.get("name") == "stderr":
                 text = _drop_warnings(text)
             if not text.strip():
@@ -273,8 +269,11 @@ def _clean_streams(outputs: list[dict]) -> list[dict]:
 
 
 def _clean_data(data: dict, places: list[tuple[str, str]]) -> dict:
-    return {mime: (replace_paths(_text(value), places) if mime in _TEXT_MIMES else value)
-            for mime, value in data.items()}
+    cleaned = {mime: (replace_paths(_text(value), places) if mime in _TEXT_MIMES else value)
+               for mime, value in data.items()}
+    if "text/html" in cleaned:
+        cleaned["text/html"] = html_tables.fit(cleaned["text/html"])
+    return cleaned
 
 
 def _is_widget(out: dict) -> bool:
@@ -404,19 +403,6 @@ def clean(notebook: dict | str | os.PathLike, *, places: Mapping[str | os.PathLi
 
 
 # --------------------------------------------------------------------------------------------- problems
-def _bar_repeats(text: str) -> list[str]:
-    """Descriptions of progress bars printed more than once in a row (an unrendered redraw)."""
-    repeats, previous = [], None
-    for line in text.split("\n"):
-        match = _BAR.search(line)
-        key = (line[:match.start()].rstrip(": "), match.group("total")) if match else None
-        if match and previous and previous[0] == key and int(previous[1]) < 100 and \
-                int(match.group("pct")) >= int(previous[1]):
-            repeats.append(key[0] or "(no description)")
-        previous = (key, match.group("pct")) if match else None
-    return sorted(set(repeats))
-
-
 def _cell_problems(cell: dict, where: str) -> list[str]:
     """Each kind of problem of one cell once, with its first instance (and how many outputs show it)."""
     if cell.get("cell_type") != "code":
@@ -455,13 +441,14 @@ def _cell_problems(cell: dict, where: str) -> list[str]:
                 if _PY_WARNING.match(line) or _OTHER_WARNING.match(line):
                     note("a warning", line.strip()[:80])
                     break
-            rendered = render_stream(text)
-            for line in rendered.split("\n"):
-                if _strip_bar_timing(line) != line:
-                    note("a progress bar keeps its timing", line.strip()[:60])
-                    break
-            for desc in _bar_repeats(rendered):
-                note(f"progress bar {desc!r} shows more than its final line")
+            bars = [line for line in render_stream(text).split("\n") if progress_line(line)]
+            if bars:
+                note(f"{len(bars)} progress-bar line(s) (run `python -m companion notebooks clean`)",
+                     bars[0].strip()[:60])
+        for px, heads in html_tables.wide_tables(_text((out.get("data") or {}).get("text/html"))):
+            note(f"a table wider than the site's text column ({px:.0f} px of {html_tables.TEXT_COLUMN_PX}: it "
+                 "scrolls sideways; `python -m companion notebooks clean` cuts it into column groups, or show "
+                 "fewer or narrower columns)", heads[:40])
         plain = _text((out.get("data") or {}).get("text/plain"))
         if kind == "execute_result" and re.match(r"^(?:Posix|Windows)?Path\(", plain):
             note("echoes a path", plain[:80])
@@ -475,7 +462,7 @@ def _cell_problems(cell: dict, where: str) -> list[str]:
 def problems(notebook: dict | str | os.PathLike, *, root: str | os.PathLike | None = None,
              max_bytes: int | None = MAX_BYTES) -> list[str]:
     """What a stored notebook still gets wrong (empty list: nothing): volatile metadata, machine paths, warnings,
-    tracebacks, unmerged or unrendered streams, progress bars with more than their final line or with timings,
+    tracebacks, unmerged or unrendered streams, progress-bar lines, tables wider than the site's text column,
     duplicated outputs, figure cells without an inline image, and (for a file) a size over ``max_bytes``.
 
     ``notebook``: a notebook dict, an ``.ipynb`` path, or a folder (every ``*/*.ipynb`` under it, as under
@@ -596,5 +583,5 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["MAX_BYTES", "clean", "machine_paths", "main", "output_counts", "problems", "provenance_gaps",
-           "render_stream", "replace_paths", "saved_figures"]
+__all__ = ["MAX_BYTES", "clean", "machine_paths", "main", "output_counts", "problems", "progress_line",
+           "provenance_gaps", "render_stream", "replace_paths", "saved_figures"]

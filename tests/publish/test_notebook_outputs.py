@@ -1,7 +1,7 @@
 """Stored notebook outputs: what GitHub, Colab, JupyterLab and the Quarto site show without running anything.
 
 * every committed notebook passes :func:`companion.publish.notebook_outputs.problems` (no machine paths, warnings,
-  tracebacks, unmerged streams or redrawn progress bars; every figure cell shows an inline image), stays under
+  tracebacks, unmerged streams or progress-bar lines; every figure cell shows an inline image), stays under
   1.5 MB, and its inline figures are the PNG files its run saved under ``figures/``;
 * ``jupytext --sync`` on a copy of ``notebooks/`` changes no byte, whichever of a notebook and its twin is newer;
 * each rule of the sanitiser, shown failing on a small synthetic notebook and passing after :func:`clean`;
@@ -133,51 +133,67 @@ def _bar(desc="steps", close="\n"):
     return states, close
 
 
-def test_a_progress_bar_leaves_its_final_line_without_timing():
+def test_a_progress_bar_leaves_nothing():
     states, close = _bar()
     nb = _nb(_code(outputs=[_stream(s) for s in states] + [_stream(close)]))
     found = _kinds(N.problems(nb))
-    assert "unmerged" in found and "unrendered progress updates" in found and "keeps its timing" in found
-    (out,) = N.clean(nb)["cells"][0]["outputs"]
-    assert out["text"] == "steps: 100%|██████████| 3/3\n"
+    assert "unmerged" in found and "unrendered progress updates" in found and "1 progress-bar line(s)" in found
+    assert N.clean(nb)["cells"][0]["outputs"] == []  # the stderr output held only the bar: it goes
     assert N.problems(N.clean(nb)) == []
 
 
-def test_a_redraw_printed_on_new_lines_is_reported():
-    nb = _nb(_code(outputs=[_stream("steps:  33%|███       | 1/3\nsteps: 100%|██████████| 3/3\n")]))
-    assert "progress bar 'steps' shows more than its final line" in _kinds(N.problems(nb))
+def test_a_stored_progress_bar_line_is_reported_until_cleaned():
+    """The stored form of an older run (one final line per bar) fails; cleaning drops the lines, keeps the rest."""
+    stored = _stream("Loading weights: 100%|██████████| 199/199\nfitted 3 heads\nsteps: 100%|██████████| 3/3\n")
+    nb = _nb(_code(outputs=[stored]))
+    assert "cell 0: 2 progress-bar line(s) (run `python -m companion notebooks clean`) (Loading weights: 100%" \
+        in _kinds(N.problems(nb))
+    (out,) = N.clean(nb)["cells"][0]["outputs"]
+    assert out["text"] == "fitted 3 heads\n"
+    assert N.problems(N.clean(nb)) == []
 
 
-def test_nested_bars_and_a_cleared_bar_leave_only_the_outer_final_line():
+@pytest.mark.parametrize("line", ["steps: 100%|██████████| 3/3", "  0%|          | 0/15 [00:00<?, ?it/s]",
+                                  "12it [00:03,  3.1it/s]", "5.2MB/10.0MB [00:01<00:01, 5MB/s]",
+                                  "train: 100%|##########| 30/30 [00:28<00:00,  1.45it/s, loss=0.0658]"])
+def test_progress_lines_are_recognised(line):
+    assert N.progress_line(line)
+
+
+@pytest.mark.parametrize("line", ["top-1: 50% | 3/4 pairs", "| 50%| 3 |", "version 1.2 [00:00]", "ratio 3/4 [12:30]",
+                                  "accuracy 81.6%"])
+def test_other_lines_are_not_progress_lines(line):
+    assert not N.progress_line(line)
+
+
+def test_nested_bars_and_a_cleared_bar_leave_nothing():
     inner = "".join(f"\n\rinner: {p}%|{'█' * (p // 10):<10}| {n}/2 [00:00<00:00, 9.9it/s]\x1b[A"
                     for n, p in ((0, 0), (1, 50), (2, 100)))
     text = ("\router:   0%|          | 0/1 [00:00<?, ?it/s]" + inner + "\n\r" + " " * 40 + "\x1b[A"
             "\router: 100%|██████████| 1/1 [00:01<00:00, 1.00s/it]\n")
     assert N.render_stream(text) == "outer: 100%|██████████| 1/1 [00:01<00:00, 1.00s/it]\n"
-    (out,) = N.clean(_nb(_code(outputs=[_stream(text)])))["cells"][0]["outputs"]
-    assert out["text"] == "outer: 100%|██████████| 1/1\n"
+    assert N.clean(_nb(_code(outputs=[_stream(text)])))["cells"][0]["outputs"] == []
     cleared = "\rwork:  50%|█████     | 1/2 [00:00<?, ?it/s]\r" + " " * 44 + "\r"
     assert N.clean(_nb(_code(outputs=[_stream(cleared)])))["cells"][0]["outputs"] == []  # leave=False: nothing
 
 
-def test_a_bar_interrupted_by_stdout_keeps_one_line():
+def test_a_bar_interrupted_by_stdout_leaves_the_stdout():
     states, _ = _bar("runs")
     outputs = [_stream(states[0]), _stream(states[1]), _stream("run 1 done\n", "stdout"), _stream(states[2]),
-               _stream(states[3] + "\n")]
+               _stream(states[3] + "\n"), _stream("run 2 done\n", "stdout")]
     out = N.clean(_nb(_code(outputs=outputs)))["cells"][0]["outputs"]
-    assert [(o["name"], o["text"]) for o in out] == [("stdout", "run 1 done\n"),
-                                                     ("stderr", "runs: 100%|██████████| 3/3\n")]
-    # tqdm's closing newline, flushed after a print to stdout, still ends the bar's line
+    assert [(o["name"], o["text"]) for o in out] == [("stdout", "run 1 done\nrun 2 done\n")]
+    # tqdm's closing newline, flushed after a print to stdout, leaves no empty stderr behind
     late = [_stream(states[3]), _stream("done\n", "stdout"), _stream("\n")]
     out = N.clean(_nb(_code(outputs=late)))["cells"][0]["outputs"]
-    assert [(o["name"], o["text"]) for o in out] == [("stderr", "runs: 100%|██████████| 3/3\n"),
-                                                     ("stdout", "done\n")]
+    assert [(o["name"], o["text"]) for o in out] == [("stdout", "done\n")]
 
 
-def test_bar_postfix_is_kept_when_timing_goes():
-    text = "\rtrain: 100%|██████████| 30/30 [00:28<00:00,  1.45it/s, loss=0.0658]\n"
-    (out,) = N.clean(_nb(_code(outputs=[_stream(text)])))["cells"][0]["outputs"]
-    assert out["text"] == "train: 100%|██████████| 30/30 [loss=0.0658]\n"
+def test_a_bar_printed_to_stdout_goes_and_the_messages_stay():
+    text = "epoch 1\rtrain: 100%|██████████| 30/30 [00:28<00:00,  1.45it/s, loss=0.0658]\nloss 0.0658\n"
+    (out,) = N.clean(_nb(_code(outputs=[_stream("epoch 1\n", "stdout"), _stream(text, "stdout")])))["cells"][0][
+        "outputs"]
+    assert out["text"] == "epoch 1\nloss 0.0658\n"
 
 
 WARNINGS = (
@@ -356,7 +372,7 @@ def test_command_line_check_then_clean(tmp_path, capsys):
     assert N.main(["clean", "--check", str(tmp_path / "notebooks")]) == 1
     assert "unmerged consecutive stderr outputs" in capsys.readouterr().out
     assert N.main(["clean", str(path)]) == 0
-    assert "5 -> 1 outputs" in capsys.readouterr().out
+    assert "5 -> 0 outputs" in capsys.readouterr().out
     assert N.main(["clean", "--check", str(path)]) == 0
     assert N.main(["clean", str(tmp_path / "nothing-here")]) == 2
     assert "neither a notebook" in capsys.readouterr().err
@@ -418,10 +434,8 @@ def test_an_executed_notebook_shows_its_figure_once_and_no_path(tmp_path, monkey
     executed = json.loads(result.output.read_text(encoding="utf-8"))
     assert N.problems(result.output) == []
     tiny, figure, last = executed["cells"][-3:]
-    # the warning is dropped, the 41 redraws of the bar leave its final line (stdout and stderr in either order)
-    assert len(tiny["outputs"]) == 2
-    assert {o["name"]: "".join(o["text"]) for o in tiny["outputs"]} == {"stderr": "steps: 100%|██████████| 40/40\n",
-                                                               "stdout": "done\n"}
+    # the warning and the 41 redraws of the bar are dropped: stdout is all that is left
+    assert [(o["name"], "".join(o["text"])) for o in tiny["outputs"]] == [("stdout", "done\n")]
     (image,) = figure["outputs"]
     saved = tmp_path / "scratch" / "figures" / "angle" / "tiny-line.png"
     assert image["output_type"] == "display_data"

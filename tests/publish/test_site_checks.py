@@ -67,7 +67,8 @@ def test_the_stylesheet_must_wrap_outputs_and_cells(tmp_path):
     (tmp_path / "site" / "styles.css").write_text(".table a { word-break: normal; }\n")
     css = {"format": {"html": {"css": "site/styles.css"}}}
     problems = render.wrap_problems(tmp_path, css)
-    assert len(problems) == 2 and "wrap instead of scrolling sideways" in problems[0]
+    assert len(problems) == 3 and "wrap instead of scrolling sideways" in problems[0]
+    assert "MathJax's hidden copy of a formula" in problems[2]
     assert render.wrap_problems(REPO_ROOT, config.build_config()) == []
 
 

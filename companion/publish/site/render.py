@@ -10,8 +10,8 @@ catches what the render would get wrong without Quarto installed (:func:`render_
   stored error or traceback (:func:`output_problems`).
 * **Reprs.** No notebook cell may show a bare ``repr`` (a quoted string) or a pandas footer
   (``Name: count, dtype: int64``) instead of a formatted table (:func:`repr_problems`).
-* **Stylesheet.** The site's stylesheet keeps link words in tables whole and wraps long text
-  (:func:`link_words_break`, :func:`wrap_problems`).
+* **Stylesheet.** The site's stylesheet keeps link words in tables whole, wraps long text and keeps MathJax's
+  hidden screen-reader copy of a formula from widening a table (:func:`link_words_break`, :func:`wrap_problems`).
 * **Figures.** Every notebook figure is legible at the width the page shows it (:mod:`companion.publish.site.figures`).
 """
 
@@ -261,6 +261,9 @@ WRAP_RULES = (
     ("text outputs of notebook cells wrap instead of scrolling sideways", r"\.cell-output\s+pre\b",
      r"white-space:\s*pre-wrap"),
     ("long text in table cells wraps", r"\btd\b", r"white-space:\s*normal"),
+    ("MathJax's hidden copy of a formula for screen readers (as wide as the formula, placed where it starts) stay "
+     "inside a table cell (a real render: a formula near a cell's edge made an API table scroll 2 px)",
+     r"mjx-assistive-mml", r"width:\s*1px\s*!important"),
 )
 
 
