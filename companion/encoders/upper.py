@@ -326,6 +326,13 @@ class UpperEncoder(nn.Module):
             pooled = self.mlp(pooled)
         return pooled
 
+    def token_states(self, states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The last trained layer's token states ``B x T x d`` (no pooling, no MLP pooler) from lower states, or
+        with trained embeddings from token ids (:meth:`lower`), in the current mode: what a token-level head (a
+        masked-language-model head) reads."""
+        dev = next(self.parameters()).device
+        return run_layers(self.layers, self.config, *self._inputs(states, mask.to(dev), dev))[-1]
+
     def _inputs(self, states: torch.Tensor, mask: torch.Tensor, dev) -> tuple:
         """``(states, mask, position_bias)`` for :func:`run_layers`: float32 states on ``dev`` (with trained
         embeddings, the embedding layer's output of the ids ``states``) and the relative position bias (MPNet)."""
