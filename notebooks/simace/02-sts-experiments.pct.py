@@ -163,7 +163,9 @@ reader_display()  # tables whole, numbers to three significant digits
 #
 # The runs of both notebooks are trained once and cached (weights and histories, keyed by every setting and the
 # data): a run trained by either notebook, or by an earlier execution of the same code, is reloaded; the table of
-# runs says which. The `gpu` profile holds the paper's Table 7 settings (BERT-base, full fine-tuning, one epoch).
+# runs says which. The `gpu` profile holds the paper's Table 7 settings (BERT-base, full fine-tuning, one epoch),
+# adds RoBERTa-base runs for the equal-τ claims and trains the three objectives again with App. J's MLM term for
+# Table 13's "with MLM" rows (both in their sections below).
 #
 # **Regime.** MiniLM is already a sentence encoder; the paper starts from raw BERT / RoBERTa. What this notebook
 # measures is the effect of the three objectives on an encoder that is already contrastively trained. Every claim

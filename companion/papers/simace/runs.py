@@ -176,7 +176,8 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
     """One SimACE-paper run on an :class:`~companion.encoders.upper.UpperEncoder` ``base`` (its cached lower states are
     shared, its weights never touched): seed, ``base.fresh()``, :func:`train_dropout_views`, optional STS-B dev
     monitoring every ``eval_every`` steps with best-checkpoint selection among steps >= ``eval_every``
-    (:class:`DevMonitor`; ``dev = (sentence1, sentence2, gold)``).
+    (:class:`DevMonitor`; ``dev = (sentence1, sentence2, gold)``). A base whose copies have an ``auxiliary_loss``
+    (App. J's MLM variant, :func:`companion.papers.simace.masked_lm.mlm_base`) adds it to every step's loss.
 
     With ``cache`` (a folder), the trained weights and the history are saved as ``<cache>/<run_key>.pt``, the key
     hashing every setting, the encoder's weights fingerprint and the training texts; with ``reuse`` an existing
