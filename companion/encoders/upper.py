@@ -229,6 +229,8 @@ class UpperEncoder(nn.Module):
         if self.mlp is not None and mlp_init == "normal":
             nn.init.normal_(self.mlp[0].weight, mean=0.0, std=float(getattr(self.config, "initializer_range", 0.02)))
             nn.init.zeros_(self.mlp[0].bias)
+        if self.mlp is not None:  # drawn on the CPU, then put beside the copied layers (a GPU on the gpu path)
+            self.mlp.to(next(self.layers.parameters()).device)
         self.keep_first = bool(keep_first)
         self.train_length = None if not train_embeddings else encoder.max_length
         self.eval_length = None if not train_embeddings else (eval_max_length or encoder.max_length)

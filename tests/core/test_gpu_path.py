@@ -106,6 +106,20 @@ def test_all_layers_on_the_gpu_path_train_the_embeddings_with_dropout():
     assert torch.equal(merged, gpu.embeddings.word_embeddings.weight)
 
 
+@pytest.mark.parametrize("mlm", [False, True])
+def test_every_trained_part_sits_on_the_backbone_s_device(mlm):
+    """The head drawn on the CPU (SimCSE's MLP, App. J's masked-LM head) is put beside the copied layers: on the gpu
+    path a model on a GPU (the meta device stands in for it here) has no part left on the CPU."""
+    from companion.papers.simace.masked_lm import mlm_base
+
+    enc = tiny_encoder("bert", layers=2, max_length=32)
+    enc.model.to("meta")
+    model = make_base(enc, _simace_cfg("gpu", n_top=2, model="tiny-bert"))
+    if mlm:
+        model = mlm_base(model).fresh()
+    assert model.mlp is not None and {p.device.type for p in model.parameters()} == {"meta"}
+
+
 def test_the_cpu_path_keeps_the_embeddings_frozen():
     enc = tiny_encoder("bert", layers=2, max_length=32)
     cpu = make_base(enc, settings("cpu", **run_settings()))

@@ -114,7 +114,7 @@ class MLMUpperEncoder(UpperEncoder):
             raise ValueError(f"mlm_probability must be in (0, 1), got {mlm_probability!r}.")
         self.mlm_weight = float(mlm_weight)
         self.mlm_probability = float(mlm_probability)
-        self.lm_head = masked_lm_head(encoder)
+        self.lm_head = masked_lm_head(encoder).to(next(self.layers.parameters()).device)
         self.mask_generator = torch.Generator().manual_seed(int(torch.randint(0, 2**62, (1,))))
         self.last_mlm: tuple[torch.Tensor, torch.Tensor] | None = None
         self._init_args.update(mlm_weight=self.mlm_weight, mlm_probability=self.mlm_probability)
