@@ -817,7 +817,7 @@ ledger.table()
 #   against the gaps of Table 2's BERT-base means, magnitude tolerance from the paper's own seed sds; the level of
 #   SimACE and §4.4's seed robustness (a paired Levene-type comparison of the two objectives' seed spreads).
 # * **Equal-τ controls** (`equal-tau-*`): the same gap with the temperature held equal, against the paper's only
-#   equal-τ gap (RoBERTa-base).
+#   equal-τ gap (RoBERTa-base); on the gpu profile our gaps come from RoBERTa-base runs too.
 # * **Table 11** (`t11-*`): SimACE − RBF, σ chosen on dev; the quoted rows are not testable.
 # * **Table 13** (`t13-*`): the transfer average, a frozen-embedding probe.
 # * **Checks**: the dev plateau of every run (`t7-dev-plateau`) and the stability of the compared gaps
