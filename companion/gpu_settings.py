@@ -90,10 +90,14 @@ def _simace_objectives(cfg: Mapping) -> str:
     return "; ".join(f"{name} tau {tau:g}, margin {margin:g}°" for name, (_, tau, margin) in MAIN.items())
 
 
+SIMACE_02_BACKBONE = Row("backbone", "model", "Table 7 (BERT-base row); Tables 1-2",
+                         "BERT-base for every run but the RoBERTa-base runs of the equal-temperature claims (rows "
+                         "'RoBERTa-base ...' below); the same runs with the MLM term for Table 13 ('MLM ...' below)")
+SIMACE_03_BACKBONE = Row("backbone", "model", "Table 7 (BERT-base row); Tables 1-2",
+                         "BERT-base only: this notebook grades no RoBERTa-base or MLM-trained number (notebook 02 "
+                         "trains those)")
+
 SIMACE_ROWS: tuple[Row, ...] = (
-    Row("backbone", "model", "Table 7 (BERT-base row); Tables 1-2",
-        "only BERT-base is trained on this path; Table 2's RoBERTa-base rows (whose gap the equal-temperature "
-        "comparison is graded against) and Table 13's MLM-trained models (App. J) are not"),
     Row("layers trained", _simace_layers, "full fine-tuning as SimCSE's train.py runs it (every parameter of "
         "BertForCL); the paper follows SimCSE's setup (§4.2, App. 'Unsupervised STS tasks')",
         keys=("n_top", "train_embeddings")),
@@ -145,7 +149,56 @@ SIMACE_ROWS: tuple[Row, ...] = (
     Row("CPU threads", "threads", "", "not a training setting: the machine's default on a GPU box"),
 )
 
+def _roberta_runs(cfg: Mapping) -> str:
+    from companion.papers.simace import CONTROLS, MAIN, ROBERTA_NAMES
+
+    if not cfg.get("roberta_model"):
+        return "none (this profile grades the equal-temperature claims on its own encoder's runs)"
+    specs = {**MAIN, **CONTROLS}
+    runs = "; ".join(f"{specs[n][0]} tau {specs[n][1]:g}, margin {specs[n][2]:g}°" for n in ROBERTA_NAMES)
+    return f"{cfg['roberta_model']}: {runs}"
+
+
+def _mlm(cfg: Mapping) -> str:
+    from companion.papers.simace import MAIN
+
+    if not cfg.get("mlm_weight"):
+        return "none (the MLM runs are the gpu profile's)"
+    return (f"{cfg['mlm_weight']:g} x masked-LM cross-entropy added to the loss of {', '.join(MAIN)} on "
+            f"{cfg['model']}: Table 13's 'with MLM' runs, shown beside the paper's rows, graded by no claim")
+
+
+def _mlm_masking(cfg: Mapping) -> str:
+    if not cfg.get("mlm_probability"):
+        return "none"
+    return (f"{cfg['mlm_probability']:g} of the tokens (special tokens and padding never), each masked copy of "
+            "both views: 80 % the mask token, 10 % a random token, 10 % unchanged")
+
+
 SIMACE_02_ROWS: tuple[Row, ...] = (
+    Row("RoBERTa-base runs", _roberta_runs, "Table 2 (the RoBERTa-base gap the equal-temperature claims are graded "
+        "against); Table 7 (RoBERTa-base: tau 0.05 and margin 10° for SimACE, the baselines' tau)",
+        "SimCSE and SimACE at 0.05 give the paper's equal-tau gap; both at 0.06 the second equal-tau claim. Every "
+        "other setting (full fine-tuning, the first token <s> with the training-only Linear/tanh head, dropout 0.1, "
+        "max_seq 32, wiki1m, seeds, STS-B dev selection every eval_steps) is the BERT-base runs' (Table 7's "
+        "RoBERTa-base row: cls pooler, max_seq 32, eval_steps 125, stsb); SimCSE simcse/models.py runs RobertaForCL "
+        "with the same first-token pooler and MLP head as BertForCL", keys=("roberta_model",)),
+    Row("RoBERTa-base learning rate", "roberta_lr", "Table 7 (1e-5 for RoBERTa-base)"),
+    Row("RoBERTa-base batch size", "roberta_batch_size", "Table 7 (128 for RoBERTa-base)"),
+    Row("RoBERTa-base steps", "roberta_steps", "§4.2 'Training Setups' (one epoch): 10^6 / 128 = 7,812.5",
+        "rounded up: whole batches of 128, the last one 64 sentences past the epoch"),
+    Row("MLM auxiliary objective (weight)", _mlm, "App. J (SimCSE, ArcCon and SimACE also trained with MLM for Table "
+        "13); the weight follows SimCSE train.py (--do_mlm, mlm_weight default 0.1) and simcse/models.py (cl_forward "
+        "adds mlm_weight x the masked-LM loss)", "the paper states no weight: SimCSE's default, the baseline whose "
+        "setup the paper follows (App. B). No claim grades these runs: the Table 13 claim compares the rows without "
+        "MLM", keys=("mlm_weight",)),
+    Row("MLM masking", _mlm_masking, "SimCSE train.py (mlm_probability default 0.15; its collator's mask_tokens: "
+        "BERT's 80/10/10 rule, special tokens never masked; App. J cites Devlin et al. 2018)",
+        "the paper states no masking rate: SimCSE's default", keys=("mlm_probability",)),
+    Row("MLM head", lambda cfg: "the backbone's pretrained masked-LM head (Hugging Face AutoModelForMaskedLM), trained "
+        "with the encoder, its output layer a copy not tied to the word embeddings; a third forward pass of the "
+        "masked ids" if cfg.get("mlm_weight") else "none", "SimCSE train.py (BERT: lm_head loaded from the "
+        "pretrained cls.predictions) and simcse/models.py (cl_forward runs the encoder once more on mlm_input_ids)"),
     Row("transfer training data", lambda cfg: "whole" if cfg.get("n_transfer") is None else
         f"{cfg['n_transfer']} items per task", "App. J (SentEval's standard configuration)",
         keys=("n_transfer", "n_transfer_test")),
@@ -446,8 +499,8 @@ CIRCUMPLEX_05_ROWS: tuple[Row, ...] = (
 
 #: notebook -> its rows (a backbone notebook whose gpu path trains or evaluates a paper backbone)
 TABLES: dict[str, tuple[Row, ...]] = {
-    "simace/02-sts-experiments": SIMACE_ROWS + SIMACE_02_ROWS,
-    "simace/03-analysis": SIMACE_ROWS + SIMACE_03_ROWS,
+    "simace/02-sts-experiments": (SIMACE_02_BACKBONE, *SIMACE_ROWS, *SIMACE_02_ROWS),
+    "simace/03-analysis": (SIMACE_03_BACKBONE, *SIMACE_ROWS, *SIMACE_03_ROWS),
     "concepts/03-principles": CONCEPT_TRAINING_ROWS + CONCEPT_03_ROWS,
     "concepts/04-modifier-families": CONCEPT_TRAINING_ROWS + CONCEPT_04_ROWS,
     "angle/02-sts-experiments": ANGLE_ROWS + ANGLE_02_ROWS,

@@ -26,8 +26,8 @@ A notebook declares its settings per profile and picks one::
 a CPU in seconds: it starts from the ``gpu`` values, takes the ``smoke`` value of every setting the smoke profile
 defines (steps, data sizes, seeds, epochs), except the settings that choose a code path rather than a size
 (:data:`DRY_RUN_KEEP`: pooling, the number of fine-tuned top layers, the head's width and heads, the lr), and replaces
-each paper backbone (the ``model`` setting) by a randomly initialised stand-in of its architecture family and
-depth, ``tiny-<arch>-L<layers>`` (:func:`stand_in`, :data:`STAND_INS`), so that ``n_top=12`` of BERT-base still
+each paper backbone (the settings :data:`DRY_RUN_BACKBONES`) by a randomly initialised stand-in of its architecture
+family and depth, ``tiny-<arch>-L<layers>`` (:func:`stand_in`, :data:`STAND_INS`), so that ``n_top=12`` of BERT-base still
 names twelve layers. A backbone the smoke profile already uses (all-MiniLM-L6-v2, shipped by pip) is kept. A setting
 that names a data file the mirror does not hold (the whole of wiki1m, ``wiki="full"``; the NLI training splits,
 ``nli="full"``) reads the mirror's file in a dry run (:data:`DRY_RUN_MIRROR`): the full file is checked by its
@@ -50,6 +50,9 @@ DRY_RUN_KEEP = frozenset({"pooling", "n_top", "head_dim", "n_heads", "lr"})
 #: settings a dry run points at the mirror's file because the gpu profile's file is not in the mirror (CI has only
 #: the mirror): setting -> (gpu value, dry-run value)
 DRY_RUN_MIRROR: dict[str, tuple[Any, Any]] = {"wiki": ("full", "head"), "nli": ("full", "mirror")}
+#: settings that name a paper backbone by hub id: a dry run replaces each by its stand-in (:func:`stand_in`) unless the
+#: smoke profile uses the same backbone (``roberta_model``: SimACE notebook 02's second backbone)
+DRY_RUN_BACKBONES = ("model", "roberta_model")
 #: hub id of a gpu profile backbone -> (tiny architecture of :func:`companion.encoders.tiny_encoder`, its layers)
 STAND_INS: dict[str, tuple[str, int]] = {
     "bert-base-uncased": ("bert", 12),                              # AnglE §4.1, SimACE Table 7
@@ -103,8 +106,9 @@ def dry_run_values(gpu: dict[str, Any], smoke: dict[str, Any]) -> dict[str, Any]
     for key, (full, mirrored) in DRY_RUN_MIRROR.items():
         if out.get(key) == full:
             out[key] = mirrored
-    if isinstance(gpu.get("model"), str) and gpu.get("model") != smoke.get("model"):
-        out["model"] = stand_in(gpu["model"])
+    for key in DRY_RUN_BACKBONES:
+        if isinstance(gpu.get(key), str) and gpu.get(key) != smoke.get(key):
+            out[key] = stand_in(gpu[key])
     return out
 _LAST: Settings | None = None  # the most recent settings() result (recorded in the ledger's provenance)
 

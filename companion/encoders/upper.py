@@ -229,6 +229,8 @@ class UpperEncoder(nn.Module):
         if self.mlp is not None and mlp_init == "normal":
             nn.init.normal_(self.mlp[0].weight, mean=0.0, std=float(getattr(self.config, "initializer_range", 0.02)))
             nn.init.zeros_(self.mlp[0].bias)
+        if self.mlp is not None:  # drawn on the CPU, then put beside the copied layers (a GPU on the gpu path)
+            self.mlp.to(next(self.layers.parameters()).device)
         self.keep_first = bool(keep_first)
         self.train_length = None if not train_embeddings else encoder.max_length
         self.eval_length = None if not train_embeddings else (eval_max_length or encoder.max_length)
@@ -325,6 +327,13 @@ class UpperEncoder(nn.Module):
         if self.mlp is not None and self.training:
             pooled = self.mlp(pooled)
         return pooled
+
+    def token_states(self, states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The last trained layer's token states ``B x T x d`` (no pooling, no MLP pooler) from lower states, or
+        with trained embeddings from token ids (:meth:`lower`), in the current mode: what a token-level head (a
+        masked-language-model head) reads."""
+        dev = next(self.parameters()).device
+        return run_layers(self.layers, self.config, *self._inputs(states, mask.to(dev), dev))[-1]
 
     def _inputs(self, states: torch.Tensor, mask: torch.Tensor, dev) -> tuple:
         """``(states, mask, position_bias)`` for :func:`run_layers`: float32 states on ``dev`` (with trained

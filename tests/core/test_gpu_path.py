@@ -106,6 +106,20 @@ def test_all_layers_on_the_gpu_path_train_the_embeddings_with_dropout():
     assert torch.equal(merged, gpu.embeddings.word_embeddings.weight)
 
 
+@pytest.mark.parametrize("mlm", [False, True])
+def test_every_trained_part_sits_on_the_backbone_s_device(mlm):
+    """The head drawn on the CPU (SimCSE's MLP, App. J's masked-LM head) is put beside the copied layers: on the gpu
+    path a model on a GPU (the meta device stands in for it here) has no part left on the CPU."""
+    from companion.papers.simace.masked_lm import mlm_base
+
+    enc = tiny_encoder("bert", layers=2, max_length=32)
+    enc.model.to("meta")
+    model = make_base(enc, _simace_cfg("gpu", n_top=2, model="tiny-bert"))
+    if mlm:
+        model = mlm_base(model).fresh()
+    assert model.mlp is not None and {p.device.type for p in model.parameters()} == {"meta"}
+
+
 def test_the_cpu_path_keeps_the_embeddings_frozen():
     enc = tiny_encoder("bert", layers=2, max_length=32)
     cpu = make_base(enc, settings("cpu", **run_settings()))
@@ -356,6 +370,40 @@ def test_the_simace_table_says_what_the_gpu_profile_runs():
     assert value["gradient clipping"].endswith("1") and "weight decay 0" in value["optimiser"]
     cpu = settings_table("simace/02-sts-experiments", notebook_settings("simace/02-sts-experiments", "cpu"))
     assert dict(zip(cpu.choice, cpu.value))["layers trained"].startswith("top 1 layer(s)")
+
+
+def test_the_simace_02_table_has_the_roberta_base_and_mlm_runs_on_the_gpu_profile_only():
+    from companion.gpu_settings import notebook_settings, settings_table
+
+    gpu = settings_table("simace/02-sts-experiments", notebook_settings("simace/02-sts-experiments", "gpu"))
+    value, source = dict(zip(gpu.choice, gpu.value)), dict(zip(gpu.choice, gpu.source))
+    assert value["RoBERTa-base runs"].startswith("roberta-base: simcse tau 0.05, margin 0°; simace tau 0.05")
+    assert (value["RoBERTa-base learning rate"], value["RoBERTa-base batch size"]) == ("1e-05", "128")
+    assert value["RoBERTa-base steps"] == "7813" and "Table 7" in source["RoBERTa-base learning rate"]
+    assert value["MLM auxiliary objective (weight)"].startswith("0.1 x masked-LM cross-entropy")
+    assert value["MLM masking"].startswith("0.15 of the tokens") and "App. J" in source["MLM auxiliary objective (weight)"]
+    cpu = settings_table("simace/02-sts-experiments", notebook_settings("simace/02-sts-experiments", "cpu"))
+    value = dict(zip(cpu.choice, cpu.value))
+    assert value["RoBERTa-base runs"].startswith("none") and value["MLM auxiliary objective (weight)"].startswith("none")
+    three = settings_table("simace/03-analysis", notebook_settings("simace/03-analysis", "gpu"))
+    assert not three.choice.str.contains("RoBERTa|MLM").any()
+
+
+def test_the_dry_run_stands_in_simace_02_s_second_backbone(monkeypatch):
+    from companion.gpu_settings import notebook_settings
+    from companion.papers.simace import roberta_settings
+    from companion.profiles import last_settings
+
+    monkeypatch.setenv(DRY_RUN_ENV, "1")
+    dry = notebook_settings("simace/02-sts-experiments", "gpu")
+    assert (dry.model, dry.roberta_model) == ("tiny-bert-L12", "tiny-roberta-L12")
+    assert (dry.roberta_steps, dry.roberta_batch_size, dry.roberta_lr, dry.mlm_weight) == (2, 8, 1e-5, 0.1)
+    before = last_settings()
+    rcfg = roberta_settings(dry)
+    assert last_settings() is before
+    assert (rcfg.model, rcfg.steps, rcfg.batch_size, rcfg.lr, rcfg.n_top) == ("tiny-roberta-L12", 2, 8, 1e-5, 12)
+    with pytest.raises(ValueError, match="roberta_model"):
+        roberta_settings(notebook_settings("simace/02-sts-experiments", "cpu"))
 
 
 def test_an_undocumented_setting_is_reported():

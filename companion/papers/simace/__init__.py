@@ -42,6 +42,34 @@ GPU_TRAINING: dict[str, tuple[Any, str]] = {
                      "`python -m companion data fetch --only wiki-full`), one epoch = 15,625 steps at batch 64"),
 }
 
+#: Notebook 02's gpu-only RoBERTa-base runs (Table 7's RoBERTa-base row: batch 128, lr 1e-5, max_seq 32, every
+#: objective at tau 0.05, margin 10°, [CLS] pooler; one epoch, §4.2 'Training Setups': 10^6 / 128 = 7,812.5, rounded up
+#: to whole batches): the settings that differ from the BERT-base runs, as ``settings`` keys of notebook 02's gpu
+#: profile (:func:`roberta_settings` applies them). Table 2's RoBERTa-base gap is the one the equal-temperature claims
+#: are graded against.
+ROBERTA_GPU: dict[str, Any] = dict(roberta_model="roberta-base", roberta_lr=1e-5, roberta_batch_size=128,
+                                   roberta_steps=7813)
+#: the RoBERTa-base runs the equal-temperature claims compare (names and specs as in :data:`MAIN` and
+#: :data:`CONTROLS`): SimCSE and SimACE at tau 0.05 (Table 7's RoBERTa-base setting) and both at 0.06
+ROBERTA_NAMES: tuple[str, ...] = ("SimCSE", "SimACE τ=0.05", "SimACE", "SimCSE τ=0.06")
+
+
+def roberta_settings(cfg):
+    """The settings of the RoBERTa-base runs of ``cfg`` (notebook 02's gpu profile, :data:`ROBERTA_GPU`): ``cfg``
+    with ``model``, ``lr``, ``batch_size`` and ``steps`` replaced by its ``roberta_*`` values; everything else (the
+    full fine-tuning, pooling, head, length, data, seeds, selection) is the BERT-base runs'. Not recorded as the
+    notebook's settings (:func:`companion.profiles.last_settings` is left alone)."""
+    from companion.profiles import Settings
+
+    missing = [k for k in ROBERTA_GPU if cfg.get(k) is None]
+    if missing:
+        raise ValueError(f"roberta_settings(): cfg has no {', '.join(missing)} (notebook 02's gpu profile has them).")
+    values = {k: v for k, v in cfg.items() if k != "profile"}
+    values.update(model=cfg["roberta_model"], lr=cfg["roberta_lr"], batch_size=cfg["roberta_batch_size"],
+                  steps=cfg["roberta_steps"])
+    return Settings(cfg["profile"], values)
+
+
 #: name -> (objective, tau, margin in degrees); Table 7: SimCSE/ArcCon tau 0.05, SimACE tau 0.06 (BERT)
 MAIN: dict[str, tuple[str, float, float]] = {
     "SimCSE": ("simcse", 0.05, 0.0),

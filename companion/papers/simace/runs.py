@@ -31,11 +31,13 @@ def split_spec(spec: tuple) -> tuple[str, float, float, float | None]:
 
 
 def dropout_view_loss(embed: Callable[[Sequence[str]], torch.Tensor], texts: Sequence[str], objective: str,
-                      tau: float, margin_deg: float | None = None, sigma: float | None = None
+                      tau: float, margin_deg: float | None = None, sigma: float | None = None,
+                      aux: Callable[[list[str]], torch.Tensor] | None = None
                       ) -> Callable[[torch.Tensor], torch.Tensor]:
     """A ``loss_fn(index_batch)`` for :func:`companion.training.train`: embeds the batch twice (two dropout views
     from ``embed`` in training mode, SimCSE's augmentation) and returns the objective's loss (``sigma``: the RBF
-    objective's kernel width)."""
+    objective's kernel width), plus ``aux(batch)`` when given, computed after the two views (App. J's MLM term:
+    :meth:`companion.papers.simace.masked_lm.MLMUpperEncoder.auxiliary_loss`)."""
     if objective not in OBJECTIVES:
         raise ValueError(f"Unknown objective {objective!r}; choose one of {', '.join(OBJECTIVES)}.")
     check_temperature(tau)
@@ -49,23 +51,26 @@ def dropout_view_loss(embed: Callable[[Sequence[str]], torch.Tensor], texts: Seq
         batch = [texts[int(i)] for i in idx]
         z1 = embed(batch)
         z2 = embed(batch)
-        return contrastive_loss(z1, z2, objective, tau, margin_deg, sigma=sigma)
+        loss = contrastive_loss(z1, z2, objective, tau, margin_deg, sigma=sigma)
+        return loss if aux is None else loss + aux(batch)
 
     return loss_fn
 
 
 def train_dropout_views(model: torch.nn.Module, embed: Callable[[Sequence[str]], torch.Tensor], texts: Sequence[str],
                         objective: str, tau: float, margin_deg: float | None, steps: int, batch_size: int,
-                        lr: float, seed: int, sigma: float | None = None, **train_kwargs):
+                        lr: float, seed: int, sigma: float | None = None,
+                        aux: Callable[[list[str]], torch.Tensor] | None = None, **train_kwargs):
     """One unsupervised run (SimCSE-style dropout views) with :func:`companion.training.train`.
 
     The data order comes from ``index_batches(len(texts), batch_size, seed)``, so every objective sees the SAME
     batches for a given seed (paired comparisons). Seed the RNG (``seed_everything(seed)``) before building
-    ``model`` so that initialisation and dropout masks are reproducible too. Extra keyword arguments go to ``train``
+    ``model`` so that initialisation and dropout masks are reproducible too. ``aux``: a term added to the loss
+    (:func:`dropout_view_loss`). Extra keyword arguments go to ``train``
     (``log_fn``, ``log_every``, ``eval_fn`` ...). Returns the :class:`~companion.training.TrainResult`."""
     from companion.training import index_batches, train
 
-    loss_fn = dropout_view_loss(embed, texts, objective, tau, margin_deg, sigma)
+    loss_fn = dropout_view_loss(embed, texts, objective, tau, margin_deg, sigma, aux=aux)
     batches = index_batches(len(texts), batch_size, seed=seed, epochs=None)
     desc = train_kwargs.pop("desc", f"{objective} seed {seed}")
     return train(model, loss_fn, batches, steps, lr, desc=desc, **train_kwargs)
@@ -171,7 +176,8 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
     """One SimACE-paper run on an :class:`~companion.encoders.upper.UpperEncoder` ``base`` (its cached lower states are
     shared, its weights never touched): seed, ``base.fresh()``, :func:`train_dropout_views`, optional STS-B dev
     monitoring every ``eval_every`` steps with best-checkpoint selection among steps >= ``eval_every``
-    (:class:`DevMonitor`; ``dev = (sentence1, sentence2, gold)``).
+    (:class:`DevMonitor`; ``dev = (sentence1, sentence2, gold)``). A base whose copies have an ``auxiliary_loss``
+    (App. J's MLM variant, :func:`companion.papers.simace.masked_lm.mlm_base`) adds it to every step's loss.
 
     With ``cache`` (a folder), the trained weights and the history are saved as ``<cache>/<run_key>.pt``, the key
     hashing every setting, the encoder's weights fingerprint and the training texts; with ``reuse`` an existing
@@ -225,7 +231,8 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
         return {**meta, "model": model, "from_cache": True, "key": key}
     monitor = DevMonitor(model, *dev, probe=probe, eligible_from=1) if eval_every else None
     result = train_dropout_views(model, model.embed, texts, objective, tau, margin_deg, steps, batch_size, lr, seed,
-                                 sigma=sigma, eval_fn=monitor, eval_every=eval_every, **train_kwargs)
+                                 sigma=sigma, aux=getattr(model, "auxiliary_loss", None), eval_fn=monitor,
+                                 eval_every=eval_every, **train_kwargs)
     history = [{"step": h["step"], "loss": h["loss"], "lr": h["lr"]} for h in result.history if "loss" in h]
     records = []
     if monitor is not None:
