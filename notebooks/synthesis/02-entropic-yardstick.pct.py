@@ -467,9 +467,10 @@ theory.show(pd.DataFrame([c for c in ledger.claims if c["id"].startswith("simace
 # %% [markdown]
 # ### 4b · The label geometry of trained Emolit heads
 #
-# `circumplex/02`'s GPT heads (SINCERE, SoftCSE, CircularCSE; frozen all-MiniLM-L6-v2 token states, 92 steps of
-# batch 128, pooled by `pooling` with gradients clipped at `clip_norm`, as `circumplex/02` trains them) are reloaded
-# from its cache when they were trained with these settings (trained here with its recipe otherwise); SupCon and
+# GPT heads trained with `circumplex/02`'s recipe (SINCERE, SoftCSE, CircularCSE; frozen all-MiniLM-L6-v2 token
+# states, batch 128, pooled by `pooling` with gradients clipped at `clip_norm`) for this notebook's `steps_emolit`
+# steps (`circumplex/02` itself now trains the paper's 15 epochs) are reloaded from `circumplex/02`'s cache when it
+# trained them with these settings (trained here otherwise); SupCon and
 # Soft SupCon heads (the zoo's τ = 0.1, ε = 0.01) are trained here with the same recipe. On the Emolit test
 # split: the mean cosine between labels (every optimum above predicts −1/11, Soft SupCon's 1 + τ log ε), and how the
 # label-to-label cosines correlate with the ring ($\cos\Delta\theta$) and with SoftCSE's predicted tilt
