@@ -167,9 +167,17 @@ def _pack(widths: list[float], room: float) -> list[list[int]]:
     return groups
 
 
+def _row_numbers(body_rows: list[list[_Cell]], k: int) -> bool:
+    """Whether the index of a table's body rows is one column of the bare row numbers 0, 1, 2, ... (pandas' default
+    index), which tells a reader of a later column group nothing about the row."""
+    texts = [_html.unescape(_TAG.sub("", line[0].inner)).strip() for line in body_rows] if k == 1 else []
+    return bool(texts) and texts == [str(i) for i in range(len(texts))]
+
+
 def _cut(open_tag: str, body: str, target: float) -> str | None:
     """The table as column groups shown one below the other, each at most ``target`` pixels with the index columns
-    repeated, as even as the fewest groups allow; ``None`` when it fits or cannot be cut."""
+    repeated (and the first column too where the index is bare row numbers), as even as the fewest groups allow;
+    ``None`` when it fits or cannot be cut."""
     parsed = _grid(body)
     if parsed is None:
         return None
@@ -177,6 +185,8 @@ def _cut(open_tag: str, body: str, target: float) -> str | None:
     widths = _column_px(grid)
     body_rows = [line for line in grid if any(c.kind == "td" for c in line)] or grid
     k = next((j for j, c in enumerate(body_rows[0]) if c.kind != "th"), len(body_rows[0]))
+    if _row_numbers(body_rows, k) and len(widths) > k + 2 and sum(widths[:k + 1]) + max(widths[k + 1:]) <= target:
+        k += 1  # an index of bare row numbers keys nothing: the first column (a claim's id) is repeated instead
     data = widths[k:]
     room = target - sum(widths[:k])
     if sum(widths) <= target or not data or room < max(data):

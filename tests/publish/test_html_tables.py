@@ -50,6 +50,20 @@ def test_fit_cuts_a_wide_table_into_even_groups_that_fit_and_keeps_every_value()
     assert T.fit(fitted) == fitted
 
 
+def test_a_table_keyed_by_its_first_column_repeats_that_column_when_its_index_is_row_numbers():
+    frame = pd.concat([pd.DataFrame({"id": ["Emolit:circular-lowest-V:GPT", "GoEmotions:sincere-orthogonal:nGPT",
+                                            "Emolit:trained-beat-pretrained-V"]}),
+                       _wide_frame().reset_index(drop=True)], axis=1)
+    tables = T.fit(frame.to_html()).split("</table>")[:-1]
+    assert len(tables) >= 2 and T.wide_tables("".join(tables)) == []
+    assert all(">id<" in t and "GoEmotions:sincere-orthogonal:nGPT" in t.replace("<wbr>", "")
+               for t in tables)  # every group names its rows
+    keyed = frame.set_index("id")  # a meaningful index is repeated instead; no data column is
+    groups = T.fit(keyed.to_html()).split("</table>")[:-1]
+    assert len(groups) >= 2 and sum(">V @ 0<" in t for t in groups) == 1
+    assert all("GoEmotions:sincere-orthogonal:nGPT" in t.replace("<wbr>", "") for t in groups)
+
+
 def test_a_multiindex_header_is_merged_again_within_each_group():
     frame = pd.concat({"R1": _wide_frame(10), "R10": _wide_frame(10)}, axis=1)
     fitted = T.fit(frame.to_html())
