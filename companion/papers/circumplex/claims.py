@@ -144,15 +144,16 @@ def table4_claims(ds: str, paper_set: str, ours: pd.DataFrame, pretrained_v: flo
 
 def _mean_of(claim: Mapping) -> float | None:
     st = claim.get("stats") or {}
-    if st.get("mean") is not None:
-        return float(st["mean"])
+    if st.get("estimate") is not None:
+        return float(st["estimate"])
     ours = claim.get("ours")
     return float(ours) if isinstance(ours, (int, float)) and not isinstance(ours, bool) else None
 
 
 def regimes_side_by_side(here: Sequence[Mapping], other: Mapping | None, *, here_name: str, other_name: str
                          ) -> pd.DataFrame:
-    """The claims ``here`` (a ledger's claim records: ``id``, ``paper_value``, ``stats`` or ``ours``, ``verdict``)
+    """The claims ``here`` (a ledger's claim records: ``id``, ``paper_value``, ``stats`` (its ``estimate``) or ``ours``,
+    ``verdict``)
     beside the claims of the same id in ``other`` (another notebook's saved ledger, a dict with ``claims``; None when
     that notebook has not been run with this profile): one row per claim id of ``here``, with the paper's value,
     our mean and the verdict under each regime's name (empty where ``other`` has no such claim). The paper's values differ where

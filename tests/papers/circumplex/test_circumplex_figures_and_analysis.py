@@ -149,9 +149,9 @@ def test_beside_table4_sets_our_mean_next_to_the_cell():
 
 
 def test_regimes_side_by_side_matches_claims_by_id():
-    here = [{"id": "a", "paper_value": 0.1, "stats": {"mean": 0.05}, "verdict": "partly"},
+    here = [{"id": "a", "paper_value": 0.1, "stats": {"estimate": 0.05}, "verdict": "partly"},
             {"id": "b", "paper_value": 0.2, "ours": 0.3, "verdict": "reproduced"}]
-    other = {"claims": [{"id": "b", "paper_value": 0.4, "stats": {"mean": -0.1}, "verdict": "not reproduced"},
+    other = {"claims": [{"id": "b", "paper_value": 0.4, "stats": {"estimate": -0.1}, "verdict": "not reproduced"},
                         {"id": "c", "paper_value": 1.0, "ours": 1.0, "verdict": "reproduced"}]}
     side = regimes_side_by_side(here, other, here_name="tuned", other_name="frozen")
     assert list(side.index) == ["a", "b"]  # the claims of this regime, in order; c is the other's only
