@@ -156,7 +156,7 @@ cfg = settings(profile,
                smoke=dict(seeds=[42], free_seeds=[0], free_steps=40, steps_emolit=2, batch_size=24, n_train=4,
                           n_test=2, model="tiny-bert", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2, n_held_out=20,
                           pooling=paper_pooling("bert-like")),
-               cpu=dict(seeds=[42, 43, 44], free_seeds=[0, 1, 2], free_steps=500, steps_emolit=92, batch_size=128,
+               cpu=dict(seeds=[42, 43, 44], free_seeds=[0, 1, 2], free_steps=500, steps_emolit=705, batch_size=128,
                         n_train=None, n_test=None, model="sentence-transformers/all-MiniLM-L6-v2", head_dim=64,
                         max_tokens=32, lr=3e-3, n_heads=4, n_held_out=200, pooling=paper_pooling("bert-like")),
                # gpu: the heads of circumplex/02's gpu profile (mE5-large, App. D Table 3) and simace/02's paper-scale
@@ -467,10 +467,9 @@ theory.show(pd.DataFrame([c for c in ledger.claims if c["id"].startswith("simace
 # %% [markdown]
 # ### 4b · The label geometry of trained Emolit heads
 #
-# GPT heads trained with `circumplex/02`'s recipe (SINCERE, SoftCSE, CircularCSE; frozen all-MiniLM-L6-v2 token
-# states, batch 128, pooled by `pooling` with gradients clipped at `clip_norm`) for this notebook's `steps_emolit`
-# steps (`circumplex/02` itself now trains the paper's 15 epochs) are reloaded from `circumplex/02`'s cache when it
-# trained them with these settings (trained here otherwise); SupCon and
+# `circumplex/02`'s GPT heads (SINCERE, SoftCSE, CircularCSE; frozen all-MiniLM-L6-v2 token states, `steps_emolit`
+# steps of batch 128, pooled by `pooling` with gradients clipped at `clip_norm`, as `circumplex/02` trains them) are
+# reloaded from its cache when they were trained with these settings (trained here with its recipe otherwise); SupCon and
 # Soft SupCon heads (the zoo's τ = 0.1, ε = 0.01) are trained here with the same recipe. On the Emolit test
 # split: the mean cosine between labels (every optimum above predicts −1/11, Soft SupCon's 1 + τ log ε), and how the
 # label-to-label cosines correlate with the ring ($\cos\Delta\theta$) and with SoftCSE's predicted tilt
