@@ -164,12 +164,9 @@ class TunedHead(nn.Module):
         return next(self.parameters()).device
 
     def token_states(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """The fine-tuned encoder's last-layer token states ``B x T x d`` of padded ids (float32 unless autocast)."""
-        from companion.encoders.upper import run_layers
-
-        dev = self.device
-        h, m, bias = self.backbone._inputs(ids, mask.to(dev), dev)
-        return run_layers(self.backbone.layers, self.backbone.config, h, m, bias)[-1]
+        """The fine-tuned encoder's last-layer token states ``B x T x d`` of padded ids (float32 unless autocast):
+        :meth:`~companion.encoders.upper.UpperEncoder.token_states` of the trainable copy."""
+        return self.backbone.token_states(ids, mask)
 
     def forward(self, ids: torch.Tensor, mask: torch.Tensor, return_stages: bool = False):
         if torch.cuda.is_available() and self.device.type != "cuda":
