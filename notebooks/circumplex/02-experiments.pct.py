@@ -100,7 +100,8 @@ import torch
 from companion.losses.circumplex import LOSSES
 from companion.papers.circumplex.claims import beside_table4, table4_claims, table4_rows
 from companion.papers.circumplex.comparison import plateau_table
-from companion.papers.circumplex.experiments import emolit_frames, goemotions_standin, head_settings_table, table4_runs
+from companion.papers.circumplex.experiments import (emolit_frames, goemotions_standin, head_settings_table, per_label,
+                                                      table4_runs)
 from companion.papers.circumplex.figures import plot_avgcossim, plot_pca_panels, plot_table4_bars
 from companion.papers.circumplex.finetune import backbone_options
 from companion.papers.circumplex.heads import CLIP_NORM, frozen_features, paper_pooling
@@ -199,9 +200,8 @@ from companion.encoders import load_encoder  # noqa: E402
 emolit_train, emolit_test = emolit_frames()
 go_train, go_test = goemotions_standin()
 if cfg.n_train:  # smoke: a few examples per label
-    pick = lambda df, n: df.groupby("label", group_keys=False).head(n).reset_index(drop=True)  # noqa: E731
-    emolit_train, emolit_test = pick(emolit_train, cfg.n_train), pick(emolit_test, cfg.n_test)
-    go_train, go_test = pick(go_train, cfg.n_train), pick(go_test, cfg.n_test)
+    emolit_train, emolit_test = per_label(emolit_train, cfg.n_train), per_label(emolit_test, cfg.n_test)
+    go_train, go_test = per_label(go_train, cfg.n_train), per_label(go_test, cfg.n_test)
 encoder = load_encoder(cfg.model, pooling="mean", max_length=64)  # smoke: a random tiny BERT
 t = time.perf_counter()
 feats, pretrained, info = frozen_features(

@@ -104,7 +104,7 @@ from companion.papers.circumplex.analysis import (FIG5B_SUBSETS, STAGES, emobank
                                                   gpt_mlp_norms, label_subset_runs, stage_maps, unseen_label_maps)
 from companion.papers.circumplex.claims import table4_rows
 from companion.papers.circumplex.experiments import (emobank_sample, emolit_frames, emolit_heads, goemotions_other_labels,
-                                                     head_settings, unseen_label_summary)
+                                                     head_settings, per_label, unseen_label_summary)
 from companion.papers.circumplex.figures import (plot_emobank_angles, plot_stage_maps, plot_unseen_maps, plot_v_vs_labels,
                                                  plot_v_vs_pca)
 from companion.papers.circumplex.finetune import backbone_options
@@ -196,8 +196,7 @@ gpu_table("circumplex/03-analysis", cfg)
 # %%
 emolit_train, emolit_test = emolit_frames()
 if cfg.n_train:
-    pick = lambda df, n: df.groupby("label", group_keys=False).head(n).reset_index(drop=True)  # noqa: E731
-    emolit_train, emolit_test = pick(emolit_train, cfg.n_train), pick(emolit_test, cfg.n_test)
+    emolit_train, emolit_test = per_label(emolit_train, cfg.n_train), per_label(emolit_test, cfg.n_test)
 other = goemotions_other_labels(cfg.n_other, exclude_neutral=False)
 emobank = emobank_sample(cfg.n_emobank)
 encoder = load_encoder(cfg.model, pooling="mean", max_length=64)  # smoke: a random tiny BERT

@@ -100,7 +100,7 @@ from companion.encoders import load_encoder
 from companion.losses.circumplex import LOSSES, anchor_coverage
 from companion.papers.circumplex import comparison as cmp
 from companion.papers.circumplex.claims import table4_rows
-from companion.papers.circumplex.experiments import emolit_frames, goemotions_standin, head_settings_table
+from companion.papers.circumplex.experiments import emolit_frames, goemotions_standin, head_settings_table, per_label
 from companion.papers.circumplex.figures import plot_avgcossim, plot_head_comparison, plot_v_vs_pca
 from companion.papers.circumplex.finetune import backbone_options
 from companion.papers.circumplex.heads import CLIP_NORM, evaluate_embeddings, frozen_features, paper_pooling
@@ -203,8 +203,7 @@ gpu_table("circumplex/04-full-width-heads", cfg)
 # %%
 train, test = emolit_frames()
 if cfg.n_train:  # smoke: a few examples per label
-    pick = lambda df, n: df.groupby("label", group_keys=False).head(n).reset_index(drop=True)  # noqa: E731
-    train, test = pick(train, cfg.n_train), pick(test, cfg.n_test)
+    train, test = per_label(train, cfg.n_train), per_label(test, cfg.n_test)
 encoder = load_encoder(cfg.model, pooling="mean", max_length=64)
 feats, pretrained, info = frozen_features(encoder, {"train": train.text, "test": test.text}, head_dim=None,
                                           max_tokens=cfg.max_tokens, pretrained_pooling=cfg.pooling,

@@ -100,7 +100,7 @@ from companion.encoders import load_encoder
 from companion.losses.circumplex import LOSSES
 from companion.papers.circumplex.claims import beside_table4, regimes_side_by_side, table4_claims, table4_rows
 from companion.papers.circumplex.comparison import plateau_table
-from companion.papers.circumplex.experiments import emolit_frames, head_settings_table, table4_runs
+from companion.papers.circumplex.experiments import emolit_frames, head_settings_table, per_label, table4_runs
 from companion.papers.circumplex.figures import plot_learning_curves, plot_table4_bars
 from companion.papers.circumplex.finetune import backbone_options
 from companion.papers.circumplex.heads import CLIP_NORM, frozen_features, paper_pooling
@@ -177,8 +177,7 @@ gpu_table("circumplex/05-fine-tuned-backbone", cfg)
 # %%
 train, test = emolit_frames()
 if cfg.n_train:  # smoke: a few examples per label
-    pick = lambda df, n: df.groupby("label", group_keys=False).head(n).reset_index(drop=True)  # noqa: E731
-    train, test = pick(train, cfg.n_train), pick(test, cfg.n_test)
+    train, test = per_label(train, cfg.n_train), per_label(test, cfg.n_test)
 encoder = load_encoder(cfg.model, pooling="mean", max_length=64)  # smoke: a random tiny BERT
 feats, pretrained, info = frozen_features(encoder, {"train": train.text, "test": test.text}, head_dim=None,
                                           max_tokens=cfg.max_tokens, pretrained_pooling=cfg.pooling,

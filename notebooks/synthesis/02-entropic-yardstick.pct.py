@@ -100,7 +100,7 @@ from tqdm.auto import tqdm
 from companion import stats
 from companion.encoders import load_encoder
 from companion.losses.circumplex import ECM_LABELS
-from companion.papers.circumplex.experiments import emolit_frames
+from companion.papers.circumplex.experiments import emolit_frames, per_label
 from companion.papers.circumplex.geometry import avg_cos_sim
 from companion.papers.circumplex.heads import CLIP_NORM, embed_with_head, frozen_features, paper_pooling
 from companion.papers.circumplex.validity import TRAINED_RATIO, missing_record, run_checks
@@ -479,8 +479,7 @@ theory.show(pd.DataFrame([c for c in ledger.claims if c["id"].startswith("simace
 t0 = time.perf_counter()
 emolit_train, emolit_test = emolit_frames()
 if cfg.n_train:  # smoke: a few sentences per label
-    pick = lambda df, n: df.groupby("label", group_keys=False).head(n).reset_index(drop=True)  # noqa: E731
-    emolit_train, emolit_test = pick(emolit_train, cfg.n_train), pick(emolit_test, cfg.n_test)
+    emolit_train, emolit_test = per_label(emolit_train, cfg.n_train), per_label(emolit_test, cfg.n_test)
 encoder = load_encoder(cfg.model, pooling="mean", max_length=64)  # smoke: a random tiny BERT
 feats, _, info = frozen_features(encoder, {"train": emolit_train.text, "test": emolit_test.text},
                                  head_dim=cfg.head_dim or None, max_tokens=cfg.max_tokens)

@@ -77,6 +77,12 @@ def emolit_frames():
     return tuple(out)
 
 
+def per_label(frame, n: int):
+    """The first ``n`` rows of each label of a frame with a ``label`` column, re-indexed from 0: the few examples
+    per label the smoke profiles keep (``n_train`` / ``n_test``)."""
+    return frame.groupby("label", group_keys=False).head(n).reset_index(drop=True)
+
+
 def optimise_free_vectors(loss, labels, dim: int, steps: int, lr: float = 0.05, seed: int = 0,
                           dtype: torch.dtype = torch.float64, progress: bool = False):
     """Optimise free unit vectors (no model) with ``loss(emb, labels)`` — paper App. I's idealised setting.

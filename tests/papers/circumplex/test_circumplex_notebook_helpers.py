@@ -254,3 +254,11 @@ def test_comparison_helpers():
     # these rows carry no training record: every claim says so with a failed check instead of passing silently
     assert all([v.name for v in c["validity"]] == ["record", "record"] and not any(v.passed for v in c["validity"])
                for c in claims)
+
+
+def test_per_label_keeps_the_first_rows_of_each_label_in_order():
+    from companion.papers.circumplex.experiments import per_label
+
+    frame = pd.DataFrame({"text": list("abcdef"), "label": ["x", "y", "x", "x", "y", "z"]})
+    out = per_label(frame, 2)
+    assert out.text.tolist() == ["a", "b", "c", "e", "f"] and out.index.tolist() == [0, 1, 2, 3, 4]
