@@ -3,11 +3,13 @@
 App. J trains SimCSE, ArcCon and SimACE a second time with an MLM term added (Devlin et al. 2018) for Table 13's
 "with MLM" rows, and states neither the term's weight nor its masking. Both come from SimCSE's released code, whose
 setup the paper follows (App. B): ``train.py`` (``--do_mlm``, ``mlm_weight`` 0.1, ``mlm_probability`` 0.15, BERT's
-80 / 10 / 10 replacement rule in its collator) and ``simcse/models.py`` (a third forward pass of the encoder on the
-masked copies of both views, the backbone's pretrained masked-LM head on its token states, the cross-entropy over the
-masked tokens times the weight added to the contrastive loss). Nothing here is copied from that code.
+80 / 10 / 10 replacement rule in its collator, transformers' ``DataCollatorForLanguageModeling``) and
+``simcse/models.py`` (a third forward pass of the encoder on the masked copies of both views, the backbone's
+pretrained masked-LM head on its token states, the cross-entropy over the masked tokens times the weight added to the
+contrastive loss). Nothing here is copied from that code; the masking itself is the transformers collator's.
 
-* :func:`mask_tokens`: BERT's masking of a batch of token ids, with its own random generator.
+* :func:`mask_tokens`: BERT's masking of a batch of token ids (transformers' masked-LM collator), drawing from
+  a given random generator.
 * :func:`masked_lm_head`: a fresh copy of the backbone's masked-LM head (pretrained for a hub model; for a tiny
   stand-in the head of its class, initialised with a fixed seed).
 * :class:`MLMUpperEncoder`: the gpu path's :class:`~companion.encoders.upper.UpperEncoder` (full fine-tuning) with
@@ -39,10 +41,14 @@ IGNORE = -100  # the label of a token that is not predicted (torch's cross_entro
 
 def mask_tokens(ids: torch.Tensor, tokenizer, probability: float = MLM_PROBABILITY,
                 generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """BERT's masking of token ids ``B x T``: every token but the special ones (padding included) is chosen with
+    """BERT's masking of token ids ``B x T``, by transformers' ``DataCollatorForLanguageModeling`` (the collator
+    SimCSE's train.py masks with): every token but the special ones (padding included) is chosen with
     ``probability``; a chosen token becomes the mask token with probability 0.8, else a uniformly random token of
-    the tokenizer's vocabulary with probability 0.5, else stays. Returns ``(inputs, labels)``: the masked ids and
-    the original id at each chosen position, :data:`IGNORE` elsewhere. ``ids`` is not changed."""
+    the tokenizer's vocabulary with probability 0.5, else stays. The draws come from ``generator`` (None: torch's
+    global generator). Returns ``(inputs, labels)``: the masked ids and the original id at each chosen position,
+    :data:`IGNORE` elsewhere. ``ids`` is not changed."""
+    from transformers import DataCollatorForLanguageModeling
+
     if not 0.0 < probability < 1.0:
         raise ValueError(f"probability must be in (0, 1), got {probability!r}.")
     if ids.dim() != 2 or ids.dtype != torch.long:
@@ -51,15 +57,10 @@ def mask_tokens(ids: torch.Tensor, tokenizer, probability: float = MLM_PROBABILI
         raise ValueError("the tokenizer has no mask token: it cannot be trained with an MLM objective.")
     ids = ids.cpu()
     special = torch.isin(ids, torch.tensor(sorted(set(tokenizer.all_special_ids)), dtype=torch.long))
-    chosen = torch.bernoulli(torch.full(ids.shape, float(probability)), generator=generator).bool() & ~special
-    labels = torch.where(chosen, ids, torch.full_like(ids, IGNORE))
-    to_mask = torch.bernoulli(torch.full(ids.shape, MASK_SHARE), generator=generator).bool() & chosen
-    to_random = torch.bernoulli(torch.full(ids.shape, 0.5), generator=generator).bool() & chosen & ~to_mask
-    random_ids = torch.randint(len(tokenizer), ids.shape, generator=generator, dtype=torch.long)
-    inputs = ids.clone()
-    inputs[to_mask] = tokenizer.mask_token_id
-    inputs[to_random] = random_ids[to_random]
-    return inputs, labels
+    collator = DataCollatorForLanguageModeling(tokenizer, mlm_probability=float(probability),
+                                               mask_replace_prob=MASK_SHARE, random_replace_prob=(1 - MASK_SHARE) / 2)
+    collator.generator = generator  # the collator draws from its own generator attribute
+    return collator.torch_mask_tokens(ids.clone(), special_tokens_mask=special)
 
 
 _HEADS: dict[int, tuple[object, nn.Module]] = {}  # id(encoder.model) -> (the model, its pristine head)
