@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import nbformat
+import pandas as pd
 import pytest
 
 from companion import settings
@@ -466,7 +467,8 @@ def _mask_provenance(nb: dict) -> tuple[dict, int]:
         for mime, value in out.get("data", {}).items():
             text = "".join(value) if isinstance(value, list) else value
             for row in PROVENANCE_ROWS:
-                text, n_plain = re.subn(rf"(?m)^({re.escape(row)}\s+)\S.*$", r"\1<run>", text)
+                # the padding before a right-aligned value depends on its width: masked with it
+                text, n_plain = re.subn(rf"(?m)^({re.escape(row)})\s+\S.*$", r"\1 <run>", text)
                 text, n_html = re.subn(rf"(<th>{re.escape(row)}</th>\s*<td>)[^<]*(</td>)", r"\1<run>\2", text)
                 masked += n_plain + n_html
             out["data"][mime] = text
@@ -494,3 +496,22 @@ def test_two_runs_differ_only_in_provenance(tmp_path, monkeypatch):
     a, b = (json.dumps(x, indent=1, sort_keys=True, ensure_ascii=False).splitlines() for x in (first, second))
     assert a == b, "the two runs differ beyond their provenance:\n" + "\n".join(
         f"  {x[:120]!r} vs {y[:120]!r}" for x, y in zip(a, b) if x != y)
+
+
+def test_provenance_mask_ignores_the_width_of_a_value():
+    """A wall time of 9.8 s and one of 10.2 s pad their row differently in pandas' plain text; masked, the two
+    notebooks are equal, and a difference in any other row still shows."""
+    def notebook(wall: str, seeds: str = "0") -> dict:
+        frame = pd.DataFrame({"value": ["smoke", seeds, wall, "2026-01-01", "Linux-long-platform-name"]},
+                             index=pd.Index(["profile", "seeds", "wall time (s)", "date", "hardware: platform"],
+                                            name="what"))
+        out = {"output_type": "display_data", "metadata": {},
+               "data": {"text/plain": frame.to_string(), "text/html": frame.to_html()}}
+        cell = {"cell_type": "code", "source": "show_provenance()", "outputs": [out]}
+        return {"metadata": {"companion": {"date": "x", "wall_time_s": wall}}, "cells": [cell]}
+
+    (a, n_a), (b, n_b), (c, _) = (_mask_provenance(notebook(w, s)) for w, s in (("9.8", "0"), ("10.2", "0"),
+                                                                               ("10.2", "1")))
+    assert n_a == n_b == 2 + 2 * len(PROVENANCE_ROWS)
+    assert a == b
+    assert a != c
