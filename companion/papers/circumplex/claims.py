@@ -152,12 +152,11 @@ def _mean_of(claim: Mapping) -> float | None:
 
 def regimes_side_by_side(here: Sequence[Mapping], other: Mapping | None, *, here_name: str, other_name: str
                          ) -> pd.DataFrame:
-    """The claims ``here`` (a ledger's claim records: ``id``, ``paper_value``, ``stats`` (its ``estimate``) or ``ours``,
-    ``verdict``)
-    beside the claims of the same id in ``other`` (another notebook's saved ledger, a dict with ``claims``; None when
-    that notebook has not been run with this profile): one row per claim id of ``here``, with the paper's value,
-    our mean and the verdict under each regime's name (empty where ``other`` has no such claim). The paper's values differ where
-    the two regimes are graded against different rows of the paper's table."""
+    """The claims ``here`` (a ledger's claim records: ``id``, ``paper_value``, ``stats`` (its ``estimate``) or
+    ``ours``, ``verdict``) beside the claims of the same id in ``other`` (another notebook's saved ledger, a dict with
+    ``claims``; None when that notebook has not been run with this profile): one row per claim id of ``here``, with
+    the paper's value, our mean and the verdict under each regime's name (empty where ``other`` has no such claim).
+    The paper's values differ where the two regimes are graded against different rows of the paper's table."""
     theirs = {c["id"]: c for c in (other or {}).get("claims", [])}
     rows = []
     for c in here:

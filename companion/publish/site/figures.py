@@ -29,10 +29,13 @@ import struct
 from pathlib import Path
 from typing import Any
 
+from companion.publish.html_tables import TEXT_COLUMN_PX
+
 #: Width of the text column in CSS pixels in a 1400-px browser window with the docked sidebar and the table of
-#: contents: the default article layout (measured on the rendered site), and ``page-layout: full`` (estimated from
-#: it in proportion to the characters per line of :mod:`companion.publish.site.render`).
-COLUMN_PX = {"article": 749, "full": 999}
+#: contents: the default article layout (measured on the rendered site; the one value tables are fitted to,
+#: :data:`companion.publish.html_tables.TEXT_COLUMN_PX`), and ``page-layout: full`` (estimated from it in proportion
+#: to the characters per line of :mod:`companion.publish.site.render`).
+COLUMN_PX = {"article": TEXT_COLUMN_PX, "full": 999}
 #: The smallest text height, in pixels at display width, that a figure may show.
 MIN_FONT_PX = 10.0
 #: matplotlib's default tick-label size (``xtick.labelsize: medium`` of ``font.size: 10``): the smallest text of a
