@@ -50,7 +50,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.settings import data_file
+from companion import settings as _settings
+from companion.fetch import verified
+from companion.settings import DataCorruptError
 from companion.wordnet import wordnet, wordnet_cntlist_path, wordnet_sense_counts
 
 __all__ = [
@@ -145,9 +147,20 @@ GOEMOTIONS_EKMAN_MAPPING: dict[str, tuple[str, ...]] = {
 # helpers
 
 
+def data_file(*parts: str, dataset: str | None = None) -> Path:
+    """The mirror's file ``parts`` (:func:`companion.settings.data_file`: missing is a clear error), verified against
+    the manifest once per process (:func:`companion.fetch.verified`: damaged is a clear error)."""
+    return verified(_settings.data_file(*parts, dataset=dataset))
+
+
 def _read_lines(path: Path, encoding: str = "utf-8") -> list[str]:
-    """Lines of a text file, split on ``\\n`` only; a final newline does not make an extra empty line."""
-    text = path.read_text(encoding=encoding)
+    """Lines of a text file, split on ``\\n`` only; a final newline does not make an extra empty line.
+    Bytes that are not ``encoding`` are an error naming the file."""
+    try:
+        text = path.read_text(encoding=encoding)
+    except UnicodeDecodeError as exc:
+        raise DataCorruptError(f"{path} is not {encoding} text (byte {exc.start:,}): `python -m companion data "
+                               f"check` lists every damaged file") from None
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

@@ -28,6 +28,7 @@ command ``data fetch`` and read the same manifest entries.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import http.client
 import json
@@ -47,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from companion import settings as _settings
+from companion.settings import DataCorruptError
 
 MANIFEST = Path(__file__).with_name("data_manifest.sha256")
 DOWNLOADS = ".downloads"
@@ -281,6 +283,41 @@ def sha256_of(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+#: files verified in this process: (path, size, modification time); a file replaced since is verified again
+_VERIFIED: set[tuple[str, int, int]] = set()
+
+
+@functools.lru_cache(maxsize=1)
+def manifest_sums() -> dict[str, str]:
+    """``{path in the manifest: sha256}`` of the shipped manifest, read once per process."""
+    return {e.path: e.sha256 for e in read_manifest(MANIFEST)}
+
+
+def verified(path: Path, root: Path | None = None) -> Path:
+    """``path``, a file of the data folder ``root`` (default: the one the loaders read), once its SHA-256 matches the
+    manifest: what every loader of :mod:`companion.data` reads goes through here, so a cut or altered file fails
+    where it is read, not many cells later. Each file is hashed once per process (again if its size or time
+    changes); a file the manifest does not list is returned as it is. Raises :class:`DataCorruptError` (one line:
+    the file and the command that lists every damaged file)."""
+    root = _settings.data_dir() if root is None else root
+    try:
+        rel = path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path
+    want = manifest_sums().get(rel)
+    if want is None:
+        return path
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    if key not in _VERIFIED:
+        if sha256_of(path) != want:
+            raise DataCorruptError(f"{path} is damaged or incomplete (its SHA-256 is not the manifest's): "
+                                   f"`python -m companion data check` lists every damaged file, and "
+                                   f"`python -m companion data fetch` replaces them")
+        _VERIFIED.add(key)
+    return path
 
 
 def upstream_of(path: str, upstreams: Iterable[Upstream] = UPSTREAMS) -> tuple[Upstream, str, str | int | None]:

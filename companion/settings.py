@@ -49,6 +49,11 @@ class DataNotFoundError(FileNotFoundError):
     """A data set file or the data directory is missing. The message names the file, the setting and the source."""
 
 
+class DataCorruptError(ValueError):
+    """A data file is there but not what the manifest says (cut, altered, or not valid text): one line naming the
+    file and ``python -m companion data check``."""
+
+
 class RepositoryNotFoundError(FileNotFoundError):
     """A command needs the checkout (notebooks, ``data/``, ``results/``) and none was found; one-line fix inside."""
 

@@ -9,14 +9,16 @@ from __future__ import annotations
 import functools
 import gzip
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from companion import data as D
+from companion import fetch
 from companion import wordnet as W
-from companion.settings import DataNotFoundError, data_dir
+from companion.settings import DataCorruptError, DataNotFoundError, data_dir
 
 
 def _mirror_or_skip() -> Path:
@@ -257,6 +259,9 @@ def fake_mirror(tmp_path, monkeypatch):
         'main-news\theadlines\t2013\t0001\t3.5\tA "quoted\tB\tsource-a\tsource-b\n',
     )
     monkeypatch.setenv("COMPANION_DATA_DIR", str(root))
+    # the loaders verify what they read against the manifest: here the fake files' own checksums stand in for it
+    sums = {f.relative_to(root).as_posix(): fetch.sha256_of(f) for f in root.rglob("*") if f.is_file()}
+    monkeypatch.setattr(fetch, "manifest_sums", lambda: sums)
     return root
 
 
@@ -378,3 +383,67 @@ def test_wordnet_missing_error(tmp_path, monkeypatch):
     monkeypatch.setenv("COMPANION_WORDNET_DIR", str(tmp_path))
     with pytest.raises(FileNotFoundError, match="index.sense"):
         W.wordnet_dir()
+
+
+# ------------------------------------------------------------------------------------ damaged files, where read
+def _damaged_copy(mirror: Path, tmp_path: Path, monkeypatch, rel: str, damage) -> Path:
+    """A data folder holding a copy of the mirror's folder of ``rel``, with ``rel`` damaged by ``damage``."""
+    root = tmp_path / "data"
+    path = root / rel
+    shutil.copytree(mirror / rel.rsplit("/", 1)[0], path.parent)
+    path.write_bytes(damage(path.read_bytes()))
+    monkeypatch.setenv("COMPANION_DATA_DIR", str(root))
+    return path
+
+
+def _flip(raw: bytes) -> bytes:
+    """One letter of the middle of the file swapped for another: same length, same line count, valid UTF-8."""
+    at = next(i for i in range(len(raw) // 2, len(raw)) if chr(raw[i]).isalpha())
+    return raw[:at] + bytes([raw[at] ^ 0x01]) + raw[at + 1:]
+
+
+DAMAGE = {
+    "cut": lambda raw: raw[: len(raw) // 2],  # a download stopped half-way (whole lines and a fragment)
+    "flipped": _flip,
+    "not utf-8": lambda raw: raw[:100] + b"\xff" + raw[101:],
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGE)
+@pytest.mark.parametrize("rel, load", [
+    ("senteval/downstream/STS/STSBenchmark/sts-train.csv", lambda: D.load_stsb("train")),
+    ("goemotions/dev.tsv", lambda: D.load_goemotions("dev")),
+])
+def test_a_damaged_file_fails_where_it_is_read_naming_it(mirror, tmp_path, monkeypatch, rel, load, damage):
+    path = _damaged_copy(mirror, tmp_path, monkeypatch, rel, DAMAGE[damage])
+    with pytest.raises(DataCorruptError) as info:
+        load()
+    message = str(info.value)
+    assert "\n" not in message and str(path) in message and "python -m companion data check" in message
+
+
+def test_an_intact_copy_loads_and_a_file_replaced_since_is_checked_again(mirror, tmp_path, monkeypatch):
+    rel = "goemotions/dev.tsv"
+    path = _damaged_copy(mirror, tmp_path, monkeypatch, rel, lambda raw: raw)
+    assert len(D.load_goemotions("dev")) == len(_load("goemotions", "dev"))
+    path.write_bytes(_flip(path.read_bytes()))  # the same size: the modification time tells
+    with pytest.raises(DataCorruptError, match="dev.tsv is damaged"):
+        D.load_goemotions("dev")
+
+
+def test_a_file_is_hashed_once_per_process(mirror, tmp_path, monkeypatch):
+    _damaged_copy(mirror, tmp_path, monkeypatch, "goemotions/dev.tsv", lambda raw: raw)
+    hashed = []
+    sha256_of = fetch.sha256_of
+    monkeypatch.setattr(fetch, "sha256_of", lambda path: hashed.append(path) or sha256_of(path))
+    D.load_goemotions("dev")
+    first = [path.name for path in hashed]
+    D.load_goemotions("dev")
+    assert sorted(first) == ["dev.tsv", "emotions.txt"] and len(hashed) == 2  # the second load hashes nothing
+
+
+def test_text_that_is_not_its_encoding_names_the_file(tmp_path):
+    path = tmp_path / "lines.txt"
+    path.write_bytes(b"fine\nnot \xff utf-8\n")
+    with pytest.raises(DataCorruptError, match=r"lines\.txt is not utf-8 text \(byte 9\)"):
+        D._read_lines(path)
