@@ -10,12 +10,16 @@ one low-level write with a writer that writes the first half of the bytes, flush
 parent and blocks; the parent then sends SIGKILL:
 
 * ``hang="cache"``: inside ``torch.save`` of a new embedding-cache shard;
-* ``hang="results"``: inside the text write of the ledger JSON.
+* ``hang="results"``: inside the text write of the ledger JSON (``Ledger.save``'s last write, its commit point);
+* ``hang="provenance"``: inside the write of the provenance record (``Ledger.save``'s first write).
 
 Checks: after the kill, no cache shard / ledger is half-written under its final name (the partial bytes exist only
 in a temporary file that readers never open); the rerun emits no "unreadable shard" warning, and its ledger bytes
 and embedding digest equal those of a clean run in separate folders; a kill while OVERWRITING a complete ledger
-leaves the old file complete and byte-identical.
+leaves the old file complete and byte-identical, beside a provenance record that belongs to it.
+
+A ``Ledger.save`` stopped between its two writes is checked in the same process (the section below): the previous
+ledger stays whole and no reader pairs it with the new provenance.
 """
 
 from __future__ import annotations
@@ -68,12 +72,16 @@ def _child(root: str, hang: str | None, conn) -> None:
                 _hang_after_half(buf.getvalue(), lambda b: (f.write(b), f.flush(), os.fsync(f.fileno())), conn)
 
             torch.save = slow_save
-        elif hang == "results":
+        elif hang in ("results", "provenance"):
             import io
 
             real_write_atomic = companion.results.write_atomic
+            target = "interrupt-probe.json" if hang == "results" else "interrupt-probe.provenance.json"
 
             def slow_write_atomic(path, write, **kwargs):  # the real atomic write, stalled half-way through
+                if Path(path).name != target:
+                    return real_write_atomic(path, write, **kwargs)
+
                 def slow_write(handle):
                     buf = io.BytesIO()
                     write(buf)
@@ -177,7 +185,7 @@ def test_kill_while_writing_the_embedding_cache(clean, tmp_path):
 
 
 def test_kill_while_writing_a_results_file(clean, tmp_path):
-    from companion.results import load_ledgers
+    from companion.results import ledger_provenance, load_ledgers
 
     kill_inside_write(tmp_path, "results")
     assert not _ledger(tmp_path).exists(), "a half-written ledger is visible under its final name"
@@ -186,9 +194,74 @@ def test_kill_while_writing_a_results_file(clean, tmp_path):
     with pytest.raises(json.JSONDecodeError):
         json.loads(leftovers[0].read_text(encoding="utf-8"))  # the temporary file really is half a JSON
     assert load_ledgers(tmp_path / "results") == []  # readers never open the temporary file
+    # the provenance was written first and names a ledger that is not there: no reader takes it for one
+    assert ledger_provenance("baselines", "interrupt-probe", tmp_path / "results") is None
     digest, ledger, _ = run(tmp_path)
     assert (digest, ledger) == clean
     # killed while OVERWRITING the complete ledger: the old file stays complete and byte-identical
     kill_inside_write(tmp_path, "results")
     assert _ledger(tmp_path).read_bytes() == clean[1]
     assert [x["notebook"] for x in load_ledgers(tmp_path / "results")] == ["interrupt-probe"]
+    # the new provenance names the same bytes (same seeds, same ledger): it belongs to the ledger beside it
+    assert ledger_provenance("baselines", "interrupt-probe", tmp_path / "results")["seeds"] == [0]
+
+
+def test_kill_while_writing_the_provenance_leaves_the_old_pair(clean, tmp_path):
+    from companion.results import ledger_provenance, provenance_path
+
+    run(tmp_path)
+    record = provenance_path("baselines", "interrupt-probe", tmp_path / "results")
+    before = record.read_bytes()
+    kill_inside_write(tmp_path, "provenance")
+    assert record.read_bytes() == before and _ledger(tmp_path).read_bytes() == clean[1]
+    assert len(list(record.parent.glob(".interrupt-probe.provenance.json.*.tmp"))) == 1
+    assert ledger_provenance("baselines", "interrupt-probe", tmp_path / "results") == json.loads(before)
+
+
+# ------------------------------------------------------------------------------ a save stopped between two writes
+def test_a_save_stopped_between_its_writes_cannot_pair_a_ledger_with_another_runs_provenance(tmp_path, monkeypatch):
+    """``Ledger.save`` writes the provenance first and the ledger last. Stopped in between (the ledger write raises
+    ``KeyboardInterrupt``), the previous ledger stays whole beside the new provenance, which names other bytes:
+    :func:`ledger_provenance` refuses it, and the next complete save pairs them again."""
+    from companion.results import Ledger, holds, ledger_provenance, provenance_belongs, provenance_path
+
+    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
+
+    def ledger(value: bool) -> Ledger:
+        out = Ledger("baselines", "pairing", profile="cpu", seeds=[0, 1])
+        out.claim("c", "a check", "yes", [value], holds(), kind="check")
+        return out
+
+    path = ledger(True).save()
+    record = provenance_path("baselines", "pairing", tmp_path / "results")
+    old_ledger, old_record = path.read_bytes(), json.loads(record.read_text())
+    assert old_record["ledger_sha256"] == hashlib.sha256(old_ledger).hexdigest()
+    assert ledger_provenance("baselines", "pairing", tmp_path / "results") == old_record
+    assert "ledger_sha256" not in json.loads(old_ledger)  # the ledger's format is unchanged
+
+    written = []
+    real_write_atomic = companion.results.write_atomic
+
+    def stop_at_the_ledger(target, write, **kwargs):
+        written.append(Path(target).name)
+        if Path(target) == path:
+            raise KeyboardInterrupt
+        return real_write_atomic(target, write, **kwargs)
+
+    monkeypatch.setattr(companion.results, "write_atomic", stop_at_the_ledger)
+    with pytest.raises(KeyboardInterrupt):
+        ledger(False).save()
+    assert written == ["pairing.provenance.json", "pairing.json"]  # the provenance first, the ledger last
+    assert path.read_bytes() == old_ledger and not list(path.parent.glob(".*.tmp"))
+    new_record = json.loads(record.read_text())
+    assert new_record["ledger_sha256"] != old_record["ledger_sha256"]
+    assert not provenance_belongs(new_record, path)
+    assert ledger_provenance("baselines", "pairing", tmp_path / "results") is None  # noticed, not misread
+    monkeypatch.setattr(companion.results, "write_atomic", real_write_atomic)
+    ledger(False).save()
+    assert ledger_provenance("baselines", "pairing", tmp_path / "results")["ledger_sha256"] == \
+        hashlib.sha256(path.read_bytes()).hexdigest()
+    # a record written before ledger_sha256 existed is read as it is
+    legacy = {k: v for k, v in new_record.items() if k != "ledger_sha256"}
+    assert provenance_belongs(legacy, path) and provenance_belongs(legacy, tmp_path / "missing.json")
+
