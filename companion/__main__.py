@@ -19,11 +19,22 @@ EPILOG = """first steps:
 """
 
 
+#: the exit status of a command stopped by Ctrl-C (128 + SIGINT, as a shell reports it)
+INTERRUPTED = 130
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from companion.publish import runner
 
-    results = runner.run(args.profile, only=args.only, output_dir=args.output_dir, timeout=args.timeout,
-                         jobs=args.jobs, dry_run=args.dry_run)
+    try:
+        results = runner.run(args.profile, only=args.only, output_dir=args.output_dir, timeout=args.timeout,
+                             jobs=args.jobs, dry_run=args.dry_run)
+    except runner.Interrupted as exc:
+        print(exc.line(), file=sys.stderr)
+        return INTERRUPTED
+    except runner.NotebookBusy as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     print()
     print(runner.summary_table(results, args.profile, args.dry_run))
     for line in runner.output_locations(results, args.profile, args.output_dir, args.dry_run):
@@ -264,6 +275,9 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.flush()  # a closed pipe shows up here, inside the handler below, not at interpreter exit
     except BrokenPipeError:
         return _closed_pipe()
+    except KeyboardInterrupt:  # Ctrl-C outside a run (which says what it stopped itself): one line, no traceback
+        print("interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 def _dispatch(argv: list[str]) -> int:
