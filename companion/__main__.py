@@ -280,6 +280,10 @@ def main(argv: list[str] | None = None) -> int:
         return INTERRUPTED
 
 
+#: options of papermill's command line that ``run`` does not take
+PAPERMILL_OPTIONS = ("-p", "-y", "-r", "--parameters", "--parameters_yaml", "--parameters_raw")
+
+
 def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "sts":
         return _cmd_sts(argv[1:])
@@ -287,7 +291,18 @@ def _dispatch(argv: list[str]) -> int:
         from companion.publish import notebook_outputs
 
         return notebook_outputs.main(argv[1:])
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    if not argv:  # no command: the commands and the first steps, as an error (nothing was done)
+        parser.print_help(sys.stderr)
+        return 2
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        hint = ""
+        if args.command == "run" and any(a.split("=")[0] in PAPERMILL_OPTIONS for a in unknown):
+            hint = ("; run sets no notebook parameter but the profile: run one notebook with others through "
+                    "papermill, whose -p passes lists as text and -y reads YAML, e.g. papermill "
+                    "notebooks/angle/02-sts-experiments.ipynb out.ipynb -p profile cpu -y \"seeds: [0, 1]\"")
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     try:
         return args.func(args)
     except (ValueError, TypeError, FileNotFoundError) as exc:

@@ -87,6 +87,11 @@ def _scratch(profile: str, output_dir: Path | None, dry_run: bool = False) -> Pa
     return Path(output_dir) if output_dir else _settings.cache_dir() / (f"{profile}-dry-run" if dry_run else profile)
 
 
+def _check_timeout(timeout: int | None) -> None:
+    if timeout is not None and (not isinstance(timeout, int) or isinstance(timeout, bool) or timeout < 1):
+        raise ValueError(f"timeout (--timeout) must be a whole number of seconds >= 1, got {timeout!r}")
+
+
 def _check_dry_run(profile: str, dry_run: bool) -> None:
     if dry_run and profile != "gpu":
         raise ValueError(f"--dry-run is the gpu profile's dry run; got profile {profile!r} (use --profile gpu).")
@@ -270,6 +275,7 @@ def execute(nb: Notebook, profile: str, output_dir: Path | None = None, timeout:
     notebook and kernel folder, writes no executed notebook and raises :class:`Interrupted`."""
     check_profile(profile)
     _check_dry_run(profile, dry_run)
+    _check_timeout(timeout)
     with notebook_lock(nb, profile, output_dir, dry_run) if lock else contextlib.nullcontext():
         return _execute(nb, profile, output_dir, timeout, progress, dry_run)
 
@@ -431,6 +437,7 @@ def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None
     _check_dry_run(profile, dry_run)
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise ValueError(f"jobs must be a whole number >= 1, got {jobs!r}")
+    _check_timeout(timeout)
     chosen = select(list_notebooks(), only)
     results: dict[str, RunResult] = {}
     stopped: dict[str, bool] = {}  # interrupted notebook -> whether its kernel had saved its ledger

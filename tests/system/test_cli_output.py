@@ -135,3 +135,41 @@ def test_a_closed_pipe_ends_quietly(command, status, ledgers):
         os.close(write)
     assert done.stderr == ""
     assert done.returncode in status
+
+
+# ------------------------------------------------------------------------------------------------ bad input
+BAD_COMMANDS = [
+    (["run", "--only", ""], 2, r"error: Empty selection --only '': give globs or substrings of paper/notebook"),
+    (["run", "--only", " , "], 2, r"error: Empty selection --only ' , '"),
+    (["list", "--only", ""], 2, r"error: Empty selection --only ''"),
+    (["run", "--timeout", "-5"], 2, r"error: timeout \(--timeout\) must be a whole number of seconds >= 1, got -5"),
+    (["run", "--timeout", "0"], 2, r"error: timeout \(--timeout\) must be a whole number of seconds >= 1, got 0"),
+    (["run", "--jobs", "0"], 2, r"error: jobs must be a whole number >= 1, got 0"),
+    (["run", "-p", "seeds", "[0, 1]"], 2,
+     r"python -m companion: error: unrecognized arguments: -p seeds \[0, 1\]; run sets no notebook parameter but "
+     r"the profile: .*papermill .*-y \"seeds: \[0, 1\]\""),
+]
+
+
+@pytest.mark.parametrize("argv, status, line", BAD_COMMANDS, ids=[" ".join(map(repr, a)) for a, _, _ in BAD_COMMANDS])
+def test_bad_input_is_one_line_and_exit_status_2(argv, status, line, monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path))
+    try:
+        code = main(argv)
+    except SystemExit as done:  # argparse's own errors
+        code = done.code
+    out, err = capsys.readouterr()
+    said = [x for x in err.splitlines() if not x.startswith("usage:")]  # argparse's usage line comes first
+    assert code == status and out == "" and len(said) == 1 and re.fullmatch(line + ".*", said[0]), err
+
+
+def test_no_command_shows_the_commands_and_exits_2(capsys):
+    """``python -m companion`` alone does nothing: it prints the help (the commands and the first steps) to
+    standard error and exits 2, the status of a usage error."""
+    assert main([]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("usage: python -m companion")
+    for name in ("run", "list", "scoreboard", "data"):
+        assert re.search(rf"^\s+{name}\b", err, re.M), name
+    assert "python -m companion run --profile smoke" in err
+
