@@ -86,6 +86,17 @@ def _cmd_data(args: argparse.Namespace) -> int:
         return 1
 
 
+def _cmd_wordnet(args: argparse.Namespace) -> int:
+    from companion import wordnet
+
+    try:
+        print(wordnet.fetch() if args.action == "fetch" else wordnet.check())
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _cmd_colab(args: argparse.Namespace) -> int:
     from companion.publish import colab
 
@@ -227,6 +238,14 @@ def build_parser() -> argparse.ArgumentParser:
                                                   "file it becomes")
     sources.add_argument("--only", help="comma-separated data sets")
     data.set_defaults(func=_cmd_data)
+
+    wn = sub.add_parser("wordnet", help="get WordNet 3.0 (the concepts notebooks read it) or check that it reads; "
+                                        "exit 1 when it does not")
+    wn_sub = wn.add_subparsers(dest="action", required=True)
+    wn_sub.add_parser("fetch", help="check, and when WordNet does not read, download it with nltk and check again")
+    wn_sub.add_parser("check", help="read WordNet where the code looks (COMPANION_WORDNET_DIR, /usr/share/wordnet, "
+                                    "an nltk download) and say where it was found")
+    wn.set_defaults(func=_cmd_wordnet)
 
     sub.add_parser("sts", help="seven-set STS evaluation (see 'python -m companion sts --help')", add_help=False)
 
