@@ -19,11 +19,22 @@ EPILOG = """first steps:
 """
 
 
+#: the exit status of a command stopped by Ctrl-C (128 + SIGINT, as a shell reports it)
+INTERRUPTED = 130
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from companion.publish import runner
 
-    results = runner.run(args.profile, only=args.only, output_dir=args.output_dir, timeout=args.timeout,
-                         jobs=args.jobs, dry_run=args.dry_run)
+    try:
+        results = runner.run(args.profile, only=args.only, output_dir=args.output_dir, timeout=args.timeout,
+                             jobs=args.jobs, dry_run=args.dry_run)
+    except runner.Interrupted as exc:
+        print(exc.line(), file=sys.stderr)
+        return INTERRUPTED
+    except runner.NotebookBusy as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     print()
     print(runner.summary_table(results, args.profile, args.dry_run))
     for line in runner.output_locations(results, args.profile, args.output_dir, args.dry_run):
@@ -73,6 +84,17 @@ def _cmd_data(args: argparse.Namespace) -> int:
     except fetch.FetchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+
+
+def _cmd_wordnet(args: argparse.Namespace) -> int:
+    from companion import wordnet
+
+    try:
+        print(wordnet.fetch() if args.action == "fetch" else wordnet.check())
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _cmd_colab(args: argparse.Namespace) -> int:
@@ -217,6 +239,14 @@ def build_parser() -> argparse.ArgumentParser:
     sources.add_argument("--only", help="comma-separated data sets")
     data.set_defaults(func=_cmd_data)
 
+    wn = sub.add_parser("wordnet", help="get WordNet 3.0 (the concepts notebooks read it) or check that it reads; "
+                                        "exit 1 when it does not")
+    wn_sub = wn.add_subparsers(dest="action", required=True)
+    wn_sub.add_parser("fetch", help="check, and when WordNet does not read, download it with nltk and check again")
+    wn_sub.add_parser("check", help="read WordNet where the code looks (COMPANION_WORDNET_DIR, /usr/share/wordnet, "
+                                    "an nltk download) and say where it was found")
+    wn.set_defaults(func=_cmd_wordnet)
+
     sub.add_parser("sts", help="seven-set STS evaluation (see 'python -m companion sts --help')", add_help=False)
 
     site = sub.add_parser("site", help="regenerate the site's configuration and generated pages and the README's "
@@ -264,6 +294,13 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.flush()  # a closed pipe shows up here, inside the handler below, not at interpreter exit
     except BrokenPipeError:
         return _closed_pipe()
+    except KeyboardInterrupt:  # Ctrl-C outside a run (which says what it stopped itself): one line, no traceback
+        print("interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+#: options of papermill's command line that ``run`` does not take
+PAPERMILL_OPTIONS = ("-p", "-y", "-r", "--parameters", "--parameters_yaml", "--parameters_raw")
 
 
 def _dispatch(argv: list[str]) -> int:
@@ -273,7 +310,18 @@ def _dispatch(argv: list[str]) -> int:
         from companion.publish import notebook_outputs
 
         return notebook_outputs.main(argv[1:])
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    if not argv:  # no command: the commands and the first steps, as an error (nothing was done)
+        parser.print_help(sys.stderr)
+        return 2
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        hint = ""
+        if args.command == "run" and any(a.split("=")[0] in PAPERMILL_OPTIONS for a in unknown):
+            hint = ("; run sets no notebook parameter but the profile: run one notebook with others through "
+                    "papermill, whose -p passes lists as text and -y reads YAML, e.g. papermill "
+                    "notebooks/angle/02-sts-experiments.ipynb out.ipynb -p profile cpu -y \"seeds: [0, 1]\"")
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     try:
         return args.func(args)
     except (ValueError, TypeError, FileNotFoundError) as exc:

@@ -5,15 +5,42 @@ fsynced and renamed over the target with ``os.replace``: a process killed mid-wr
 ``.*.part`` file that no reader opens, never a truncated target, and two processes writing the same target at the
 same time cannot interleave their bytes in one shared temporary file (a fixed ``path.with_suffix(".tmp")`` name
 allowed exactly that). :func:`companion.results.write_json_atomic` does the same for the claims ledgers.
+
+``mkstemp`` creates its file readable by its owner only (mode 0600); the written file gets the mode any new file of
+the user gets, ``0666`` less the process's umask (:func:`file_mode`), before it takes its final name.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
+
+_UMASK_LOCK = threading.Lock()
+
+
+def umask() -> int:
+    """The process's umask, read without changing it where Linux shows it (``/proc/self/status``); elsewhere set
+    and restored at once under a lock (``os.umask`` has no read-only form)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    with _UMASK_LOCK:
+        old = os.umask(0o077)
+        os.umask(old)
+    return old
+
+
+def file_mode() -> int:
+    """The mode of a new file of this user: ``0666`` less the umask (``0644`` under the usual umask ``022``)."""
+    return 0o666 & ~umask()
 
 
 def write_atomic(path: Path, write: Callable[[IO[bytes]], Any], prefix: str | None = None,
@@ -21,7 +48,7 @@ def write_atomic(path: Path, write: Callable[[IO[bytes]], Any], prefix: str | No
     """Call ``write(handle)`` on a binary temporary file beside ``path``, then atomically move it to ``path``.
 
     The temporary file is named ``<prefix><random><suffix>`` (default prefix ``.<name>.``), so callers that clean up
-    after killed writers can find their own leftovers by pattern.
+    after killed writers can find their own leftovers by pattern. ``path`` gets the mode :func:`file_mode`.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -29,6 +56,8 @@ def write_atomic(path: Path, write: Callable[[IO[bytes]], Any], prefix: str | No
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=suffix)
     try:
         with os.fdopen(fd, "wb") as handle:
+            if hasattr(os, "fchmod"):  # mkstemp's 0600 would otherwise become the target's mode
+                os.fchmod(handle.fileno(), file_mode())
             write(handle)
             handle.flush()
             os.fsync(handle.fileno())

@@ -159,6 +159,12 @@ class Settings(Mapping):
         return f"Settings({body})"
 
 
+#: added to the error of an override that came as text where the setting is not text: papermill's ``-p NAME VALUE``
+#: turns VALUE into a number, True, False or None where it reads as one, and passes anything else as a string
+PAPERMILL_TEXT_HINT = (" papermill's -p passes a value that is not a number, True, False or None as text; pass it "
+                       "as YAML with -y instead, e.g. -y \"{key}: {value}\".")
+
+
 def settings(
     profile: str,
     *,
@@ -190,6 +196,7 @@ def settings(
         if not ok or (isinstance(value, bool) and not isinstance(old, bool)):
             raise TypeError(
                 f"Override {key}={value!r} has type {type(value).__name__}; expected {type(old).__name__}."
+                + (PAPERMILL_TEXT_HINT.format(key=key, value=value) if isinstance(value, str) else "")
             )
         values[key] = value
     global _LAST

@@ -31,7 +31,8 @@ criterion is :func:`minor_erratum`, ``partly``, ``not confirmed``). Paper and be
                  "p_wilcoxon", "values"}, "note"?}]}
 
 Wall time, hardware and library versions (which change from run to run) go to a sibling
-``<notebook>.provenance.json`` so that the ledger itself is byte-identical across reruns with the same seeds.
+``<notebook>.provenance.json`` so that the ledger itself is byte-identical across reruns with the same seeds; the
+provenance names its ledger by the sha256 of its bytes (:meth:`Ledger.save`, :func:`ledger_provenance`).
 
 In the ``smoke`` profile results and figures go to a scratch folder (``<cache>/smoke``) unless
 ``COMPANION_RESULTS_DIR`` / ``COMPANION_FIGURES_DIR`` say otherwise, so a smoke run never overwrites the
@@ -204,12 +205,17 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+def json_bytes(payload: Any) -> bytes:
+    """The bytes :func:`write_json_atomic` writes for ``payload`` (indented JSON, UTF-8, a final newline)."""
+    return (json.dumps(payload, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def write_json_atomic(path: Path, payload: Any) -> Path:
     """Write JSON through a temporary file in the same folder and ``os.replace``: never a half-written file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
-    return write_atomic(path, lambda handle: handle.write(text.encode("utf-8")), suffix=".tmp")
+    data = json_bytes(payload)
+    return write_atomic(path, lambda handle: handle.write(data), suffix=".tmp")
 
 
 def output_dirs(profile: str) -> tuple[Path, Path]:
@@ -265,12 +271,24 @@ def provenance_path(paper: str, notebook: str, root: Path | None = None) -> Path
 
 
 def ledger_provenance(paper: str, notebook: str, root: Path | None = None, since: float | None = None) -> dict | None:
-    """The provenance record of the notebook's ledger (:func:`provenance_path`); ``None`` when there is none, or
-    (with ``since``, a :func:`time.time`) when it was written before ``since``."""
+    """The provenance record of the notebook's ledger (:func:`provenance_path`); ``None`` when there is none, when
+    (with ``since``, a :func:`time.time`) it was written before ``since``, or when it names a ledger other than the
+    one beside it (its ``ledger_sha256`` is not the ledger file's: :meth:`Ledger.save` was stopped between its two
+    writes). A record written before ``ledger_sha256`` existed is taken as it is."""
     path = provenance_path(paper, notebook, root)
     if not path.is_file() or (since is not None and path.stat().st_mtime < since):
         return None
-    return json.loads(path.read_text(encoding="utf-8"))
+    record = json.loads(path.read_text(encoding="utf-8"))
+    return record if provenance_belongs(record, path.with_name(f"{Path(notebook).stem}.json")) else None
+
+
+def provenance_belongs(record: dict[str, Any], ledger: Path) -> bool:
+    """Whether the provenance ``record`` belongs to the ledger file ``ledger``: the sha256 it names
+    (``ledger_sha256``, written by :meth:`Ledger.save`) is that of the file's bytes. A record without that field,
+    written before it existed, belongs."""
+    if "ledger_sha256" not in record:
+        return True
+    return Path(ledger).is_file() and sha256_file(ledger) == record["ledger_sha256"]
 
 
 def _empty(value: Any) -> bool:
@@ -448,10 +466,18 @@ class Ledger:
         return ledger_path(f"{self.paper}/{self.notebook}", self.results_dir)
 
     def save(self) -> Path:
-        """Write the ledger (stable schema) and the provenance record; returns the ledger path."""
+        """Write the ledger (stable schema) and the provenance record; returns the ledger path.
+
+        The two files are one record with one commit point: the provenance names the ledger it belongs to by the
+        sha256 of its bytes (``ledger_sha256``) and is written first, the ledger last, each atomically
+        (:func:`write_json_atomic`). A save stopped between the two leaves the previous ledger beside a provenance
+        that names other bytes, which :func:`ledger_provenance` refuses; a rerun that writes the same bytes (same
+        seeds) leaves a pair that belongs together. The ledger's own format is unchanged."""
         if not self.claims:
             raise ValueError(f"Ledger for {self.notebook} has no claims; record at least one before save().")
-        write_json_atomic(self.path, self.to_dict())
+        import hashlib
+
+        ledger = json_bytes(self.to_dict())
         wall = time.perf_counter() - self.started
         record = provenance(self.profile, self.seeds, wall)
         from companion.profiles import last_settings
@@ -459,7 +485,9 @@ class Ledger:
         cfg = last_settings()
         if cfg is not None and cfg.profile == self.profile:
             record["settings"] = _jsonable(dict(cfg))
+        record["ledger_sha256"] = hashlib.sha256(ledger).hexdigest()
         write_json_atomic(self.path.with_suffix(".provenance.json"), record)
+        write_atomic(self.path, lambda handle: handle.write(ledger), suffix=".tmp")
         return self.path
 
     def provenance(self) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""WordNet 3.0 through NLTK's reader, from local files only (no download).
+"""WordNet 3.0 through NLTK's reader, from local files only (no download; :func:`fetch`, ``python -m companion
+wordnet fetch``, is the one place that downloads it, with NLTK, and only when it cannot be read).
 
 Where the database comes from, first match wins:
 
@@ -280,6 +281,54 @@ def wordnet():
     ('3.0', 'noun.animal')
     """
     return _reader(str(wordnet_dir()))
+
+
+APT_HINT = "on Debian/Ubuntu: apt-get install wordnet-base wordnet-sense-index"
+
+
+def check() -> str:
+    """Open WordNet 3.0 where :func:`wordnet` looks and read one synset; returns one line saying where it was
+    read from. Raises ``FileNotFoundError`` (what is missing, with :data:`INSTALL_HELP`) when it cannot be read."""
+    try:
+        wn = wordnet()
+        version, lexname = wn.get_version(), wn.synset("dog.n.01").lexname()
+    except FileNotFoundError:
+        raise  # where it looked and what it found missing
+    except Exception as exc:  # noqa: BLE001 - an unreadable or partial database: say what failed
+        raise FileNotFoundError(f"WordNet is not readable: {type(exc).__name__}: {exc}. {INSTALL_HELP}") from None
+    if version != "3.0" or lexname != "noun.animal":
+        raise FileNotFoundError(f"the WordNet found is version {version}, not 3.0. {INSTALL_HELP}")
+    return f"WordNet {version} readable from {wordnet_dir()}"
+
+
+def fetch() -> str:
+    """WordNet 3.0 readable where :func:`wordnet` looks, downloading it with ``nltk.download("wordnet")`` only when
+    it is not (``python -m companion wordnet fetch``); returns :func:`check`'s line. Raises ``FileNotFoundError`` in
+    one line naming what is missing and the Debian packages when it still cannot be read: ``nltk.download`` itself
+    only prints an error and returns ``False`` when it fails (offline, say), which a shell's ``&&`` cannot see."""
+    try:
+        return check()
+    except FileNotFoundError:
+        pass
+    import io
+
+    import nltk
+
+    said = io.StringIO()  # nltk prints its error wrapped over several lines; it goes into our one line
+    try:
+        downloaded = nltk.download("wordnet", quiet=True, raise_on_error=False, print_error_to=said)
+    except Exception as exc:  # noqa: BLE001 - a download that fails in any way is a failed download
+        said.write(f"{type(exc).__name__}: {exc}")
+        downloaded = False
+    _reader.cache_clear()
+    try:
+        return check()
+    except FileNotFoundError as exc:
+        reason = str(exc).replace(INSTALL_HELP, "").strip().rstrip(".")
+        nltk_said = " ".join(said.getvalue().replace("[nltk_data]", "").split())
+        what = "nltk.download('wordnet') " + ("ran" if downloaded else "failed" + (f" ({nltk_said})" if nltk_said else ""))
+        raise FileNotFoundError(f"{reason}; {what}; {APT_HINT}, or point COMPANION_WORDNET_DIR at a WordNet 3.0 "
+                                "dict folder") from None
 
 
 def wordnet_cntlist_path() -> Path:

@@ -113,10 +113,15 @@ def list_notebooks(root: Path | None = None) -> list[Notebook]:
 
 
 def select(notebooks: list[Notebook], only: str | None) -> list[Notebook]:
-    """Notebooks whose ``paper/stem`` matches any comma-separated glob or substring in ``only``."""
-    if not only:
+    """Notebooks whose ``paper/stem`` matches any comma-separated glob or substring in ``only``; every notebook
+    for ``None``. A selection without a pattern (``""``, ``","``) is an error, not "every notebook"."""
+    if only is None:
         return notebooks
     patterns = [p.strip() for p in only.split(",") if p.strip()]
+    if not patterns:
+        raise ValueError(f"Empty selection --only {only!r}: give globs or substrings of paper/notebook, e.g. "
+                         "'circumplex/0*' (python -m companion list shows them), or leave --only out for every "
+                         "notebook")
     chosen = [nb for nb in notebooks
               if any(fnmatch.fnmatch(nb.key, p) or p in nb.key for p in patterns)]
     if not chosen:

@@ -9,6 +9,10 @@
   backbones and the smoke profile's sizes (:mod:`companion.profiles`, ``COMPANION_DRY_RUN``); it writes like
   ``smoke``, to a scratch folder (``<cache>/gpu-dry-run``), never into the repository.
 
+A run interrupted (Ctrl-C) stops at once and leaves no temporary notebook or kernel folder behind; the notebook
+it was running is not written (:class:`Interrupted` says which notebooks finished). Two runs of one notebook that
+would write the same places never run at once: the second refuses (:class:`NotebookBusy`, :func:`notebook_lock`).
+
 Each executed notebook records its profile, seeds, hardware, library versions and wall time in its metadata
 (``metadata.companion``); the seeds come from the provenance its ledger wrote in the same run
 (``results/<paper>/<notebook>.provenance.json``). The notebooks' own last cell shows the same provenance.
@@ -17,15 +21,19 @@ Each executed notebook records its profile, seeds, hardware, library versions an
 from __future__ import annotations
 
 import ast
+import contextlib
+import functools
 import json
 import os
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from companion import settings as _settings
+from companion._io import cache_key, file_mode
 from companion.profiles import PROFILES, check_profile
 from companion.publish.notebooks import Notebook, list_notebooks, select
 from companion.results import completed_provenance, ledger_provenance, provenance
@@ -43,8 +51,45 @@ class RunResult:
     claims: dict[str, int] = field(default_factory=dict)
 
 
+class Interrupted(KeyboardInterrupt):
+    """A run stopped by Ctrl-C (``KeyboardInterrupt``): ``finished``, the notebooks that completed and were written
+    (their :class:`RunResult`); ``stopped``, the keys (``paper/notebook``) of those interrupted, of which nothing
+    was written but what their kernel saved before the interrupt (``ledgers``: the keys whose ledger it saved);
+    ``not_started``, the keys never started."""
+
+    def __init__(self, finished: list[RunResult] | None = None, stopped: list[str] | None = None,
+                 not_started: list[str] | None = None, ledgers: list[str] | None = None) -> None:
+        super().__init__(finished or [], stopped or [], not_started or [], ledgers or [])
+        self.finished, self.stopped = list(finished or []), list(stopped or [])
+        self.not_started, self.ledgers = list(not_started or []), list(ledgers or [])
+
+    def line(self) -> str:
+        """One line for the reader: what was not written, what finished, what never started."""
+        plain = [key for key in self.stopped if key not in self.ledgers]
+        parts = [f"nothing written for {', '.join(plain)}"] if plain else []
+        if self.ledgers:
+            parts.append(f"notebook not written for {', '.join(self.ledgers)}, whose kernel had already saved the "
+                         "ledger")
+        if not self.stopped:
+            parts.append("no notebook was running")
+        if self.finished:
+            parts.append(f"finished and written: {', '.join(r.notebook.key for r in self.finished)}")
+        if self.not_started:
+            parts.append(f"{len(self.not_started)} not started")
+        return "interrupted: " + "; ".join(parts)
+
+
+class NotebookBusy(RuntimeError):
+    """Another run of the same notebook, writing the same places, holds its lock (:func:`notebook_lock`)."""
+
+
 def _scratch(profile: str, output_dir: Path | None, dry_run: bool = False) -> Path:
     return Path(output_dir) if output_dir else _settings.cache_dir() / (f"{profile}-dry-run" if dry_run else profile)
+
+
+def _check_timeout(timeout: int | None) -> None:
+    if timeout is not None and (not isinstance(timeout, int) or isinstance(timeout, bool) or timeout < 1):
+        raise ValueError(f"timeout (--timeout) must be a whole number of seconds >= 1, got {timeout!r}")
 
 
 def _check_dry_run(profile: str, dry_run: bool) -> None:
@@ -112,54 +157,179 @@ def _claim_counts(nb: Notebook, results_root: Path, since: float) -> dict[str, i
 def _kernel_config(sockets: Path | None):
     """Kernel settings for papermill: on POSIX the kernel talks over IPC sockets in ``sockets`` (a fresh folder per
     notebook, so kernels started at once never share a socket) instead of TCP, so it has no reason to print its
-    "running over TCP without encryption" warning across the runner's progress line."""
+    "running over TCP without encryption" warning across the runner's progress line. The kernel manager is
+    :func:`_kernel_manager_class`'s."""
     from traitlets.config import Config
 
     config = Config()
+    config.NotebookClient.kernel_manager_class = _kernel_manager_class()
     if sockets is not None:
         config.KernelManager.transport = "ipc"
         config.KernelManager.ip = str(sockets / "kernel")
     return config
 
 
+#: whether a SIGINT came while :func:`_noting_interrupts` watched (this process executes one notebook at a time)
+_INTERRUPT = {"seen": False}
+
+
+@contextlib.contextmanager
+def _noting_interrupts() -> Iterator[None]:
+    """While the block runs, note a SIGINT (:data:`_INTERRUPT`) before handling it as before (a
+    ``KeyboardInterrupt``), so that the kernel's shutdown that follows is immediate (:func:`_kernel_manager_class`);
+    a second one, while that shutdown runs, is only noted, so that it cannot leave the kernel's files behind. Only
+    the main thread receives signals; elsewhere, or where SIGINT is ignored, nothing changes."""
+    import signal
+    import threading
+
+    _INTERRUPT["seen"] = False
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield
+        return
+
+    def note(signum, frame) -> None:
+        first = not _INTERRUPT["seen"]
+        _INTERRUPT["seen"] = True
+        if first:
+            previous(signum, frame)
+
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@functools.lru_cache(maxsize=1)
+def _kernel_manager_class() -> type:
+    """jupyter_client's ``AsyncKernelManager`` (nbclient's default), except that after a Ctrl-C the kernel is
+    stopped at once instead of asked to shut down: the clean shutdown interrupts the running cell and closes the
+    kernel's sockets while that cell still answers, and the kernel prints a traceback across the terminal."""
+    from jupyter_client import AsyncKernelManager
+
+    class KernelManager(AsyncKernelManager):
+        async def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
+            await super().shutdown_kernel(now=now or _INTERRUPT["seen"], restart=restart)
+
+    return KernelManager
+
+
+def _destination(nb: Notebook, profile: str, output_dir: Path | None, dry_run: bool) -> tuple[Path, Path]:
+    """(the executed notebook's final path, the results folder its ledger goes to) of a run."""
+    scratch = _scratch(profile, output_dir, dry_run)
+    if profile == "smoke" or dry_run:
+        return scratch / "notebooks" / nb.paper / nb.path.name, scratch / "results"
+    return nb.path, Path(os.environ.get("COMPANION_RESULTS_DIR") or _settings.results_dir())
+
+
+def lock_path(nb: Notebook, profile: str, output_dir: Path | None = None, dry_run: bool = False) -> Path:
+    """``<cache>/locks/<paper>-<notebook>-<key>.lock``: the lock of the runs of ``nb`` that write the same executed
+    notebook and the same results folder (``key``, a digest of the two paths): a cpu and a gpu run of a notebook in
+    place share it, a smoke run into its own scratch folder has its own."""
+    final, results_root = _destination(nb, profile, output_dir, dry_run)
+    key = cache_key([str(final.resolve()), str(results_root.resolve())], digest_size=6)
+    return _settings.cache_dir() / "locks" / f"{nb.paper}-{nb.stem}-{key}.lock"
+
+
+@contextlib.contextmanager
+def notebook_lock(nb: Notebook, profile: str, output_dir: Path | None = None,
+                  dry_run: bool = False) -> Iterator[Path]:
+    """Hold the lock of ``nb``'s runs (:func:`lock_path`; ``fcntl.flock``, released by the system when the process
+    ends, however it ends) for the block; :class:`NotebookBusy` at once, naming the holder's process id, when
+    another process holds it. A no-op where ``fcntl`` does not exist (Windows)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - POSIX only
+        yield lock_path(nb, profile, output_dir, dry_run)
+        return
+    path = lock_path(nb, profile, output_dir, dry_run)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            raise NotebookBusy(f"another run of {nb.key} is in progress (pid {holder}); wait for it to finish or "
+                               f"stop it (Ctrl-C in its terminal, or kill -INT {holder})") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        yield path
+    finally:
+        os.close(fd)  # closing the file releases the lock
+
+
+def _ledger_saved(nb: Notebook, results_root: Path, since: float) -> bool:
+    ledger = results_root / nb.paper / f"{nb.stem}.json"
+    return ledger.is_file() and ledger.stat().st_mtime >= since
+
+
 def execute(nb: Notebook, profile: str, output_dir: Path | None = None, timeout: int | None = None,
-            progress: bool = False, dry_run: bool = False) -> RunResult:
+            progress: bool = False, dry_run: bool = False, lock: bool = True) -> RunResult:
     """Execute one notebook with papermill in ``profile``; never raises for a failing cell (see ``status``).
 
-    ``dry_run=True`` (gpu only) sets ``COMPANION_DRY_RUN=1`` for the kernel and writes to scratch like smoke."""
+    ``dry_run=True`` (gpu only) sets ``COMPANION_DRY_RUN=1`` for the kernel and writes to scratch like smoke.
+    ``lock``: hold the notebook's lock (:func:`notebook_lock`; ``False`` where the caller holds it); raises
+    :class:`NotebookBusy` when another run holds it. Interrupted (``KeyboardInterrupt``), it removes its temporary
+    notebook and kernel folder, writes no executed notebook and raises :class:`Interrupted`."""
+    check_profile(profile)
+    _check_dry_run(profile, dry_run)
+    _check_timeout(timeout)
+    with notebook_lock(nb, profile, output_dir, dry_run) if lock else contextlib.nullcontext():
+        return _execute(nb, profile, output_dir, timeout, progress, dry_run)
+
+
+def _execute(nb: Notebook, profile: str, output_dir: Path | None, timeout: int | None, progress: bool,
+             dry_run: bool) -> RunResult:
     import papermill
 
     from companion.profiles import DRY_RUN_ENV
 
-    check_profile(profile)
-    _check_dry_run(profile, dry_run)
     scratch = _scratch(profile, output_dir, dry_run)
-    env_backup = {k: os.environ.get(k) for k in ("COMPANION_RESULTS_DIR", "COMPANION_FIGURES_DIR", DRY_RUN_ENV)}
-    if dry_run:
-        os.environ[DRY_RUN_ENV] = "1"
-    else:
-        os.environ.pop(DRY_RUN_ENV, None)
-    if profile == "smoke" or dry_run:
-        os.environ["COMPANION_RESULTS_DIR"] = str(scratch / "results")
-        os.environ["COMPANION_FIGURES_DIR"] = str(scratch / "figures")
-        final = scratch / "notebooks" / nb.paper / nb.path.name
-    else:
-        final = nb.path
-    results_root = Path(os.environ.get("COMPANION_RESULTS_DIR") or _settings.results_dir())
+    final, results_root = _destination(nb, profile, output_dir, dry_run)
     final.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=final.parent, prefix=f".{nb.stem}.", suffix=".ipynb")
-    os.close(fd)
-    tmp = Path(tmp_name)
+    env_backup = {k: os.environ.get(k) for k in ("COMPANION_RESULTS_DIR", "COMPANION_FIGURES_DIR", DRY_RUN_ENV)}
     start_wall, start = time.time(), time.perf_counter()
-    error = None
-    sockets = Path(tempfile.mkdtemp(prefix="companion-kernel-")) if os.name == "posix" else None
+    error, tmp, sockets, interrupted = None, None, None, None
     try:
-        papermill.execute_notebook(str(nb.path), str(tmp), parameters={"profile": profile}, kernel_name=KERNEL,
-                                   cwd=str(nb.path.parent), progress_bar=progress, execution_timeout=timeout,
-                                   config=_kernel_config(sockets))
-    except Exception as exc:  # noqa: BLE001 - papermill raises PapermillExecutionError and others
-        error = _describe_failure(exc)
-    finally:
+        if dry_run:
+            os.environ[DRY_RUN_ENV] = "1"
+        else:
+            os.environ.pop(DRY_RUN_ENV, None)
+        if profile == "smoke" or dry_run:
+            os.environ["COMPANION_RESULTS_DIR"] = str(results_root)
+            os.environ["COMPANION_FIGURES_DIR"] = str(scratch / "figures")
+        fd, tmp_name = tempfile.mkstemp(dir=final.parent, prefix=f".{nb.stem}.", suffix=".ipynb")
+        tmp = Path(tmp_name)
+        os.close(fd)
+        os.chmod(tmp, file_mode())  # the executed notebook takes this file's place: a user's file, not mkstemp's 0600
+        sockets = Path(tempfile.mkdtemp(prefix="companion-kernel-")) if os.name == "posix" else None
+        try:
+            with _noting_interrupts():
+                papermill.execute_notebook(str(nb.path), str(tmp), parameters={"profile": profile},
+                                           kernel_name=KERNEL, cwd=str(nb.path.parent), progress_bar=progress,
+                                           execution_timeout=timeout, config=_kernel_config(sockets))
+        except Exception as exc:  # noqa: BLE001 - papermill raises PapermillExecutionError and others
+            error = _describe_failure(exc)
+        wall = time.perf_counter() - start
+        if error is None:
+            _finalise(tmp, profile, wall, scratch,
+                      ledger_provenance(nb.paper, nb.stem, results_root, since=start_wall))
+            os.replace(tmp, final)
+            output = final
+        else:
+            failed = scratch / "failed" / nb.paper / nb.path.name
+            failed.parent.mkdir(parents=True, exist_ok=True)
+            if tmp.exists():
+                shutil.move(tmp, failed)
+            output = failed
+    except KeyboardInterrupt:
+        interrupted = Interrupted(stopped=[nb.key],
+                                  ledgers=[nb.key] if _ledger_saved(nb, results_root, start_wall) else [])
+    finally:  # whatever happened: no temporary notebook, no kernel folder, the environment as it was
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
         if sockets is not None:
             shutil.rmtree(sockets, ignore_errors=True)
         for key, value in env_backup.items():
@@ -167,19 +337,25 @@ def execute(nb: Notebook, profile: str, output_dir: Path | None = None, timeout:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-    wall = time.perf_counter() - start
-    if error is None:
-        _finalise(tmp, profile, wall, scratch, ledger_provenance(nb.paper, nb.stem, results_root, since=start_wall))
-        os.replace(tmp, final)
-        output = final
-    else:
-        failed = scratch / "failed" / nb.paper / nb.path.name
-        failed.parent.mkdir(parents=True, exist_ok=True)
-        if tmp.exists():
-            shutil.move(tmp, failed)
-        output = failed
+    if interrupted is not None:
+        _collect_quietly()
+        raise interrupted
     return RunResult(nb, "ok" if error is None else "failed", wall, output, error,
                      _claim_counts(nb, results_root, start_wall) if error is None else {})
+
+
+def _collect_quietly() -> None:
+    """Collect what an interrupted papermill left (the kernel client's unfinished asyncio tasks) now and without a
+    word: collected later, each would print "Task exception was never retrieved" and a traceback."""
+    import gc
+    import logging
+
+    log = logging.getLogger("asyncio")
+    disabled, log.disabled = log.disabled, True
+    try:
+        gc.collect()
+    finally:
+        log.disabled = disabled
 
 
 def visible_gpus() -> list[str]:
@@ -200,9 +376,44 @@ def gpu_assignments(jobs: int, gpus: list[str]) -> list[str]:
 
 
 def _claim_gpu(queue) -> None:
-    """Worker initialiser: take one GPU from ``queue`` and make it the only one this worker (and the notebook
-    kernels it starts) can see."""
+    """Take one GPU from ``queue`` and make it the only one this worker (and the notebook kernels it starts) can
+    see."""
     os.environ["CUDA_VISIBLE_DEVICES"] = queue.get()
+
+
+#: in a worker process of :func:`run`: whether a notebook is executing, and whether an interrupt has come
+_WORKER = {"executing": False, "interrupted": False}
+
+
+def _interrupt_once(signum, frame) -> None:
+    """A worker's SIGINT handler: the first interrupt while a notebook executes raises ``KeyboardInterrupt``; any
+    other is only noted. A Ctrl-C (which reaches every process of the terminal) followed by the one the parent
+    forwards thus cannot cut the worker's clean-up short, and an idle worker neither dies with a traceback nor
+    starts another notebook (:func:`_worker_execute`)."""
+    first = not _WORKER["interrupted"]
+    _WORKER["interrupted"] = True
+    if first and _WORKER["executing"]:
+        raise KeyboardInterrupt
+
+
+def _init_worker(queue=None) -> None:
+    """Worker initialiser: interrupts as :func:`_interrupt_once`; with a ``queue``, one GPU (:func:`_claim_gpu`)."""
+    import signal
+
+    signal.signal(signal.SIGINT, _interrupt_once)
+    if queue is not None:
+        _claim_gpu(queue)
+
+
+def _worker_execute(nb: Notebook, *args) -> RunResult:
+    """:func:`execute` in a worker process; after an interrupt, starts nothing (:class:`Interrupted`)."""
+    if _WORKER["interrupted"]:
+        raise Interrupted(not_started=[nb.key])
+    _WORKER["executing"] = True
+    try:
+        return execute(nb, *args)
+    finally:
+        _WORKER["executing"] = False
 
 
 def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None = None,
@@ -215,6 +426,10 @@ def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None
     In the ``gpu`` profile each worker gets its own GPU (``CUDA_VISIBLE_DEVICES``, :func:`gpu_assignments`), so
     ``--jobs N`` on an N-GPU machine runs N notebooks at once, one per GPU.
     ``dry_run`` (gpu only): see :func:`execute`.
+
+    The lock of every selected notebook (:func:`notebook_lock`) is taken before the first starts, so a run that
+    would write what another run is writing refuses at once (:class:`NotebookBusy`). Interrupted, it stops the
+    notebooks running, starts no other and raises :class:`Interrupted`, which names what finished.
     """
     from tqdm.auto import tqdm
 
@@ -222,9 +437,10 @@ def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None
     _check_dry_run(profile, dry_run)
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise ValueError(f"jobs must be a whole number >= 1, got {jobs!r}")
+    _check_timeout(timeout)
     chosen = select(list_notebooks(), only)
     results: dict[str, RunResult] = {}
-    bar = tqdm(total=len(chosen), desc=f"notebooks ({profile})", unit="nb")
+    stopped: dict[str, bool] = {}  # interrupted notebook -> whether its kernel had saved its ledger
 
     def report(result: RunResult) -> None:
         results[result.notebook.key] = result
@@ -232,30 +448,81 @@ def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None
         tqdm.write(f"{'ok    ' if result.status == 'ok' else 'FAILED'} {result.notebook.key:<55} "
                    f"{result.wall_time_s:7.1f} s" + (f"  {result.error}" if result.error else ""))
 
-    if jobs == 1 or len(chosen) < 2:
-        for nb in chosen:
-            bar.set_postfix_str(nb.key)
-            report(execute(nb, profile, output_dir=output_dir, timeout=timeout,
-                           progress=profile != "smoke" and not dry_run, dry_run=dry_run))
-    else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+    def note(exc: Interrupted) -> None:
+        stopped.update({key: key in exc.ledgers for key in exc.stopped})
 
-        workers = min(jobs, len(chosen))
-        context = multiprocessing.get_context("spawn")
-        gpus = gpu_assignments(workers, visible_gpus()) if profile == "gpu" else []
-        init: dict = {}
-        if gpus:
-            queue = context.Queue()
-            for gpu in gpus:
-                queue.put(gpu)
-            init = {"initializer": _claim_gpu, "initargs": (queue,)}
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context, **init) as pool:
-            futures = [pool.submit(execute, nb, profile, output_dir, timeout, False, dry_run) for nb in chosen]
-            for future in as_completed(futures):
-                report(future.result())
-    bar.close()
+    with contextlib.ExitStack() as locks:
+        for nb in chosen:
+            locks.enter_context(notebook_lock(nb, profile, output_dir, dry_run))
+        bar = tqdm(total=len(chosen), desc=f"notebooks ({profile})", unit="nb")
+        try:
+            if jobs == 1 or len(chosen) < 2:
+                for nb in chosen:
+                    bar.set_postfix_str(nb.key)
+                    try:
+                        report(execute(nb, profile, output_dir=output_dir, timeout=timeout,
+                                       progress=profile != "smoke" and not dry_run, dry_run=dry_run, lock=False))
+                    except KeyboardInterrupt as exc:  # a second Ctrl-C may come before execute says what it stopped
+                        note(exc if isinstance(exc, Interrupted) else Interrupted(stopped=[nb.key]))
+                        raise
+            else:
+                _run_parallel(chosen, profile, output_dir, timeout, jobs, dry_run, report, note)
+        except KeyboardInterrupt:
+            stopped = {key: saved for key, saved in stopped.items() if key not in results}
+            raise Interrupted([results[nb.key] for nb in chosen if nb.key in results], list(stopped),
+                              [nb.key for nb in chosen if nb.key not in results and nb.key not in stopped],
+                              [key for key, saved in stopped.items() if saved]) from None
+        finally:
+            bar.close()
     return [results[nb.key] for nb in chosen]
+
+
+def _run_parallel(chosen: list[Notebook], profile: str, output_dir: Path | None, timeout: int | None, jobs: int,
+                  dry_run: bool, report, note) -> None:
+    """:func:`run`'s ``jobs > 1``: one worker process per notebook running at once. Interrupted, it passes the
+    interrupt on to the workers (:func:`_interrupt_once`), cancels the notebooks not started and waits for the
+    running ones to clean up; ``note`` hears of each notebook a worker stopped."""
+    import multiprocessing
+    import signal
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    workers = min(jobs, len(chosen))
+    context = multiprocessing.get_context("spawn")
+    gpus = gpu_assignments(workers, visible_gpus()) if profile == "gpu" else []
+    queue = None
+    if gpus:
+        queue = context.Queue()
+        for gpu in gpus:
+            queue.put(gpu)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker,
+                               initargs=(queue,))
+    futures = [pool.submit(_worker_execute, nb, profile, output_dir, timeout, False, dry_run, False)
+               for nb in chosen]
+    reported = set()
+    try:
+        for future in as_completed(futures):
+            report(future.result())
+            reported.add(future)
+    except KeyboardInterrupt:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C waits for the clean-up too
+        try:
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                with contextlib.suppress(OSError):
+                    os.kill(process.pid, signal.SIGINT)
+            pool.shutdown(wait=True, cancel_futures=True)
+            for future in futures:
+                if future in reported or not future.done() or future.cancelled():
+                    continue
+                exc = future.exception()
+                if exc is None:
+                    report(future.result())
+                elif isinstance(exc, Interrupted):
+                    note(exc)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def output_locations(results: list[RunResult], profile: str, output_dir: Path | None = None,

@@ -1,5 +1,8 @@
 """The crash-safe cache helpers every on-disk cache goes through."""
 
+import os
+import stat
+
 import pytest
 import torch
 
@@ -30,3 +33,18 @@ def test_unknown_cache_kind_is_one_clear_error(tmp_path):
     path.write_bytes(b"x")
     with pytest.raises(ValueError, match="Unknown cache kind 'json'"):
         _io.read_cache(path, kind="json")
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_a_written_file_gets_the_users_mode_not_mkstemps(tmp_path, umask, mode):
+    """``mkstemp`` makes its file 0600; the file written in its place gets what any new file of the user gets."""
+    old = os.umask(umask)
+    try:
+        assert _io.umask() == umask and _io.file_mode() == mode
+        path = _io.write_atomic(tmp_path / "f.json", lambda handle: handle.write(b"{}"))
+        plain = tmp_path / "plain"
+        plain.write_bytes(b"")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == mode == stat.S_IMODE(plain.stat().st_mode)
+    assert _io.umask() == old  # reading the umask leaves it as it was

@@ -1,8 +1,11 @@
 """The runner (papermill): execution in each profile, failures, parallel runs, notebook selection."""
 
 import json
+import os
+import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -117,3 +120,20 @@ def test_cli_errors_are_one_line():
     out = subprocess.run([sys.executable, "-m", "companion", "list", "--only", "no-such-notebook"],
                          capture_output=True, text=True)
     assert out.returncode == 2 and "No notebook matches" in out.stderr
+
+
+def test_what_a_run_writes_gets_the_users_file_mode(tmp_path, monkeypatch):
+    """The executed notebook, its ledger and its provenance are written through temporary files (``mkstemp``, mode
+    0600) and renamed into place; under the usual umask 022 each ends up 0644 like any new file of the user."""
+    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[2]))  # the kernel saves with this checkout
+    src = _write_nb(tmp_path / "nb" / "angle" / "01-tiny.ipynb", BODY)
+    old = os.umask(0o022)
+    try:
+        result = execute(src, "cpu", output_dir=tmp_path / "scratch")
+    finally:
+        os.umask(old)
+    assert result.status == "ok", result.error
+    ledger = tmp_path / "results" / "angle" / "01-tiny.json"
+    for path in (src.path, ledger, ledger.with_suffix(".provenance.json")):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644, path

@@ -135,3 +135,109 @@ def test_a_closed_pipe_ends_quietly(command, status, ledgers):
         os.close(write)
     assert done.stderr == ""
     assert done.returncode in status
+
+
+# ------------------------------------------------------------------------------------------------ bad input
+BAD_COMMANDS = [
+    (["run", "--only", ""], 2, r"error: Empty selection --only '': give globs or substrings of paper/notebook"),
+    (["run", "--only", " , "], 2, r"error: Empty selection --only ' , '"),
+    (["list", "--only", ""], 2, r"error: Empty selection --only ''"),
+    (["run", "--timeout", "-5"], 2, r"error: timeout \(--timeout\) must be a whole number of seconds >= 1, got -5"),
+    (["run", "--timeout", "0"], 2, r"error: timeout \(--timeout\) must be a whole number of seconds >= 1, got 0"),
+    (["run", "--jobs", "0"], 2, r"error: jobs must be a whole number >= 1, got 0"),
+    (["run", "-p", "seeds", "[0, 1]"], 2,
+     r"python -m companion: error: unrecognized arguments: -p seeds \[0, 1\]; run sets no notebook parameter but "
+     r"the profile: .*papermill .*-y \"seeds: \[0, 1\]\""),
+]
+
+
+@pytest.mark.parametrize("argv, status, line", BAD_COMMANDS, ids=[" ".join(map(repr, a)) for a, _, _ in BAD_COMMANDS])
+def test_bad_input_is_one_line_and_exit_status_2(argv, status, line, monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path))
+    try:
+        code = main(argv)
+    except SystemExit as done:  # argparse's own errors
+        code = done.code
+    out, err = capsys.readouterr()
+    said = [x for x in err.splitlines() if not x.startswith("usage:")]  # argparse's usage line comes first
+    assert code == status and out == "" and len(said) == 1 and re.fullmatch(line + ".*", said[0]), err
+
+
+def test_no_command_shows_the_commands_and_exits_2(capsys):
+    """``python -m companion`` alone does nothing: it prints the help (the commands and the first steps) to
+    standard error and exits 2, the status of a usage error."""
+    assert main([]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("usage: python -m companion")
+    for name in ("run", "list", "scoreboard", "data", "wordnet"):
+        assert re.search(rf"^\s+{name}\b", err, re.M), name
+    assert "python -m companion run --profile smoke" in err
+
+
+# ------------------------------------------------------------------------------------------------ wordnet
+@pytest.fixture
+def no_wordnet(tmp_path, monkeypatch):
+    """No WordNet anywhere the code looks, and an nltk download that fails as it does offline (it prints an error
+    and returns False)."""
+    import nltk
+
+    from companion import wordnet
+
+    monkeypatch.delenv("COMPANION_WORDNET_DIR", raising=False)
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(wordnet, "DEBIAN_WORDNET_DIR", tmp_path / "no-wordnet")
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path / "no-nltk-data")])
+    calls = []
+
+    def offline_download(info_or_id, print_error_to=sys.stderr, **kwargs):
+        calls.append(info_or_id)
+        print("[nltk_data] Error loading wordnet: <urlopen error [Errno -3] Temporary failure in name resolution>",
+              file=print_error_to)
+        return False
+
+    monkeypatch.setattr(nltk, "download", offline_download)
+    wordnet._reader.cache_clear()
+    yield calls
+    wordnet._reader.cache_clear()
+
+
+def test_wordnet_fetch_fails_where_the_download_fails(no_wordnet, capsys):
+    """``nltk.download`` exits 0 offline, so a shell's ``&&`` chain went on without WordNet; ``wordnet fetch``
+    exits 1 with one line: what is missing, what nltk said, the Debian packages."""
+    assert main(["wordnet", "fetch"]) == 1
+    out, err = capsys.readouterr()
+    assert no_wordnet == ["wordnet"] and out == "" and len(err.splitlines()) == 1
+    assert err.startswith("error: WordNet 3.0 not found: ") and "does not exist and no nltk 'wordnet' download" in err
+    assert "nltk.download('wordnet') failed (Error loading wordnet: <urlopen error" in err
+    assert "on Debian/Ubuntu: apt-get install wordnet-base wordnet-sense-index" in err
+    assert main(["wordnet", "check"]) == 1 and no_wordnet == ["wordnet"]  # check never downloads
+    assert "apt-get install" in capsys.readouterr().err
+
+
+def test_wordnet_fetch_checks_what_the_download_gave(no_wordnet, monkeypatch, capsys):
+    """A download that says it succeeded but leaves nothing readable is a failure too."""
+    import nltk
+
+    monkeypatch.setattr(nltk, "download", lambda *args, **kwargs: True)
+    assert main(["wordnet", "fetch"]) == 1
+    err = capsys.readouterr().err
+    assert "nltk.download('wordnet') ran; on Debian/Ubuntu: apt-get install wordnet-base" in err
+
+
+def test_wordnet_fetch_downloads_nothing_when_wordnet_reads(tmp_path, monkeypatch, capsys):
+    import nltk
+
+    from companion import wordnet
+
+    try:
+        wordnet.check()
+    except FileNotFoundError:
+        pytest.skip("no WordNet 3.0 on this machine")
+
+    def no_download(*args, **kwargs):
+        raise AssertionError("downloaded although WordNet reads")
+
+    monkeypatch.setattr(nltk, "download", no_download)
+    assert main(["wordnet", "fetch"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("WordNet 3.0 readable from ") and len(out.splitlines()) == 1

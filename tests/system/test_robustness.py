@@ -32,6 +32,7 @@ from companion.metrics import clustering, geometry, retrieval
 from companion.papers.circumplex import geometry as MC
 from companion.papers.concepts.data import ConceptData, hard_negative
 from companion.profiles import settings
+from companion.publish import runner
 from companion.publish.notebooks import list_notebooks, select
 from companion.settings import DataNotFoundError
 from companion.similarities import complex_angle, cosine, cosine_matrix
@@ -194,6 +195,9 @@ BAD_INPUTS = [
     ("papermill-steps-string", lambda c, t: _settings(steps="100"), TE,
      r"Override steps='100' has type str; expected int"),
     ("papermill-unknown-parameter", lambda c, t: _settings(stpes=10), VE, r"Unknown override 'stpes'"),
+    ("papermill-list-as-text", lambda c, t: _settings(seeds="[0, 1]"), TE,  # papermill -p seeds "[0, 1]"
+     r"Override seeds='\[0, 1\]' has type str; expected list\. papermill's -p passes .* as text; pass it as YAML "
+     r"with -y instead, e\.g\. -y \"seeds: \[0, 1\]\"\.$"),
     # --- encoders
     ("encoder-unknown-pooling", lambda c, t: E.load_encoder("sentence-transformers/all-MiniLM-L6-v2", pooling="avg"),
      VE, r"Unknown pooling 'avg'; valid poolings: cls, mean"),
@@ -222,6 +226,10 @@ BAD_INPUTS = [
      r"within\(\) got a non-finite value nan"),
     ("runner-unknown-notebook", lambda c, t: select(list_notebooks(), "no-such-notebook"), VE,
      r"No notebook matches 'no-such-notebook'"),
+    ("runner-empty-selection", lambda c, t: select(list_notebooks(), " , "), VE,
+     r"Empty selection --only ' , ': give globs or substrings of paper/notebook.*leave --only out"),
+    ("runner-negative-timeout", lambda c, t: runner.run("smoke", timeout=-5), VE,
+     r"timeout \(--timeout\) must be a whole number of seconds >= 1, got -5"),
     ("training-nan-loss", lambda c, t: _nan_training(c), FloatingPointError, r"loss is nan at step 1"),
 ]
 

@@ -22,6 +22,7 @@ from companion.publish.site.common import (
     _root,
     md_table,
 )
+from companion.results import provenance_belongs
 
 
 # --------------------------------------------------------------------------------------------- scale & timing
@@ -146,6 +147,8 @@ def notebook_scale(nb, root: Path | None = None) -> dict[str, Any]:
     notebook's static ``settings(...)`` call."""
     root = _root(root)
     prov = _read_json(_results_dir(root) / nb.paper / f"{nb.stem}.provenance.json")
+    if prov is not None and not provenance_belongs(prov, _results_dir(root) / nb.paper / f"{nb.stem}.json"):
+        prov = None  # another run's record, beside a ledger whose save was stopped half-way
     meta = (_read_json(nb.path) or {}).get("metadata", {}).get("companion") or {}
     profile = (prov or {}).get("profile") or meta.get("profile")
     cfg = (prov or {}).get("settings") or executed_settings(nb.path)
