@@ -306,6 +306,7 @@ def wn_dir() -> Path:
         pytest.skip(f"neither Debian's WordNet files nor an NLTK 'wordnet' download exist: {exc}")
 
 
+@pytest.mark.slow
 def test_wordnet_reader(wn_dir):
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 

@@ -27,7 +27,8 @@ TEXTS = ["A man is playing a guitar.", "Someone plays music on a stage tonight w
 ADAM_EPS = 1e-8  # torch.optim.AdamW's default, the same as Hugging Face Trainer's adam_epsilon
 
 
-pytestmark = pytest.mark.usefixtures("scratch_cache")  # tests/core/conftest.py
+# slow: one full training step per gpu path, written out by hand; the cache fixture is tests/core/conftest.py's
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("scratch_cache")]
 
 
 def _full_model(enc, start):

@@ -19,6 +19,8 @@ from companion.publish import apidoc
 from companion.publish.site import checks, common
 from companion.settings import REPO_ROOT
 
+pytestmark = pytest.mark.slow  # renders the API reference from every docstring
+
 ROOT = REPO_ROOT
 
 

@@ -83,6 +83,7 @@ def _sync_changes_nothing(root: Path) -> None:
         assert _pair(root) == before, f"jupytext --sync changed the pair ({newer} newer)"
 
 
+@pytest.mark.slow
 def test_the_badge_and_set_up_cell_follow_the_one_setting(tmp_path):
     root = _project(tmp_path, "octo/companion")
     rel = "notebooks/angle/01-tiny.ipynb"

@@ -91,6 +91,7 @@ def _sync_copy(tmp_path: Path, newer: str) -> list[str]:
     return [str(p.relative_to(root)) for p, data in before.items() if p.read_bytes() != data]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("newer", ["twin", "notebook"])
 def test_jupytext_sync_changes_nothing(tmp_path, newer):
     assert _sync_copy(tmp_path, newer) == []
@@ -417,6 +418,7 @@ show_provenance(ledger)
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.notebook
 def test_an_executed_notebook_shows_its_figure_once_and_no_path(tmp_path, monkeypatch):
     monkeypatch.delenv("COMPANION_RESULTS_DIR", raising=False)
@@ -475,6 +477,7 @@ def _mask_provenance(nb: dict) -> tuple[dict, int]:
     return nb, masked
 
 
+@pytest.mark.slow
 @pytest.mark.notebook
 def test_two_runs_differ_only_in_provenance(tmp_path, monkeypatch):
     """``synthesis/00-errata`` twice in the smoke profile through the runner, into two scratch folders: the two

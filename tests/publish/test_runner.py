@@ -42,6 +42,7 @@ def test_parameter_defaults_reads_literals_only():
         "profile": "cpu", "seeds": [0, 1]}
 
 
+@pytest.mark.slow
 def test_smoke_execution_goes_to_scratch_and_counts_claims(tmp_path, monkeypatch):
     monkeypatch.delenv("COMPANION_RESULTS_DIR", raising=False)
     src = _write_nb(tmp_path / "nb" / "angle" / "01-tiny.ipynb", BODY)
@@ -58,6 +59,7 @@ def test_smoke_execution_goes_to_scratch_and_counts_claims(tmp_path, monkeypatch
     assert "PROFILE smoke" in json.dumps(executed.cells[-1].outputs)
 
 
+@pytest.mark.slow
 def test_cpu_execution_writes_back_in_place_and_failures_name_the_cell(tmp_path, monkeypatch):
     monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
     src = _write_nb(tmp_path / "nb" / "angle" / "01-tiny.ipynb", BODY)
@@ -90,6 +92,7 @@ def test_the_notebook_metadata_takes_what_only_the_ledger_knows():
     assert runner.run_provenance("cpu", 1.0, {**record, "seeds": []})["seeds"] == []  # a run without seeds
 
 
+@pytest.mark.slow
 def test_parallel_run_keeps_order_isolates_smoke_output_and_reports_failures(tmp_path, monkeypatch):
     monkeypatch.delenv("COMPANION_RESULTS_DIR", raising=False)
     good = _write_nb(tmp_path / "nb" / "angle" / "01-tiny.ipynb", BODY)
@@ -122,6 +125,7 @@ def test_cli_errors_are_one_line():
     assert out.returncode == 2 and "No notebook matches" in out.stderr
 
 
+@pytest.mark.slow
 def test_what_a_run_writes_gets_the_users_file_mode(tmp_path, monkeypatch):
     """The executed notebook, its ledger and its provenance are written through temporary files (``mkstemp``, mode
     0600) and renamed into place; under the usual umask 022 each ends up 0644 like any new file of the user."""

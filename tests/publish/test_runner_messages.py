@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from companion.publish import notebooks, runner
 
@@ -36,6 +37,7 @@ def _checkout(root: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_run_reports_where_outputs_went_without_kernel_noise(tmp_path):
     root = _checkout(tmp_path / "checkout")
     scratch = tmp_path / "scratch"

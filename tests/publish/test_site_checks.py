@@ -216,6 +216,7 @@ def _write_nb(path, body):
     nbformat.write(nb, path)
 
 
+@pytest.mark.slow
 def test_site_configuration_lists_every_notebook_once():
     assert checks.check() == []
     built = config.build_config()

@@ -271,6 +271,7 @@ def test_every_page_is_in_the_navigation_and_generated_pages_are_current():
         assert (REPO_ROOT / common.paper_page(paper)).read_text() == pages.render_paper_page(paper)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", config.pages())
 def test_page_cells_run_and_links_resolve(page):
     path = REPO_ROOT / page
@@ -355,6 +356,7 @@ def test_a_long_opening_is_reported_and_the_badge_is_not_counted(tmp_path):
         "markdown cell"]
 
 
+@pytest.mark.slow
 def test_errata_page_lists_every_erratum_with_its_proving_cell():
     claims = errata._errata_claims(REPO_ROOT)
     if not claims:

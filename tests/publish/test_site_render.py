@@ -17,6 +17,8 @@ from companion.publish.site import checks, common, config, errata, markdown, pag
 from companion.results import VERDICTS, Ledger, holds, within  # noqa: E402
 from companion.settings import REPO_ROOT  # noqa: E402
 
+pytestmark = pytest.mark.slow  # renders site pages
+
 
 def _notebook(path, markdown_cells=(), outputs=()):
     nb = nbformat.v4.new_notebook()

@@ -19,6 +19,8 @@ import pytest
 from companion.publish.notebooks import list_notebooks
 from companion.publish.runner import execute
 
+pytestmark = pytest.mark.slow  # runs a training notebook twice
+
 NOTEBOOK = "circumplex/02-experiments"
 
 

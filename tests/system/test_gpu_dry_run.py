@@ -17,6 +17,8 @@ from companion.publish.notebooks import list_notebooks
 from companion.publish.runner import execute, run
 from companion.results import validate_claim
 
+pytestmark = pytest.mark.slow  # the gpu profile's dry run of every notebook
+
 NOTEBOOKS = list_notebooks()
 
 

@@ -21,6 +21,7 @@ from companion.encoders import loading
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_loading_an_unreachable_model_fails_at_once(tmp_path, closed_port):
     env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
     env.update(PYTHONPATH=str(REPO), HF_ENDPOINT=f"http://127.0.0.1:{closed_port}", HF_HOME=str(tmp_path / "hf"),

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # builds and installs the wheel
+
 REPO = Path(__file__).resolve().parents[2]
 #: what a build reads (build_backend/companion_build.py's SOURCES); the fixture records the copy it built from
 SOURCES = ("pyproject.toml", "README.md", "MANIFEST.in", "companion", "build_backend")

@@ -453,6 +453,7 @@ def _kernels(tmpdir: Path) -> list[int]:
     return pids
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc").is_dir() or os.name != "posix", reason="needs POSIX signals and /proc")
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_sigint_stops_a_real_run_cleanly(tmp_path, jobs):

@@ -15,6 +15,8 @@ from companion.publish.runner import execute
 from companion.publish.site.render import notebook_findings
 from companion.results import validate_claim
 
+pytestmark = pytest.mark.slow  # the smoke run of every notebook
+
 NOTEBOOKS = list_notebooks()
 
 

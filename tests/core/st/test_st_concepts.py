@@ -57,6 +57,7 @@ def test_forward_through_the_model_equals_the_functional_loss(base_model, featur
         assert float(ours) == pytest.approx(float(ref), rel=1e-6, abs=1e-6)
 
 
+@pytest.mark.slow
 def test_trainer_lowers_the_loss_of_a_fixed_batch(trains_down, texts):
     data = {"anchor": texts.anchors, "positive": texts.unrelated, "negative": texts.paraphrases}
     trains_down(lambda m: InfoNCEBCELoss(m), data, 1e-4)
@@ -85,6 +86,7 @@ def test_bad_hyper_parameters_fail_at_construction():
 
 @pytest.mark.parametrize("name", concepts.__all__)
 # the example keeps the trainer's defaults for readers on a GPU; on this CPU torch says pinning does nothing
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:'pin_memory' argument is set as true:UserWarning")
 def test_docstring_example_runs(name, run_example):
     run_example(getattr(concepts, name))

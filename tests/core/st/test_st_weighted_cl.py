@@ -89,6 +89,7 @@ TRAINING = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make_loss, labels, lr", [t[1:] for t in TRAINING], ids=[t[0] for t in TRAINING])
 def test_trainer_lowers_the_loss_of_a_fixed_batch(trains_down, texts, make_loss, labels, lr):
     trains_down(make_loss, {"text": texts.anchors, "label": labels.tolist()}, lr)
@@ -122,6 +123,7 @@ def test_bad_hyper_parameters_fail_at_construction(make, message):
 
 @pytest.mark.parametrize("name", weighted_cl.__all__)
 # the examples keep the trainer's defaults for readers on a GPU; on this CPU torch says pinning does nothing
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:'pin_memory' argument is set as true:UserWarning")
 def test_docstring_example_runs(name, run_example):
     run_example(getattr(weighted_cl, name))

@@ -145,6 +145,7 @@ def test_unknown_rule_is_a_clear_error(data):
         C.make_hard_negatives(data, data.t2d.iloc[:2], rules=("negation", "oops"))
 
 
+@pytest.mark.slow
 def test_a_build_and_its_cached_copy_agree():
     built = C.build_concepts()
     cached = C.load_concepts()

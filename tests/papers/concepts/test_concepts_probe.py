@@ -201,6 +201,7 @@ def test_training_synsets_avoid_every_test_split():
         C.eval_pool(data, train, 1)
 
 
+@pytest.mark.slow
 def test_wordnet_material_does_not_depend_on_string_hashing():
     """NLTK lists a word's senses in an order that follows Python's string hashing; the probe material must not."""
     import os

@@ -19,6 +19,8 @@ from companion.papers.simace.transfer import (
     task_texts,
 )
 
+pytestmark = pytest.mark.slow  # trains transfer probes
+
 TEXTS = ["A man plays a guitar.", "Two dogs run in the park together.", "Rain.", "The committee met on Tuesday "
          "to discuss the budget of the new library.", "A child reads.", "Stocks fell sharply today."]
 

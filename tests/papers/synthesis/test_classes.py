@@ -83,6 +83,7 @@ def test_the_auditor_assigns_findings_to_recorded_errata_only(committed):
     assert {reason for reason, _ in allowed.values()} <= {"rounding", "convention", "reading", "unstated"}
 
 
+@pytest.mark.slow
 def test_sides_show_each_recorded_erratum_found_by_a_rule(committed):
     root, kinds = committed
     found = classes.sides(root)
