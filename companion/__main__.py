@@ -28,7 +28,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     try:
         results = runner.run(args.profile, only=args.only, output_dir=args.output_dir, timeout=args.timeout,
-                             jobs=args.jobs, dry_run=args.dry_run)
+                             jobs=args.jobs, dry_run=args.dry_run, allow_cpu=args.allow_cpu)
     except runner.Interrupted as exc:
         print(exc.line(), file=sys.stderr)
         return INTERRUPTED
@@ -214,6 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--dry-run", action="store_true",
                      help="gpu profile only: its code path on a CPU in seconds (tiny stand-in backbones, smoke sizes, "
                           "scratch output)")
+    run.add_argument("--allow-cpu", action="store_true",
+                     help="gpu profile only: run it although torch sees no CUDA GPU (refused otherwise)")
     run.set_defaults(func=_cmd_run)
 
     lst = sub.add_parser("list", help="list notebooks and their sections")

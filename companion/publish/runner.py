@@ -97,6 +97,33 @@ def _check_dry_run(profile: str, dry_run: bool) -> None:
         raise ValueError(f"--dry-run is the gpu profile's dry run; got profile {profile!r} (use --profile gpu).")
 
 
+def check_device(profile: str, dry_run: bool = False, allow_cpu: bool = False) -> None:
+    """The gpu profile (paper scale) on a machine where torch sees no CUDA GPU is refused in one line, unless it is
+    the dry run or ``allow_cpu`` says it is meant: it would take days and write its results over the committed
+    ones."""
+    if profile == "gpu" and not dry_run and not allow_cpu and not visible_gpus():
+        raise ValueError("--profile gpu needs a CUDA GPU and torch sees none here: --dry-run checks its code path on "
+                         "a CPU in seconds; --allow-cpu runs it here anyway (days, and it replaces the cpu results)")
+
+
+def replaced_profiles(chosen: list[Notebook], profile: str, dry_run: bool = False) -> list[str]:
+    """One line per notebook whose committed ledger comes from another profile than the in-place run ``profile``
+    about to replace it (smoke and the dry run write to scratch and replace nothing)."""
+    if profile == "smoke" or dry_run:
+        return []
+    root = _settings.results_dir()
+    lines = []
+    for nb in chosen:
+        path = root / nb.paper / f"{nb.stem}.json"
+        try:
+            before = json.loads(path.read_text(encoding="utf-8")).get("profile")
+        except (OSError, ValueError):
+            continue
+        if before and before != profile:
+            lines.append(f"note: {nb.key}: its {before} ledger will be replaced by this {profile} run")
+    return lines
+
+
 def _describe_failure(exc: Exception) -> str:
     cell = getattr(exc, "cell_index", None)
     count = getattr(exc, "exec_count", None)
@@ -417,7 +444,8 @@ def _worker_execute(nb: Notebook, *args) -> RunResult:
 
 
 def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None = None,
-        timeout: int | None = None, jobs: int = 1, dry_run: bool = False) -> list[RunResult]:
+        timeout: int | None = None, jobs: int = 1, dry_run: bool = False, allow_cpu: bool = False,
+        echo=None) -> list[RunResult]:
     """Execute the selected notebooks, with a progress display; returns one result per notebook, in order.
 
     ``jobs > 1`` runs that many notebooks at once, each in its own worker process (a notebook's kernel inherits its
@@ -425,7 +453,9 @@ def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None
     smoke profile on a multi-core machine; for ``cpu`` timings keep ``jobs=1`` so that notebooks do not share cores.
     In the ``gpu`` profile each worker gets its own GPU (``CUDA_VISIBLE_DEVICES``, :func:`gpu_assignments`), so
     ``--jobs N`` on an N-GPU machine runs N notebooks at once, one per GPU.
-    ``dry_run`` (gpu only): see :func:`execute`.
+    ``dry_run`` (gpu only): see :func:`execute`. The gpu profile without a CUDA GPU is refused unless ``allow_cpu``
+    (:func:`check_device`); a notebook whose committed ledger comes from another profile is named before it runs
+    (:func:`replaced_profiles`, through ``echo``, default the progress display's writer).
 
     The lock of every selected notebook (:func:`notebook_lock`) is taken before the first starts, so a run that
     would write what another run is writing refuses at once (:class:`NotebookBusy`). Interrupted, it stops the
@@ -438,7 +468,10 @@ def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise ValueError(f"jobs must be a whole number >= 1, got {jobs!r}")
     _check_timeout(timeout)
+    check_device(profile, dry_run, allow_cpu)
     chosen = select(list_notebooks(), only)
+    for line in replaced_profiles(chosen, profile, dry_run):
+        (echo or tqdm.write)(line)
     results: dict[str, RunResult] = {}
     stopped: dict[str, bool] = {}  # interrupted notebook -> whether its kernel had saved its ledger
 

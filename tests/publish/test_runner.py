@@ -141,3 +141,35 @@ def test_what_a_run_writes_gets_the_users_file_mode(tmp_path, monkeypatch):
     ledger = tmp_path / "results" / "angle" / "01-tiny.json"
     for path in (src.path, ledger, ledger.with_suffix(".provenance.json")):
         assert stat.S_IMODE(path.stat().st_mode) == 0o644, path
+
+
+def test_the_gpu_profile_without_cuda_is_refused_in_one_line_unless_meant(monkeypatch):
+    monkeypatch.setattr(runner, "visible_gpus", lambda: [])
+    with pytest.raises(ValueError, match=r"^--profile gpu needs a CUDA GPU and torch sees none here: --dry-run") as info:
+        runner.run("gpu", only="angle/01")
+    assert "\n" not in str(info.value)
+    runner.check_device("gpu", dry_run=True)  # the dry run is what a CPU is for
+    runner.check_device("gpu", allow_cpu=True)  # said on purpose
+    runner.check_device("cpu")
+    monkeypatch.setattr(runner, "visible_gpus", lambda: ["0"])
+    runner.check_device("gpu")
+
+
+def test_the_command_refuses_the_gpu_profile_without_cuda():
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}  # no GPU for this process, whatever the machine has
+    out = subprocess.run([sys.executable, "-m", "companion", "run", "--profile", "gpu", "--only", "angle/01"],
+                         capture_output=True, text=True, env=env)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip().startswith("error: --profile gpu needs a CUDA GPU") and out.stderr.count("\n") == 1
+
+
+def test_a_run_names_each_ledger_of_another_profile_it_replaces(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path))
+    nbs = [Notebook(tmp_path / "01-a.ipynb", "angle", "01-a", "a"), Notebook(tmp_path / "02-b.ipynb", "angle", "02-b", "b"),
+           Notebook(tmp_path / "03-c.ipynb", "angle", "03-c", "c")]
+    (tmp_path / "angle").mkdir()
+    (tmp_path / "angle" / "01-a.json").write_text(json.dumps({"profile": "cpu"}))
+    (tmp_path / "angle" / "02-b.json").write_text(json.dumps({"profile": "gpu"}))
+    assert runner.replaced_profiles(nbs, "gpu") == ["note: angle/01-a: its cpu ledger will be replaced by this gpu run"]
+    assert runner.replaced_profiles(nbs, "cpu") == ["note: angle/02-b: its gpu ledger will be replaced by this cpu run"]
+    assert runner.replaced_profiles(nbs, "smoke") == [] and runner.replaced_profiles(nbs, "gpu", dry_run=True) == []
