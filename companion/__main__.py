@@ -183,7 +183,23 @@ def _cmd_criteria(args: argparse.Namespace) -> int:
         print(f"registered the criteria of {len(written)} notebook(s) under data/<paper>/criteria/"
               if written else "every registered criterion is up to date")
         return 0
+    if args.action == "history":
+        from companion import criteria_history
+
+        path = criteria_history.write()
+        stored = criteria_history.load()
+        print(f"wrote {path.relative_to(settings.repo_root())} (commits up to {stored['covers'][:7]}):")
+        for what, count in criteria_history.summary(stored).items():
+            print(f"  {what}: {count}")
+        return 0
     problems = [p for ledger in results.load_ledgers(settings.results_dir()) for p in results.criteria_problems(ledger)]
+    if args.source is None and not args.only:
+        from companion import criteria_history
+
+        try:
+            problems += criteria_history.problems()
+        except criteria_history.HistoryUnavailable as exc:
+            print(f"note: the registration history is not checked here ({exc})")
     for line in problems:
         print(line)
     print("every ledger was graded with its committed criteria" if not problems else f"{len(problems)} problem(s)")
@@ -268,9 +284,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     crit = sub.add_parser("criteria", help="register the criteria of every notebook before a run, or check the "
                                            "ledgers against them")
-    crit.add_argument("action", choices=("register", "check"),
+    crit.add_argument("action", choices=("register", "check", "history"),
                       help="register: write data/<paper>/criteria/<notebook>.json from a smoke run's ledgers; "
-                           "check: every committed ledger was graded with its committed criteria")
+                           "check: every committed ledger was graded with its committed criteria, and the stored "
+                           "registration history is the one the commits give; history: write that history "
+                           "(data/criteria-history.json) from the commits")
     crit.add_argument("--from", dest="source", default=None,
                       help="the results folder to register from (default: the smoke scratch folder)")
     crit.add_argument("--only", nargs="*", default=None, metavar="PART",

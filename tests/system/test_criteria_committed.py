@@ -33,3 +33,17 @@ def test_criteria_committed_before_the_ledger(ledger):
     if crit is None or led is None:
         pytest.skip("no git history here (a source copy, not a clone)")
     assert crit <= led, "the criteria were changed after the ledger they grade was committed"
+
+
+def test_the_stored_registration_history_is_the_one_the_commits_give():
+    """data/criteria-history.json is computed from the commits (``criteria history``), covers every commit that
+    changed a ledger or a criteria file, and was not edited by hand."""
+    from companion import criteria_history
+
+    try:
+        found = criteria_history.problems()
+    except criteria_history.HistoryUnavailable as exc:
+        pytest.skip(f"no git history here: {exc}")
+    if found and "does not hold" in found[0]:
+        pytest.skip(found[0])
+    assert found == []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from companion import criteria_history
 from companion.publish import apidoc, colab
 from companion.publish.site import format as fmt
 from companion.publish.site import summary as site_summary
@@ -220,6 +221,7 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, k
     rows = []
     keys: dict[str, str] = {}
     with_regime = kind in ("paper", "beyond")
+    history = criteria_history.load(root)
     for ledger in _ledgers(root):
         if ledger["paper"] != paper:
             continue
@@ -231,6 +233,10 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, k
             claim = f"{fmt.ledger_text(c['claim'])}{source} · {_cell_link(loc, base)}"
             verdict = f"**{c['verdict']}**" + (f" — {fmt.ledger_text(_short_reason(c['reason']))}"
                                                if c.get("reason") else "")
+            revisions = criteria_history.revised(history, f"{paper}/{ledger['notebook']}", c["id"])
+            if revisions:
+                verdict += (f" · *criterion revised after a result ({revisions[-1]['date']}; "
+                            f"[was](#criteria-revised-after-a-result))*")
             row = [claim, fmt.ledger_text(fmt.value_text(c.get("paper_value"), printed=True)), _ours_text(c), verdict]
             if with_regime:
                 row.append(_regime_key(c.get("regime") or REGIMES[0], keys))
@@ -400,6 +406,43 @@ def _regime_summary(counts: dict[str, dict[str, int]]) -> str:
                      for regime, c in counts.items())
 
 
+def revisions_markdown(paper: str, root: Path | None = None) -> str:
+    """What each criterion of ``paper``'s claims was before a result changed it
+    (:mod:`companion.criteria_history`): one row per change aimed at a few claims, with what it was and what it
+    became; the changes made by commits that revised a shared rule for many claims at once, one row per commit with
+    the claims it touched. Empty when no history is stored."""
+    history = criteria_history.load(_root(root))
+    if not history:
+        return "_No registration history is stored (`python -m companion criteria history` writes it)._"
+    wide = history.get("rule_wide", criteria_history.RULE_WIDE)
+    aimed, shared = [], {}
+    registered = before = 0
+    for notebook, by_id in history["claims"].items():
+        if not notebook.startswith(f"{paper}/"):
+            continue
+        for cid, h in by_id.items():
+            registered += 1
+            before += bool(h["registered_before_result"])
+            for r in h["revisions"]:
+                if r["scope"] < wide:
+                    aimed.append([f"`{cid}` ({notebook.split('/', 1)[1]})", f"{r['date']} `{r['commit']}`",
+                                  r["field"].replace("_", " "), fmt.ledger_text(fmt.value_text(r["was"])),
+                                  fmt.ledger_text(fmt.value_text(r["now"]))])
+                else:
+                    shared.setdefault((r["date"], r["commit"], r["scope"]), set()).add(cid)
+    lines = [f"Of the {registered} claims of this paper's ledgers, {before} had their criterion registered before "
+             f"their first committed result; the others were registered after it, or never. Each change of a "
+             f"criterion or a paper value after a result is listed: first those made by a commit that revised "
+             f"fewer than {wide} claims, then those made by commits that revised a shared rule for many claims.", ""]
+    lines += [md_table(["claim", "changed", "what", "was", "now"], aimed) if aimed else "_No change aimed at a few "
+              "claims._", ""]
+    if shared:
+        rows = [[f"{date} `{commit}`", str(scope), ", ".join(f"`{c}`" for c in sorted(ids))]
+                for (date, commit, scope), ids in sorted(shared.items())]
+        lines += [md_table(["commit", "claims it revised in all", "this paper's claims it revised"], rows)]
+    return "\n".join(lines)
+
+
 def paper_page_markdown(paper: str, root: Path | None = None) -> str:
     """The body of ``site/papers/<paper>.qmd``: reference, scale, notebooks, claims, errata."""
     root = _root(root)
@@ -439,7 +482,7 @@ def paper_page_markdown(paper: str, root: Path | None = None) -> str:
              "and the design's minimum detectable effect at 80 % power (MDE).", ""]
     for kind in ("paper", "beyond", "check") if paper in REPRODUCED_PAPERS else ("beyond", "check"):
         parts += [f"### {KIND_TITLES[kind]}", "", claims_markdown(paper, page, root, kind=kind), ""]
-    parts += [""]
+    parts += ["## Criteria revised after a result", "", revisions_markdown(paper, root), ""]
     if paper in REPRODUCED_PAPERS:
         parts += ["## Errata", "", errata_markdown(page, root, paper=paper), ""]
     return "\n".join(parts)
