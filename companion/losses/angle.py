@@ -32,7 +32,7 @@ import torch
 
 from companion._checks import check_finite, check_matrix, check_temperature
 from companion.losses.core import contrastive_nll, pairwise_ranking_loss
-from companion.similarities import _row_scale, complex_angle, cosine_matrix, row_cosine
+from companion.similarities import complex_angle, cosine_matrix, row_cosine, row_scale
 
 __all__ = [
     "split_pairs", "check_pair_batch", "complex_divide", "eq6_literal", "eq6_code", "eq6_atan2",
@@ -132,8 +132,8 @@ def eq6_atan2(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     saturation); at exactly 0 the absolute value is not differentiable (autograd returns the subgradient 0).
     Rows are rescaled by their largest entry first (the angle is scale invariant) so products cannot overflow."""
     a, b, c, d = _pair_halves(x, y)
-    a, b = a / _row_scale(x), b / _row_scale(x)
-    c, d = c / _row_scale(y), d / _row_scale(y)
+    a, b = a / row_scale(x), b / row_scale(x)
+    c, d = c / row_scale(y), d / row_scale(y)
     return torch.atan2(b * c - a * d, a * c + b * d).abs().mean(dim=-1)
 
 
