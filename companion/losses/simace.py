@@ -49,7 +49,6 @@ from companion.losses.core import contrastive_nll
 from companion.similarities import ANGLE_EPS, clamp_cos, cos_to_angle, cosine_matrix
 
 OBJECTIVES = ("simcse", "arccon", "simace", "rbf")
-DEFAULT_TAU = {"simcse": 0.05, "arccon": 0.05, "simace": 0.05, "rbf": 0.05}
 DEFAULT_MARGIN_DEG = {"simcse": 0.0, "arccon": 10.0, "simace": 10.0, "rbf": 0.0}
 
 
