@@ -13,9 +13,9 @@ import pytest
 import torch
 
 from companion import stats
-from companion.losses.simace import pair_forces
 from companion.papers.simace import analysis, claims
 from companion.papers.simace import synthetic as syn
+from companion.papers.simace.synthetic import pair_forces
 
 matplotlib.use("Agg")
 
