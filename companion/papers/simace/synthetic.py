@@ -238,10 +238,10 @@ class ConeMLP(nn.Module):
 def cone_geometry(embed: Callable[[Sequence[str]], torch.Tensor], model: nn.Module, probe: Sequence[str]
                   ) -> dict[str, float]:
     """What the cone experiment logs on a fixed probe: the positive and mean negative angle of two training-mode
-    views (:func:`~companion.papers.simace.runs.view_geometry`), ``align`` (Wang & Isola's alignment of two
+    views (:func:`~companion.dropout_views.view_geometry`), ``align`` (Wang & Isola's alignment of two
     training-mode views) and ``uniform`` (uniformity of the eval-mode outputs). Leaves ``model`` in eval mode."""
+    from companion.dropout_views import view_geometry
     from companion.metrics.geometry import alignment, uniformity
-    from companion.papers.simace.runs import view_geometry
 
     out = view_geometry(embed, model, probe)
     model.train()
@@ -256,13 +256,13 @@ def cone_geometry(embed: Callable[[Sequence[str]], torch.Tensor], model: nn.Modu
 def cone_run(x: torch.Tensor, objective: str, seed: int, *, model_args: dict, tau: float, margin_deg: float,
              steps: int, batch_size: int, lr: float, log_every: int, n_probe: int = 256):
     """One run of the cone experiment: seed everything, build :class:`ConeMLP` (``model_args``), train it on
-    dropout views of the rows of ``x`` (:func:`~companion.papers.simace.runs.train_dropout_views`, Adam at constant
+    dropout views of the rows of ``x`` (:func:`~companion.dropout_views.train_dropout_views`, Adam at constant
     ``lr``, no clipping) and log :func:`cone_geometry` on the first ``n_probe`` rows at step 0 and every
     ``log_every`` steps. Returns the log as a DataFrame with ``step``, the logged quantities, ``seed`` and
     ``objective``."""
     import pandas as pd
 
-    from companion.papers.simace.runs import train_dropout_views
+    from companion.dropout_views import train_dropout_views
     from companion.training import seed_everything
 
     if n_probe > len(x):

@@ -16,7 +16,6 @@ from companion.losses.simace import (
     simace_loss,
     simcse_loss,
 )
-from companion.papers.simace.runs import dropout_view_loss
 from companion.similarities import angle_matrix, clamp_cos, cosine_matrix
 
 
@@ -107,23 +106,6 @@ def test_logits_are_the_formulas_written_out():
                     assert torch.equal(contrastive_logits(z1, z2, objective, tau, margin), expected), objective
 
 
-def test_dropout_view_loss_trains_a_tiny_model():
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.Dropout(0.2), torch.nn.Linear(16, 8))
-    data = torch.randn(32, 4)
-    texts = [str(i) for i in range(32)]
-    fn = dropout_view_loss(lambda batch: model(data[[int(t) for t in batch]]), texts, "simace", 0.05)
-    model.train()
-    loss = fn(torch.arange(16))
-    loss.backward()
-    assert loss.item() > 0 and all(p.grad is not None for p in model.parameters())
-    model.eval()
-    torch.manual_seed(1)
-    # eval mode: identical views, so SimACE's positive angle is ~0
-    z = model(data[:16])
-    assert fn(torch.arange(16)).item() == pytest.approx(simace_loss(z, z).item(), rel=1e-6)
-
-
 # ------------------------------------------------------------------ bad input
 def test_bad_input():
     z1, z2 = views()
@@ -166,19 +148,3 @@ def test_every_objective_goes_through_the_shared_core(monkeypatch):
     for fn in (simcse_loss, arccon_loss, simace_loss):
         fn(z1, z2)
     assert calls == [((8, 8), True)] * 3  # one N x N logit matrix per loss, identity positives, one core
-
-
-def test_training_glue_bad_input():
-    texts = ["a", "b", "c"]
-    with pytest.raises(ValueError, match="tau must be a finite number > 0"):
-        dropout_view_loss(lambda b: torch.randn(len(b), 4), texts, "simace", tau=-1.0)
-    with pytest.raises(ValueError, match=r"strictly inside \(-90, 90\)"):
-        dropout_view_loss(lambda b: torch.randn(len(b), 4), texts, "arccon", tau=0.05, margin_deg=-90)
-    with pytest.raises(ValueError, match="Unknown objective"):
-        dropout_view_loss(lambda b: torch.randn(len(b), 4), texts, "cosent", tau=0.05)
-    fn = dropout_view_loss(lambda b: torch.randn(len(b), 4), texts, "simace", tau=0.05)
-    with pytest.raises(ValueError, match="batch of one sentence"):
-        fn(torch.tensor([0]))
-    nan = dropout_view_loss(lambda b: torch.full((len(b), 4), float("nan")), texts, "simcse", tau=0.05)
-    with pytest.raises(ValueError, match="NaN or Inf"):
-        nan(torch.tensor([0, 1]))

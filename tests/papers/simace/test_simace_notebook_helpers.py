@@ -220,7 +220,7 @@ class _Model:
 
 
 def test_analysis_runs_calls_each_job_with_02s_cache_key(monkeypatch):
-    import companion.papers.simace.runs as runs
+    import companion.dropout_views as runs
 
     calls = []
 

@@ -7,10 +7,11 @@ import pandas as pd
 import pytest
 import torch
 
+from companion.dropout_views import dropout_view_loss, run_dropout_views
 from companion.losses.simace import contrastive_loss, rbf_logits, rbf_loss, simcse_loss
 from companion.papers.simace import rbf_jobs, rbf_name, run_jobs
 from companion.papers.simace.analysis import gap_stability, select_sigma
-from companion.papers.simace.runs import dropout_view_loss, run_dropout_views, split_spec
+from companion.papers.simace.runs import split_spec
 
 
 def views(n=6, d=5, seed=0):
