@@ -153,8 +153,8 @@ def logits_from_angles(objective: str, cos: torch.Tensor, phi: torch.Tensor | No
       :math:`\theta = \pi/2 - \phi` (Eq. 7, as :func:`~companion.similarities.cos_to_angle` computes it).
 
     The one place these formulas are written: :func:`contrastive_logits` passes the clamped angles of its cosine
-    matrix, and :func:`companion.papers.simace.synthetic.pair_forces` angles it differentiates through. Inputs are
-    not checked here (the callers check ``tau`` and the margin)."""
+    matrix, :func:`companion.papers.simace.synthetic.pair_forces` the angles it differentiates with respect to.
+    Inputs are not checked here (the callers check ``tau`` and the margin)."""
     if objective == "simcse":
         return cos / tau
     if objective == "arccon":
