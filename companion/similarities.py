@@ -1,6 +1,7 @@
 r"""Similarity functions shared by the papers (pairwise over rows, or all-pairs matrices).
 
-* :func:`cosine` / :func:`cosine_matrix` — the baseline every paper argues against.
+* :func:`cosine` / :func:`cosine_matrix` — the baseline every paper argues against; :func:`unit_rows` and
+  :func:`row_scale`, the overflow-safe normalisation they rest on.
 * :func:`angle` / :func:`angle_matrix` — SimACE's angle similarity (SimACE Eq. 7),
   :math:`\theta = \pi/2 - \arccos(\cos(z_i, z_j)) = \arcsin(\cos)`, in :math:`[-\pi/2, \pi/2]`.
   The cosine is clamped to :math:`[-1+\epsilon, 1-\epsilon]` so that the gradient
@@ -23,9 +24,10 @@ from companion._checks import check_finite
 ANGLE_EPS = 1e-6
 
 
-def _row_scale(x: torch.Tensor) -> torch.Tensor:
+def row_scale(x: torch.Tensor) -> torch.Tensor:
     """Largest ``|entry|`` of every row (1 for an all-zero row), detached: dividing by it is exact for any
-    scale-invariant function of the row and keeps squares of huge (1e30) or tiny (1e-30) entries in range."""
+    scale-invariant function of the row and keeps squares of huge (1e30) or tiny (1e-30) entries in range (used by
+    :func:`unit_rows`, :func:`complex_angle` and AnglE's :func:`companion.losses.angle.eq6_atan2`)."""
     scale = x.detach().abs().amax(dim=-1, keepdim=True)
     return torch.where(scale > 0, scale, torch.ones_like(scale))
 
@@ -37,7 +39,7 @@ def unit_rows(x: torch.Tensor, eps: float = 1e-12) -> torch.Tensor:
     and divides by ``eps`` instead of the norm below 1e-12 (the row is then not unit). Rows are first divided by
     their largest ``|entry|`` (a detached constant: normalisation is scale invariant, so values and gradients are
     unchanged), which puts the norm in ``[1, sqrt(d)]``."""
-    return F.normalize(x / _row_scale(x), dim=-1, eps=eps)
+    return F.normalize(x / row_scale(x), dim=-1, eps=eps)
 
 
 def _same_dim(x: torch.Tensor, y: torch.Tensor) -> None:
@@ -115,7 +117,7 @@ def complex_angle(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         raise ValueError(
             f"The angle objective splits embeddings into real and imaginary halves; dimension {x.shape[-1]} is odd."
         )
-    x, y = x / _row_scale(x), y / _row_scale(y)  # scale invariant in x and in y: avoids overflow of the products
+    x, y = x / row_scale(x), y / row_scale(y)  # scale invariant in x and in y: avoids overflow of the products
     a, b = x.chunk(2, dim=-1)
     c, d = y.chunk(2, dim=-1)
     re = (a * c + b * d).sum(-1)

@@ -32,7 +32,7 @@ import torch
 
 from companion._checks import check_finite, check_matrix, check_temperature
 from companion.losses.core import contrastive_nll, pairwise_ranking_loss
-from companion.similarities import _row_scale, complex_angle, cosine_matrix, row_cosine
+from companion.similarities import complex_angle, cosine_matrix, row_cosine, row_scale
 
 __all__ = [
     "split_pairs", "check_pair_batch", "complex_divide", "eq6_literal", "eq6_code", "eq6_atan2",
@@ -132,8 +132,8 @@ def eq6_atan2(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     saturation); at exactly 0 the absolute value is not differentiable (autograd returns the subgradient 0).
     Rows are rescaled by their largest entry first (the angle is scale invariant) so products cannot overflow."""
     a, b, c, d = _pair_halves(x, y)
-    a, b = a / _row_scale(x), b / _row_scale(x)
-    c, d = c / _row_scale(y), d / _row_scale(y)
+    a, b = a / row_scale(x), b / row_scale(x)
+    c, d = c / row_scale(y), d / row_scale(y)
     return torch.atan2(b * c - a * d, a * c + b * d).abs().mean(dim=-1)
 
 
@@ -328,27 +328,3 @@ class CosineRegression:
             raise ValueError(f"labels must lie in [0, {self.label_max}] for the cosine regression.")
         u, v = split_pairs(embeddings)
         return ((row_cosine(u, v) - labels.to(embeddings.dtype) / self.label_max) ** 2).mean()
-
-
-# The six objective variants of AnglE Table 4 (weights w_cos, w_ibn, w_angle).
-TABLE4_VARIANTS = {
-    "all": (1.0, 1.0, 1.0),
-    "w/o ibn": (1.0, 0.0, 1.0),
-    "w/o angle": (1.0, 1.0, 0.0),
-    "only cosine": (1.0, 0.0, 0.0),
-    "only ibn": (0.0, 1.0, 0.0),
-    "only angle": (0.0, 0.0, 1.0),
-}
-
-
-def value_and_grad_norm(similarity, u: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    r"""Row-wise ``similarity(u, v)`` and the norm of its gradient with respect to ``u`` (one per row).
-
-    Rows are independent, so one backward pass of the sum gives every row's gradient. Used for the saturation
-    argument of AnglE §1 (Fig. 1, 2b): :math:`\|\nabla_u \cos(u, v)\| = \sin\theta / \|u\|` vanishes at
-    :math:`\theta = 0, \pi`.
-    """
-    u = u.detach().clone().requires_grad_(True)
-    values = similarity(u, v)
-    (grad,) = torch.autograd.grad(values.sum(), u)
-    return values.detach(), grad.norm(dim=-1)

@@ -26,11 +26,9 @@ is Eq. 8 (InfoNCE on angles). Margins are in DEGREES: the paper's text says "m =
 degrees, and only degrees make sense (10 rad = 573 deg wraps around the circle; with angles confined to
 :math:`[-\pi/2, \pi/2]` a 10-rad margin would make every positive logit lower than every negative one).
 
-§3's gradient argument (Eq. 2-6): with :math:`k_{ij}` the logits and :math:`\lambda_{ij}` their row softmax,
-:math:`\partial \ell_i/\partial k_{ij} = \lambda_{ij} - \delta_{ij}` (:func:`softmax_gradient`); the chain rule then
-multiplies by :math:`\partial k/\partial z`: for the cosine :math:`\|\partial\cos/\partial z\| = \sin\phi/\|z\|`
-vanishes at small and large angles, for the angle :math:`\|\partial\theta/\partial z\| = 1/\|z\|` does not
-(:func:`similarity_derivative`, :func:`pair_forces`).
+§3's gradient argument (Eq. 2-6) is analysed in :mod:`companion.papers.simace.synthetic` (``softmax_gradient``,
+``similarity_derivative``, ``pair_forces``, the last through :func:`logits_from_angles`, the logit formulas this
+module trains with).
 
 RBF (App. F, Table 11) replaces the similarity by the Gaussian kernel of Eq. 15,
 :math:`\varphi(x) = \exp(-\|x - c\|^2 / 2\sigma^2)`, centred on the anchor (:math:`c = z_i`) and evaluated at every
@@ -46,10 +44,9 @@ import torch
 
 from companion._checks import check_matrix, check_temperature
 from companion.losses.core import contrastive_nll
-from companion.similarities import ANGLE_EPS, clamp_cos, cos_to_angle, cosine_matrix
+from companion.similarities import ANGLE_EPS, clamp_cos, cosine_matrix
 
 OBJECTIVES = ("simcse", "arccon", "simace", "rbf")
-DEFAULT_TAU = {"simcse": 0.05, "arccon": 0.05, "simace": 0.05, "rbf": 0.05}
 DEFAULT_MARGIN_DEG = {"simcse": 0.0, "arccon": 10.0, "simace": 10.0, "rbf": 0.0}
 
 
@@ -138,15 +135,34 @@ def contrastive_logits(z1: torch.Tensor, z2: torch.Tensor, objective: str = "sim
         raise ValueError(f"sigma is the RBF kernel width; {objective} has none (pass sigma=None).")
     cos = cosine_matrix(z1, z2)
     eye = torch.eye(cos.shape[0], dtype=torch.bool, device=cos.device)
+    if objective == "simcse" and m != 0.0:
+        raise ValueError("SimCSE has no margin; use margin_deg=0 (or ArcCon/SimACE for a margin).")
+    phi = None if objective == "simcse" else torch.arccos(clamp_cos(cos, eps))
+    return logits_from_angles(objective, cos, phi, eye, tau, m)
+
+
+def logits_from_angles(objective: str, cos: torch.Tensor, phi: torch.Tensor | None, positives: torch.Tensor,
+                       tau: float, margin_rad: float = 0.0) -> torch.Tensor:
+    r"""The logits of SimCSE, ArcCon and SimACE (the module table), divided by τ, from the cosines ``cos`` of the
+    pairs and their angles ``phi`` (:math:`\phi = \arccos\cos`, radians; not read for SimCSE, may be None), with
+    the margin ``margin_rad`` (radians) on the pairs ``positives`` marks (a bool tensor of ``cos``'s shape):
+
+    * SimCSE: :math:`\cos/\tau` (no margin: ``margin_rad`` is not read);
+    * ArcCon: :math:`\cos(\phi + m)/\tau` on a positive, :math:`\cos/\tau` elsewhere;
+    * SimACE: :math:`(\theta - m)/\tau` on a positive, :math:`\theta/\tau` elsewhere, with
+      :math:`\theta = \pi/2 - \phi` (Eq. 7, as :func:`~companion.similarities.cos_to_angle` computes it).
+
+    The one place these formulas are written: :func:`contrastive_logits` passes the clamped angles of its cosine
+    matrix, :func:`companion.papers.simace.synthetic.pair_forces` the angles it differentiates with respect to.
+    Inputs are not checked here (the callers check ``tau`` and the margin)."""
     if objective == "simcse":
-        if m != 0.0:
-            raise ValueError("SimCSE has no margin; use margin_deg=0 (or ArcCon/SimACE for a margin).")
         return cos / tau
     if objective == "arccon":
-        phi = torch.arccos(clamp_cos(cos, eps))
-        return torch.where(eye, torch.cos(phi + m), cos) / tau
-    theta = cos_to_angle(cos, eps)
-    return torch.where(eye, theta - m, theta) / tau
+        return torch.where(positives, torch.cos(phi + margin_rad), cos) / tau
+    if objective == "simace":
+        theta = math.pi / 2 - phi
+        return torch.where(positives, theta - margin_rad, theta) / tau
+    raise ValueError(f"logits_from_angles() knows simcse, arccon and simace, got {objective!r}.")
 
 
 def contrastive_loss(z1: torch.Tensor, z2: torch.Tensor, objective: str = "simace", tau: float = 0.05,
@@ -194,69 +210,3 @@ def rbf_loss(z1: torch.Tensor, z2: torch.Tensor, sigma: float, tau: float = 0.05
     0.7241
     """
     return contrastive_loss(z1, z2, "rbf", tau, 0.0, reduction, sigma=sigma)
-
-
-# ------------------------------------------------------------------------------------------- §3: gradients
-def softmax_gradient(logits: torch.Tensor) -> torch.Tensor:
-    r"""SimACE Eq. 2-5: :math:`\partial\ell_i/\partial k_{ij} = \lambda_{ij} - \delta_{ij}` for
-    :math:`\ell_i = -\log\mathrm{softmax}_j(k_{ij})|_{j=i}`, with :math:`\lambda` the row softmax of the ``N x N``
-    logits (positives on the diagonal). Each row sums to 0: the pull on the positive equals the total push."""
-    if logits.dim() != 2 or logits.shape[0] != logits.shape[1]:
-        raise ValueError(f"logits must be a square N x N matrix (positives on the diagonal), got {tuple(logits.shape)}.")
-    if logits.shape[0] < 2:
-        raise ValueError("a batch of one sentence has no in-batch negatives; the contrastive loss needs >= 2.")
-    lam = torch.softmax(logits, dim=1)
-    return lam - torch.eye(logits.shape[0], dtype=logits.dtype, device=logits.device)
-
-
-def similarity_derivative(phi: torch.Tensor, kind: str = "cosine", wrt: str = "angle") -> torch.Tensor:
-    r"""Derivative of a similarity at angle ``phi`` (radians; Fig. 1b).
-
-    ``wrt="angle"`` (what moves when a vector rotates): :math:`d\cos\phi/d\phi = -\sin\phi` and
-    :math:`d\theta/d\phi = -1` (:math:`\theta = \pi/2 - \phi`). ``wrt="cosine"`` (Eq. 6, the chain-rule factor):
-    :math:`d\cos/d\cos = 1` and :math:`d\theta/dx = -d\arccos(x)/dx = 1/\sqrt{1-x^2} = 1/\sin\phi`.
-    """
-    if kind not in ("cosine", "angle"):
-        raise ValueError(f"kind must be 'cosine' or 'angle', got {kind!r}.")
-    if wrt not in ("angle", "cosine"):
-        raise ValueError(f"wrt must be 'angle' or 'cosine', got {wrt!r}.")
-    phi = torch.as_tensor(phi, dtype=torch.float64)
-    if wrt == "angle":
-        return -torch.sin(phi) if kind == "cosine" else -torch.ones_like(phi)
-    return torch.ones_like(phi) if kind == "cosine" else 1.0 / torch.sin(phi)
-
-
-def pair_forces(phi_pos: torch.Tensor, phi_neg: torch.Tensor, objective: str, tau: float,
-                margin_deg: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
-    r"""Angular forces on one positive and its negatives for a single anchor (§3, Eq. 2-6).
-
-    For an anchor with positive at angle ``phi_pos`` (scalar, radians) and negatives at angles ``phi_neg`` (``K``),
-    returns ``(pull, push)``: :math:`|\partial\ell/\partial\phi_{ii'}|` and
-    :math:`|\partial\ell/\partial\phi_{ij'}|` per negative — the angular speed with which gradient descent closes the
-    positive angle and opens each negative angle. Computed by autograd through :func:`contrastive_logits`'s formulas
-    (``cosine`` = SimCSE, ``arccon``, ``angle`` = SimACE)."""
-    tau = check_temperature(tau)
-    m = check_margin(margin_deg)
-    phi_pos = torch.as_tensor(phi_pos, dtype=torch.float64).reshape(()).clone().requires_grad_(True)
-    phi_neg = torch.as_tensor(phi_neg, dtype=torch.float64).reshape(-1).clone().requires_grad_(True)
-    if objective in ("cosine", "simcse"):
-        pos, neg = torch.cos(phi_pos) / tau, torch.cos(phi_neg) / tau
-    elif objective == "arccon":
-        pos, neg = torch.cos(phi_pos + m) / tau, torch.cos(phi_neg) / tau
-    elif objective in ("angle", "simace"):
-        pos, neg = (math.pi / 2 - phi_pos - m) / tau, (math.pi / 2 - phi_neg) / tau
-    else:
-        raise ValueError(f"objective must be simcse/cosine, arccon or simace/angle, got {objective!r}.")
-    logits = torch.cat([pos.reshape(1), neg])
-    loss = -torch.log_softmax(logits, dim=0)[0]
-    g_pos, g_neg = torch.autograd.grad(loss, [phi_pos, phi_neg])
-    return g_pos.abs().detach(), g_neg.abs().detach()
-
-
-def closed_form_orthogonal(n: int, tau: float) -> float:
-    r"""SimACE loss when every positive is identical (:math:`\theta_{ii'} = \pi/2`), every negative orthogonal
-    (:math:`\theta_{ij'} = 0`) and ``m = 0``: :math:`L = \log(1 + (N-1)e^{-\pi/(2\tau)})`."""
-    tau = check_temperature(tau)
-    if not isinstance(n, int) or n < 2:
-        raise ValueError(f"n must be an int >= 2 (in-batch negatives), got {n!r}.")
-    return math.log1p((n - 1) * math.exp(-math.pi / (2 * tau)))

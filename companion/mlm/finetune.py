@@ -1,6 +1,6 @@
 """Unsupervised SimCSE from the raw encoder: the check that the built encoder can be fine-tuned.
 
-The run is the project's SimCSE (:func:`companion.papers.simace.runs.run_dropout_views` with the ``simcse``
+The run is the project's SimCSE (:func:`companion.dropout_views.run_dropout_views` with the ``simcse``
 objective of :mod:`companion.losses.simace`) on an :class:`~companion.encoders.upper.UpperEncoder` that trains every
 layer and the embeddings (``n_top = L``, ``train_embeddings=True``: nothing frozen, two dropout views through the
 whole network, as SimCSE fine-tunes BERT), SimCSE's MLP pooler in training only, τ = 0.05,
@@ -97,9 +97,9 @@ def simcse_from_raw(profile: str = "cpu", settings: SimCSESettings | None = None
     of the raw encoder and of the fine-tuned one with the same pooling; ``gain``: the difference of the averages).
     ``cache``: a folder for the trained weights (:func:`run_dropout_views`' run cache)."""
     from companion.data import load_wiki
+    from companion.dropout_views import run_dropout_views
     from companion.encoders.upper import UpperEncoder, _layer_stack
     from companion.mlm import raw_encoder
-    from companion.papers.simace.runs import run_dropout_views
     from companion.sts import STS_SETS, evaluate_sts
 
     s = settings or SETTINGS[profile]

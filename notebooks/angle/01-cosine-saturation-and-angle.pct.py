@@ -94,11 +94,11 @@ import torch.nn.functional as F
 
 import companion
 from companion.losses.angle import (AnglEObjective, angle_loss, cosent_loss, eq6_atan2, eq6_code, eq6_literal,
-                                    split_pairs, value_and_grad_norm)
+                                    split_pairs)
 from companion.papers.angle.pairs import synthetic_sts
 from companion.papers.angle.saturation import (auc_deltas, complex_division_checks, gradient_table, plot_readings,
                                                plot_saturation, reading_curves, rotate, saturation_runs,
-                                               saturation_summary)
+                                               saturation_summary, value_and_grad_norm)
 from companion.profiles import settings
 from companion import stats
 from companion.results import Ledger, at_most, holds, show_provenance

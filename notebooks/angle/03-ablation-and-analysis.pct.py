@@ -95,13 +95,14 @@ from tqdm.auto import tqdm
 
 from companion.data import load_stsb
 from companion.encoders import load_encoder
-from companion.losses.angle import TABLE4_VARIANTS, CosineRegression
+from companion.losses.angle import CosineRegression
 from companion import stats
 from companion.papers.angle.experiments import (DRIFT_MIN, MOVEMENT_COLUMNS, AblationRuns, ablation_summary,
                                                checkpoint_selection, isp_share,
                                                loss_plateau, moved_validity, plot_bucket_densities, seed_table,
                                                table4_gap, term_diagnostics, trained_validity)
-from companion.papers.angle.pairs import TABLE4_POOLINGS, TABLE4_UPPER_POOLINGS, PairData, bucket_wasserstein
+from companion.papers.angle.pairs import (TABLE4_POOLINGS, TABLE4_UPPER_POOLINGS, TABLE4_VARIANTS, PairData,
+                                          bucket_wasserstein)
 from companion.profiles import settings
 from companion.results import Ledger, not_testable, show_provenance
 from companion.settings import REPO_ROOT

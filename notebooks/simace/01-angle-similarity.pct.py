@@ -97,11 +97,11 @@ import pandas as pd
 import seaborn as sns
 import torch
 
-from companion.losses.simace import closed_form_orthogonal, similarity_derivative, simace_loss
+from companion.losses.simace import simace_loss
 from companion import stats
 from companion.papers.simace.claims import seed_paired
-from companion.papers.simace.synthetic import (cone_run, gradient_norms, make_data, plot_pair_forces, pull_grid,
-                                               push_grid)
+from companion.papers.simace.synthetic import (closed_form_orthogonal, cone_run, gradient_norms, make_data,
+                                               plot_pair_forces, pull_grid, push_grid, similarity_derivative)
 from companion.profiles import settings
 from companion.results import Ledger, at_most, holds, show_provenance
 from companion.similarities import cos_to_angle

@@ -103,9 +103,9 @@ def _simace_step(arch: str, cfg, tau: float, mlm: bool = False):
     ``tau``, with ``mlm`` plus 0.1 x the masked-LM cross-entropy of the backbone's head on the masked copies of both
     views (a third forward pass, the masking the companion drew), AdamW at ``cfg.lr`` without weight decay or
     warm-up, gradients clipped at 1.0 over every trained parameter."""
+    from companion.dropout_views import train_dropout_views
     from companion.papers.simace import make_base
     from companion.papers.simace.masked_lm import MLM_WEIGHT, mlm_base
-    from companion.papers.simace.runs import train_dropout_views
 
     enc = tiny_encoder(arch, pooling="cls", layers=2, max_length=cfg.max_length)  # the first token, as [CLS]/<s>
     seed_everything(0)

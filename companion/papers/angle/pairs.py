@@ -1,4 +1,5 @@
-r"""Sentence-pair batches in AnglE's interleaved layout, and a supervised pair fine-tuning step.
+r"""Sentence-pair batches in AnglE's interleaved layout, a supervised pair fine-tuning step, and Table 4's objective
+and pooling variants (:data:`TABLE4_VARIANTS`, :data:`TABLE4_POOLINGS`).
 
 AnglE (arXiv 2309.12871, §3.1) lays a batch of *P* labelled pairs out as ``X = [A1; A2; B1; B2; …]``: pair *k*
 occupies rows ``(2k, 2k+1)``. :class:`PairData` holds a pair data set (``sentence1``, ``sentence2``, ``label``),
@@ -239,7 +240,17 @@ def train_on_features(model: torch.nn.Module, objective: Callable[..., torch.Ten
                  eval_every=eval_every, restore_best=restore_best, desc=desc, **train_kwargs)
 
 
-# ------------------------------------------------------------------------------------------ AnglE Table 4 poolings
+# ------------------------------------------------------------------------------------------ AnglE Table 4's variants
+# The six objective variants of AnglE Table 4 (weights w_cos, w_ibn, w_angle).
+TABLE4_VARIANTS = {
+    "all": (1.0, 1.0, 1.0),
+    "w/o ibn": (1.0, 0.0, 1.0),
+    "w/o angle": (1.0, 1.0, 0.0),
+    "only cosine": (1.0, 0.0, 0.0),
+    "only ibn": (0.0, 1.0, 0.0),
+    "only angle": (0.0, 0.0, 1.0),
+}
+# Its five pooling variants.
 TABLE4_POOLINGS = ("cls", "cls-last-avg", "last-avg", "last-max", "first-last-avg")
 # The same five poolings by their names in companion.encoders.pool / companion.encoders.upper.UpperEncoder.
 TABLE4_UPPER_POOLINGS = {"cls": "cls", "cls-last-avg": "cls-mean", "last-avg": "mean", "last-max": "max",

@@ -2,8 +2,9 @@ r"""AnglE §1 and §3: the saturation argument and the synthetic saturated-encod
 
 * :func:`complex_division_checks` — Eq. 4–5 against Python's ``complex`` and the two readings of Eq. 6 (literal:
   the constant 1; code: :math:`|\cos(u,v) + \cos(u,Jv)|`) on random float64 vectors;
-* :func:`rotate`, :func:`reading_curves`, :func:`plot_readings`, :func:`gradient_at`, :func:`gradient_table` —
-  Fig. 2's comparison of the cosine with the three readings of Eq. 6 along a rotation (value and gradient norm);
+* :func:`value_and_grad_norm`, :func:`rotate`, :func:`reading_curves`, :func:`plot_readings`, :func:`gradient_at`,
+  :func:`gradient_table` — Fig. 2's comparison of the cosine with the three readings of Eq. 6 along a rotation
+  (value and gradient norm);
 * :func:`saturation_runs`, :func:`saturation_summary`, :func:`auc_deltas`, :func:`plot_saturation` — the
   controlled test of the saturation claim (beyond the paper): a synthetic encoder started inside the cosine's
   saturation zone (its cosine objective's gradient about a thousand times smaller than from an unsaturated
@@ -68,15 +69,26 @@ def rotate(theta: torch.Tensor, dim: int, seed: int) -> tuple[torch.Tensor, torc
     return torch.cos(theta)[:, None] * v + torch.sin(theta)[:, None] * w, v.expand(len(theta), dim)
 
 
+def value_and_grad_norm(similarity, u: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    r"""Row-wise ``similarity(u, v)`` and the norm of its gradient with respect to ``u`` (one per row).
+
+    Rows are independent, so one backward pass of the sum gives every row's gradient. Used for the saturation
+    argument of AnglE §1 (Fig. 1, 2b): :math:`\|\nabla_u \cos(u, v)\| = \sin\theta / \|u\|` vanishes at
+    :math:`\theta = 0, \pi`.
+    """
+    u = u.detach().clone().requires_grad_(True)
+    values = similarity(u, v)
+    (grad,) = torch.autograd.grad(values.sum(), u)
+    return values.detach(), grad.norm(dim=-1)
+
+
 def reading_curves(readings: Mapping[str, Callable], geometries: Mapping[str, tuple[torch.Tensor, torch.Tensor]]
                    ) -> dict[tuple[str, str], tuple[torch.Tensor, torch.Tensor]]:
     """Value and gradient norm (w.r.t. ``u``) of every similarity in ``readings`` along every rotation.
 
     ``geometries`` maps a name to ``(u, v)`` rows (e.g. :func:`rotate`); the result maps ``(geometry, reading)``
-    to :func:`~companion.losses.angle.value_and_grad_norm`'s ``(values, grad_norms)``, geometry-major (AnglE Fig. 2).
+    to :func:`value_and_grad_norm`'s ``(values, grad_norms)``, geometry-major (AnglE Fig. 2).
     """
-    from companion.losses.angle import value_and_grad_norm
-
     return {(gname, name): value_and_grad_norm(fn, uu, vv)
             for gname, (uu, vv) in geometries.items() for name, fn in readings.items()}
 

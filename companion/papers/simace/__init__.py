@@ -1,4 +1,5 @@
-"""SimACE: the settings its notebooks share and the training runs (:mod:`companion.papers.simace.runs`).
+"""SimACE: the settings its notebooks share and their run jobs (trained by :mod:`companion.dropout_views`; the run
+specs and the step timing in :mod:`companion.papers.simace.runs`).
 
 ``02-sts-experiments`` trains the main runs; ``03-analysis`` reloads them from the run cache, which is keyed by
 these settings, so both notebooks read them from here rather than each keeping a copy.

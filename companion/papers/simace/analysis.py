@@ -61,7 +61,7 @@ def shared_runs(env, cfg, jobs, *, held_out_texts, progress: bool = True):
 
 
 def run_record(name: str, seed: int, run: dict, held_out_angle: float) -> tuple[dict, object]:
-    """One run of :func:`~companion.papers.simace.runs.run_dropout_views` as a row: STS average, the selected
+    """One run of :func:`~companion.dropout_views.run_dropout_views` as a row: STS average, the selected
     (best) checkpoint's dev score, ``align`` and ``uniform``, the last logged positive / negative angle, their means
     over the trained steps (step 0, the shared start, left out: the figure captions' means), the sd of the
     negative-angle curve over every logged step (Fig. 4's caption), ``held_out_angle``, whether the run came from
@@ -200,7 +200,7 @@ def analysis_runs(base, train_texts: Sequence[str], jobs: Sequence[tuple[str, tu
                   batch_size: int, lr: float, dev: tuple, eval_every: int, probe: Sequence[str], cache: str,
                   pairs: dict, score_key: str, held_out_texts: Sequence[str], progress: bool = True):
     """Every ``(name, (objective, tau, margin), seed)`` of ``jobs``, in order, through
-    :func:`~companion.papers.simace.runs.run_dropout_views` with ``reuse=True`` (02's runs come from the cache
+    :func:`~companion.dropout_views.run_dropout_views` with ``reuse=True`` (02's runs come from the cache
     ``cache``; the cache key includes the run's ``desc`` "<name> seed <seed>", 02's own), scored on the STS
     ``pairs`` (:func:`companion.sts.score_pairs`, 7-set average). For :data:`HELD_OUT_MODELS` the mean pairwise
     angle of ``held_out_texts`` is measured. Returns ``(finals, curves, models, reloaded)``: one
@@ -209,8 +209,9 @@ def analysis_runs(base, train_texts: Sequence[str], jobs: Sequence[tuple[str, tu
     import pandas as pd
     from tqdm import tqdm
 
+    from companion.dropout_views import run_dropout_views
     from companion.metrics.geometry import pairwise_angles
-    from companion.papers.simace.runs import run_dropout_views, split_spec
+    from companion.papers.simace.runs import split_spec
     from companion.sts import score_pairs
 
     finals, curves, models, reloaded = [], [], {}, 0

@@ -14,7 +14,7 @@ contrastive loss). Nothing here is copied from that code; the masking itself is 
   stand-in the head of its class, initialised with a fixed seed).
 * :class:`MLMUpperEncoder`: the gpu path's :class:`~companion.encoders.upper.UpperEncoder` (full fine-tuning) with
   that head; :meth:`~MLMUpperEncoder.auxiliary_loss` is what
-  :func:`companion.papers.simace.runs.dropout_view_loss` adds to each objective's loss.
+  :func:`companion.dropout_views.dropout_view_loss` adds to each objective's loss.
 * :func:`mlm_base`: the MLM variant of a run's base model, sharing its token store.
 """
 

@@ -1,11 +1,21 @@
 r"""SimACE §3 without a language model (notebook ``simace/01``): the gradient identities of Eq. 6, the per-pair
 forces inside the loss (Eq. 2–5) and the synthetic narrow-cone experiment.
 
+§3's gradient argument (Eq. 2-6): with :math:`k_{ij}` the logits and :math:`\lambda_{ij}` their row softmax,
+:math:`\partial \ell_i/\partial k_{ij} = \lambda_{ij} - \delta_{ij}` (:func:`softmax_gradient`); the chain rule then
+multiplies by :math:`\partial k/\partial z`: for the cosine :math:`\|\partial\cos/\partial z\| = \sin\phi/\|z\|`
+vanishes at small and large angles, for the angle :math:`\|\partial\theta/\partial z\| = 1/\|z\|` does not
+(:func:`similarity_derivative`, :func:`pair_forces`).
+
+* :func:`softmax_gradient`, :func:`similarity_derivative` — Eq. 2-5's softmax gradient and Fig. 1b's derivatives;
+  :func:`closed_form_orthogonal` — the loss with every negative orthogonal;
 * :func:`gradient_norms` — autograd gradient norms of the cosine and of the angle similarity
   :math:`\theta = \pi/2 - \arccos\cos` at prescribed angles, beside the closed forms
   :math:`\sin\phi/\|z\|` and :math:`1/\|z\|`;
-* :func:`pull_grid`, :func:`push_grid`, :func:`plot_pair_forces` — :func:`~companion.losses.simace.pair_forces`
-  over a grid of positive / negative angles, temperatures and margins (the §3.2 statements);
+* :func:`pair_forces` — the pull on one positive and the push on each negative, through the losses' own logits
+  (:func:`companion.losses.simace.logits_from_angles`); :func:`pull_grid`, :func:`push_grid`,
+  :func:`plot_pair_forces` — :func:`pair_forces` over a grid of positive / negative angles, temperatures and
+  margins (the §3.2 statements);
 * :func:`make_data`, :class:`ConeMLP`, :func:`cone_geometry`, :func:`cone_run` — an MLP with dropout whose outputs
   start in a narrow cone, trained with SimCSE or SimACE on dropout views (beyond the paper: a mechanism check).
 """
@@ -19,12 +29,53 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from companion._checks import check_temperature
 from companion.display import FIGURE_WIDTH_IN
+from companion.losses.simace import check_margin, logits_from_angles
 
 #: the objectives whose pull :func:`pull_grid` compares (SimCSE has no margin)
 PULL_OBJECTIVES = ("simcse", "arccon", "simace")
 #: (objective, margin in degrees) of :func:`push_grid`
 PUSH_SPECS = (("simcse", 0.0), ("simace", 10.0), ("simace", 0.0))
+
+
+# --------------------------------------------------------------------------------------------- Eq. 2-6
+def softmax_gradient(logits: torch.Tensor) -> torch.Tensor:
+    r"""SimACE Eq. 2-5: :math:`\partial\ell_i/\partial k_{ij} = \lambda_{ij} - \delta_{ij}` for
+    :math:`\ell_i = -\log\mathrm{softmax}_j(k_{ij})|_{j=i}`, with :math:`\lambda` the row softmax of the ``N x N``
+    logits (positives on the diagonal). Each row sums to 0: the pull on the positive equals the total push."""
+    if logits.dim() != 2 or logits.shape[0] != logits.shape[1]:
+        raise ValueError(f"logits must be a square N x N matrix (positives on the diagonal), got {tuple(logits.shape)}.")
+    if logits.shape[0] < 2:
+        raise ValueError("a batch of one sentence has no in-batch negatives; the contrastive loss needs >= 2.")
+    lam = torch.softmax(logits, dim=1)
+    return lam - torch.eye(logits.shape[0], dtype=logits.dtype, device=logits.device)
+
+
+def similarity_derivative(phi: torch.Tensor, kind: str = "cosine", wrt: str = "angle") -> torch.Tensor:
+    r"""Derivative of a similarity at angle ``phi`` (radians; Fig. 1b).
+
+    ``wrt="angle"`` (what moves when a vector rotates): :math:`d\cos\phi/d\phi = -\sin\phi` and
+    :math:`d\theta/d\phi = -1` (:math:`\theta = \pi/2 - \phi`). ``wrt="cosine"`` (Eq. 6, the chain-rule factor):
+    :math:`d\cos/d\cos = 1` and :math:`d\theta/dx = -d\arccos(x)/dx = 1/\sqrt{1-x^2} = 1/\sin\phi`.
+    """
+    if kind not in ("cosine", "angle"):
+        raise ValueError(f"kind must be 'cosine' or 'angle', got {kind!r}.")
+    if wrt not in ("angle", "cosine"):
+        raise ValueError(f"wrt must be 'angle' or 'cosine', got {wrt!r}.")
+    phi = torch.as_tensor(phi, dtype=torch.float64)
+    if wrt == "angle":
+        return -torch.sin(phi) if kind == "cosine" else -torch.ones_like(phi)
+    return torch.ones_like(phi) if kind == "cosine" else 1.0 / torch.sin(phi)
+
+
+def closed_form_orthogonal(n: int, tau: float) -> float:
+    r"""SimACE loss when every positive is identical (:math:`\theta_{ii'} = \pi/2`), every negative orthogonal
+    (:math:`\theta_{ij'} = 0`) and ``m = 0``: :math:`L = \log(1 + (N-1)e^{-\pi/(2\tau)})`."""
+    tau = check_temperature(tau)
+    if not isinstance(n, int) or n < 2:
+        raise ValueError(f"n must be an int >= 2 (in-batch negatives), got {n!r}.")
+    return math.log1p((n - 1) * math.exp(-math.pi / (2 * tau)))
 
 
 # --------------------------------------------------------------------------------------------- Eq. 6
@@ -60,6 +111,37 @@ def gradient_norms(angles_deg: Sequence[float], dim: int = 384, scale: float = 3
 
 
 # --------------------------------------------------------------------------------------------- §3.2 forces
+#: the objective names :func:`pair_forces` takes, and the loss each one is (``cosine`` and ``angle`` name SimCSE and
+#: SimACE by their similarity)
+FORCE_OBJECTIVES = {"cosine": "simcse", "simcse": "simcse", "arccon": "arccon", "angle": "simace", "simace": "simace"}
+
+
+def pair_forces(phi_pos: torch.Tensor, phi_neg: torch.Tensor, objective: str, tau: float,
+                margin_deg: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
+    r"""Angular forces on one positive and its negatives for a single anchor (§3, Eq. 2-6).
+
+    For an anchor with positive at angle ``phi_pos`` (scalar, radians) and negatives at angles ``phi_neg`` (``K``),
+    returns ``(pull, push)``: :math:`|\partial\ell/\partial\phi_{ii'}|` and
+    :math:`|\partial\ell/\partial\phi_{ij'}|` per negative — the angular speed with which gradient descent closes the
+    positive angle and opens each negative angle. Computed by autograd through the logits the losses train with
+    (:func:`companion.losses.simace.logits_from_angles`, given the angles themselves rather than the clamped
+    arccos of a cosine; ``cosine`` = SimCSE, ``arccon``, ``angle`` = SimACE; SimCSE ignores ``margin_deg``)."""
+    tau = check_temperature(tau)
+    m = check_margin(margin_deg)
+    phi_pos = torch.as_tensor(phi_pos, dtype=torch.float64).reshape(()).clone().requires_grad_(True)
+    phi_neg = torch.as_tensor(phi_neg, dtype=torch.float64).reshape(-1).clone().requires_grad_(True)
+    if objective not in FORCE_OBJECTIVES:
+        raise ValueError(f"objective must be simcse/cosine, arccon or simace/angle, got {objective!r}.")
+    loss_name = FORCE_OBJECTIVES[objective]
+    pos = logits_from_angles(loss_name, torch.cos(phi_pos), phi_pos, torch.tensor(True), tau, m)
+    neg = logits_from_angles(loss_name, torch.cos(phi_neg), phi_neg, torch.zeros_like(phi_neg, dtype=torch.bool),
+                             tau, m)
+    logits = torch.cat([pos.reshape(1), neg])
+    loss = -torch.log_softmax(logits, dim=0)[0]
+    g_pos, g_neg = torch.autograd.grad(loss, [phi_pos, phi_neg])
+    return g_pos.abs().detach(), g_neg.abs().detach()
+
+
 def pull_grid(taus: Sequence[float], margins: Sequence[float], positive_angles: Sequence[float],
               negatives_at: Sequence[float] = (30.0, 80.0), n_negatives: int = 63):
     """Pull on the positive, :math:`|\\partial\\ell/\\partial\\phi_{ii'}|`, for one anchor with ``n_negatives``
@@ -68,8 +150,6 @@ def pull_grid(taus: Sequence[float], margins: Sequence[float], positive_angles: 
     at each temperature. One row per point: ``negatives at, tau, objective, margin, positive angle`` (degrees),
     ``pull``."""
     import pandas as pd
-
-    from companion.losses.simace import pair_forces
 
     rows = []
     for neg_angle in negatives_at:
@@ -91,8 +171,6 @@ def push_grid(taus: Sequence[float], probe_angles: Sequence[float], specs: Seque
     ``(objective, margin)`` of ``specs`` and temperature. One row per point: ``tau, objective, margin,
     negative angle`` (degrees), ``push``."""
     import pandas as pd
-
-    from companion.losses.simace import pair_forces
 
     rows = []
     for tau in taus:
@@ -160,10 +238,10 @@ class ConeMLP(nn.Module):
 def cone_geometry(embed: Callable[[Sequence[str]], torch.Tensor], model: nn.Module, probe: Sequence[str]
                   ) -> dict[str, float]:
     """What the cone experiment logs on a fixed probe: the positive and mean negative angle of two training-mode
-    views (:func:`~companion.papers.simace.runs.view_geometry`), ``align`` (Wang & Isola's alignment of two
+    views (:func:`~companion.dropout_views.view_geometry`), ``align`` (Wang & Isola's alignment of two
     training-mode views) and ``uniform`` (uniformity of the eval-mode outputs). Leaves ``model`` in eval mode."""
+    from companion.dropout_views import view_geometry
     from companion.metrics.geometry import alignment, uniformity
-    from companion.papers.simace.runs import view_geometry
 
     out = view_geometry(embed, model, probe)
     model.train()
@@ -178,13 +256,13 @@ def cone_geometry(embed: Callable[[Sequence[str]], torch.Tensor], model: nn.Modu
 def cone_run(x: torch.Tensor, objective: str, seed: int, *, model_args: dict, tau: float, margin_deg: float,
              steps: int, batch_size: int, lr: float, log_every: int, n_probe: int = 256):
     """One run of the cone experiment: seed everything, build :class:`ConeMLP` (``model_args``), train it on
-    dropout views of the rows of ``x`` (:func:`~companion.papers.simace.runs.train_dropout_views`, Adam at constant
+    dropout views of the rows of ``x`` (:func:`~companion.dropout_views.train_dropout_views`, Adam at constant
     ``lr``, no clipping) and log :func:`cone_geometry` on the first ``n_probe`` rows at step 0 and every
     ``log_every`` steps. Returns the log as a DataFrame with ``step``, the logged quantities, ``seed`` and
     ``objective``."""
     import pandas as pd
 
-    from companion.papers.simace.runs import train_dropout_views
+    from companion.dropout_views import train_dropout_views
     from companion.training import seed_everything
 
     if n_probe > len(x):

@@ -172,7 +172,7 @@ def loss_fn(name: str, embed: Callable[[list[str]], torch.Tensor], data: ZooData
         raise ValueError(f"{name} has no hyper-parameter(s) {unknown}; it has {sorted(spec.params)}.")
     p = {**spec.params, **overrides}
     if spec.data == "wiki":
-        from companion.papers.simace.runs import dropout_view_loss
+        from companion.dropout_views import dropout_view_loss
 
         return dropout_view_loss(embed, data.wiki, p["objective"], p["tau"], p["margin_deg"])
     if spec.data == "stsb":

@@ -132,7 +132,7 @@ def test_the_mlm_term_needs_the_full_fine_tuning_path():
 
 
 def test_a_run_with_the_mlm_term_trains_and_caches_apart(tmp_path):
-    from companion.papers.simace.runs import run_dropout_views
+    from companion.dropout_views import run_dropout_views
 
     base = _base()
     kwargs = dict(steps=2, batch_size=4, lr=1e-4, seed=0, cache=str(tmp_path), progress=False)

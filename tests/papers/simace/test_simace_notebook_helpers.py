@@ -13,9 +13,9 @@ import pytest
 import torch
 
 from companion import stats
-from companion.losses.simace import pair_forces
 from companion.papers.simace import analysis, claims
 from companion.papers.simace import synthetic as syn
+from companion.papers.simace.synthetic import pair_forces
 
 matplotlib.use("Agg")
 
@@ -220,7 +220,7 @@ class _Model:
 
 
 def test_analysis_runs_calls_each_job_with_02s_cache_key(monkeypatch):
-    import companion.papers.simace.runs as runs
+    import companion.dropout_views as runs
 
     calls = []
 

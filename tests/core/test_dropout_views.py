@@ -1,5 +1,5 @@
-"""SimACE experiment glue: STS-B dev monitoring with best-checkpoint selection (Table 7) and cached runs
-(tiny random BERT with MiniLM's tokenizer, no download)."""
+"""Dropout-view training (companion.dropout_views): the loss closure, STS-B dev monitoring with best-checkpoint
+selection (SimACE Table 7) and cached runs (tiny random BERT with MiniLM's tokenizer, no download)."""
 
 import math
 
@@ -8,10 +8,18 @@ import pytest
 import torch
 from scipy.stats import spearmanr
 
+from companion.dropout_views import (
+    DevMonitor,
+    dev_curve,
+    dev_plateau,
+    dropout_view_loss,
+    run_dropout_views,
+    view_geometry,
+)
 from companion.encoders import tiny_encoder
 from companion.encoders.upper import UpperEncoder
+from companion.losses.simace import simace_loss
 from companion.metrics.geometry import alignment, uniformity
-from companion.papers.simace.runs import DevMonitor, dev_curve, dev_plateau, run_dropout_views, view_geometry
 
 TRAIN = [f"sentence number {i} talks about {w}." for i, w in
          enumerate(["cats", "dogs", "rivers", "music", "stocks", "rain", "trains", "bread", "chess", "maps",
@@ -113,7 +121,7 @@ def test_dev_plateau_on_constructed_curves():
 
 
 def test_objectives_see_the_same_batches(base, monkeypatch):
-    import companion.papers.simace.runs as runs
+    import companion.dropout_views as runs
 
     seen = {}
 
@@ -170,3 +178,36 @@ def test_scores_are_cached_with_their_key(base, tmp_path):
     fresh = run_dropout_views(base, TRAIN, "arccon", 0.05, 10.0, score_fn=score, score_key="dev-v1", reuse=False,
                               **kw)
     assert not fresh["from_cache"] and fresh["scores"] == first["scores"]  # retrained deterministically
+
+
+def test_dropout_view_loss_trains_a_tiny_model():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.Dropout(0.2), torch.nn.Linear(16, 8))
+    data = torch.randn(32, 4)
+    texts = [str(i) for i in range(32)]
+    fn = dropout_view_loss(lambda batch: model(data[[int(t) for t in batch]]), texts, "simace", 0.05)
+    model.train()
+    loss = fn(torch.arange(16))
+    loss.backward()
+    assert loss.item() > 0 and all(p.grad is not None for p in model.parameters())
+    model.eval()
+    torch.manual_seed(1)
+    # eval mode: identical views, so SimACE's positive angle is ~0
+    z = model(data[:16])
+    assert fn(torch.arange(16)).item() == pytest.approx(simace_loss(z, z).item(), rel=1e-6)
+
+
+def test_training_glue_bad_input():
+    texts = ["a", "b", "c"]
+    with pytest.raises(ValueError, match="tau must be a finite number > 0"):
+        dropout_view_loss(lambda b: torch.randn(len(b), 4), texts, "simace", tau=-1.0)
+    with pytest.raises(ValueError, match=r"strictly inside \(-90, 90\)"):
+        dropout_view_loss(lambda b: torch.randn(len(b), 4), texts, "arccon", tau=0.05, margin_deg=-90)
+    with pytest.raises(ValueError, match="Unknown objective"):
+        dropout_view_loss(lambda b: torch.randn(len(b), 4), texts, "cosent", tau=0.05)
+    fn = dropout_view_loss(lambda b: torch.randn(len(b), 4), texts, "simace", tau=0.05)
+    with pytest.raises(ValueError, match="batch of one sentence"):
+        fn(torch.tensor([0]))
+    nan = dropout_view_loss(lambda b: torch.full((len(b), 4), float("nan")), texts, "simcse", tau=0.05)
+    with pytest.raises(ValueError, match="NaN or Inf"):
+        nan(torch.tensor([0, 1]))
