@@ -67,6 +67,14 @@ class Notebook:
         """``<paper>/<stem>``, the name patterns match against."""
         return f"{self.paper}/{self.stem}"
 
+    def ledger_profile(self, results: Path) -> str | None:
+        """The profile of this notebook's ledger under ``results`` (``<results>/<paper>/<stem>.json``); None when
+        there is none or it cannot be read."""
+        try:
+            return json.loads((results / self.paper / f"{self.stem}.json").read_text(encoding="utf-8")).get("profile")
+        except (OSError, ValueError, AttributeError):
+            return None
+
     @property
     def twin(self) -> Path:
         """The notebook's jupytext py:percent twin."""

@@ -98,9 +98,8 @@ def _check_dry_run(profile: str, dry_run: bool) -> None:
 
 
 def check_device(profile: str, dry_run: bool = False, allow_cpu: bool = False) -> None:
-    """The gpu profile (paper scale) on a machine where torch sees no CUDA GPU is refused in one line, unless it is
-    the dry run or ``allow_cpu`` says it is meant: it would take days and write its results over the committed
-    ones."""
+    """Refuse the gpu profile where torch sees no CUDA GPU (days of CPU, results over the committed ones), unless
+    it is the dry run or ``allow_cpu`` says it is meant."""
     if profile == "gpu" and not dry_run and not allow_cpu and not visible_gpus():
         raise ValueError("--profile gpu needs a CUDA GPU and torch sees none here: --dry-run checks its code path on "
                          "a CPU in seconds; --allow-cpu runs it here anyway (days, and it replaces the cpu results)")
@@ -109,19 +108,10 @@ def check_device(profile: str, dry_run: bool = False, allow_cpu: bool = False) -
 def replaced_profiles(chosen: list[Notebook], profile: str, dry_run: bool = False) -> list[str]:
     """One line per notebook whose committed ledger comes from another profile than the in-place run ``profile``
     about to replace it (smoke and the dry run write to scratch and replace nothing)."""
-    if profile == "smoke" or dry_run:
-        return []
     root = _settings.results_dir()
-    lines = []
-    for nb in chosen:
-        path = root / nb.paper / f"{nb.stem}.json"
-        try:
-            before = json.loads(path.read_text(encoding="utf-8")).get("profile")
-        except (OSError, ValueError):
-            continue
-        if before and before != profile:
-            lines.append(f"note: {nb.key}: its {before} ledger will be replaced by this {profile} run")
-    return lines
+    return [] if profile == "smoke" or dry_run else [
+        f"note: {nb.key}: its {before} ledger will be replaced by this {profile} run"
+        for nb in chosen if (before := nb.ledger_profile(root)) not in (None, profile)]
 
 
 def _describe_failure(exc: Exception) -> str:
