@@ -126,6 +126,10 @@ def test_the_site_sidebar_is_readable_and_its_entries_resolve():
 def test_freeze_must_reuse_the_pages_output():
     assert "every render re-runs the Python" in checks.freeze_problems({"execute": {"freeze": False}})[0]
     assert checks.freeze_problems({}) != []
+    assert checks.freeze_problems({"execute": {"freeze": "auto"}}) == [
+        "_quarto.yml: execute: warning is not false; a Python warning raised while a computed page renders (tqdm's "
+        "names the build machine's paths) would be printed into the page"]
+    assert checks.freeze_problems({"execute": {"freeze": "auto", "warning": False}}) == []
     assert checks.freeze_problems(config.build_config()) == [] and config.build_config()["execute"]["freeze"] == "auto"
 
 
@@ -202,7 +206,7 @@ def test_new_results_change_the_computed_pages_stamp(tmp_path, monkeypatch):
 
 def test_a_page_without_python_needs_no_stamp():
     assert config.stamp_problems("site/x.qmd", "---\ntitle: x\n---\n\nJust text.\n", "abc") == []
-    assert yaml.safe_load(config.render_config().split("\n", 1)[1])["execute"] == {"freeze": "auto"}
+    assert yaml.safe_load(config.render_config().split("\n", 1)[1])["execute"] == {"freeze": "auto", "warning": False}
 
 
 # --------------------------------------------------------------------------------------------- the whole site

@@ -201,12 +201,18 @@ def _href(item: Any) -> str | None:
 
 def freeze_problems(config: dict) -> list[str]:
     """``execute: freeze`` must let a render reuse the computed pages' output (``auto``; the inputs stamp makes
-    new results recompute them), not re-run their Python on every render."""
-    freeze = ((config or {}).get("execute") or {}).get("freeze")
+    new results recompute them), not re-run their Python on every render; ``execute: warning`` must be false, so
+    that no warning of the build machine reaches a page."""
+    execute = (config or {}).get("execute") or {}
+    freeze = execute.get("freeze")
+    out = []
     if freeze not in ("auto", True):
-        return [f"{CONFIG}: execute: freeze is {freeze!r}; every render re-runs the Python of the computed pages "
-                "(use auto: the inputs stamp recomputes a page when its results change)"]
-    return []
+        out.append(f"{CONFIG}: execute: freeze is {freeze!r}; every render re-runs the Python of the computed pages "
+                   "(use auto: the inputs stamp recomputes a page when its results change)")
+    if execute.get("warning", True) is not False:
+        out.append(f"{CONFIG}: execute: warning is not false; a Python warning raised while a computed page renders "
+                   "(tqdm's names the build machine's paths) would be printed into the page")
+    return out
 
 
 #: What ``.gitignore`` must hold for a render to leave the working tree clean: the exact line Quarto looks for

@@ -50,8 +50,9 @@ def build_config(root: Path = REPO_ROOT) -> dict:
                     "render": [LANDING, "site/*.qmd", f"{PAPER_PAGES}/*.qmd", f"{apidoc.API_DIR}/*.qmd",
                                "notebooks/*/[0-9][0-9]-*.ipynb"]},
         # a render reuses each computed page's stored output until its source changes; the source carries a digest
-        # of everything the page reads (inputs_stamp), so a new run of the notebooks changes it
-        "execute": {"freeze": "auto"},
+        # of everything the page reads (inputs_stamp), so a new run of the notebooks changes it; a Python warning
+        # raised while a page computes (tqdm's, naming the build machine's paths) goes to the log, not the page
+        "execute": {"freeze": "auto", "warning": False},
         "website": {
             "title": "Geometry of embedding learning: reproductions",
             "navbar": {"left": [{"href": LANDING, "text": "Scoreboard"},
