@@ -167,8 +167,10 @@ def test_scoreboard_and_claims_tables_by_hand(tmp_path, monkeypatch):
     claims = _table_rows(text)[0]
     assert claims[0] == ["claim · where in the paper · deciding cell", "paper", "ours [95 % CI], MDE", "verdict",
                          "regime"]
-    assert [r[3] for r in claims[2:]] == ["**reproduced**", "**not reproduced**", "**not testable** — x",
-                                          "**reproduced**"]
+    assert [r[3] for r in claims[2:]] == ["[**✔ reproduced**]{.verdict .v-reproduced}",
+                                          "[**✘ not reproduced**]{.verdict .v-not-reproduced}",
+                                          "[**– not testable**]{.verdict .v-not-testable} — x",
+                                          "[**✔ reproduced**]{.verdict .v-reproduced}"]
     assert [r[4] for r in claims[2:]] == ["paper setting", "scaled (A)", "paper setting", "scaled (A)"]
     assert text.endswith("Scaled regimes, what differs from the paper's setting:\n\n- **A**: MiniLM top layer")
     # over seeds: the signed difference, its 95 % CI and the design's minimum detectable effect beside it
@@ -182,7 +184,7 @@ def test_scoreboard_and_claims_tables_by_hand(tmp_path, monkeypatch):
     beyond = pages.claims_markdown("angle", page=common.paper_page("angle"), root=root, kind="beyond")
     row = _table_rows(beyond)[0][2]
     # a reason longer than the table allows is cut at a word and points to the deciding cell, which shows it whole
-    assert row[3] == f"**inconclusive** — {pages._short_reason(LONG_REASON)}"
+    assert row[3] == f"[**? inconclusive**]{{.verdict .v-inconclusive}} — {pages._short_reason(LONG_REASON)}"
     assert len(LONG_REASON) <= pages.REASON_CHARS or row[3].endswith("(in full at the deciding cell)")
     assert row[4] == "scaled (A)" and beyond.endswith("- **A**: frozen MiniLM")
     ours = _table_rows(pages.claims_markdown("angle", page=common.paper_page("angle"), root=root, kind="check"))[0]
@@ -422,3 +424,19 @@ def test_a_long_verdict_reason_is_cut_at_a_word_and_points_to_its_cell():
     cut = pages._short_reason(long)
     assert len(cut) <= pages.REASON_CHARS + len(" … (in full at the deciding cell)")
     assert cut.endswith("(in full at the deciding cell)") and long.startswith(cut.split(" …")[0])
+
+
+def test_a_verdict_shows_its_mark_and_word_with_a_colour_rule_for_each():
+    from companion.publish.site import pages
+    from companion.stats import VERDICTS
+
+    css = (REPO_ROOT / "site" / "styles.css").read_text(encoding="utf-8")
+    marks = set()
+    for verdict in VERDICTS:
+        badge = pages.verdict_badge(verdict)
+        slug = verdict.replace(" ", "-")
+        assert badge == f"[**{pages.VERDICT_MARKS[verdict]} {verdict}**]{{.verdict .v-{slug}}}"
+        assert f".verdict.v-{slug} {{ color: #" in css  # its colour
+        marks.add(pages.VERDICT_MARKS[verdict])
+    assert len(marks) == len(VERDICTS)  # told apart without colour
+    assert pages.verdict_badge("unheard of") == "**unheard of**"

@@ -46,6 +46,17 @@ from companion.settings import REPO_ROOT
 REGIMES = ("paper setting", "scaled")
 VERDICT_COLOURS = {"reproduced": "#2e8540", "partly": "#f0ad4e", "not reproduced": "#c9302c",
                    "inconclusive": "#6f8fb3", "not testable": "#9e9e9e"}
+#: a mark per verdict, so that a table reads the same without colour (and printed in grey)
+VERDICT_MARKS = {"reproduced": "✔", "partly": "◐", "not reproduced": "✘", "inconclusive": "?", "not testable": "–"}
+
+
+def verdict_badge(verdict: str) -> str:
+    """A verdict as the claims tables show it: its mark and word, bold, in a span whose class
+    (``verdict v-<word>``, ``site/styles.css``) gives it its colour from :data:`VERDICT_COLOURS`."""
+    mark = VERDICT_MARKS.get(verdict, "")
+    return f"[**{mark} {verdict}**]{{.verdict .v-{verdict.replace(' ', '-')}}}" if mark else f"**{verdict}**"
+
+
 KIND_TITLES = {"paper": "Paper claims", "beyond": "Beyond the paper (questions the paper does not ask)",
                "check": "Our own checks (identities, parity, set-up: never counted as reproductions)"}
 
@@ -231,7 +242,7 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, k
             loc = where.get((paper, ledger["notebook"], c["id"]))
             source = f" *({fmt.ledger_text(c['source'])})*" if c.get("source") else ""
             claim = f"{fmt.ledger_text(c['claim'])}{source} · {_cell_link(loc, base)}"
-            verdict = f"**{c['verdict']}**" + (f" — {fmt.ledger_text(_short_reason(c['reason']))}"
+            verdict = verdict_badge(c["verdict"]) + (f" — {fmt.ledger_text(_short_reason(c['reason']))}"
                                                if c.get("reason") else "")
             revisions = criteria_history.revised(history, f"{paper}/{ledger['notebook']}", c["id"])
             if revisions:
