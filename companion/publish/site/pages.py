@@ -455,7 +455,9 @@ def revisions_markdown(paper: str, root: Path | None = None) -> str:
 
 
 def paper_page_markdown(paper: str, root: Path | None = None) -> str:
-    """The body of ``site/papers/<paper>.qmd``: reference, scale, notebooks, claims, errata."""
+    """The body of ``site/papers/<paper>.qmd``, claims first: reference and bottom line, the claims with their
+    verdicts, errata, coverage map, criteria revised after a result, then how it was run (scale, notebooks, the gpu
+    profile's settings)."""
     root = _root(root)
     page = paper_page(paper)
     info = PAPERS.get(paper, {"title": paper, "reference": paper, "url": ""})
@@ -475,27 +477,29 @@ def paper_page_markdown(paper: str, root: Path | None = None) -> str:
     else:
         summary = "**Verdicts on the paper's own claims:** none recorded."
     bottom = [bottom_line_markdown(paper, page, root), ""] if paper in REPRODUCED_PAPERS else []
+    # claims first: what held comes before how it was run; the gpu profile's settings, which produced none of the
+    # results shown, come last
     parts = [f"**Paper.** {ref}", "", *bottom, summary, "",
-             "## What was reproduced, at which scale", "",
-             "Read from each run's provenance and the executed notebook (profile, seeds, hardware, wall time, "
-             "the settings it ran with); the notebooks say at their start what was scaled down, and why in the cell "
-             "that introduces their settings.", "",
-             scale_markdown(paper, page, root), "",
-             "## Notebooks, in section order", "", notebooks_markdown(paper, page, root), "",
-             *gpu_settings_markdown(paper),
-             "## Coverage map", "",
-             "Every table, figure, theorem and headline claim of the paper: where we address it, at which scale, "
-             "or why not. The status is computed from the verdicts of the listed claims.", "",
-             coverage_markdown(paper, page, root), "",
              "## Claims and verdicts", "",
              "Beside each verdict, its regime: *paper setting*, or *scaled* with what differs listed under the "
              "table. Numbers over seeds are the mean (a difference is signed) with its 95 % confidence interval "
              "and the design's minimum detectable effect at 80 % power (MDE).", ""]
     for kind in ("paper", "beyond", "check") if paper in REPRODUCED_PAPERS else ("beyond", "check"):
         parts += [f"### {KIND_TITLES[kind]}", "", claims_markdown(paper, page, root, kind=kind), ""]
-    parts += ["## Criteria revised after a result", "", revisions_markdown(paper, root), ""]
     if paper in REPRODUCED_PAPERS:
         parts += ["## Errata", "", errata_markdown(page, root, paper=paper), ""]
+    parts += ["## Coverage map", "",
+              "Every table, figure, theorem and headline claim of the paper: where we address it, at which scale, "
+              "or why not. The status is computed from the verdicts of the listed claims.", "",
+              coverage_markdown(paper, page, root), "",
+              "## Criteria revised after a result", "", revisions_markdown(paper, root), "",
+              "## What was reproduced, at which scale", "",
+              "Read from each run's provenance and the executed notebook (profile, seeds, hardware, wall time, "
+              "the settings it ran with); the notebooks say at their start what was scaled down, and why in the "
+              "cell that introduces their settings.", "",
+              scale_markdown(paper, page, root), "",
+              "## Notebooks, in section order", "", notebooks_markdown(paper, page, root), "",
+              *gpu_settings_markdown(paper)]
     return "\n".join(parts)
 
 
