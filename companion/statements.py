@@ -156,8 +156,13 @@ def assign(frame, root: Path | None = None, exceptions: dict | None = None):
                 first = rows[0]
                 for i in rows:
                     statement[i] = f"{frame.at[first, 'notebook']}/{frame.at[first, 'id']}"
-    return frame.assign(statement=statement, by=by,
-                        regime_class=[regime_class(i, r) for i, r in zip(frame["id"], frame["regime"])],
+    import pandas as pd
+
+    def column(values):  # object dtype, also when the frame is empty
+        return pd.Series(values, index=frame.index, dtype=object)
+
+    return frame.assign(statement=column(statement), by=column(by),
+                        regime_class=column([regime_class(i, r) for i, r in zip(frame["id"], frame["regime"])]),
                         order=range(len(frame)))
 
 
@@ -187,13 +192,17 @@ def _evidence(rows) -> str:
 
 
 def split_text(rows) -> str:
-    """``not reproduced in paper backbone (04-x · a); partly in scaled (04-x · b, c)``: every verdict of a
-    statement's evidence rows (``rows`` in the headline rule's order, headline first), with the regime classes and
-    the rows that gave it."""
+    """``not reproduced in the paper backbone regime (04-x · a); partly in the scaled regime (04-x · b, c)``: every
+    verdict of a statement's evidence rows (``rows`` in the headline rule's order, headline first), with the regime
+    classes and the rows that gave it."""
     parts: dict[tuple[str, str], list[int]] = {}
     for i, (verdict, cls) in enumerate(zip(rows["verdict"], rows["regime_class"])):
         parts.setdefault((verdict, cls), []).append(i)
-    return "; ".join(f"{verdict} in {cls} ({_evidence(rows.iloc[idx])})" for (verdict, cls), idx in parts.items())
+    return "; ".join(f"{verdict} {_in(cls)} ({_evidence(rows.iloc[idx])})" for (verdict, cls), idx in parts.items())
+
+
+def _in(cls: str) -> str:
+    return "in the paper setting" if cls == PAPER_SETTING else f"in the {cls} regime"
 
 
 def headlines(frame, root: Path | None = None, exceptions: dict | None = None):
