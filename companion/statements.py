@@ -140,6 +140,8 @@ def assign(frame, root: Path | None = None, exceptions: dict | None = None):
 
     ``exceptions``: ``{(paper, notebook, claim id): statement}`` instead of the checkout's
     ``data/<paper>/statements.csv`` files (``root``: that checkout)."""
+    import pandas as pd
+
     frame = frame.reset_index(drop=True)
     chosen = _exceptions(sorted(set(frame["paper"])), root, exceptions)
     keys = list(zip(frame["paper"], frame["notebook"], frame["id"]))
@@ -156,7 +158,6 @@ def assign(frame, root: Path | None = None, exceptions: dict | None = None):
                 first = rows[0]
                 for i in rows:
                     statement[i] = f"{frame.at[first, 'notebook']}/{frame.at[first, 'id']}"
-    import pandas as pd
 
     def column(values):  # object dtype, also when the frame is empty
         return pd.Series(values, index=frame.index, dtype=object)
