@@ -154,15 +154,29 @@ SCOREBOARD_SECTIONS = (
 
 
 def _cmd_scoreboard(args: argparse.Namespace) -> int:
+    from companion import papers, statements
     from companion.results import claims_frame, scoreboard
 
-    print("The five papers' own claims, by verdict and regime ('paper setting', or 'scaled': our backbone, layers "
-          "trained, steps, data or seeds differ from the paper's; the regime never changes a verdict):")
-    print(scoreboard(by_regime=True).to_string(index=False))
+    print("The five papers' statements, each counted once by its headline verdict (that of its evidence row closest "
+          "to the paper's setting), and by that row's regime ('paper setting', or 'scaled': our backbone, layers "
+          "trained, steps, data or seeds differ from the paper's; the regime never changes a verdict); 'evidence': "
+          "the ledger rows that test them, 'split': statements whose rows disagree, listed below:")
+    print(scoreboard(by_regime=True).rename(columns={"total": "statements"}).to_string(index=False))
+    frame = claims_frame()
+    mine = frame[(frame["kind"] == "paper") & frame["paper"].isin(papers.REPRODUCED)]
+    heads = statements.headlines(mine)
+    if heads["split"].any():
+        print("\nSplit statements (the headline verdict first, then every verdict with its regime and rows):")
+        for row in heads[heads["split"]].itertuples():
+            print(f"  {row.paper}  {row.statement}: {row.split_text}")
+    evidence = statements.erratum_evidence(mine)
+    if len(evidence):
+        print("\nLeft out of the statements: rows that are the evidence of an erratum, counted with the errata:")
+        for row in evidence.itertuples():
+            print(f"  {row.paper}/{row.notebook}  {row.id} ({row.verdict}): evidence of {row.erratum}")
     for kind, title, column in SCOREBOARD_SECTIONS:
         print(f"\n{title}:")
         print(scoreboard(kind=kind).rename(columns={"paper": column}).to_string(index=False))
-    frame = claims_frame()
     failed = frame[(frame["kind"] == "check") & (frame["verdict"] == "failed")]
     if len(failed):
         print("\nFailed checks (notebook, claim id: what it checks):")
@@ -299,8 +313,9 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument("--paper", nargs="*", default=None, metavar="PAPER",
                      help="only these papers (default: all five)")
     aud.set_defaults(func=_cmd_audit_tables)
-    board = sub.add_parser("scoreboard", help="verdict counts of the five papers' claims by regime, then the "
-                                              "errata, beyond-the-paper questions and our own checks, apart")
+    board = sub.add_parser("scoreboard", help="headline verdict counts of the five papers' statements by regime, "
+                                              "their split statements, then the errata, beyond-the-paper "
+                                              "questions and our own checks, apart")
     board.set_defaults(func=_cmd_scoreboard)
     return parser
 

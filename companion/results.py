@@ -19,20 +19,14 @@ Kinds: ``paper`` (a statement the paper makes, with ``source``: ``Table 4, Emoli
 ``Fig. 7 caption``; a derived value names its inputs, ``Table 4: 86.26 - 85.28``), ``check`` (our own identity,
 parity or set-up check — ``passed``/``failed``, never a reproduction) and ``beyond`` (a question the paper does not
 ask), ``erratum`` (a statement the paper's own text or tables contradict: ``confirmed``, ``minor`` when the
-criterion is :func:`minor_erratum`, ``partly``, ``not confirmed``). Paper and beyond claims get one of :data:`VERDICTS` — ``reproduced``, ``partly``, ``not reproduced``,
-``inconclusive``, ``not testable`` — and the last two always carry a ``reason``. The rules live in
-:mod:`companion.stats`.
+criterion is :func:`minor_erratum`, ``partly``, ``not confirmed``). Paper and beyond claims get one of
+:data:`VERDICTS`; ``inconclusive`` and ``not testable`` always carry a ``reason``. The rules: :mod:`companion.stats`.
 
-:meth:`Ledger.save` writes ``results/<paper>/<notebook>.json``::
-
-    {"schema": 2, "paper": …, "notebook": …, "profile": …, "seeds": […],
-     "claims": [{"id", "kind", "claim", "source", "paper_value", "ours", "criterion", "verdict",
-                 "reason"?, "regime"?, "stats"?: {"estimate", "sd", "ci", "confidence", "n", "test", "p",
-                 "p_wilcoxon", "values"}, "note"?}]}
-
-Wall time, hardware and library versions (which change from run to run) go to a sibling
-``<notebook>.provenance.json`` so that the ledger itself is byte-identical across reruns with the same seeds; the
-provenance names its ledger by the sha256 of its bytes (:meth:`Ledger.save`, :func:`ledger_provenance`).
+:meth:`Ledger.save` writes ``results/<paper>/<notebook>.json`` (its schema: ``docs/reference.md``, "Results
+ledger") and, beside it, ``<notebook>.provenance.json`` with what changes from run to run (wall time, hardware,
+library versions), so that the ledger is byte-identical across reruns with the same seeds; the provenance names its
+ledger by the sha256 of its bytes (:meth:`Ledger.save`, :func:`ledger_provenance`). The scoreboard counts the
+statements of the papers (:mod:`companion.statements`), each once, not the ledger rows that test them.
 
 In the ``smoke`` profile results and figures go to a scratch folder (``<cache>/smoke``) unless
 ``COMPANION_RESULTS_DIR`` / ``COMPANION_FIGURES_DIR`` say otherwise, so a smoke run never overwrites the
@@ -60,6 +54,8 @@ from companion import papers as _papers
 from companion import settings as _settings
 from companion._io import write_atomic
 from companion.profiles import check_profile
+from companion.statements import board as _statement_board
+from companion.statements import regime_kind
 from companion.stats import (
     CHECK_VERDICTS,
     ERRATUM_VERDICTS,
@@ -643,11 +639,6 @@ def claims_frame(root: Path | None = None):
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
 
 
-def regime_kind(regime: str | None) -> str:
-    """``paper setting`` or ``scaled`` — the two columns every count is split by."""
-    return "paper setting" if not regime or regime == "paper setting" else "scaled"
-
-
 def erratum_paper(claim_id: str, owner: str) -> str:
     """The paper an erratum concerns: its id's prefix when that names a paper of the registry
     (``weighted-cl:soft-tau-star`` -> ``weighted-cl``), else the ledger's owner."""
@@ -655,25 +646,33 @@ def erratum_paper(claim_id: str, owner: str) -> str:
     return prefix if prefix in _papers.REPRODUCED else owner
 
 
-def scoreboard(root: Path | None = None, kind: str = "paper", by_regime: bool = False):
+def scoreboard(root: Path | None = None, kind: str = "paper", by_regime: bool = False, unit: str = "statement",
+               checkout: Path | None = None):
     """Counts of verdicts per paper (rows) for claims of one ``kind`` — the site's landing-page table.
 
-    The headline scoreboard counts ``paper`` claims of the five papers only (an entry of the registry with a
-    paper text); ``check``, ``beyond`` and ``erratum`` claims are counted apart. Errata are counted under the
-    paper they concern (:func:`erratum_paper`), not under the notebook that proves them; the other kinds under
-    the ledger's owner. ``by_regime=True`` adds a ``regime`` column (``paper setting`` / ``scaled``) and one row
-    per paper and regime.
+    The headline scoreboard counts the ``paper`` claims of the five papers only (an entry of the registry with a
+    paper text) by ``unit``: ``statement`` counts each statement of a paper once, by its headline verdict, with
+    ``evidence`` (its ledger rows) and ``split`` (statements whose rows disagree), erratum evidence left out
+    (:func:`companion.statements.board`; ``checkout``: where ``data/<paper>/statements.csv`` is read); ``evidence``
+    counts every ledger row. ``check``, ``beyond`` and ``erratum`` claims are counted apart, by row: errata under
+    the paper they concern (:func:`erratum_paper`), the others under the ledger's owner. ``by_regime=True`` adds a
+    ``regime`` column (``paper setting`` / ``scaled``: of the headline row for a statement) and one row per paper
+    and regime.
     """
     import pandas as pd
 
     if kind not in KINDS:
         raise ValueError(f"scoreboard(): kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    if unit not in ("statement", "evidence"):
+        raise ValueError(f"scoreboard(): unit must be 'statement' or 'evidence', got {unit!r}")
     verdicts = list(KIND_VERDICTS[kind])
     index = ["paper", "regime"] if by_regime else ["paper"]
     frame = claims_frame(root)
     frame = frame[frame["kind"] == kind]
     if kind == "paper":
         frame = frame[frame["paper"].isin(_papers.REPRODUCED)]
+        if unit == "statement":
+            return _statement_board(frame, by_regime=by_regime, root=checkout)
     if kind == "erratum":
         frame = frame.assign(paper=[erratum_paper(i, owner) for i, owner in zip(frame["id"], frame["paper"])])
     if frame.empty:

@@ -206,11 +206,11 @@ def registered_numbers(ledger: Path | dict) -> set[str]:
 
 
 def table_numbers(folder: Path) -> set[str]:
-    """The numbers of a paper's transcribed tables (``data/<paper>/*.csv`` but the coverage map), as typed strings
-    (:func:`_canonical`): a markdown cell citing one of them cites the paper."""
+    """The numbers of a paper's transcribed tables (``data/<paper>/*.csv`` but the coverage map and the statements
+    file), as typed strings (:func:`_canonical`): a markdown cell citing one of them cites the paper."""
     out: set[str] = set()
     for path in sorted(Path(folder).glob("*.csv")):
-        if path.name == "coverage.csv":
+        if path.name in ("coverage.csv", "statements.csv"):
             continue
         for line in path.read_text(encoding="utf-8").splitlines():
             if not line.startswith("#"):

@@ -6,6 +6,7 @@ import re
 import nbformat
 import pytest
 
+from companion import statements
 from companion.publish import colab, notebooks
 from companion.publish.site import checks, common, config, errata, pages, scale
 from companion.results import (
@@ -155,10 +156,10 @@ def test_scoreboard_and_claims_tables_by_hand(tmp_path, monkeypatch):
     (root / common.paper_page("angle")).write_text("x")
     board = _table_rows(pages.scoreboard_markdown(root=root))[0]
     assert board[0] == ["paper", "regime", "reproduced", "partly", "not reproduced", "inconclusive",
-                        "not testable", "claims"]
+                        "not testable", "statements", "evidence rows", "split"]
     # every count split by regime; the synthesis (not one of the five papers) has no row
-    assert board[2:] == [["[AnglE](site/papers/angle.qmd)", "paper setting", "1", "0", "0", "0", "1", "2"],
-                         ["[AnglE](site/papers/angle.qmd)", "scaled", "1", "0", "1", "0", "0", "2"]]
+    assert board[2:] == [["[AnglE](site/papers/angle.qmd)", "paper setting", "1", "0", "0", "0", "1", "2", "2", "0"],
+                         ["[AnglE](site/papers/angle.qmd)", "scaled", "1", "0", "1", "0", "0", "2", "2", "0"]]
     others = _table_rows(pages.other_claims_markdown(root=root))[0]
     assert others[0] == ["paper", "beyond the paper", "our checks", "errata"]
     assert others[2] == ["[AnglE](site/papers/angle.qmd)", "1 inconclusive (1 scaled)", "1 passed", "1 confirmed"]
@@ -199,9 +200,12 @@ def test_landing_counts_the_five_papers_by_regime_and_the_errata_apart(tmp_path,
     with pytest.raises(ValueError, match="by_regime"):
         pages.scoreboard_rows(scoreboard(root / "results"), root)
     summary = pages.scoreboard_summary(board, root)
-    assert summary.startswith("**In all, 4 claims of one paper:** 2 in the paper setting (1 reproduced, 1 not "
-                              "testable); 2 scaled (1 reproduced, 1 not reproduced).")
+    assert summary.startswith("**In all, 4 statements of one paper** (tested by 4 evidence rows; no statement's "
+                              "runs disagree): 2 in the paper setting (1 reproduced, 1 not testable); 2 scaled "
+                              "(1 reproduced, 1 not reproduced).")
     assert pages.REGIME_SENTENCE in summary and "never changes a verdict" in pages.REGIME_SENTENCE
+    assert pages.STATEMENT_SENTENCE in summary and "counted once" in pages.STATEMENT_SENTENCE
+    assert pages.split_statements_markdown(root=root) == "_No statement's evidence rows disagree._"
     # the erratum is counted apart and is never a reproduced paper claim
     assert errata.errata_counts(root) == {"confirmed": 1}
     counted = errata.errata_summary(root=root)
@@ -214,8 +218,10 @@ def test_landing_counts_the_five_papers_by_regime_and_the_errata_apart(tmp_path,
     assert synthesis.startswith("Not one of the five papers") and "| not a paper" not in synthesis
     assert 'title="Beyond the paper: 1 claim"' in synthesis
     page = pages.paper_page_markdown("angle", root)
-    assert ("**Verdicts on the paper's own claims:** in the paper setting: 1 reproduced, 1 not testable (of 2); "
+    assert ("**Verdicts on the paper's statements** (each once, by its headline verdict; 4 evidence rows in the "
+            "tables below, 0 statements split): in the paper setting: 1 reproduced, 1 not testable (of 2); "
             "scaled: 1 reproduced, 1 not reproduced (of 2).") in page
+    assert "### Split statements" in page and "_No statement's evidence rows disagree._" in page
     assert "**confirmed** (Eq. 6): Eq. 6 is constant" in page
     assert "### Paper claims" not in pages.paper_page_markdown("synthesis", root)
 
@@ -287,29 +293,40 @@ def test_page_cells_run_and_links_resolve(page):
 
 
 def test_landing_scoreboard_matches_the_ledgers():
+    """The landing page's table counts the statements of the committed ledgers (companion.statements), each once
+    by its headline verdict and the regime of its headline row; the evidence rows of each table row add up to the
+    paper claims of the ledgers less the rows that are the evidence of an erratum; the split statements are listed
+    under it, one row each."""
     printed = checks.execute_page(REPO_ROOT / common.LANDING)
     board = scoreboard(kind="paper", by_regime=True)
-    table, others = _table_rows(printed)[:2]
-    assert table[0] == ["paper", "regime", *VERDICTS, "claims"]
+    table, split, others = _table_rows(printed)[:3]
+    assert table[0] == ["paper", "regime", *VERDICTS, "statements", "evidence rows", "split"]
+    assert split[0] == ["paper", "statement · where in the paper", "headline", "every verdict, regime and row"]
     assert others[0] == ["paper", "beyond the paper", "our checks", "errata"]
     parsed = {(re.sub(r"\]\(.*", "", row[0]).lstrip("["), row[1]): [int(x) for x in row[2:]] for row in table[2:]}
     apart = {re.sub(r"\]\(.*", "", row[0]).lstrip("["): row[1:] for row in others[2:]}
     frame = claims_frame()
-    frame = frame.assign(regime_kind=frame["regime"].map(regime_kind))
     papers = {common.PAPERS[p]["title"]: p for p in common.REPRODUCED_PAPERS}
+    mine = frame[(frame["kind"] == "paper") & frame["paper"].isin(common.REPRODUCED_PAPERS)]
+    heads = statements.headlines(mine)
+    heads = heads.assign(regime_kind=heads["regime"].map(regime_kind))
     assert {title for title, _ in parsed} <= set(papers)  # the five papers only: no synthesis, no baselines
     assert {regime for _, regime in parsed} <= set(pages.REGIMES)
     for (title, regime), counts in parsed.items():
-        mine = frame[(frame["paper"] == papers[title]) & (frame["kind"] == "paper") & (frame["regime_kind"] == regime)]
-        assert counts == [int((mine["verdict"] == v).sum()) for v in VERDICTS] + [len(mine)], (title, regime)
-    assert sum(c[-1] for c in parsed.values()) == int(board["total"].sum())
+        these = heads[(heads["paper"] == papers[title]) & (heads["regime_kind"] == regime)]
+        assert counts == [int((these["verdict"] == v).sum()) for v in VERDICTS] + [
+            len(these), int(these["evidence"].sum()), int(these["split"].sum())], (title, regime)
+    assert sum(c[-3] for c in parsed.values()) == int(board["total"].sum()) == len(heads) < len(mine)
+    excluded = len(statements.erratum_evidence(mine))
+    assert sum(c[-2] for c in parsed.values()) == len(mine) - excluded and excluded > 0
+    assert len(split) - 2 == sum(c[-1] for c in parsed.values()) == int(heads["split"].sum()) > 0
     assert pages.REGIME_SENTENCE in printed and "**Errata**, counted apart" in printed
     for title, shown in apart.items():
         paper = next(p for p in common.PAPERS if common.PAPERS[p]["title"] == title)
-        mine = frame[frame["paper"] == paper]
+        owned = frame[frame["paper"] == paper]
         for kind, cell in zip(("beyond", "check"), shown):
             counted = sum(int(n) for n in re.findall(r"(\d+) (?!in the paper|scaled)", cell))
-            assert counted == int((mine["kind"] == kind).sum()), (title, kind, cell)
+            assert counted == int((owned["kind"] == kind).sum()), (title, kind, cell)
 
 
 def test_every_claim_resolves_to_a_cell_that_records_it():

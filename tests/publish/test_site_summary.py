@@ -69,16 +69,16 @@ def test_the_landing_paragraph_reads_true_against_the_ledger(tmp_path, monkeypat
     root = _ledger(tmp_path, monkeypatch)
     text = pages.bottom_line_markdown("angle", root=root)
     assert text == (
-        "**[AnglE](site/papers/angle.qmd)** — 9 of the paper's claims tested. "
+        "**[AnglE](site/papers/angle.qmd)** — 9 of the paper's statements tested. "
         "**Holds:** 2 reproduced (Table 2, Table 4; 1 in the paper setting, 1 scaled: MiniLM top layer, 640 steps) "
         "and 1 partly (§5.1; scaled as above). "
         "**Does not hold:** 1 not reproduced (Table 5; paper setting). "
         "**Could not tell:** 4 inconclusive — 2 underpowered (Table 4, Fig. 3; scaled, 2 regimes); "
         "1 budget (Thm 3.8; paper setting); 1 did not train (App. D.4; scaled as above). "
-        "**Not testable here:** 1 claim (§6; paper setting).")
-    # the counts in the paragraph add up to the paper claims of the ledger
+        "**Not testable here:** 1 statement (§6; paper setting).")
+    # the counts in the paragraph add up to the paper claims of the ledger (here one statement each)
     numbers = [int(n) for n in re.findall(r"(\d+) (?:reproduced|partly|not reproduced|underpowered|budget|did not "
-                                          r"train|claim)\b", text)]
+                                          r"train|statement)\b", text)]
     assert sum(numbers) == 9
     assert "\n" not in text  # one paragraph
     # on the paper's own page the title is not a link to itself; the landing lists the five papers only
@@ -88,11 +88,28 @@ def test_the_landing_paragraph_reads_true_against_the_ledger(tmp_path, monkeypat
 
 
 def test_a_paper_without_claims_and_verdicts_that_are_absent():
-    assert site_summary.paragraph("X", []) == "**X:** no claim of the paper recorded yet."
+    assert site_summary.paragraph("X", []) == "**X:** no statement of the paper recorded yet."
     one = [{"kind": "paper", "verdict": "reproduced", "source": "Table 1", "regime": "paper setting"}]
-    assert site_summary.paragraph("X", one) == ("**X** — 1 of the paper's claims tested. **Holds:** 1 reproduced "
+    assert site_summary.paragraph("X", one) == ("**X** — 1 of the paper's statements tested. **Holds:** 1 reproduced "
                                                 "(Table 1; paper setting). **Does not hold:** none. "
                                                 "**Could not tell:** none.")
+
+
+def test_the_bottom_line_counts_a_statement_once_and_says_how_many_rows_test_it(tmp_path, monkeypatch):
+    """Two rows of one statement (a ``-raw`` twin with the same source and paper value) are one statement in the
+    bottom line, by the verdict of the row closer to the paper's setting; the paragraph says how many rows and
+    split statements stand behind its counts."""
+    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
+    ledger = Ledger("angle", "01-x", profile="cpu", seeds=[0])
+    ledger.claim("g", "gap", 1, 1.0, within(1, 0.1), kind="paper", source="Table 4: 2 - 1", regime=MINILM)
+    ledger.claim("g-raw", "gap", 1, 5.0, within(1, 0.1), kind="paper", source="Table 4: 2 - 1",
+                 regime="raw MLM encoder built here, every layer trained")
+    ledger.claim("h", "other", 1, 1.0, within(1, 0.1), kind="paper", source="§5")
+    ledger.save()
+    text = pages.bottom_line_markdown("angle", page=common.paper_page("angle"), root=tmp_path)
+    assert text.startswith("**AnglE** — 2 of the paper's statements tested (3 evidence rows, 1 split). ")
+    assert "**Does not hold:** 1 not reproduced (Table 4; scaled: raw MLM encoder built here" in text
+    assert "**Holds:** 1 reproduced (§5; paper setting)." in text
 
 
 @pytest.mark.parametrize(("source", "place"), [
@@ -163,7 +180,7 @@ def test_the_landing_page_answers_per_paper_and_leaves_the_claims_to_the_paper_p
     printed = checks.execute_page(REPO_ROOT / common.LANDING)
     paragraph = pages.bottom_line_markdown("angle", root=root)
     assert paragraph.split("** — ", 1)[1] in printed  # the same counts, places and regimes as the ledger
-    assert printed.index("of the paper's claims tested") < printed.index("| paper | regime |")
+    assert printed.index("of the paper's statements tested") < printed.index("| paper | regime |")
     table_rows = [line for line in printed.splitlines() if line.startswith("| ")]
     assert len(table_rows) == 1 + 2 + 1 + 1  # scoreboard header + AnglE's two regimes, the other counts' header + AnglE
     for claim in ("one", "two", "three", "four"):

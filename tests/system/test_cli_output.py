@@ -67,7 +67,9 @@ def _sections(out: str) -> list[str]:
 def test_the_scoreboard_keeps_the_papers_apart_from_errata_and_names_failed_checks(ledgers, capsys):
     assert main(["scoreboard"]) == 0
     papers, errata, beyond, checks, failed = _sections(capsys.readouterr().out)
-    assert papers.startswith("The five papers' own claims") and "the regime never changes a verdict" in papers
+    assert papers.startswith("The five papers' statements, each counted once by its headline verdict")
+    assert "the regime never changes a verdict" in papers
+    assert papers.splitlines()[1].split()[-3:] == ["statements", "evidence", "split"]
     assert [line.split()[0] for line in papers.splitlines()[2:]] == ["angle"]   # no synthesis, no baselines
     # an erratum is counted under the paper it concerns, not under the notebook that proves it
     assert errata.startswith("Errata:") and "never counted as reproductions" in errata
@@ -77,6 +79,35 @@ def test_the_scoreboard_keeps_the_papers_apart_from_errata_and_names_failed_chec
     assert checks.splitlines()[-1].split()[:3] == ["angle", "1", "1"]
     assert failed.splitlines() == ["Failed checks (notebook, claim id: what it checks):",
                                    "  angle/01-x  n: our pair count equals the paper's"]
+
+
+def test_the_scoreboard_lists_split_statements_and_the_rows_left_to_the_errata(tmp_path, monkeypatch, capsys):
+    """Twins (a ``-raw`` row beside its MiniLM row) are one statement with two evidence rows and, where their
+    verdicts differ, a split statement listed with both regimes; a row that the checkout's statements file names as
+    the evidence of an erratum is left out of the statements and listed as such."""
+    checkout = tmp_path / "checkout"
+    (checkout / "notebooks").mkdir(parents=True)
+    (checkout / "pyproject.toml").write_text('[project]\nname = "companion"\n')
+    (checkout / "data" / "angle").mkdir(parents=True)
+    (checkout / "data" / "angle" / "statements.csv").write_text(
+        "notebook,claim,statement,reason\n01-x,printed,erratum-evidence:angle:e,the formula as printed\n")
+    monkeypatch.setenv("COMPANION_REPO_ROOT", str(checkout))
+    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
+    angle = Ledger("angle", "01-x", profile="cpu", seeds=[0])
+    angle.claim("gap", "x", 1.0, 1.0, within(1, 0.1), kind="paper", source="Table 4", regime="MiniLM")
+    angle.claim("gap-raw", "x", 1.0, 3.0, within(1, 0.1), kind="paper", source="Table 4",
+                regime="raw MLM encoder built here")
+    angle.claim("printed", "as printed", 1.0, 3.0, within(1, 0.1), kind="paper", source="Eq. 2")
+    angle.save()
+    synth = Ledger("synthesis", "00-errata", profile="cpu")
+    synth.claim("angle:e", "Eq. 2 as printed fails", 1, True, holds(), kind="erratum", source="angle | Eq. 2")
+    synth.save()
+    assert main(["scoreboard"]) == 0
+    papers, split, left, *_ = _sections(capsys.readouterr().out)
+    assert papers.splitlines()[2].split() == ["angle", "scaled", "0", "0", "1", "0", "0", "1", "2", "1"]
+    assert split.splitlines()[1] == ("  angle  gap: not reproduced in the paper recipe regime (01-x · gap-raw); "
+                                     "reproduced in the scaled regime (01-x · gap)")
+    assert left.splitlines()[1] == "  angle/01-x  printed (not reproduced): evidence of angle:e"
 
 
 def test_no_failed_check_no_list(tmp_path, monkeypatch, capsys):

@@ -4,9 +4,10 @@ Pages:
 
 * ``index.qmd`` — the answer first: one bottom line per paper (:func:`pages.bottom_lines_markdown`,
   :mod:`~companion.publish.site.summary`: what holds, what does not, what could not be told and why, each with its
-  places in the paper and its regime); then the scoreboard: verdict counts of the five papers' own claims
-  (``kind: paper``; the baselines and the synthesis are not papers and have none), every count split by regime
-  (``paper setting`` / ``scaled``, which never changes a verdict), a figure with one bar per table row; the errata
+  places in the paper and its regime); then the scoreboard: headline verdict counts of the five papers' statements
+  (:mod:`companion.statements`: each statement once, whatever the number of ``kind: paper`` claims that test it; the
+  baselines and the synthesis are not papers and have none), every count split by regime (``paper setting`` /
+  ``scaled``, which never changes a verdict), a figure with one bar per table row, the split statements; the errata
   counted apart (confirmed, minor, partly confirmed: an erratum is never a reproduced paper claim), the beyond-the-paper
   claims and our checks counted apart (all computed at render time from ``results/``). The claims themselves are on
   the paper pages, one click away, so the landing page stays a few screens long;

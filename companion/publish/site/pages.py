@@ -67,40 +67,42 @@ def _paper_link(paper: str, base: str, root: Path) -> str:
 
 
 def _board(board, root: Path):
-    """The paper claims' scoreboard split by regime (:func:`companion.results.scoreboard` with ``by_regime=True``),
+    """The statements' scoreboard split by regime (:func:`companion.results.scoreboard` with ``by_regime=True``),
     the five papers only."""
     from companion.results import scoreboard
 
-    board = scoreboard(_results_dir(root), kind="paper", by_regime=True) if board is None else board
+    board = scoreboard(_results_dir(root), kind="paper", by_regime=True, checkout=root) if board is None else board
     if "regime" not in board.columns:
         raise ValueError("the landing page's scoreboard is split by regime: pass scoreboard(by_regime=True)")
     return board[board["paper"].isin(REPRODUCED_PAPERS)]
 
 
 def scoreboard_rows(board=None, root: Path | None = None) -> list[tuple[str, str, dict[str, int]]]:
-    """``(paper, regime, {verdict: count, ..., "total": n})`` for the *paper* claims of the five papers, each
-    paper in the registry's order with one row per regime (:data:`REGIMES`, zeros where a paper has no claim in
-    that regime): the rows of the landing page's scoreboard table and, top to bottom, the bars of its figure.
-    ``board``: :func:`companion.results.scoreboard` with ``by_regime=True`` (rows of the synthesis and the
+    """``(paper, regime, {verdict: count, ..., "total": n, "evidence": n, "split": n})`` for the statements of the
+    five papers (``total``; ``evidence``: their ledger rows; ``split``: those whose rows disagree), each paper in
+    the registry's order with one row per regime of the headline rows (:data:`REGIMES`, zeros where a paper has
+    none in that regime): the rows of the landing page's scoreboard table and, top to bottom, the bars of its
+    figure. ``board``: :func:`companion.results.scoreboard` with ``by_regime=True`` (rows of the synthesis and the
     baselines, which are not papers, are left out)."""
     from companion.results import VERDICTS, regime_kind
 
     board = _board(board, _root(root))
+    fields = (*VERDICTS, "total", "evidence", "split")
     counts: dict[tuple[str, str], dict[str, int]] = {}
     for _, r in board.iterrows():
         key = (r["paper"], regime_kind(r["regime"]))
-        row = counts.setdefault(key, {**{v: 0 for v in VERDICTS}, "total": 0})
-        for v in (*VERDICTS, "total"):
+        row = counts.setdefault(key, dict.fromkeys(fields, 0))
+        for v in fields:
             row[v] += int(r[v]) if v in r else 0
     papers = sorted({p for p, _ in counts}, key=_paper_order)
-    empty = {**{v: 0 for v in VERDICTS}, "total": 0}
-    return [(p, regime, dict(counts.get((p, regime), empty))) for p in papers for regime in REGIMES]
+    return [(p, regime, dict(counts.get((p, regime), dict.fromkeys(fields, 0)))) for p in papers for regime in REGIMES]
 
 
 def scoreboard_markdown(board=None, page: str = LANDING, root: Path | None = None) -> str:
-    """The verdict counts of the five papers' *paper* claims, one row per paper and regime (``paper setting`` /
-    ``scaled``), each paper linked to its page. Our own checks, beyond-the-paper claims and errata are counted
-    apart (:func:`other_claims_markdown`, :func:`.errata.errata_summary`)."""
+    """The headline verdict counts of the five papers' statements, one row per paper and regime (``paper setting``
+    / ``scaled``), each paper linked to its page, with the evidence rows and the split statements of each row. Our
+    own checks, beyond-the-paper claims and errata are counted apart (:func:`other_claims_markdown`,
+    :func:`.errata.errata_summary`)."""
     from companion.results import VERDICTS
 
     root = _root(root)
@@ -108,9 +110,9 @@ def scoreboard_markdown(board=None, page: str = LANDING, root: Path | None = Non
     if not rows:
         return "_No ledger yet: run the notebooks._"
     base = _base(page)
-    return md_table(["paper", "regime", *VERDICTS, "claims"],
-                    [[_paper_link(p, base, root), regime, *(c[v] for v in VERDICTS), c["total"]]
-                     for p, regime, c in rows])
+    return md_table(["paper", "regime", *VERDICTS, "statements", "evidence rows", "split"],
+                    [[_paper_link(p, base, root), regime, *(c[v] for v in VERDICTS), c["total"], c["evidence"],
+                      c["split"]] for p, regime, c in rows])
 
 
 REGIME_SENTENCE = ("The regime never changes a verdict: a claim tested in a scaled regime (another backbone, fewer "
@@ -118,8 +120,16 @@ REGIME_SENTENCE = ("The regime never changes a verdict: a claim tested in a scal
                    "as one tested in the paper's setting, and the regime is shown beside it.")
 
 
+STATEMENT_SENTENCE = ("A statement is one thing a paper says, counted once however many runs test it: its verdict "
+                      "is that of the run closest to the paper's setting (the setting itself, then the paper's "
+                      "backbone, then its kind of encoder and training on a smaller model, then its head width, "
+                      "then any other scaled run), and a run that is the evidence of an erratum is counted with "
+                      "the errata.")
+
+
 def scoreboard_summary(board=None, root: Path | None = None) -> str:
-    """One sentence of totals over the five papers, split by regime, and :data:`REGIME_SENTENCE`."""
+    """One sentence of totals over the five papers' statements, split by regime, with their evidence rows and split
+    statements; :data:`STATEMENT_SENTENCE` and :data:`REGIME_SENTENCE`."""
     from companion.results import VERDICTS
 
     rows = scoreboard_rows(board, root)
@@ -128,11 +138,38 @@ def scoreboard_summary(board=None, root: Path | None = None) -> str:
     totals = {regime: {v: sum(c[v] for _, r, c in rows if r == regime) for v in (*VERDICTS, "total")}
               for regime in REGIMES}
     n = sum(t["total"] for t in totals.values())
+    evidence, split = (sum(c[k] for _, _, c in rows) for k in ("evidence", "split"))
     parts = [f"{t['total']} {'in the paper setting' if regime == REGIMES[0] else regime} "
              f"({_verdict_counts({v: t[v] for v in VERDICTS})})" for regime, t in totals.items()]
     papers = len({p for p, _, _ in rows})
-    return (f"**In all, {n} claim{'s' if n != 1 else ''} of {_number_word(papers)} paper{'s' if papers != 1 else ''}:** "
-            f"{parts[0]}; {parts[1]}. {REGIME_SENTENCE}")
+    tested = (f"tested by {evidence} evidence row{'s' if evidence != 1 else ''}; "
+              + (f"{split} split: {'its' if split == 1 else 'their'} runs disagree, every verdict listed below"
+                 if split else "no statement's runs disagree"))
+    return (f"**In all, {n} statement{'s' if n != 1 else ''} of {_number_word(papers)} "
+            f"paper{'s' if papers != 1 else ''}** ({tested}): {parts[0]}; {parts[1]}. {STATEMENT_SENTENCE} "
+            f"{REGIME_SENTENCE}")
+
+
+def split_statements_markdown(page: str = LANDING, root: Path | None = None, paper: str | None = None) -> str:
+    """The statements whose evidence rows disagree (of ``paper``, or of the five papers): what the paper says and
+    where, the headline verdict (of the row closest to the paper's setting) and every verdict with its regime class
+    and rows (:func:`companion.statements.split_text`); a sentence when there is none."""
+    from companion import statements
+    from companion.results import claims_frame
+
+    root = _root(root)
+    frame = claims_frame(_results_dir(root))
+    frame = frame[(frame["kind"] == "paper") & frame["paper"].isin([paper] if paper else REPRODUCED_PAPERS)]
+    heads = statements.headlines(frame, root=root)
+    heads = heads[heads["split"]]
+    if heads.empty:
+        return "_No statement's evidence rows disagree._"
+    base = _base(page)
+    rows = [([_paper_link(h.paper, base, root)] if not paper else [])
+            + [f"{fmt.ledger_text(h.claim)} *({fmt.ledger_text(h.source)})*", f"**{h.verdict}**",
+               fmt.ledger_text(h.split_text)] for h in heads.itertuples()]
+    return md_table((["paper"] if not paper else []) + ["statement · where in the paper", "headline",
+                                                        "every verdict, regime and row"], rows)
 
 
 def _number_word(n: int) -> str:
@@ -287,14 +324,27 @@ def _paper_claims(paper: str, root: Path) -> list[dict]:
     return [c for ledger in _ledgers(root) if ledger["paper"] == paper for c in ledger["claims"]]
 
 
+def _paper_statements(paper: str, root: Path) -> list[dict]:
+    """The statements of ``paper`` (:func:`companion.statements.headlines`), each as a claim of kind ``paper`` with
+    its headline row's verdict, reason, source and regime, and its ``evidence`` and ``split``."""
+    from companion import statements
+    from companion.results import claims_frame
+
+    frame = claims_frame(_results_dir(root))
+    heads = statements.headlines(frame[(frame["paper"] == paper) & (frame["kind"] == "paper")], root=root)
+    return [{"kind": "paper", **{k: h[k] for k in ("statement", "verdict", "reason", "source", "regime",
+                                                    "evidence", "split")}} for _, h in heads.iterrows()]
+
+
 def bottom_line_markdown(paper: str, page: str = LANDING, root: Path | None = None) -> str:
-    """One paper's bottom line (:func:`companion.publish.site.summary.paragraph`): what holds, what does not, what could not
-    be told, each with its places in the paper and its regime, computed from the ledger. On any page but the
-    paper's own, the paper's title links to its page, where every claim is listed."""
+    """One paper's bottom line (:func:`companion.publish.site.summary.paragraph`) over its statements, each once by
+    its headline verdict (:func:`_paper_statements`): what holds, what does not, what could not be told, each with
+    its places in the paper and its regime, computed from the ledger. On any page but the paper's own, the paper's
+    title links to its page, where every claim is listed."""
     root = _root(root)
     link = f"{_base(page)}{paper_page(paper)}" if page != paper_page(paper) and (root / paper_page(paper)).exists() \
         else None
-    return site_summary.paragraph(_title(paper), _paper_claims(paper, root), link)
+    return site_summary.paragraph(_title(paper), _paper_statements(paper, root), link)
 
 
 def bottom_lines_markdown(page: str = LANDING, root: Path | None = None) -> str:
@@ -364,7 +414,7 @@ def _row_label(paper: str, regime: str) -> str:
 
 
 def verdict_figure(root: Path | None = None, board=None):
-    """Stacked horizontal bars of the paper claims' verdict counts: one bar per row of the scoreboard table
+    """Stacked horizontal bars of the statements' headline verdict counts: one bar per row of the scoreboard table
     (:func:`scoreboard_rows`: each paper in the paper setting, then scaled), top to bottom in the table's order,
     each segment labelled with its count."""
     import matplotlib.pyplot as plt
@@ -384,7 +434,7 @@ def verdict_figure(root: Path | None = None, board=None):
         left = [a + b for a, b in zip(left, values)]
     ax.set_yticks(positions, [_row_label(p, regime) for p, regime, _ in rows])
     ax.set_ylim(len(rows) - 0.5, -0.5)  # first table row at the top
-    ax.set_xlabel("paper claims of the five papers (the regime never changes a verdict)")
+    ax.set_xlabel("statements of the five papers, by headline verdict (the regime never changes a verdict)")
     ax.spines[["top", "right"]].set_visible(False)
     fig.legend(*ax.get_legend_handles_labels(), ncol=len(VERDICTS), fontsize=8, loc="upper center",
                frameon=False)
@@ -472,10 +522,12 @@ def paper_page_markdown(paper: str, root: Path | None = None) -> str:
                        f"({_base(page)}{ERRATA_PAGE})." if any(o == paper for o, _, _ in _errata_entries(root))
                        else "."))
     elif paper in board:
-        summary = (f"**Verdicts on the paper's own claims:** {_regime_summary(board[paper])}. "
-                   f"{REGIME_SENTENCE}")
+        evidence, split = (sum(c[k] for c in board[paper].values()) for k in ("evidence", "split"))
+        summary = (f"**Verdicts on the paper's statements** (each once, by its headline verdict; {evidence} evidence "
+                   f"rows in the tables below, {split} statement{'s' if split != 1 else ''} split): "
+                   f"{_regime_summary(board[paper])}. {REGIME_SENTENCE}")
     else:
-        summary = "**Verdicts on the paper's own claims:** none recorded."
+        summary = "**Verdicts on the paper's statements:** none recorded."
     bottom = [bottom_line_markdown(paper, page, root), ""] if paper in REPRODUCED_PAPERS else []
     # claims first: what held comes before how it was run; the gpu profile's settings, which produced none of the
     # results shown, come last
@@ -486,6 +538,12 @@ def paper_page_markdown(paper: str, root: Path | None = None) -> str:
              "and the design's minimum detectable effect at 80 % power (MDE).", ""]
     for kind in ("paper", "beyond", "check") if paper in REPRODUCED_PAPERS else ("beyond", "check"):
         parts += [f"### {KIND_TITLES[kind]}", "", claims_markdown(paper, page, root, kind=kind), ""]
+        if kind == "paper":
+            parts += ["### Split statements", "",
+                      "Every row of the table above is the evidence of one statement of the paper; a statement tested "
+                      "in several regimes or notebooks has several rows and is counted once, by the row closest to "
+                      "the paper's setting. Those whose rows disagree:", "",
+                      split_statements_markdown(page, root, paper=paper), ""]
     if paper in REPRODUCED_PAPERS:
         parts += ["## Errata", "", errata_markdown(page, root, paper=paper), ""]
     parts += ["## Coverage map", "",

@@ -2,7 +2,8 @@
 and what could not be told, each with the places in the paper it concerns and its regime.
 
 :func:`bottom_line` sorts a paper's own claims (``kind: paper``; beyond-the-paper claims, our checks and errata
-are not the paper's statements) by verdict:
+are not the paper's statements) by verdict; the pages pass it one claim per statement, with the statement's
+headline verdict (:mod:`companion.statements`), so that a statement tested several times is counted once:
 
 * **holds** — ``reproduced``, and ``partly`` (the direction holds, the magnitude or part of the statement not);
 * **does not hold** — ``not reproduced``;
@@ -156,15 +157,20 @@ def _group(claims: list[dict], word: str, named: set[str] | None = None) -> str:
 
 def paragraph(title: str, claims: list[dict], link: str | None = None) -> str:
     """A paper's bottom line as one markdown paragraph: ``title`` (a link to its page when ``link`` is given),
-    how many of its claims were tested, then **Holds**, **Does not hold**, **Could not tell** and, if any,
-    **Not testable here**, each verdict with its count, places and regime."""
+    how many of its statements were tested, then **Holds**, **Does not hold**, **Could not tell** and, if any,
+    **Not testable here**, each verdict with its count, places and regime. ``claims``: one per statement, with its
+    headline verdict (``evidence`` and ``split`` where a statement has several evidence rows: their totals are
+    said after the count)."""
     line = bottom_line(claims)
     head = f"[{title}]({link})" if link else title
     if not line.total:
-        return f"**{head}:** no claim of the paper recorded yet."
+        return f"**{head}:** no statement of the paper recorded yet."
+    mine = [c for c in claims if c.get("kind") == "paper"]
+    evidence, split = sum(int(c.get("evidence", 1)) for c in mine), sum(bool(c.get("split")) for c in mine)
+    rows = f" ({evidence} evidence rows, {split} split)" if evidence != line.total or split else ""
     named: set[str] = set()  # scaled regimes written out once, "as above" after
     holds = [_group(g, w, named) for g, w in ((line.reproduced, "reproduced"), (line.partly, "partly")) if g]
-    parts = [f"**{head}** — {line.total} of the paper's claims tested.",
+    parts = [f"**{head}** — {line.total} of the paper's statements tested{rows}.",
              "**Holds:** " + (" and ".join(holds) if holds else "none") + ".",
              "**Does not hold:** " + (_group(line.not_reproduced, "not reproduced", named) if line.not_reproduced
                                       else "none") + "."]
@@ -175,6 +181,6 @@ def paragraph(title: str, claims: list[dict], link: str | None = None) -> str:
     else:
         parts.append("**Could not tell:** none.")
     if line.not_testable:
-        word = "claim" if len(line.not_testable) == 1 else "claims"
+        word = "statement" if len(line.not_testable) == 1 else "statements"
         parts.append(f"**Not testable here:** {_group(line.not_testable, word, named)}.")
     return " ".join(parts)

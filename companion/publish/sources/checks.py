@@ -27,6 +27,9 @@ from companion.papers.text import locate, split_source
 PAPERS = _papers.REPRODUCED
 #: CSV columns that are never checked against the paper (our own material or free text).
 UNCHECKED_COLUMNS = frozenset({"source", "note"})
+#: CSV files of ``data/<paper>/`` that are not transcriptions: the coverage map and the statements the scoreboard's
+#: rule cannot decide (:mod:`companion.statements`)
+NOT_TRANSCRIPTIONS = frozenset({"coverage.csv", "statements.csv"})
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -159,12 +162,12 @@ def check_csv(path: str | Path) -> list[str]:
 
     Needs a ``source`` column and at least one row. Each row's numeric cells (columns other than ``source``,
     ``note`` and ``our_*``) must be printed in the block its ``source`` names; rows with source ``ours`` are our
-    own material and not checked. Leading ``#`` lines are comments. ``coverage.csv`` is not a transcription (see
-    :func:`check_coverage`). Outside ``data/<paper>/`` a ``paper`` column names each row's paper.
+    own material and not checked. Leading ``#`` lines are comments. ``coverage.csv`` (see :func:`check_coverage`) and
+    ``statements.csv`` (:mod:`companion.statements`) are not transcriptions. Outside ``data/<paper>/`` a ``paper`` column names each row's paper.
     """
     path = Path(path)
     name = f"{path.parent.name}/{path.name}"
-    if path.name == "coverage.csv":
+    if path.name in NOT_TRANSCRIPTIONS:
         return []
     header, rows = _csv_rows(path)
     if "source" not in header:
@@ -202,6 +205,7 @@ def check_csv(path: str | Path) -> list[str]:
 
 
 def csv_paths(root: str | Path | None = None) -> list[Path]:
-    """Every transcription CSV ``data/<paper>/*.csv`` of the five papers (coverage maps excluded)."""
+    """Every transcription CSV ``data/<paper>/*.csv`` of the five papers (:data:`NOT_TRANSCRIPTIONS` excluded)."""
     root = Path(root) if root is not None else _settings.repo_root()
-    return sorted(p for paper in PAPERS for p in (root / "data" / paper).glob("*.csv") if p.name != "coverage.csv")
+    return sorted(p for paper in PAPERS for p in (root / "data" / paper).glob("*.csv")
+                  if p.name not in NOT_TRANSCRIPTIONS)
