@@ -259,3 +259,14 @@ def column_widths(headers: list[str], rows: list[list[str]], cap: int = 80) -> l
         word = max((len(w) for c in [visible(head), *cells] for w in words(c)), default=1) + 2
         widths.append(max(3, round(min(max(mean, word), max(cap, word)))))
     return widths
+
+
+#: a mark per verdict, so that a table reads the same without colour (and printed in grey)
+VERDICT_MARKS = {"reproduced": "✔", "partly": "◐", "not reproduced": "✘", "inconclusive": "?", "not testable": "–"}
+
+
+def verdict_badge(verdict: str) -> str:
+    """A verdict as the claims tables show it: its mark and word, bold, in a span whose class
+    (``verdict v-<word>``, ``site/styles.css``) gives it its colour from :data:`VERDICT_COLOURS`."""
+    mark = VERDICT_MARKS.get(verdict, "")
+    return f"[**{mark} {verdict}**]{{.verdict .v-{verdict.replace(' ', '-')}}}" if mark else f"**{verdict}**"

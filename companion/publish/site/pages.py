@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from companion import criteria_history
+from companion.criteria_history import load as load_history
+from companion.criteria_history import revised
 from companion.publish import apidoc, colab
 from companion.publish.site import format as fmt
 from companion.publish.site import summary as site_summary
@@ -39,6 +40,8 @@ from companion.publish.site.common import (
 )
 from companion.publish.site.config import STAMP_NOTE, inputs_digest, is_computed, render_config, stamp_inputs
 from companion.publish.site.errata import _errata_entries, errata_by_paper, errata_markdown
+from companion.publish.site.format import VERDICT_MARKS, verdict_badge  # noqa: F401 - the pages' names
+from companion.publish.site.revisions import revisions_markdown
 from companion.publish.site.scale import scale_markdown
 from companion.settings import REPO_ROOT
 
@@ -46,17 +49,6 @@ from companion.settings import REPO_ROOT
 REGIMES = ("paper setting", "scaled")
 VERDICT_COLOURS = {"reproduced": "#2e8540", "partly": "#f0ad4e", "not reproduced": "#c9302c",
                    "inconclusive": "#6f8fb3", "not testable": "#9e9e9e"}
-#: a mark per verdict, so that a table reads the same without colour (and printed in grey)
-VERDICT_MARKS = {"reproduced": "✔", "partly": "◐", "not reproduced": "✘", "inconclusive": "?", "not testable": "–"}
-
-
-def verdict_badge(verdict: str) -> str:
-    """A verdict as the claims tables show it: its mark and word, bold, in a span whose class
-    (``verdict v-<word>``, ``site/styles.css``) gives it its colour from :data:`VERDICT_COLOURS`."""
-    mark = VERDICT_MARKS.get(verdict, "")
-    return f"[**{mark} {verdict}**]{{.verdict .v-{verdict.replace(' ', '-')}}}" if mark else f"**{verdict}**"
-
-
 KIND_TITLES = {"paper": "Paper claims", "beyond": "Beyond the paper (questions the paper does not ask)",
                "check": "Our own checks (identities, parity, set-up: never counted as reproductions)"}
 
@@ -269,7 +261,7 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, k
     rows = []
     keys: dict[str, str] = {}
     with_regime = kind in ("paper", "beyond")
-    history = criteria_history.load(root)
+    history = load_history(root)
     for ledger in _ledgers(root):
         if ledger["paper"] != paper:
             continue
@@ -281,7 +273,7 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, k
             claim = f"{fmt.ledger_text(c['claim'])}{source} · {_cell_link(loc, base)}"
             verdict = verdict_badge(c["verdict"]) + (f" — {fmt.ledger_text(_short_reason(c['reason']))}"
                                                if c.get("reason") else "")
-            revisions = criteria_history.revised(history, f"{paper}/{ledger['notebook']}", c["id"])
+            revisions = revised(history, f"{paper}/{ledger['notebook']}", c["id"])
             if revisions:
                 verdict += (f" · *criterion revised after a result ({revisions[-1]['date']}; "
                             f"[was](#criteria-revised-after-a-result))*")
@@ -465,43 +457,6 @@ def _regime_summary(counts: dict[str, dict[str, int]]) -> str:
     return "; ".join(f"{'in the paper setting' if regime == REGIMES[0] else regime}: "
                      f"{_verdict_counts({v: c[v] for v in VERDICTS})} (of {c['total']})"
                      for regime, c in counts.items())
-
-
-def revisions_markdown(paper: str, root: Path | None = None) -> str:
-    """What each criterion of ``paper``'s claims was before a result changed it
-    (:mod:`companion.criteria_history`): one row per change aimed at a few claims, with what it was and what it
-    became; the changes made by commits that revised a shared rule for many claims at once, one row per commit with
-    the claims it touched. Empty when no history is stored."""
-    history = criteria_history.load(_root(root))
-    if not history:
-        return "_No registration history is stored (`python -m companion criteria history` writes it)._"
-    wide = history.get("rule_wide", criteria_history.RULE_WIDE)
-    aimed, shared = [], {}
-    registered = before = 0
-    for notebook, by_id in history["claims"].items():
-        if not notebook.startswith(f"{paper}/"):
-            continue
-        for cid, h in by_id.items():
-            registered += 1
-            before += bool(h["registered_before_result"])
-            for r in h["revisions"]:
-                if r["scope"] < wide:
-                    aimed.append([f"`{cid}` ({notebook.split('/', 1)[1]})", f"{r['date']} `{r['commit']}`",
-                                  r["field"].replace("_", " "), fmt.ledger_text(fmt.value_text(r["was"])),
-                                  fmt.ledger_text(fmt.value_text(r["now"]))])
-                else:
-                    shared.setdefault((r["date"], r["commit"], r["scope"]), set()).add(cid)
-    lines = [f"Of the {registered} claims of this paper's ledgers, {before} had their criterion registered before "
-             f"their first committed result; the others were registered after it, or never. Each change of a "
-             f"criterion or a paper value after a result is listed: first those made by a commit that revised "
-             f"fewer than {wide} claims, then those made by commits that revised a shared rule for many claims.", ""]
-    lines += [md_table(["claim", "changed", "what", "was", "now"], aimed) if aimed else "_No change aimed at a few "
-              "claims._", ""]
-    if shared:
-        rows = [[f"{date} `{commit}`", str(scope), ", ".join(f"`{c}`" for c in sorted(ids))]
-                for (date, commit, scope), ids in sorted(shared.items())]
-        lines += [md_table(["commit", "claims it revised in all", "this paper's claims it revised"], rows)]
-    return "\n".join(lines)
 
 
 def paper_page_markdown(paper: str, root: Path | None = None) -> str:
