@@ -100,6 +100,8 @@ import torch
 from IPython.display import display
 
 from companion.papers.synthesis import audit, classes, definitions, errata
+from companion.papers.synthesis.audit_book import Book
+from companion.papers.synthesis.audit_checks import circumplex_marks
 from companion.papers.synthesis.errata import (ROW_MEAN_TOL, as_number, average_mismatches, matches_elsewhere, off_rows,
                                                plot_at_a_glance, simace_best_case_loss)
 from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
@@ -430,23 +432,37 @@ _ = ledger.claim("simace:rankcse-avg",
                       f"{', '.join(off_rows(averages, 'simace Table 4'))}. Evidence: recomputed averages.")
 
 # %% [markdown]
-# SimACE's Table 13 (ArcCon's transfer averages) and AnglE's Table 2 (SBERT's average):
+# SimACE's Table 13 (ArcCon's transfer averages, and a cell of the BERT-large ArcCon row printed twice) and AnglE's
+# Table 2 (SBERT's average). Table 13's caption underlines the second best of each PLM's column; the text underlines
+# the BERT-large ArcCon 89.58 in MPQA, where it is second, and again in SST, where the rank below shows where it
+# stands (the transcription keeps the cells, not the underlines).
 
 # %%
 t13 = averages[averages.table == "simace Table 13"].set_index("row")
 arc = t13.loc["BERT-base · ArcCon"]
+s13 = table("simace", "table13.csv")
+large13 = s13[s13.PLMs == "BERT-large"].set_index("Method")
+rank_in = lambda col: int((large13[col].map(as_number) > as_number(large13.loc["ArcCon", col])).sum()) + 1  # noqa: E731
+arc_large = large13.loc["ArcCon"]
 ledger.claim("simace:table13-arccon-avgs",
-             "SimACE Table 13's ArcCon transfer averages (BERT-base 85.41, the same as SimCSE's; BERT-large 87.94) "
-             "are not the means of their rows", kind="erratum", source="simace | Table 13, BERT-base, ArcCon, Avg.",
+             "SimACE Table 13's ArcCon rows carry copied cells: the transfer averages (BERT-base 85.41, the same as "
+             "SimCSE's; BERT-large 87.94) are not the means of their rows, and the BERT-large row prints MPQA's "
+             "89.58 again under SST", kind="erratum", source="simace | Table 13, BERT-base, ArcCon, Avg.",
              paper_value=arc["printed avg"],
              ours={"BERT-base ArcCon: |printed - row mean| > 0.01": bool(arc["off"]),
                    "BERT-large ArcCon off too": bool(t13.loc["BERT-large · ArcCon", "off"]),
                    "control: the other Table 13 rows match": set(off_rows(averages, "simace Table 13"))
-                   == {"BERT-base · ArcCon", "BERT-large · ArcCon"}},
-             criterion=judge("simace:table13-arccon-avgs", "only the ArcCon averages are off"),
+                   == {"BERT-base · ArcCon", "BERT-large · ArcCon"},
+                   "BERT-large ArcCon prints one cell under MPQA and SST": bool(arc_large["MPQA"] == arc_large["SST"]),
+                   "that cell is second of its PLM in MPQA, not in SST": rank_in("MPQA") == 2 and rank_in("SST") > 2},
+             criterion=judge("simace:table13-arccon-avgs",
+                             "only the ArcCon averages are off, and the BERT-large row repeats a cell"),
              note=f"BERT-base printed {arc['printed avg']:.2f} vs row mean {arc['row mean']:.3f}; BERT-large printed "
                   f"{t13.loc['BERT-large · ArcCon', 'printed avg']:.2f} vs "
-                  f"{t13.loc['BERT-large · ArcCon', 'row mean']:.3f}. Evidence: recomputed averages.")
+                  f"{t13.loc['BERT-large · ArcCon', 'row mean']:.3f}. The BERT-large row's {arc_large['MPQA']} "
+                  f"ranks {rank_in('MPQA')} of {len(large13)} in MPQA and {rank_in('SST')} in SST, and the text "
+                  "underlines it in both columns: a copied cell; SST's own value is not in the text. Evidence: "
+                  "recomputed averages and ranks; the auditor's repeated-cells rule.")
 sbert = averages[(averages.table == "angle Table 2")].set_index("row").loc["SBERT"]
 ledger.claim("angle:table2-sbert-avg", "AnglE Table 2: SBERT's printed average (74.89) is not the mean of its row",
              kind="erratum", source="angle | Table 2, SBERT, Avg.", paper_value=sbert["printed avg"],
@@ -682,8 +698,9 @@ _ = ledger.claim("simace:table10-p-all", "Table 10's caption calls the Table 9 p
 # `companion.papers.synthesis.audit` (also `python -m companion audit-tables`) recomputes, for every transcribed
 # table of the five papers, what the tables, their captions and the text let one recompute: averages and totals
 # from their cells, differences and gains quoted in the text, stated orderings and "best"/"all" statements, the
-# caption's marks, significance statements against the p-values they cite, one quantity printed twice, and blocks of
-# identical cells repeated across rows, columns or tables, each within the printed rounding. Every finding is
+# caption's marks both ways (a marked cell that is not the caption's extreme, and an extreme left without its mark),
+# significance statements against the p-values they cite, one quantity printed twice, and blocks of identical cells
+# repeated across rows, columns or tables or along one row, each within the printed rounding. Every finding is
 # matched to one of the errata of this notebook (`data/synthesis/audit_errata.csv`) or explained in the allow-list
 # (`data/synthesis/audit_allow.csv`, with its reason); the check below fails if one is neither.
 
@@ -710,12 +727,12 @@ def auditor_finds(erratum: str) -> dict[str, bool]:
 
 
 # %% [markdown]
-# Four errata that only the auditor found, all in SimACE: Table 12 repeats two cells of its BERT-base rows in its
+# Five errata that only the auditor found, four in SimACE: Table 12 repeats two cells of its BERT-base rows in its
 # RoBERTa-base rows; Table 11 gives MET and MAT the same value for BERT-base and BERT-large; App. G says the base
 # models beat SimCSE on all MTEB task types while Table 12 has BERT-base below SimCSE on summarization; Table 12's
 # BERT-base SimCSE average (46.16, also in Table 3) differs from the data-set-weighted mean of its cells by a
 # thousandth more than the 0.01 rounding allows, a *minor* erratum (the recomputed mean and the gap are in the
-# claim's note, in the table at the end).
+# claim's note, in the table at the end). The fifth, the circumplex paper's underlines, follows them.
 
 # %%
 s12, s11 = table("simace", "table12.csv"), table("simace", "table11.csv").set_index("Method")
@@ -755,6 +772,47 @@ _ = ledger.claim("simace:table12-simcse-avg", "Table 12's BERT-base SimCSE avera
                       + ". Every other Table 12 average matches its weighted row (weights: the caption's data-set "
                         "counts); the row's Pair and Rank cells are among those Table 12 repeats "
                         "(simace:table12-repeated-cells). Evidence: the auditor's average rule.")
+
+# %% [markdown]
+# The circumplex paper's underlines. Table 1's caption underlines the worst result of each model, Pretrained
+# excluded, and Table 4's the minimum over each model's configurations. §4.1 calls the backbones the models, and
+# Table 4 underlines about one cell per backbone and column (58 for 60 such groups; one per backbone and head would
+# make 120), so a model is a backbone and its configurations are the three losses with either head. The auditor
+# checks the marks both ways: an underlined cell that is not its model's minimum, and a minimum left without an
+# underline (the transcriptions keep every underline the text prints). A check that needs no reading of "model":
+# Table 1 prints again, in Table 4's Average columns, every cell of its three backbones; the table below lists those
+# that one table underlines and the other does not. Table 6 (App. G), whose caption states no rule, is the control:
+# its underlines follow the same reading in every column.
+
+# %%
+marks = findings[findings["disposition"] == "erratum circumplex:underline-marks"]
+unmarked = marks["key"].str.endswith("(unmarked min)")
+marked_off = {t: marks[~unmarked & marks["key"].str.startswith(f"circumplex/table{t}-marks/")] for t in (1, 4)}
+twice = errata.shared_marks(table("circumplex", "table1.csv"), table("circumplex", "table4.csv"))
+marked_once = twice[twice["Table 1 underlined"] != twice["Table 4 underlined"]]
+book = Book(REPO_ROOT)
+table6_marks = [r for r in circumplex_marks(book, "table6.csv", "table6-marks", "").results(book)]
+marked_once
+
+# %%
+ledger.claim("circumplex:underline-marks", "Tables 1 and 4 underline cells that are not the minimum their captions "
+             "describe (each model's, a model being a backbone) and Table 4 leaves such minima without an underline; "
+             "cells printed in both Table 1 and Table 4's Average columns carry the underline in one table only",
+             kind="erratum", source="circumplex | Table 4",
+             paper_value=sorted(as_number(c.split(" = ")[1].split(" ")[0]) for c in marked_off[4]["cells"]),
+             ours={"Table 1: an underlined cell is not its model's minimum": len(marked_off[1]) > 0,
+                   "Table 4: an underlined cell is not its model's minimum": len(marked_off[4]) > 0,
+                   "Table 4: a model's minimum has no underline": bool(unmarked.any()),
+                   "a cell printed in Tables 1 and 4 is underlined in one of them only": len(marked_once) > 0,
+                   "control: Table 6's underlines follow the reading in every column":
+                       bool(table6_marks) and not any(r.outcome.off for r in table6_marks)},
+             criterion=judge("circumplex:underline-marks", "the underlines contradict the captions' rule both ways, "
+                             "and Tables 1 and 4 mark one cell differently"),
+             note=f"{len(marked_off[1])} underlined cells of Table 1 and {len(marked_off[4])} of Table 4 are not "
+                  f"their model's minimum; {int(unmarked.sum())} minima of Table 4 have no underline; "
+                  f"{len(marked_once)} of the {len(twice)} cells Table 1 shares with Table 4 are underlined in one "
+                  "table only. Typographic: no number changes, but a reader takes the wrong configuration for the "
+                  "worst. Evidence: the auditor's marks rule.")
 
 # %% [markdown]
 # ## 13 · The definitions sweep: every quantity defined in more than one place

@@ -1,6 +1,6 @@
 """Helpers of the errata notebook (``notebooks/synthesis/00-errata``): printed averages against the mean of their
 printed cells, numbers as printed (and the notebook's readers of stated numbers and transcribed tables), SimACE's
-loss at its best configuration, and the summary figure.
+loss at its best configuration, the circumplex cells printed in two tables with their marks, and the summary figure.
 
 A table's average printed with two decimals, of cells printed with two decimals, can differ from the mean of the
 printed cells by up to 0.005 (each cell rounded) + 0.005 (the average rounded) = :data:`ROW_MEAN_TOL`; only a larger
@@ -60,6 +60,30 @@ def simace_best_case_loss(margin_rad: float, n: int, tau: float) -> float:
     logits = torch.full((n, n), -math.pi / 2 / tau, dtype=torch.float64)
     logits.fill_diagonal_(((math.pi / 2) - margin_rad) / tau)
     return float(contrastive_nll(logits, torch.eye(n, dtype=torch.bool)))
+
+
+def shared_marks(table1, table4, mark_col: str = "underlined"):
+    """The circumplex cells printed twice, in Table 1 and in Table 4's Average columns (Table 1 is the average over
+    Table 4's data sets for three of its backbones), with the mark each table gives them: one row per trained
+    configuration and Table 1 column (``<backbone> <metric>``), with both printed values and whether each table
+    underlines the cell. Rows that Table 4 does not have raise."""
+    import pandas as pd
+
+    cols = [c for c in table1.columns if c.endswith(("V-Measure", "CD-r"))]
+    rows = []
+    for _, r in table1[table1["method"] != "Pretrained"].iterrows():
+        marks1 = str(r[mark_col]).split(";")
+        for col in cols:
+            backbone, metric = col.rsplit(" ", 1)
+            match = table4[(table4["base_model"] == backbone) & (table4["method"] == r["method"])
+                           & (table4["head"] == r["head"])]
+            if len(match) != 1:
+                raise KeyError(f"Table 4 has {len(match)} rows for {backbone} {r['method']} {r['head']}")
+            r4 = match.iloc[0]
+            rows.append({"configuration": f"{r['method']} {r['head']}", "column": col, "Table 1": r[col],
+                         "Table 4 average": r4[f"Average {metric}"], "Table 1 underlined": col in marks1,
+                         "Table 4 underlined": f"Average {metric}" in str(r4[mark_col]).split(";")})
+    return pd.DataFrame(rows)
 
 
 # --------------------------------------------------------------------------------------------- the notebook's readers

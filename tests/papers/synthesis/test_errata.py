@@ -31,6 +31,18 @@ def test_simace_best_case_loss_degrees_vs_radians():
     assert errata.simace_best_case_loss(10.0, n, tau) > math.log(n)  # 10 rad: worse than a constant embedding
 
 
+def test_shared_marks_pairs_table1_with_table4_averages():
+    t1 = pd.DataFrame({"method": ["Pretrained", "A"], "head": ["", "GPT"], "m1 V-Measure": ["0.1", "0.5"],
+                       "m1 CD-r": ["0.2", "0.3"], "underlined": ["", "m1 CD-r"]})
+    t4 = pd.DataFrame({"base_model": ["m1"], "method": ["A"], "head": ["GPT"], "Average V-Measure": ["0.5"],
+                       "Average CD-r": ["0.3"], "underlined": ["Average V-Measure"]})
+    out = errata.shared_marks(t1, t4)
+    assert out[["column", "Table 1 underlined", "Table 4 underlined"]].values.tolist() == [
+        ["m1 V-Measure", False, True], ["m1 CD-r", True, False]]
+    with pytest.raises(KeyError):
+        errata.shared_marks(t1.assign(method=["Pretrained", "B"]), t4)
+
+
 def _ledger(tmp_path, claims):
     import json
 
