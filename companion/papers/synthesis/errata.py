@@ -1,6 +1,7 @@
 """Helpers of the errata notebook (``notebooks/synthesis/00-errata``): printed averages against the mean of their
 printed cells, numbers as printed (and the notebook's readers of stated numbers and transcribed tables), SimACE's
-loss at its best configuration, the circumplex cells printed in two tables with their marks, and the summary figure.
+loss with its margin read in radians trained on free vectors, the circumplex cells printed in two tables with their
+marks, and the summary figure.
 
 A table's average printed with two decimals, of cells printed with two decimals, can differ from the mean of the
 printed cells by up to 0.005 (each cell rounded) + 0.005 (the average rounded) = :data:`ROW_MEAN_TOL`; only a larger
@@ -52,14 +53,66 @@ def average_mismatches(table, cells: Sequence[str], avg: str, keys: Sequence[str
     return pd.DataFrame(rows)
 
 
-def simace_best_case_loss(margin_rad: float, n: int, tau: float) -> float:
-    """SimACE's Eq. 9 at its best configuration: every positive at angle-similarity pi/2, every negative at -pi/2
-    (logits (theta - m)/tau on the diagonal, theta/tau elsewhere), through the shared contrastive core."""
-    from companion.losses.core import contrastive_nll
+def simace_logits_radians(z1: torch.Tensor, z2: torch.Tensor, tau: float, margin_rad: float) -> torch.Tensor:
+    """SimACE's Eq. 9 logits with the margin read in radians, whatever its size: the angle similarity
+    theta = pi/2 - arccos(cos) of every pair, the margin subtracted on the diagonal (the positives), all over tau.
+    (The library's loss refuses a margin outside (-90, 90) degrees; this is the reading §4.2's '10 (radians)'
+    gives.)"""
+    from companion.similarities import angle_matrix
 
-    logits = torch.full((n, n), -math.pi / 2 / tau, dtype=torch.float64)
-    logits.fill_diagonal_(((math.pi / 2) - margin_rad) / tau)
-    return float(contrastive_nll(logits, torch.eye(n, dtype=torch.bool)))
+    theta = angle_matrix(z1, z2)
+    eye = torch.eye(theta.shape[0], dtype=torch.bool, device=theta.device)
+    return torch.where(eye, theta - margin_rad, theta) / tau
+
+
+def decoupled_angle_loss(z1: torch.Tensor, z2: torch.Tensor, tau: float) -> torch.Tensor:
+    """The decoupled contrastive loss on SimACE's angles (the positive left out of the denominator), mean over
+    anchors: -theta_ii/tau + log sum_{j != i} exp(theta_ij/tau)."""
+    from companion.similarities import angle_matrix
+
+    theta = angle_matrix(z1, z2) / tau
+    eye = torch.eye(theta.shape[0], dtype=torch.bool, device=theta.device)
+    return (-theta.diagonal() + torch.logsumexp(theta.masked_fill(eye, float("-inf")), dim=1)).mean()
+
+
+def simace_margin_toy(margin_rad: float, *, n: int = 64, dim: int = 32, tau: float = 0.06, steps: int = 200,
+                      lr: float = 0.05, seed: int = 0) -> dict[str, float]:
+    """SimACE's loss (Eq. 9, margin ``margin_rad`` in radians) trained on free vectors: two views ``z1``, ``z2`` of
+    ``n`` items, ``dim`` dimensions, drawn independently (float64, seeded), moved by Adam for ``steps`` steps.
+
+    Returns the loss at the start, its distance to the decoupled loss plus ``margin_rad / tau``
+    (``shift_gap``: with a margin beyond the angle's range the positive's term vanishes from the denominator, so the
+    loss is the decoupled loss shifted by a constant), the smallest gradient norm of an anchor at the start, and the
+    top-1 retrieval (each ``z1`` row's nearest ``z2`` row by cosine is its own view) at the start and the end."""
+    from companion.losses.core import contrastive_nll
+    from companion.similarities import cosine_matrix
+
+    gen = torch.Generator().manual_seed(seed)
+    z1 = torch.randn(n, dim, generator=gen, dtype=torch.float64).requires_grad_(True)
+    z2 = torch.randn(n, dim, generator=gen, dtype=torch.float64).requires_grad_(True)
+    eye = torch.eye(n, dtype=torch.bool)
+
+    def loss():
+        return contrastive_nll(simace_logits_radians(z1, z2, tau, margin_rad), eye)
+
+    def top1():
+        with torch.no_grad():
+            return float((cosine_matrix(z1, z2).argmax(dim=1) == torch.arange(n)).double().mean())
+
+    start = loss()
+    (grad,) = torch.autograd.grad(start, z1)
+    with torch.no_grad():
+        gap = abs(float(start.detach()) - float(decoupled_angle_loss(z1, z2, tau)) - margin_rad / tau)
+    out = {"loss start": float(start.detach()), "shift_gap": gap, "min anchor gradient": float(grad.norm(dim=1).min()),
+           "top-1 start": top1()}
+    opt = torch.optim.Adam([z1, z2], lr=lr)
+    for _ in range(steps):
+        opt.zero_grad()
+        value = loss()
+        value.backward()
+        opt.step()
+    out.update({"loss end": float(loss().detach()), "top-1 end": top1()})
+    return out
 
 
 def shared_marks(table1, table4, mark_col: str = "underlined"):
