@@ -744,12 +744,13 @@ def auditor_finds(erratum: str) -> dict[str, bool]:
 
 
 # %% [markdown]
-# Five errata that only the auditor found, four in SimACE: Table 12 repeats two cells of its BERT-base rows in its
+# Errata that only the auditor found. Four in SimACE: Table 12 repeats two cells of its BERT-base rows in its
 # RoBERTa-base rows; Table 11 gives MET and MAT the same value for BERT-base and BERT-large; App. G says the base
 # models beat SimCSE on all MTEB task types while Table 12 has BERT-base below SimCSE on summarization; Table 12's
 # BERT-base SimCSE average (46.16, also in Table 3) differs from the data-set-weighted mean of its cells by a
 # thousandth more than the 0.01 rounding allows, a *minor* erratum (the recomputed mean and the gap are in the
-# claim's note, in the table at the end). The fifth, the circumplex paper's underlines, follows them.
+# claim's note, in the table at the end). The circumplex paper's underlines and a range of the weighted CL
+# paper follow them.
 
 # %%
 s12, s11 = table("simace", "table12.csv"), table("simace", "table11.csv").set_index("Method")
@@ -830,6 +831,30 @@ ledger.claim("circumplex:underline-marks", "Tables 1 and 4 underline cells that 
                   f"{len(marked_once)} of the {len(twice)} cells Table 1 shares with Table 4 are underlined in one "
                   "table only. Typographic: no number changes, but a reader takes the wrong configuration for the "
                   "worst. Evidence: the auditor's marks rule.")
+
+# %% [markdown]
+# One erratum that a check added for it found, in the weighted CL paper. The latent dimensions of §4.1's experiments
+# are given twice: the Fig. 3(b) caption sweeps the mixed-label experiment over q from 7 to 13, and App. G's
+# implementation table gives its §4.1 column d = 2 or d from 5 to 12 (d is the embedding dimension there, as in the
+# §4.2 column's d = C = 10 for Fig. 4's 10-dimensional embeddings). The auditor's grid rule puts the sweep's ends
+# against App. G's range.
+
+# %%
+wcl_prose = table("weighted-cl", "prose.csv").set_index("quantity")["value"]
+prose_value = lambda start: as_number(wcl_prose[[q for q in wcl_prose.index if q.startswith(start)]].item())  # noqa: E731
+fig3b_q = [prose_value(f"Fig. 3(b): {end} latent dimension of the sweep") for end in ("smallest", "largest")]
+appg_d = [prose_value(f"App. G: {end} latent dimension of the §4.1 sweeps") for end in ("smallest", "largest")]
+ledger.claim("weighted-cl:fig3b-q-range", "The Fig. 3(b) caption sweeps the latent dimension over q in [7..13]; "
+             "App. G's Table 2 gives §4.1's experiments d = 2 or d in [5..12], which leaves q = 13 out",
+             kind="erratum", source="weighted-cl | Fig. 3(b) caption", paper_value=fig3b_q,
+             ours={"the sweep's largest q is above App. G's largest d": fig3b_q[1] > appg_d[1],
+                   "control: the sweep's smallest q lies inside App. G's range": appg_d[0] <= fig3b_q[0] <= appg_d[1],
+                   **auditor_finds("weighted-cl:fig3b-q-range")},
+             criterion=judge("weighted-cl:fig3b-q-range",
+                             "one end of the caption's sweep lies outside the range App. G gives"),
+             note=f"Fig. 3(b) caption: q from {fig3b_q[0]:g} to {fig3b_q[1]:g}; App. G, Table 2 (§4.1 column): d from "
+                  f"{appg_d[0]:g} to {appg_d[1]:g}, or 2. Which range is right the text cannot tell (it states no "
+                  "range for Fig. 2's sweep). Evidence: the auditor's grid rule.")
 
 # %% [markdown]
 # ## 13 · The definitions sweep: every quantity defined in more than one place

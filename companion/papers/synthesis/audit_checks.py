@@ -433,6 +433,14 @@ def weighted_cl(book: Book) -> list:
 
     targets = book.table(p, "table1.csv")["Target"].tolist()
     others = [t for t in targets if t != "MiniLM"]
+    quantities = book.table(p, "prose.csv")["quantity"]
+
+    def prose(start):  # the prose.csv row whose quantity starts with ``start`` (exactly one)
+        match = [q for q in quantities if q.startswith(start)]
+        if len(match) != 1:
+            raise KeyError(f"weighted-cl/prose.csv: {len(match)} rows start with {start!r}")
+        return C(p, "prose.csv", "value", quantity=match[0])
+
     return [
         Order(p, "appE-reading", "order", stated(book, "weighted-cl-appE-reading"),
               items=[("MiniLM has the best r2_Proc", [(t1("MiniLM", "r2_Proc_test"), t1(t, "r2_Proc_test"))
@@ -445,8 +453,16 @@ def weighted_cl(book: Book) -> list:
                                                                for t in others])]),
         Order(p, "table1-top3-above-top1", "order", "Table 1: top-3 accuracy cannot be below top-1 (definition)",
               items=[(t, [(t1(t, "Top-3 (%)"), t1(t, "Top-1 (%)"))]) for t in targets]),
-        Nothing(p, "table2", "none", "Table 2 (App. G) lists implementation details: nothing to recompute",
-                file="table2.csv"),
+        Grid(p, "fig3b-q-vs-appG", "grid", "App. G, Table 2, §4.1 column: latent dimension d = 2 or d in [5..12] (d "
+                                           "is the embedding dimension there, as in §4.2's d = C = 10 for Fig. 4's "
+                                           "10-dimensional embeddings); Fig. 3(b) caption: its sweep is q in [7..13]",
+             item="Fig. 3(b) sweep", cells=[prose("Fig. 3(b): smallest latent dimension of the sweep"),
+                                            prose("Fig. 3(b): largest latent dimension of the sweep")],
+             low=prose("App. G: smallest latent dimension of the §4.1 sweeps"),
+             high=prose("App. G: largest latent dimension of the §4.1 sweeps")),
+        Nothing(p, "table2", "none", "Table 2 (App. G) lists implementation details as text; the §4.1 column's latent "
+                                     "dimensions are in prose.csv as numbers, checked against Fig. 3(b) "
+                                     "(fig3b-q-vs-appG)", file="table2.csv"),
     ]
 
 
