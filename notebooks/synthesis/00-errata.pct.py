@@ -121,11 +121,11 @@ reader_display()  # tables whole, numbers to three significant digits
 # ## What runs, at which scale, and how the claims are judged
 #
 # **Places in the papers.** Weighted contrastive learning (Vock, Duchesnay & Dufumier, arXiv 2605.13943) Def. 3.1,
-# Thm 3.7, Thm 3.8, Cor. 3.9, §4.2, the Fig. 4 caption and App. D.1, D.2 and F.2; AnglE (Li & Li, arXiv 2309.12871)
-# Eq. 3–6 and Table 2; the circumplex of affect (Yamauchi & Aizawa, ACL 2026) §5.1, Tables 1 and 4; SimACE (Jeong,
-# Han & Chae, Findings of EMNLP 2024) Eq. 2, §4.2, §4.3, App. E, App. G, Tables 1, 2, 4, 7, 9, 10, 11, 12, 13, 14 and
-# the Fig. 9 caption; principles of concept representation (Mohr, Dujany, Souquet & Freitas, arXiv 2606.06994) §1,
-# §4.2, §5.2, §5.4 and App. H.
+# Thm 3.7, Thm 3.8, Cor. 3.9, §4.2, the Fig. 3(b) and Fig. 4 captions and App. D.1, D.2, F.2 and G (Table 2);
+# AnglE (Li & Li, arXiv 2309.12871) Eq. 3–6 and Table 2; the circumplex of affect (Yamauchi & Aizawa, ACL 2026)
+# §4.1, §5.1, Tables 1, 4 and 6; SimACE (Jeong, Han & Chae, Findings of EMNLP 2024) Eq. 2, §4.2, §4.3, App. E, App. G,
+# Tables 1, 2, 4, 7, 9, 10, 11, 12, 13, 14 and the Fig. 9 caption; principles of concept representation (Mohr,
+# Dujany, Souquet & Freitas, arXiv 2606.06994) §1, §4.2, §5.2, §5.4 and App. D.6, D.9 and H.
 #
 # Every erratum below is a **claim of the form "the paper is inconsistent here"**, located in the paper's text
 # (`source` = `<paper> | <block>`), and decided by a cell that recomputes a formula, a gradient or a table average,
@@ -906,6 +906,57 @@ for paper, rows in sweep.groupby("paper", sort=False):
                  note=f"{len(rows)} rows ({len(computed)} recomputed): " + ", ".join(
                      f"{n} {v}" for v, n in rows["verdict"].value_counts().items())
                       + "; errata named: " + (", ".join(sorted(set(named))) or "none") + ".")
+
+# %% [markdown]
+# Two of the sweep's differences are one erratum of the concept paper. Anisotropy and effective rank each have two
+# definitions: App. D.6, in the proof of Thm D.5, takes the leading singular direction's share of the variance and,
+# as an example, the participation ratio; App. H and the Table 11 caption take the mean cosine of random pairs and
+# exp(H(σ)) of the normalised singular values, and every number the paper prints (Table 11, §5.2, P1) is App. H's.
+# App. D.9 names the capacity-reorganisation principle (Thm D.5) as the support of P1. The sweep's rows show the
+# two forms differ on the same embeddings; the clouds below show more: between two clouds the two anisotropies move
+# in opposite directions, and between two spectra so do the two effective ranks, so a measured fall of App. H's
+# quantity is not the fall Thm D.5's proof speaks of. The table after it lists every claim of the companion's
+# concept notebooks that uses either statistic, with the definition it uses (the companion computes App. H's; the
+# ledgers are left as they are, and the claim's note carries the list).
+
+# %%
+sweep_rows = sweep.set_index("id")
+opposites = errata.geometry_opposites(seed=cfg.seeds[0])
+display(opposites)
+geometry_claims = errata.concepts_geometry_claims(REPO_ROOT / "results")
+with whole():
+    display(geometry_claims)
+
+# %%
+def moves_apart(quantity: str) -> bool:
+    """Whether the two definitions of ``quantity`` order the two rows of ``opposites`` the opposite way."""
+    rows = opposites[opposites.quantity == quantity]
+    h, d = (np.sign(rows[col].iloc[1] - rows[col].iloc[0]) for col in ("App. H", "App. D.6"))
+    return bool(h != 0 and d != 0 and h != d)
+
+
+uses = geometry_claims.assign(short=geometry_claims["ledger"].str.split("/").str[1].str[:2] + " " + geometry_claims["id"])
+listed = "; ".join(f"{u}: " + ", ".join(g["short"]) for u, g in uses.groupby("uses", sort=False))
+ledger.claim("concepts:geometry-definitions", "The concept paper defines anisotropy and effective rank twice: App. D.6 "
+             "(proof of Thm D.5) as the leading direction's share of the variance and, for example, the "
+             "participation ratio; App. H and Table 11, whose numbers P1 reports, as the mean cosine of random pairs "
+             "and exp(H(sigma)). App. D.9 names Thm D.5 as P1's support, yet each pair of definitions can move in "
+             "opposite directions", kind="erratum", source="concepts | App. D.6",
+             paper_value="leading-direction variance share and participation ratio; mean cosine and exp(H(sigma))",
+             ours={"anisotropy: the two forms differ on the same embeddings (sweep)":
+                       sweep_rows.loc["k-anisotropy", "recomputed"] == "different",
+                   "effective rank: the two forms differ on the same embeddings (sweep)":
+                       sweep_rows.loc["k-effective-rank-example", "recomputed"] == "different",
+                   "anisotropy: the two definitions move in opposite directions between two clouds":
+                       moves_apart("anisotropy"),
+                   "effective rank: the two definitions move in opposite directions between two spectra":
+                       moves_apart("effective rank")},
+             criterion=judge("concepts:geometry-definitions", "each statistic has two definitions that differ on the "
+                             "same points and can move in opposite directions"),
+             note=f"The companion's {len(geometry_claims)} claims on the two statistics (concept notebooks 01, 03, "
+                  f"04), by the definition each uses: {listed}. App. H's are computed by companion.metrics.geometry "
+                  "(anisotropy: mean cosine of 10,000 random pairs; effective_rank: exp entropy of the singular "
+                  "values). Evidence: the definitions sweep's formula rule; two constructed clouds.")
 
 # %% [markdown]
 # ## Withdrawn and merged

@@ -1,7 +1,8 @@
 """Helpers of the errata notebook (``notebooks/synthesis/00-errata``): printed averages against the mean of their
 printed cells, numbers as printed (and the notebook's readers of stated numbers and transcribed tables), SimACE's
 loss with its margin read in radians trained on free vectors, the circumplex cells printed in two tables with their
-marks, and the summary figure.
+marks, the concept paper's two definitions of anisotropy and effective rank (clouds on which they disagree, and
+which definition each of the companion's claims uses), and the summary figure.
 
 A table's average printed with two decimals, of cells printed with two decimals, can differ from the mean of the
 printed cells by up to 0.005 (each cell rounded) + 0.005 (the average rounded) = :data:`ROW_MEAN_TOL`; only a larger
@@ -137,6 +138,77 @@ def shared_marks(table1, table4, mark_col: str = "underlined"):
                          "Table 4 average": r4[f"Average {metric}"], "Table 1 underlined": col in marks1,
                          "Table 4 underlined": f"Average {metric}" in str(r4[mark_col]).split(";")})
     return pd.DataFrame(rows)
+
+
+#: the concept paper's two definitions of each geometry statistic (App. H and Table 11; App. D.6, Thm D.5's proof)
+GEOMETRY_DEFINITIONS = {
+    "App. H anisotropy": "mean cosine of random pairs",
+    "App. D.6 anisotropy": "share of the variance on the leading singular direction",
+    "App. H effective rank": "exp entropy of the normalised singular values",
+    "App. D.6 effective rank": "participation ratio (sum lambda)^2 / sum lambda^2, 'for example'",
+}
+
+
+def geometry_opposites(seed: int = 0):
+    """Two pairs of point clouds on which the concept paper's two definitions of one statistic move in opposite
+    directions (the definitions sweep's forms, :data:`companion.papers.synthesis.definitions.NAMESPACE`):
+
+    * anisotropy: an isotropic Gaussian cloud shifted off the origin (``offset``: high mean cosine, variance spread
+      evenly) against a centred cloud with one long axis (``one long axis``: mean cosine near 0, a third of the
+      variance on one direction), 400 points in 16 dimensions drawn with ``seed``;
+    * effective rank: two spectra, one large singular value beside 100 small ones (``one large, 100 small``) against
+      6 equal ones (``6 equal``), as diagonal matrices.
+
+    Returns one row per cloud: ``quantity``, ``cloud``, ``App. H`` and ``App. D.6`` (each definition's value)."""
+    import numpy as np
+    import pandas as pd
+
+    from companion.papers.synthesis.definitions import NAMESPACE as ns
+
+    base = np.random.default_rng(seed).standard_normal((400, 16))
+    clouds = {"offset": base + 2.0, "one long axis": (base - base.mean(axis=0)) * np.r_[3.0, np.ones(15)]}
+    spectra = {"one large, 100 small": np.r_[0.5, np.full(100, 0.005)], "6 equal": np.full(6, 1 / 6)}
+    rows = [{"quantity": "anisotropy", "cloud": k, "App. H": ns["mean_cos"](x), "App. D.6": ns["top_share"](x)}
+            for k, x in clouds.items()]
+    rows += [{"quantity": "effective rank", "cloud": k, "App. H": ns["erank"](ns["svals"](np.diag(s))),
+              "App. D.6": ns["participation"](ns["svals"](np.diag(s)))} for k, s in spectra.items()]
+    return pd.DataFrame(rows)
+
+
+#: a claim that names a geometry statistic: anisotropy, effective rank or the leading direction's share
+_GEOMETRY_WORDS = {"anisotropy": r"anisotrop|aniso|lead(?:ing)?[ _]share", "effective rank": r"effective[ _]rank|erank"}
+#: the claims that do not use App. H's definitions (every other one does: companion.metrics.geometry's anisotropy
+#: and effective_rank are App. H's)
+GEOMETRY_OVERRIDES = {
+    ("concepts/01-representational-compositionality", "d5_lead_share_falls"): "App. D.6 anisotropy",
+    ("concepts/04-modifier-families", "mpnet_T11_definitions"): "App. H and App. D.6, side by side",
+}
+
+
+def concepts_geometry_claims(results_root):
+    """Every claim of the concept paper's ledgers (``<results_root>/concepts/*.json``) that names anisotropy or
+    effective rank in its id or statement, or that :data:`GEOMETRY_OVERRIDES` names, with the definition it uses
+    (``uses``): App. H's, as computed by
+    :func:`companion.metrics.geometry.anisotropy` and :func:`~companion.metrics.geometry.effective_rank`, unless
+    :data:`GEOMETRY_OVERRIDES` says otherwise. Columns: ``ledger``, ``id``, ``kind``, ``verdict``, ``uses``."""
+    import pandas as pd
+
+    from companion.results import load_ledgers
+
+    rows = []
+    for ledger in load_ledgers(results_root):
+        if ledger["paper"] != "concepts":
+            continue
+        name = f"concepts/{ledger['notebook']}"
+        for c in ledger["claims"]:
+            text = f"{c['id']} {c.get('claim', '')}"
+            named = [q for q, words in _GEOMETRY_WORDS.items() if re.search(words, text, re.IGNORECASE)]
+            if not named and (name, c["id"]) not in GEOMETRY_OVERRIDES:
+                continue
+            uses = GEOMETRY_OVERRIDES.get((name, c["id"])) or " and ".join(f"App. H {q}" for q in named)
+            rows.append({"ledger": name, "id": c["id"], "kind": c.get("kind"), "verdict": c.get("verdict"),
+                         "uses": uses})
+    return pd.DataFrame(rows, columns=["ledger", "id", "kind", "verdict", "uses"])
 
 
 # --------------------------------------------------------------------------------------------- the notebook's readers

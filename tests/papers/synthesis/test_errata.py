@@ -63,6 +63,34 @@ def test_shared_marks_pairs_table1_with_table4_averages():
         errata.shared_marks(t1.assign(method=["Pretrained", "B"]), t4)
 
 
+def test_geometry_opposites_move_the_two_definitions_apart():
+    out = errata.geometry_opposites(seed=0).set_index(["quantity", "cloud"])
+    for quantity, (a, b) in {"anisotropy": ("offset", "one long axis"),
+                             "effective rank": ("one large, 100 small", "6 equal")}.items():
+        h = out.loc[(quantity, b), "App. H"] - out.loc[(quantity, a), "App. H"]
+        d = out.loc[(quantity, b), "App. D.6"] - out.loc[(quantity, a), "App. D.6"]
+        assert h * d < 0, quantity  # one definition rises where the other falls
+    assert out.loc[("effective rank", "6 equal"), ["App. H", "App. D.6"]].tolist() == pytest.approx([6.0, 6.0])
+
+
+def test_concepts_geometry_claims_name_the_definition_each_uses(tmp_path):
+    import json
+
+    folder = tmp_path / "concepts"
+    folder.mkdir()
+    claims = [{"id": "P1_aniso_falls", "claim": "P1: anisotropy falls", "verdict": "passed"},
+              {"id": "T11_erank", "claim": "Table 11: effective rank stays", "verdict": "failed"},
+              {"id": "d5_lead_share_falls", "claim": "the leading share falls", "verdict": "passed"},
+              {"id": "r10_up", "claim": "R@10 rises", "verdict": "passed"}]
+    claims = [{**c, "kind": "check"} for c in claims]
+    for nb, cs in (("01-representational-compositionality", claims[2:]), ("03-principles", claims[:2])):
+        (folder / f"{nb}.json").write_text(json.dumps({"schema": 2, "paper": "concepts", "notebook": nb,
+                                                       "profile": "cpu", "seeds": [0], "claims": cs}))
+    out = errata.concepts_geometry_claims(tmp_path).set_index("id")["uses"].to_dict()
+    assert out == {"d5_lead_share_falls": "App. D.6 anisotropy", "P1_aniso_falls": "App. H anisotropy",
+                   "T11_erank": "App. H effective rank"}
+
+
 def _ledger(tmp_path, claims):
     import json
 
