@@ -829,8 +829,8 @@ ledger.claim("circumplex:underline-marks", "Tables 1 and 4 underline cells that 
              note=f"{len(marked_off[1])} underlined cells of Table 1 and {len(marked_off[4])} of Table 4 are not "
                   f"their model's minimum; {int(unmarked.sum())} minima of Table 4 have no underline; "
                   f"{len(marked_once)} of the {len(twice)} cells Table 1 shares with Table 4 are underlined in one "
-                  "table only. Typographic: no number changes, but a reader takes the wrong configuration for the "
-                  "worst. Evidence: the auditor's marks rule.")
+                  "table only. Typographic: no number changes, but an underline points the reader to a "
+                  "configuration that is not the worst. Evidence: the auditor's marks rule.")
 
 # %% [markdown]
 # One erratum that a check added for it found, in the weighted CL paper. The latent dimensions of §4.1's experiments
