@@ -22,9 +22,10 @@ RBF        :math:`\varphi(z'_i; z_i)/\tau`                            :math:`\va
 
 with :math:`\phi = \arccos\cos` the angle between two vectors and :math:`\theta = \pi/2 - \phi = \arcsin\cos`
 (SimACE Eq. 7, :func:`companion.similarities.cos_to_angle`, range :math:`[-\pi/2, \pi/2]`). With ``m = 0`` SimACE
-is Eq. 8 (InfoNCE on angles). Margins are in DEGREES: the paper's text says "m = 10 (radians)" but its Table 7 says
-degrees, and only degrees make sense (10 rad = 573 deg wraps around the circle; with angles confined to
-:math:`[-\pi/2, \pi/2]` a 10-rad margin would make every positive logit lower than every negative one).
+is Eq. 8 (InfoNCE on angles). Margins are in DEGREES, as Table 7 gives them (the paper's §4.2 says "10 (radians)").
+A 10-rad margin (573 deg) is refused: with angles confined to :math:`[-\pi/2, \pi/2]` it puts every positive logit
+below every negative one, so it no longer acts as a margin; the loss then becomes the decoupled contrastive loss
+plus the constant :math:`m/\tau`, which still trains (the errata notebook ``synthesis/00-errata`` shows it).
 
 §3's gradient argument (Eq. 2-6) is analysed in :mod:`companion.papers.simace.synthetic` (``softmax_gradient``,
 ``similarity_derivative``, ``pair_forces``, the last through :func:`logits_from_angles`, the logit formulas this

@@ -100,8 +100,10 @@ import torch
 from IPython.display import display
 
 from companion.papers.synthesis import audit, classes, definitions, errata
+from companion.papers.synthesis.audit_book import Book
+from companion.papers.synthesis.audit_checks import circumplex_marks
 from companion.papers.synthesis.errata import (ROW_MEAN_TOL, as_number, average_mismatches, matches_elsewhere, off_rows,
-                                               plot_at_a_glance, simace_best_case_loss)
+                                               plot_at_a_glance, simace_margin_toy)
 from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 from companion.losses.angle import eq6_code, eq6_literal
 from companion.losses.simace import check_margin
@@ -119,11 +121,11 @@ reader_display()  # tables whole, numbers to three significant digits
 # ## What runs, at which scale, and how the claims are judged
 #
 # **Places in the papers.** Weighted contrastive learning (Vock, Duchesnay & Dufumier, arXiv 2605.13943) Def. 3.1,
-# Thm 3.7, Thm 3.8, Cor. 3.9, §4.2, the Fig. 4 caption and App. D.1, D.2 and F.2; AnglE (Li & Li, arXiv 2309.12871)
-# Eq. 3–6 and Table 2; the circumplex of affect (Yamauchi & Aizawa, ACL 2026) §5.1, Tables 1 and 4; SimACE (Jeong,
-# Han & Chae, Findings of EMNLP 2024) Eq. 2, §4.2, §4.3, App. E, App. G, Tables 1, 2, 4, 7, 9, 10, 11, 12, 13, 14 and
-# the Fig. 9 caption; principles of concept representation (Mohr, Dujany, Souquet & Freitas, arXiv 2606.06994) §1,
-# §4.2, §5.2, §5.4 and App. H.
+# Thm 3.7, Thm 3.8, Cor. 3.9, §4.2, the Fig. 3(b) and Fig. 4 captions and App. D.1, D.2, F.2 and G (Table 2);
+# AnglE (Li & Li, arXiv 2309.12871) Eq. 3–6 and Table 2; the circumplex of affect (Yamauchi & Aizawa, ACL 2026)
+# §4.1, §5.1, Tables 1, 4 and 6; SimACE (Jeong, Han & Chae, Findings of EMNLP 2024) Eq. 2, §4.2, §4.3, App. E, App. G,
+# Tables 1, 2, 4, 7, 9, 10, 11, 12, 13, 14 and the Fig. 9 caption; principles of concept representation (Mohr,
+# Dujany, Souquet & Freitas, arXiv 2606.06994) §1, §4.2, §5.2, §5.4 and App. D.6, D.9 and H.
 #
 # Every erratum below is a **claim of the form "the paper is inconsistent here"**, located in the paper's text
 # (`source` = `<paper> | <block>`), and decided by a cell that recomputes a formula, a gradient or a table average,
@@ -155,10 +157,10 @@ reader_display()  # tables whole, numbers to three significant digits
 # %%
 torch.set_num_threads(1)
 cfg = settings(profile,
-               smoke=dict(seeds=[0], lbfgs_steps=60, n_pairs=64, per_class=3),
-               cpu=dict(seeds=[0, 1, 2], lbfgs_steps=3000, n_pairs=2000, per_class=3),
+               smoke=dict(seeds=[0], lbfgs_steps=60, n_pairs=64, per_class=3, toy_steps=40),
+               cpu=dict(seeds=[0, 1, 2], lbfgs_steps=3000, n_pairs=2000, per_class=3, toy_steps=200),
                # gpu = cpu: closed forms and free-vector optimisations (no backbone), already at full scale
-               gpu=dict(seeds=[0, 1, 2], lbfgs_steps=3000, n_pairs=2000, per_class=3),
+               gpu=dict(seeds=[0, 1, 2], lbfgs_steps=3000, n_pairs=2000, per_class=3, toy_steps=200),
                common=dict(n_classes=10, eps=math.exp(-1), half_dim=16),
                overrides=dict(seeds=seeds))
 ledger = Ledger("synthesis", "00-errata", profile=cfg.profile, seeds=cfg.seeds)
@@ -313,11 +315,16 @@ ledger.claim("circumplex:pi-over-E", "§5.1 gives the ring's maximum margin pi/E
 # %% [markdown]
 # ## 4 · SimACE: the margin's unit (§4.2 "10 (radians)" vs Table 7 degrees)
 #
-# SimACE's angle θ = π/2 − arccos(cos) lies in [−π/2, π/2]. With m = 10 **radians** the positive's logit
-# (θ⁺ − m)/τ is below every negative's logit in *every* configuration (π/2 − 10 < −π/2), so even the best possible
-# embedding (positive at θ = π/2, every negative at −π/2) has a loss above log N, the loss of a constant embedding.
-# With m = 10° the same best configuration has a loss near 0. (The companion's SimACE loss rejects 10 rad outright:
-# it is 573°, outside (−90°, 90°).)
+# §4.2 sets the margin of every experiment to "10 (radians)"; Table 7 prints 10° for every PLM and its caption says
+# the "unit of margin value is degree". One margin, two units. What the radian reading would do to the loss:
+# SimACE's angle θ = π/2 − arccos(cos) lies in [−π/2, π/2], so with m = 10 rad the positive's logit (θ⁺ − m)/τ lies
+# below every negative's logit whatever the embedding (π/2 − 10 < −π/2): the margin no longer acts as a margin. The
+# loss does not stop training, though. With a constant margin that large the positive's exponential vanishes from
+# the denominator, and the loss is the decoupled contrastive loss (positive left out of the denominator) plus the
+# constant m/τ, with the same, non-zero gradients. An earlier version of this erratum said no configuration could be
+# trained in radians; that part is withdrawn. Below, free vectors (two independent views of N = 64 items, d = 32,
+# Table 7's BERT-base batch size and τ, Adam) trained with the loss read both ways. (The companion's SimACE loss
+# takes degrees and refuses 10 rad, 573°, outside (−90°, 90°); the cell computes Eq. 9's logits itself.)
 
 # %%
 t7 = table("simace", "table7.csv").set_index("PLMs")
@@ -330,25 +337,37 @@ try:
     rejected = False
 except ValueError as err:
     rejected, message = True, str(err)
-margins = pd.DataFrame({"margin": [f"{m_text:g} rad (§4.2)", f"{math.degrees(m_table):g} deg (Table 7)"],
-                        "best-case loss": [simace_best_case_loss(m_text, batch, tau7),
-                                           simace_best_case_loss(m_table, batch, tau7)],
-                        "chance: log N": [math.log(batch)] * 2})
 print(message if rejected else "accepted")
-margins
+margin_runs = pd.DataFrame([{"margin": label, "seed": seed,
+                             **simace_margin_toy(m, n=batch, dim=32, tau=tau7, steps=cfg.toy_steps, seed=seed)}
+                            for label, m in ((f"{m_text:g} rad (§4.2)", m_text),
+                                             (f"{math.degrees(m_table):g} deg (Table 7)", m_table))
+                            for seed in cfg.seeds])
+margin_runs
 
 # %%
+in_radians = margin_runs[margin_runs.margin.str.endswith("(§4.2)")]
+in_degrees = margin_runs[margin_runs.margin.str.endswith("(Table 7)")]
 ledger.claim("simace:margin-unit",
-             "§4.2's margin '10 (radians)' contradicts Table 7 (10°, unit degree); 10 rad exceeds the angle's whole "
-             "range (pi), so even the best configuration would keep a loss above log N",
+             "§4.2's margin '10 (radians)' and Table 7's 10° (its caption: the unit is degree) give one margin two "
+             "units; read in radians it no longer acts as a margin (every positive logit below every negative one), "
+             "but the loss still trains: it is the decoupled contrastive loss shifted by m/tau",
              kind="erratum", source=statements.loc["simace-margin-text", "source"], paper_value=m_text,
              ours={"units differ": bool(statements.loc["simace-margin-text", "unit"]
                                        != statements.loc["simace-margin-table7", "unit"]),
                    "10 rad: positive below every negative (pi/2 - m < -pi/2)": bool(math.pi / 2 - m_text < -math.pi / 2),
-                   "10 rad: best-case loss > log N": bool(margins.loc[0, "best-case loss"] > math.log(batch)),
-                   "10 deg: best-case loss < 1e-3": bool(margins.loc[1, "best-case loss"] < 1e-3)},
-             criterion=judge("simace:margin-unit", "only degrees give a trainable loss"),
-             note=f"N = {batch}, tau = {tau7} (Table 7, BERT-base). Evidence: recomputed loss.")
+                   "10 rad: loss = decoupled loss + m/tau (to 1e-9)": bool((in_radians["shift_gap"] < 1e-9).all()),
+                   "10 rad: every anchor's gradient is non-zero (norm > 1e-6)":
+                       bool((in_radians["min anchor gradient"] > 1e-6).all()),
+                   "10 rad: the toy trains to top-1 retrieval 1.00, every seed": bool((in_radians["top-1 end"] == 1).all()),
+                   "10 deg: so does the toy": bool((in_degrees["top-1 end"] == 1).all())},
+             criterion=judge("simace:margin-unit", "the two places give the margin different units; read in radians "
+                             "the loss is a shifted decoupled loss that still trains"),
+             note=f"N = {batch}, tau = {tau7} (Table 7, BERT-base), d = 32, {cfg.toy_steps} Adam steps, seeds "
+                  f"{list(cfg.seeds)}: top-1 from {in_radians['top-1 start'].mean():.2f} to "
+                  f"{in_radians['top-1 end'].min():.2f} at 10 rad, {in_degrees['top-1 end'].min():.2f} at 10 deg. "
+                  "The claim of an earlier version, that 10 rad could not be trained, is withdrawn (listed at the "
+                  "end). Evidence: the unit statements compared; the loss recomputed and trained.")
 
 # %% [markdown]
 # ## 5 · SimACE, Eq. 2: a side condition no probabilities satisfy
@@ -430,23 +449,37 @@ _ = ledger.claim("simace:rankcse-avg",
                       f"{', '.join(off_rows(averages, 'simace Table 4'))}. Evidence: recomputed averages.")
 
 # %% [markdown]
-# SimACE's Table 13 (ArcCon's transfer averages) and AnglE's Table 2 (SBERT's average):
+# SimACE's Table 13 (ArcCon's transfer averages, and a cell of the BERT-large ArcCon row printed twice) and AnglE's
+# Table 2 (SBERT's average). Table 13's caption underlines the second best of each PLM's column; the text underlines
+# the BERT-large ArcCon 89.58 in MPQA, where it is second, and again in SST, where the rank below shows where it
+# stands (the transcription keeps the cells, not the underlines).
 
 # %%
 t13 = averages[averages.table == "simace Table 13"].set_index("row")
 arc = t13.loc["BERT-base · ArcCon"]
+s13 = table("simace", "table13.csv")
+large13 = s13[s13.PLMs == "BERT-large"].set_index("Method")
+rank_in = lambda col: int((large13[col].map(as_number) > as_number(large13.loc["ArcCon", col])).sum()) + 1  # noqa: E731
+arc_large = large13.loc["ArcCon"]
 ledger.claim("simace:table13-arccon-avgs",
-             "SimACE Table 13's ArcCon transfer averages (BERT-base 85.41, the same as SimCSE's; BERT-large 87.94) "
-             "are not the means of their rows", kind="erratum", source="simace | Table 13, BERT-base, ArcCon, Avg.",
+             "SimACE Table 13's ArcCon rows carry copied cells: the transfer averages (BERT-base 85.41, the same as "
+             "SimCSE's; BERT-large 87.94) are not the means of their rows, and the BERT-large row prints MPQA's "
+             "89.58 again under SST", kind="erratum", source="simace | Table 13, BERT-base, ArcCon, Avg.",
              paper_value=arc["printed avg"],
              ours={"BERT-base ArcCon: |printed - row mean| > 0.01": bool(arc["off"]),
                    "BERT-large ArcCon off too": bool(t13.loc["BERT-large · ArcCon", "off"]),
                    "control: the other Table 13 rows match": set(off_rows(averages, "simace Table 13"))
-                   == {"BERT-base · ArcCon", "BERT-large · ArcCon"}},
-             criterion=judge("simace:table13-arccon-avgs", "only the ArcCon averages are off"),
+                   == {"BERT-base · ArcCon", "BERT-large · ArcCon"},
+                   "BERT-large ArcCon prints one cell under MPQA and SST": bool(arc_large["MPQA"] == arc_large["SST"]),
+                   "that cell is second of its PLM in MPQA, not in SST": rank_in("MPQA") == 2 and rank_in("SST") > 2},
+             criterion=judge("simace:table13-arccon-avgs",
+                             "only the ArcCon averages are off, and the BERT-large row repeats a cell"),
              note=f"BERT-base printed {arc['printed avg']:.2f} vs row mean {arc['row mean']:.3f}; BERT-large printed "
                   f"{t13.loc['BERT-large · ArcCon', 'printed avg']:.2f} vs "
-                  f"{t13.loc['BERT-large · ArcCon', 'row mean']:.3f}. Evidence: recomputed averages.")
+                  f"{t13.loc['BERT-large · ArcCon', 'row mean']:.3f}. The BERT-large row's {arc_large['MPQA']} "
+                  f"ranks {rank_in('MPQA')} of {len(large13)} in MPQA and {rank_in('SST')} in SST, and the text "
+                  "underlines it in both columns: a copied cell; SST's own value is not in the text. Evidence: "
+                  "recomputed averages and ranks; the auditor's repeated-cells rule.")
 sbert = averages[(averages.table == "angle Table 2")].set_index("row").loc["SBERT"]
 ledger.claim("angle:table2-sbert-avg", "AnglE Table 2: SBERT's printed average (74.89) is not the mean of its row",
              kind="erratum", source="angle | Table 2, SBERT, Avg.", paper_value=sbert["printed avg"],
@@ -682,8 +715,9 @@ _ = ledger.claim("simace:table10-p-all", "Table 10's caption calls the Table 9 p
 # `companion.papers.synthesis.audit` (also `python -m companion audit-tables`) recomputes, for every transcribed
 # table of the five papers, what the tables, their captions and the text let one recompute: averages and totals
 # from their cells, differences and gains quoted in the text, stated orderings and "best"/"all" statements, the
-# caption's marks, significance statements against the p-values they cite, one quantity printed twice, and blocks of
-# identical cells repeated across rows, columns or tables, each within the printed rounding. Every finding is
+# caption's marks both ways (a marked cell that is not the caption's extreme, and an extreme left without its mark),
+# significance statements against the p-values they cite, one quantity printed twice, and blocks of identical cells
+# repeated across rows, columns or tables or along one row, each within the printed rounding. Every finding is
 # matched to one of the errata of this notebook (`data/synthesis/audit_errata.csv`) or explained in the allow-list
 # (`data/synthesis/audit_allow.csv`, with its reason); the check below fails if one is neither.
 
@@ -710,12 +744,13 @@ def auditor_finds(erratum: str) -> dict[str, bool]:
 
 
 # %% [markdown]
-# Four errata that only the auditor found, all in SimACE: Table 12 repeats two cells of its BERT-base rows in its
+# Errata that only the auditor found. Four in SimACE: Table 12 repeats two cells of its BERT-base rows in its
 # RoBERTa-base rows; Table 11 gives MET and MAT the same value for BERT-base and BERT-large; App. G says the base
 # models beat SimCSE on all MTEB task types while Table 12 has BERT-base below SimCSE on summarization; Table 12's
 # BERT-base SimCSE average (46.16, also in Table 3) differs from the data-set-weighted mean of its cells by a
 # thousandth more than the 0.01 rounding allows, a *minor* erratum (the recomputed mean and the gap are in the
-# claim's note, in the table at the end).
+# claim's note, in the table at the end). The circumplex paper's underlines and a range of the weighted CL
+# paper follow them.
 
 # %%
 s12, s11 = table("simace", "table12.csv"), table("simace", "table11.csv").set_index("Method")
@@ -755,6 +790,71 @@ _ = ledger.claim("simace:table12-simcse-avg", "Table 12's BERT-base SimCSE avera
                       + ". Every other Table 12 average matches its weighted row (weights: the caption's data-set "
                         "counts); the row's Pair and Rank cells are among those Table 12 repeats "
                         "(simace:table12-repeated-cells). Evidence: the auditor's average rule.")
+
+# %% [markdown]
+# The circumplex paper's underlines. Table 1's caption underlines the worst result of each model, Pretrained
+# excluded, and Table 4's the minimum over each model's configurations. §4.1 calls the backbones the models, and
+# Table 4 underlines about one cell per backbone and column (58 for 60 such groups; one per backbone and head would
+# make 120), so a model is a backbone and its configurations are the three losses with either head. The auditor
+# checks the marks both ways: an underlined cell that is not its model's minimum, and a minimum left without an
+# underline (the transcriptions keep every underline the text prints). A check that needs no reading of "model":
+# Table 1 prints again, in Table 4's Average columns, every cell of its three backbones; the table below lists those
+# that one table underlines and the other does not. Table 6 (App. G), whose caption states no rule, is the control:
+# its underlines follow the same reading in every column.
+
+# %%
+marks = findings[findings["disposition"] == "erratum circumplex:underline-marks"]
+unmarked = marks["key"].str.endswith("(unmarked min)")
+marked_off = {t: marks[~unmarked & marks["key"].str.startswith(f"circumplex/table{t}-marks/")] for t in (1, 4)}
+twice = errata.shared_marks(table("circumplex", "table1.csv"), table("circumplex", "table4.csv"))
+marked_once = twice[twice["Table 1 underlined"] != twice["Table 4 underlined"]]
+book = Book(REPO_ROOT)
+table6_marks = [r for r in circumplex_marks(book, "table6.csv", "table6-marks", "").results(book)]
+marked_once
+
+# %%
+ledger.claim("circumplex:underline-marks", "Tables 1 and 4 underline cells that are not the minimum their captions "
+             "describe (each model's, a model being a backbone) and Table 4 leaves such minima without an underline; "
+             "cells printed in both Table 1 and Table 4's Average columns carry the underline in one table only",
+             kind="erratum", source="circumplex | Table 4",
+             paper_value=sorted(as_number(c.split(" = ")[1].split(" ")[0]) for c in marked_off[4]["cells"]),
+             ours={"Table 1: an underlined cell is not its model's minimum": len(marked_off[1]) > 0,
+                   "Table 4: an underlined cell is not its model's minimum": len(marked_off[4]) > 0,
+                   "Table 4: a model's minimum has no underline": bool(unmarked.any()),
+                   "a cell printed in Tables 1 and 4 is underlined in one of them only": len(marked_once) > 0,
+                   "control: Table 6's underlines follow the reading in every column":
+                       bool(table6_marks) and not any(r.outcome.off for r in table6_marks)},
+             criterion=judge("circumplex:underline-marks", "the underlines contradict the captions' rule both ways, "
+                             "and Tables 1 and 4 mark one cell differently"),
+             note=f"{len(marked_off[1])} underlined cells of Table 1 and {len(marked_off[4])} of Table 4 are not "
+                  f"their model's minimum; {int(unmarked.sum())} minima of Table 4 have no underline; "
+                  f"{len(marked_once)} of the {len(twice)} cells Table 1 shares with Table 4 are underlined in one "
+                  "table only. Typographic: no number changes, but an underline points the reader to a "
+                  "configuration that is not the worst. Evidence: the auditor's marks rule.")
+
+# %% [markdown]
+# One erratum that a check added for it found, in the weighted CL paper. The latent dimensions of §4.1's experiments
+# are given twice: the Fig. 3(b) caption sweeps the mixed-label experiment over q from 7 to 13, and App. G's
+# implementation table gives its §4.1 column d = 2 or d from 5 to 12 (d is the embedding dimension there, as in the
+# §4.2 column's d = C = 10 for Fig. 4's 10-dimensional embeddings). The auditor's grid rule puts the sweep's ends
+# against App. G's range.
+
+# %%
+wcl_prose = table("weighted-cl", "prose.csv").set_index("quantity")["value"]
+prose_value = lambda start: as_number(wcl_prose[[q for q in wcl_prose.index if q.startswith(start)]].item())  # noqa: E731
+fig3b_q = [prose_value(f"Fig. 3(b): {end} latent dimension of the sweep") for end in ("smallest", "largest")]
+appg_d = [prose_value(f"App. G: {end} latent dimension of the §4.1 sweeps") for end in ("smallest", "largest")]
+ledger.claim("weighted-cl:fig3b-q-range", "The Fig. 3(b) caption sweeps the latent dimension over q in [7..13]; "
+             "App. G's Table 2 gives §4.1's experiments d = 2 or d in [5..12], which leaves q = 13 out",
+             kind="erratum", source="weighted-cl | Fig. 3(b) caption", paper_value=fig3b_q,
+             ours={"the sweep's largest q is above App. G's largest d": fig3b_q[1] > appg_d[1],
+                   "control: the sweep's smallest q lies inside App. G's range": appg_d[0] <= fig3b_q[0] <= appg_d[1],
+                   **auditor_finds("weighted-cl:fig3b-q-range")},
+             criterion=judge("weighted-cl:fig3b-q-range",
+                             "one end of the caption's sweep lies outside the range App. G gives"),
+             note=f"Fig. 3(b) caption: q from {fig3b_q[0]:g} to {fig3b_q[1]:g}; App. G, Table 2 (§4.1 column): d from "
+                  f"{appg_d[0]:g} to {appg_d[1]:g}, or 2. Which range is right the text cannot tell (it states no "
+                  "range for Fig. 2's sweep). Evidence: the auditor's grid rule.")
 
 # %% [markdown]
 # ## 13 · The definitions sweep: every quantity defined in more than one place
@@ -806,6 +906,57 @@ for paper, rows in sweep.groupby("paper", sort=False):
                  note=f"{len(rows)} rows ({len(computed)} recomputed): " + ", ".join(
                      f"{n} {v}" for v, n in rows["verdict"].value_counts().items())
                       + "; errata named: " + (", ".join(sorted(set(named))) or "none") + ".")
+
+# %% [markdown]
+# Two of the sweep's differences are one erratum of the concept paper. Anisotropy and effective rank each have two
+# definitions: App. D.6, in the proof of Thm D.5, takes the leading singular direction's share of the variance and,
+# as an example, the participation ratio; App. H and the Table 11 caption take the mean cosine of random pairs and
+# exp(H(σ)) of the normalised singular values, and every number the paper prints (Table 11, §5.2, P1) is App. H's.
+# App. D.9 names the capacity-reorganisation principle (Thm D.5) as the support of P1. The sweep's rows show the
+# two forms differ on the same embeddings; the clouds below show more: between two clouds the two anisotropies move
+# in opposite directions, and between two spectra so do the two effective ranks, so a measured fall of App. H's
+# quantity is not the fall Thm D.5's proof speaks of. The table after it lists every claim of the companion's
+# concept notebooks that uses either statistic, with the definition it uses (the companion computes App. H's; the
+# ledgers are left as they are, and the claim's note carries the list).
+
+# %%
+sweep_rows = sweep.set_index("id")
+opposites = errata.geometry_opposites(seed=cfg.seeds[0])
+display(opposites)
+geometry_claims = errata.concepts_geometry_claims(REPO_ROOT / "results")
+with whole():
+    display(geometry_claims)
+
+# %%
+def moves_apart(quantity: str) -> bool:
+    """Whether the two definitions of ``quantity`` order the two rows of ``opposites`` the opposite way."""
+    rows = opposites[opposites.quantity == quantity]
+    h, d = (np.sign(rows[col].iloc[1] - rows[col].iloc[0]) for col in ("App. H", "App. D.6"))
+    return bool(h != 0 and d != 0 and h != d)
+
+
+uses = geometry_claims.assign(short=geometry_claims["ledger"].str.split("/").str[1].str[:2] + " " + geometry_claims["id"])
+listed = "; ".join(f"{u}: " + ", ".join(g["short"]) for u, g in uses.groupby("uses", sort=False))
+ledger.claim("concepts:geometry-definitions", "The concept paper defines anisotropy and effective rank twice: App. D.6 "
+             "(proof of Thm D.5) as the leading direction's share of the variance and, for example, the "
+             "participation ratio; App. H and Table 11, whose numbers P1 reports, as the mean cosine of random pairs "
+             "and exp(H(sigma)). App. D.9 names Thm D.5 as P1's support, yet each pair of definitions can move in "
+             "opposite directions", kind="erratum", source="concepts | App. D.6",
+             paper_value="leading-direction variance share and participation ratio; mean cosine and exp(H(sigma))",
+             ours={"anisotropy: the two forms differ on the same embeddings (sweep)":
+                       sweep_rows.loc["k-anisotropy", "recomputed"] == "different",
+                   "effective rank: the two forms differ on the same embeddings (sweep)":
+                       sweep_rows.loc["k-effective-rank-example", "recomputed"] == "different",
+                   "anisotropy: the two definitions move in opposite directions between two clouds":
+                       moves_apart("anisotropy"),
+                   "effective rank: the two definitions move in opposite directions between two spectra":
+                       moves_apart("effective rank")},
+             criterion=judge("concepts:geometry-definitions", "each statistic has two definitions that differ on the "
+                             "same points and can move in opposite directions"),
+             note=f"The companion's {len(geometry_claims)} claims on the two statistics (concept notebooks 01, 03, "
+                  f"04), by the definition each uses: {listed}. App. H's are computed by companion.metrics.geometry "
+                  "(anisotropy: mean cosine of 10,000 random pairs; effective_rank: exp entropy of the singular "
+                  "values). Evidence: the definitions sweep's formula rule; two constructed clouds.")
 
 # %% [markdown]
 # ## Withdrawn and merged

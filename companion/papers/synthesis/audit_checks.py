@@ -150,6 +150,27 @@ def _label_count(labels: str) -> int:
     return n
 
 
+def circumplex_marks(book: Book, file: str, name: str, statement: str) -> Marks:
+    """The underline check of a circumplex results table (``data/circumplex/<file>``, its ``underlined`` column),
+    both ways: each model's minimum over its configurations, a model being a backbone (§4.1 calls the backbones the
+    models; Table 4 underlines about one cell per backbone and column, 58 for 60 such groups, where one per backbone
+    and head would give 120) and its configurations the three losses with either head; Pretrained, which Table 1's
+    caption excludes and which is no configuration, is left out. Tables 1 and 6 put the backbones in columns (one
+    group: every trained row), Tables 4 and 5 in a ``base_model`` column (one group per backbone)."""
+    p = "circumplex"
+    frame = book.table(p, file)
+    cols = [c for c in frame.columns if c.endswith(("V-Measure", "CD-r"))]
+    label = [c for c in ("base_model", "method", "head") if c in frame.columns]
+    per_backbone = "base_model" in frame.columns
+
+    def groups(f):
+        trained = f[f.method != "Pretrained"]
+        return trained.groupby("base_model", sort=False) if per_backbone else [("all", trained)]
+
+    return Marks(p, name, "marks", statement, file=file, label=label, mark_col="underlined", group_rows=groups,
+                 cols=cols)
+
+
 def circumplex(book: Book) -> list:
     p = "circumplex"
     t1 = book.table(p, "table1.csv")
@@ -172,10 +193,6 @@ def circumplex(book: Book) -> list:
                 yield Result(f"{r['dataset']} · {split}", f"Table 2 [{r['dataset']}, {split}] = {r[split]}; {n} "
                                                           f"labels x {each} per label (§4.1)",
                              total_rule([each], r[split], [n]))
-
-    def by_head(frame, group_cols):
-        rows = frame[frame.method != "Pretrained"]
-        return rows.groupby(group_cols, sort=False) if group_cols else [("all", rows)]
 
     same_t1 = Same(p, "table1-vs-table4", "same", "Table 1 (§4.3) is the average over Table 4's four data sets",
                    items=[(f"{m} · {h} · {bb} {metric}", c1(m, h, f"{bb} {metric}"),
@@ -210,14 +227,14 @@ def circumplex(book: Book) -> list:
                                             "V-Measure",
               items=[(m, [(c1(m, "GPT", "Llama-3.2-3B V-Measure"), c1(m, "nGPT", "Llama-3.2-3B V-Measure"))])
                      for m in dict.fromkeys(m for m, _ in trained)]),
-        Marks(p, "table1-marks", "marks", "Table 1 caption: the worst result of each model (excluding Pretrained) is "
-                                          "underlined (a model: a backbone with its GPT or nGPT head, the configurations"
-                                          " being the three losses)", file="table1.csv", label=["method", "head"],
-              mark_col="underlined", group_rows=lambda f: by_head(f, ["head"]), cols=results_cols("table1.csv")),
-        Marks(p, "table4-marks", "marks", "Table 4 caption: underlined = the minimum across the configurations of each "
-                                          "model (a backbone with its head)", file="table4.csv",
-              label=["base_model", "method", "head"], mark_col="underlined",
-              group_rows=lambda f: by_head(f, ["base_model", "head"]), cols=results_cols("table4.csv")),
+        circumplex_marks(book, "table1.csv", "table1-marks",
+                         "Table 1 caption: the worst result of each model, excluding Pretrained, is underlined (a "
+                         "model: a backbone, as §4.1 calls them; its configurations: the three losses with either "
+                         "head)"),
+        circumplex_marks(book, "table4.csv", "table4-marks",
+                         "Table 4 caption: underlined = the minimum across the configurations of each model (a "
+                         "model: a backbone, as §4.1 calls them; its configurations: the three losses with either "
+                         "head; Pretrained, not a configuration, left out as in Table 1's caption)"),
         Custom(p, "table2-sizes", "total", "Table 2 with §4.1: 500 training and 100 test texts per label (450 "
                                            "training texts for SuperEmotion)", files=["table2.csv"], fn=sizes),
         *[Repeated(p, f"{f.removesuffix('.csv')}-repeated", "repeated", f"Table {f[5]}: each row a configuration",
@@ -416,6 +433,14 @@ def weighted_cl(book: Book) -> list:
 
     targets = book.table(p, "table1.csv")["Target"].tolist()
     others = [t for t in targets if t != "MiniLM"]
+    quantities = book.table(p, "prose.csv")["quantity"]
+
+    def prose(start):  # the prose.csv row whose quantity starts with ``start`` (exactly one)
+        match = [q for q in quantities if q.startswith(start)]
+        if len(match) != 1:
+            raise KeyError(f"weighted-cl/prose.csv: {len(match)} rows start with {start!r}")
+        return C(p, "prose.csv", "value", quantity=match[0])
+
     return [
         Order(p, "appE-reading", "order", stated(book, "weighted-cl-appE-reading"),
               items=[("MiniLM has the best r2_Proc", [(t1("MiniLM", "r2_Proc_test"), t1(t, "r2_Proc_test"))
@@ -428,8 +453,16 @@ def weighted_cl(book: Book) -> list:
                                                                for t in others])]),
         Order(p, "table1-top3-above-top1", "order", "Table 1: top-3 accuracy cannot be below top-1 (definition)",
               items=[(t, [(t1(t, "Top-3 (%)"), t1(t, "Top-1 (%)"))]) for t in targets]),
-        Nothing(p, "table2", "none", "Table 2 (App. G) lists implementation details: nothing to recompute",
-                file="table2.csv"),
+        Grid(p, "fig3b-q-vs-appG", "grid", "App. G, Table 2, §4.1 column: latent dimension d = 2 or d in [5..12] (d "
+                                           "is the embedding dimension there, as in §4.2's d = C = 10 for Fig. 4's "
+                                           "10-dimensional embeddings); Fig. 3(b) caption: its sweep is q in [7..13]",
+             item="Fig. 3(b) sweep", cells=[prose("Fig. 3(b): smallest latent dimension of the sweep"),
+                                            prose("Fig. 3(b): largest latent dimension of the sweep")],
+             low=prose("App. G: smallest latent dimension of the §4.1 sweeps"),
+             high=prose("App. G: largest latent dimension of the §4.1 sweeps")),
+        Nothing(p, "table2", "none", "Table 2 (App. G) lists implementation details as text; the §4.1 column's latent "
+                                     "dimensions are in prose.csv as numbers, checked against Fig. 3(b) "
+                                     "(fig3b-q-vs-appG)", file="table2.csv"),
     ]
 
 

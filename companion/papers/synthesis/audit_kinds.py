@@ -260,8 +260,11 @@ class PValue(Check):
 
 @dataclass
 class Marks(Check):
-    """Cells the caption calls the ``extreme`` of their group that are not: ``mark_col`` lists the marked columns
-    of each row; ``groups`` maps a group name to (rows selector, [columns])."""
+    """The caption's marks checked both ways (:func:`marks_rule`): a marked cell that is not the ``extreme`` of its
+    group, and a group's extreme that carries no mark. ``mark_col`` lists the marked columns of each row;
+    ``group_rows`` splits the table into the caption's groups (rows a caption excludes, such as "excluding
+    Pretrained", are left out there), each compared on every column of ``cols``. Items: ``<row> · <column>`` for a
+    marked cell, ``<row> · <column> (unmarked <extreme>)`` for an extreme without a mark."""
 
     file: str = ""
     label: Sequence[str] = ()
@@ -276,13 +279,16 @@ class Marks(Check):
     def results(self, book):
         t = book.table(self.paper, self.file)
         for _, sub in self.group_rows(t):
+            names = {i: " · ".join(str(sub.loc[i, c]) for c in self.label if str(sub.loc[i, c])) for i in sub.index}
             for col in self.cols:
-                names = {i: " · ".join(str(sub.loc[i, c]) for c in self.label if str(sub.loc[i, c])) for i in sub.index}
                 values = {names[i]: sub.loc[i, col] for i in sub.index}
-                marked = [names[i] for i in sub.index if col in sub.loc[i, self.mark_col].split(";")]
+                marked = [names[i] for i in sub.index if col in str(sub.loc[i, self.mark_col]).split(";")]
                 for name, out in marks_rule(values, marked, self.extreme):
-                    yield Result(f"{name} · {col}", f"{table_name(self.file)} [{name}, {col}] = "
-                                                              f"{values[name]} (marked)", out)
+                    is_marked = name in marked
+                    item = f"{name} · {col}" if is_marked else f"{name} · {col} (unmarked {self.extreme})"
+                    yield Result(item, f"{table_name(self.file)} [{name}, {col}] = {values[name]} "
+                                       f"({'marked' if is_marked else 'not marked'}; group: "
+                                       + ", ".join(f"{n} {v}" for n, v in values.items()) + ")", out)
 
 
 @dataclass

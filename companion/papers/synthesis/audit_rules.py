@@ -15,8 +15,10 @@ Rules (each a small function on printed cells, so that a synthetic table can mak
 ``grid``        settings said to come from a grid or an interval against the table's chosen settings
 ``p-value``     a significance statement against the p-values of the table it refers to; a printed p-value
                 against the tests one can run on the table
-``marks``       cells marked (underlined) as the caption's extreme that are not that extreme
-``repeated``    a block of identical cells repeated across rows or columns of one table, or across tables
+``marks``       the caption's marks both ways: a cell marked (underlined) as its group's extreme that is not that
+                extreme, and a group's extreme that is not marked (ties: one marked tied cell marks the extreme)
+``repeated``    a block of identical cells repeated across rows or columns of one table, or across tables, and
+                one row printing the same number in adjacent columns
 ``count``       a stated number of rows per group against the rows the table has
 ==============  ====================================================================================================
 
@@ -235,13 +237,21 @@ def p_value_rule(stated: str, candidates: dict[str, float]) -> Outcome:
 
 
 def marks_rule(values: dict[str, str], marked: Iterable[str], extreme: str = "min") -> list[tuple[str, Outcome]]:
-    """Cells marked as the group's ``extreme`` (``min`` or ``max``) of ``values`` (``label -> cell``) that are not
-    it. Unmarked extremes are not flagged: an extraction can drop a mark, it does not add one."""
+    """The caption's marks checked both ways on one group ``values`` (``label -> cell``): every ``marked`` cell must
+    be the group's ``extreme`` (``min`` or ``max``), and the extreme must be marked. Cells are compared as printed;
+    cells tied at the extreme are one extreme, marked when any of them is (so an unmarked tied cell beside a marked
+    one is not flagged). Returns ``(label, outcome)`` for every marked cell, then for every cell at the extreme when
+    none of them is marked (each off)."""
     nums = {k: require_printed(v).value for k, v in values.items()}
     best = min(nums.values()) if extreme == "min" else max(nums.values())
-    out = []
-    for k in marked:
-        out.append((k, Outcome(nums[k] != best, f"marked {values[k]}, the {extreme} is {format_recomputed(best)}")))
+    at_best = [k for k in values if nums[k] == best]
+    marked = [k for k in marked]
+    out = [(k, Outcome(nums[k] != best, f"marked {values[k]}, the {extreme} is {format_recomputed(best)}"))
+           for k in marked]
+    if not any(k in marked for k in at_best):
+        tie = f" (tied by {len(at_best)} cells)" if len(at_best) > 1 else ""
+        shown = f"marked {', '.join(values[k] for k in marked)}" if marked else "none marked"
+        out += [(k, Outcome(True, f"the {extreme} {values[k]}{tie} is not marked ({shown})")) for k in at_best]
     return out
 
 
@@ -254,7 +264,8 @@ def count_rule(n_rows: int, stated: str, *, at_most: bool) -> Outcome:
 
 def repeated_runs(frame, label: Sequence[str], cols: Sequence[str], min_run: int = 2) -> list[tuple[str, str]]:
     """Blocks of identical printed numbers inside one table: two rows equal on at least ``min_run`` adjacent
-    columns, or two columns equal on at least ``min_run`` adjacent rows. Returns ``(item, detail)`` pairs."""
+    columns, two columns equal on at least ``min_run`` adjacent rows, or one row printing the same number in at
+    least ``min_run`` adjacent columns. Returns ``(item, detail)`` pairs."""
     names = [" · ".join(str(r[c]) for c in label if str(r[c])) for _, r in frame.iterrows()]
     grid = [[str(r[c]).strip() for c in cols] for _, r in frame.iterrows()]
 
@@ -283,6 +294,16 @@ def repeated_runs(frame, label: Sequence[str], cols: Sequence[str], min_run: int
             cells = ", ".join(f"{names[k]} {col_a[k]}" for k in run)
             out.append((f"columns {cols[a]} = {cols[b]} ({' + '.join(names[k] for k in run)})",
                         f"columns {cols[a]} and {cols[b]} print the same value in rows {cells}"))
+    for i, g in enumerate(grid):  # within one row: maximal spans of adjacent equal printed cells
+        start = 0
+        for k in range(1, len(g) + 1):
+            if k < len(g) and printed(g[k]) is not None and g[k] == g[start]:
+                continue
+            if k - start >= min_run and printed(g[start]) is not None:
+                span = cols[start:k]
+                out.append((f"row {names[i]} ({' = '.join(span)})",
+                            f"row {names[i]} prints {g[start]} in {k - start} adjacent columns ({', '.join(span)})"))
+            start = k
     return out
 
 

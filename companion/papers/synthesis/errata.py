@@ -1,6 +1,8 @@
 """Helpers of the errata notebook (``notebooks/synthesis/00-errata``): printed averages against the mean of their
 printed cells, numbers as printed (and the notebook's readers of stated numbers and transcribed tables), SimACE's
-loss at its best configuration, and the summary figure.
+loss with its margin read in radians trained on free vectors, the circumplex cells printed in two tables with their
+marks, the concept paper's two definitions of anisotropy and effective rank (clouds on which they disagree, and
+which definition each of the companion's claims uses), and the summary figure.
 
 A table's average printed with two decimals, of cells printed with two decimals, can differ from the mean of the
 printed cells by up to 0.005 (each cell rounded) + 0.005 (the average rounded) = :data:`ROW_MEAN_TOL`; only a larger
@@ -52,14 +54,161 @@ def average_mismatches(table, cells: Sequence[str], avg: str, keys: Sequence[str
     return pd.DataFrame(rows)
 
 
-def simace_best_case_loss(margin_rad: float, n: int, tau: float) -> float:
-    """SimACE's Eq. 9 at its best configuration: every positive at angle-similarity pi/2, every negative at -pi/2
-    (logits (theta - m)/tau on the diagonal, theta/tau elsewhere), through the shared contrastive core."""
-    from companion.losses.core import contrastive_nll
+def simace_logits_radians(z1: torch.Tensor, z2: torch.Tensor, tau: float, margin_rad: float) -> torch.Tensor:
+    """SimACE's Eq. 9 logits with the margin read in radians, whatever its size: the angle similarity
+    theta = pi/2 - arccos(cos) of every pair, the margin subtracted on the diagonal (the positives), all over tau.
+    (The library's loss refuses a margin outside (-90, 90) degrees; this is the reading §4.2's '10 (radians)'
+    gives.)"""
+    from companion.similarities import angle_matrix
 
-    logits = torch.full((n, n), -math.pi / 2 / tau, dtype=torch.float64)
-    logits.fill_diagonal_(((math.pi / 2) - margin_rad) / tau)
-    return float(contrastive_nll(logits, torch.eye(n, dtype=torch.bool)))
+    theta = angle_matrix(z1, z2)
+    eye = torch.eye(theta.shape[0], dtype=torch.bool, device=theta.device)
+    return torch.where(eye, theta - margin_rad, theta) / tau
+
+
+def decoupled_angle_loss(z1: torch.Tensor, z2: torch.Tensor, tau: float) -> torch.Tensor:
+    """The decoupled contrastive loss on SimACE's angles (the positive left out of the denominator), mean over
+    anchors: -theta_ii/tau + log sum_{j != i} exp(theta_ij/tau)."""
+    from companion.similarities import angle_matrix
+
+    theta = angle_matrix(z1, z2) / tau
+    eye = torch.eye(theta.shape[0], dtype=torch.bool, device=theta.device)
+    return (-theta.diagonal() + torch.logsumexp(theta.masked_fill(eye, float("-inf")), dim=1)).mean()
+
+
+def simace_margin_toy(margin_rad: float, *, n: int = 64, dim: int = 32, tau: float = 0.06, steps: int = 200,
+                      lr: float = 0.05, seed: int = 0) -> dict[str, float]:
+    """SimACE's loss (Eq. 9, margin ``margin_rad`` in radians) trained on free vectors: two views ``z1``, ``z2`` of
+    ``n`` items, ``dim`` dimensions, drawn independently (float64, seeded), moved by Adam for ``steps`` steps.
+
+    Returns the loss at the start, its distance to the decoupled loss plus ``margin_rad / tau``
+    (``shift_gap``: with a margin beyond the angle's range the positive's term vanishes from the denominator, so the
+    loss is the decoupled loss shifted by a constant), the smallest gradient norm of an anchor at the start, and the
+    top-1 retrieval (each ``z1`` row's nearest ``z2`` row by cosine is its own view) at the start and the end."""
+    from companion.losses.core import contrastive_nll
+    from companion.similarities import cosine_matrix
+
+    gen = torch.Generator().manual_seed(seed)
+    z1 = torch.randn(n, dim, generator=gen, dtype=torch.float64).requires_grad_(True)
+    z2 = torch.randn(n, dim, generator=gen, dtype=torch.float64).requires_grad_(True)
+    eye = torch.eye(n, dtype=torch.bool)
+
+    def loss():
+        return contrastive_nll(simace_logits_radians(z1, z2, tau, margin_rad), eye)
+
+    def top1():
+        with torch.no_grad():
+            return float((cosine_matrix(z1, z2).argmax(dim=1) == torch.arange(n)).double().mean())
+
+    start = loss()
+    (grad,) = torch.autograd.grad(start, z1)
+    with torch.no_grad():
+        gap = abs(float(start.detach()) - float(decoupled_angle_loss(z1, z2, tau)) - margin_rad / tau)
+    out = {"loss start": float(start.detach()), "shift_gap": gap, "min anchor gradient": float(grad.norm(dim=1).min()),
+           "top-1 start": top1()}
+    opt = torch.optim.Adam([z1, z2], lr=lr)
+    for _ in range(steps):
+        opt.zero_grad()
+        value = loss()
+        value.backward()
+        opt.step()
+    out.update({"loss end": float(loss().detach()), "top-1 end": top1()})
+    return out
+
+
+def shared_marks(table1, table4, mark_col: str = "underlined"):
+    """The circumplex cells printed twice, in Table 1 and in Table 4's Average columns (Table 1 is the average over
+    Table 4's data sets for three of its backbones), with the mark each table gives them: one row per trained
+    configuration and Table 1 column (``<backbone> <metric>``), with both printed values and whether each table
+    underlines the cell. Rows that Table 4 does not have raise."""
+    import pandas as pd
+
+    cols = [c for c in table1.columns if c.endswith(("V-Measure", "CD-r"))]
+    rows = []
+    for _, r in table1[table1["method"] != "Pretrained"].iterrows():
+        marks1 = str(r[mark_col]).split(";")
+        for col in cols:
+            backbone, metric = col.rsplit(" ", 1)
+            match = table4[(table4["base_model"] == backbone) & (table4["method"] == r["method"])
+                           & (table4["head"] == r["head"])]
+            if len(match) != 1:
+                raise KeyError(f"Table 4 has {len(match)} rows for {backbone} {r['method']} {r['head']}")
+            r4 = match.iloc[0]
+            rows.append({"configuration": f"{r['method']} {r['head']}", "column": col, "Table 1": r[col],
+                         "Table 4 average": r4[f"Average {metric}"], "Table 1 underlined": col in marks1,
+                         "Table 4 underlined": f"Average {metric}" in str(r4[mark_col]).split(";")})
+    return pd.DataFrame(rows)
+
+
+#: the concept paper's two definitions of each geometry statistic (App. H and Table 11; App. D.6, Thm D.5's proof)
+GEOMETRY_DEFINITIONS = {
+    "App. H anisotropy": "mean cosine of random pairs",
+    "App. D.6 anisotropy": "share of the variance on the leading singular direction",
+    "App. H effective rank": "exp entropy of the normalised singular values",
+    "App. D.6 effective rank": "participation ratio (sum lambda)^2 / sum lambda^2, 'for example'",
+}
+
+
+def geometry_opposites(seed: int = 0):
+    """Two pairs of point clouds on which the concept paper's two definitions of one statistic move in opposite
+    directions (the definitions sweep's forms, :data:`companion.papers.synthesis.definitions.NAMESPACE`):
+
+    * anisotropy: an isotropic Gaussian cloud shifted off the origin (``offset``: high mean cosine, variance spread
+      evenly) against a centred cloud with one long axis (``one long axis``: mean cosine near 0, a third of the
+      variance on one direction), 400 points in 16 dimensions drawn with ``seed``;
+    * effective rank: two spectra, one large singular value beside 100 small ones (``one large, 100 small``) against
+      6 equal ones (``6 equal``), as diagonal matrices.
+
+    Returns one row per cloud: ``quantity``, ``cloud``, ``App. H`` and ``App. D.6`` (each definition's value)."""
+    import numpy as np
+    import pandas as pd
+
+    from companion.papers.synthesis.definitions import NAMESPACE as ns
+
+    base = np.random.default_rng(seed).standard_normal((400, 16))
+    clouds = {"offset": base + 2.0, "one long axis": (base - base.mean(axis=0)) * np.r_[3.0, np.ones(15)]}
+    spectra = {"one large, 100 small": np.r_[0.5, np.full(100, 0.005)], "6 equal": np.full(6, 1 / 6)}
+    rows = [{"quantity": "anisotropy", "cloud": k, "App. H": ns["mean_cos"](x), "App. D.6": ns["top_share"](x)}
+            for k, x in clouds.items()]
+    rows += [{"quantity": "effective rank", "cloud": k, "App. H": ns["erank"](ns["svals"](np.diag(s))),
+              "App. D.6": ns["participation"](ns["svals"](np.diag(s)))} for k, s in spectra.items()]
+    return pd.DataFrame(rows)
+
+
+#: a claim that names a geometry statistic: anisotropy, effective rank or the leading direction's share
+_GEOMETRY_WORDS = {"anisotropy": r"anisotrop|aniso|lead(?:ing)?[ _]share", "effective rank": r"effective[ _]rank|erank"}
+#: the claims that do not use App. H's definitions (every other one does: companion.metrics.geometry's anisotropy
+#: and effective_rank are App. H's)
+GEOMETRY_OVERRIDES = {
+    ("concepts/01-representational-compositionality", "d5_lead_share_falls"): "App. D.6 anisotropy",
+    ("concepts/04-modifier-families", "mpnet_T11_definitions"): "App. H and App. D.6, side by side",
+}
+
+
+def concepts_geometry_claims(results_root):
+    """Every claim of the concept paper's ledgers (``<results_root>/concepts/*.json``) that names anisotropy or
+    effective rank in its id or statement, or that :data:`GEOMETRY_OVERRIDES` names, with the definition it uses
+    (``uses``): App. H's, as computed by
+    :func:`companion.metrics.geometry.anisotropy` and :func:`~companion.metrics.geometry.effective_rank`, unless
+    :data:`GEOMETRY_OVERRIDES` says otherwise. Columns: ``ledger``, ``id``, ``kind``, ``verdict``, ``uses``."""
+    import pandas as pd
+
+    from companion.results import load_ledgers
+
+    rows = []
+    for ledger in load_ledgers(results_root):
+        if ledger["paper"] != "concepts":
+            continue
+        name = f"concepts/{ledger['notebook']}"
+        for c in ledger["claims"]:
+            text = f"{c['id']} {c.get('claim', '')}"
+            named = [q for q, words in _GEOMETRY_WORDS.items() if re.search(words, text, re.IGNORECASE)]
+            if not named and (name, c["id"]) not in GEOMETRY_OVERRIDES:
+                continue
+            uses = GEOMETRY_OVERRIDES.get((name, c["id"])) or " and ".join(f"App. H {q}" for q in named)
+            rows.append({"ledger": name, "id": c["id"], "kind": c.get("kind"), "verdict": c.get("verdict"),
+                         "uses": uses})
+    return pd.DataFrame(rows, columns=["ledger", "id", "kind", "verdict", "uses"])
 
 
 # --------------------------------------------------------------------------------------------- the notebook's readers

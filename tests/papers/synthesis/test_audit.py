@@ -58,6 +58,11 @@ def test_known_inconsistencies_are_among_the_findings(report):
         "simace/table12-repeated/rows BERT-base · SimCSE = RoBERTa-base · SimCSE (Pair + Rank)"].cells
     assert "RoBERTa-base, RankCSE-listMLE] 0.04" in by_key["simace/table4-caption-p/Table 4's methods"].detail
     assert report.errata["concepts/p3-range/type-swap ROC-AUC (M1 - B3)"] == "concepts:p3-range"
+    assert "13 outside [5, 12]" in by_key["weighted-cl/fig3b-q-vs-appG/Fig. 3(b) sweep"].detail
+    assert "the min is 0.186" in by_key["circumplex/table4-marks/mE5 · SINCERE · GPT · SuperEmotion CD-r"].detail
+    assert "not marked" in by_key["circumplex/table4-marks/mE5 · SINCERE · nGPT · SuperEmotion CD-r (unmarked min)"].detail
+    assert "89.58 in 2 adjacent columns (MPQA, SST)" in by_key[
+        "simace/table13-repeated/row BERT-large · ArcCon (MPQA = SST)"].cells
 
 
 def test_errata_ids_are_read_from_the_notebook_and_the_evidence():

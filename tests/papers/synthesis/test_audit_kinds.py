@@ -27,3 +27,23 @@ def test_checks_on_a_synthetic_table(synthetic_book):
     assert n == 2 + 2 + 2  # C's empty average is skipped, not invented
     assert [f.key for f in findings] == ["pp/avg/B", "pp/gain/B - A wrong", "pp/order/A > B"]
     assert findings[0].rule == "average" and "3.60" in findings[0].cells and "3.5" in findings[0].detail
+
+
+def test_marks_check_both_ways_with_an_excluded_row(synthetic_book):
+    """The caption's rule "the worst of each model, excluding Pretrained, is underlined": the Pretrained row is left
+    out of the group (it would be the minimum), a wrongly placed mark fires twice (the marked cell and the unmarked
+    minimum), a correct mark passes."""
+    book = synthetic_book({"pp/table1.csv": "method,x,y,underlined\nPretrained,0.10,0.20,\nA,0.50,0.60,x\n"
+                                               "B,0.70,0.40,x\nC,0.90,0.80,\n"})
+
+    def groups(f):
+        return [("all", f[f.method != "Pretrained"])]
+
+    check = kinds.Marks("pp", "marks", "marks", "Table 1: worst underlined, excluding Pretrained", file="table1.csv",
+                        label=["method"], mark_col="underlined", group_rows=groups, cols=["x", "y"])
+    findings, n = run_checks([check], book)
+    assert n == 3  # x: A (the minimum, marked) and B (marked, not the minimum); y: the minimum B, unmarked
+    assert [f.key for f in findings] == ["pp/marks/B · x", "pp/marks/B · y (unmarked min)"]
+    assert "0.70 (marked" in findings[0].cells and "the min 0.40 is not marked" in findings[1].detail
+    good = synthetic_book({"pp/table1.csv": "method,x,underlined\nPretrained,0.10,\nA,0.50,x\nB,0.70,\n"})
+    assert run_checks([check.__class__(**{**check.__dict__, "cols": ["x"]})], good)[0] == []

@@ -115,12 +115,34 @@ def test_p_value_rule_against_the_tests_of_two_rows():
     assert rules.p_value_rule("37.10", cand).off
 
 
-def test_marks_flags_a_marked_cell_that_is_not_the_extreme_only():
+def test_marks_flags_a_marked_cell_that_is_not_the_extreme():
     values = {"A": "0.5", "B": "0.7", "C": "0.9"}
-    assert [o.off for _, o in rules.marks_rule(values, ["A"], "min")] == [False]
-    assert [o.off for _, o in rules.marks_rule(values, ["B"], "min")] == [True]
-    assert [o.off for _, o in rules.marks_rule(values, ["C"], "max")] == [False]
-    assert rules.marks_rule(values, [], "min") == []  # an unmarked minimum is not flagged (marks can be lost)
+    assert [(k, o.off) for k, o in rules.marks_rule(values, ["A"], "min")] == [("A", False)]  # passes
+    assert [(k, o.off) for k, o in rules.marks_rule(values, ["C"], "max")] == [("C", False)]
+    out = rules.marks_rule(values, ["B"], "min")  # fails: B is marked, and the minimum A is left without a mark
+    assert [(k, o.off) for k, o in out] == [("B", True), ("A", True)]
+    assert "the min is 0.5" in out[0][1].detail and "marked 0.7" in out[1][1].detail
+
+
+def test_marks_flags_an_extreme_that_is_not_marked():
+    values = {"A": "0.5", "B": "0.7", "C": "0.9"}
+    out = rules.marks_rule(values, [], "min")  # fails: nothing marked, the minimum is A
+    assert [(k, o.off) for k, o in out] == [("A", True)] and "none marked" in out[0][1].detail
+    assert [(k, o.off) for k, o in rules.marks_rule(values, [], "max")] == [("C", True)]
+    assert [(k, o.off) for k, o in rules.marks_rule(values, ["C"], "max")] == [("C", False)]  # passes
+
+
+def test_marks_ties_at_the_extreme_need_one_mark():
+    values = {"A": "0.909", "B": "0.909", "C": "0.917"}
+    # marking either tied cell, or both, marks the extreme; the unmarked twin is not flagged
+    assert [(k, o.off) for k, o in rules.marks_rule(values, ["A"], "min")] == [("A", False)]
+    assert [(k, o.off) for k, o in rules.marks_rule(values, ["A", "B"], "min")] == [("A", False), ("B", False)]
+    out = rules.marks_rule(values, ["C"], "min")  # neither tied cell marked: both flagged, the tie named
+    assert [(k, o.off) for k, o in out] == [("C", True), ("A", True), ("B", True)]
+    assert "tied by 2 cells" in out[1][1].detail
+    # equal as printed is a tie; one more printed digit is not
+    assert [(k, o.off) for k, o in rules.marks_rule({"A": "0.91", "B": "0.909"}, ["A"], "min")] == [
+        ("A", True), ("B", True)]
 
 
 def test_count_up_to_and_exactly():
@@ -135,10 +157,25 @@ def test_repeated_runs_in_rows_and_columns():
     found = rules.repeated_runs(t, ["m"], ["x", "y", "z"])
     assert [item for item, _ in found] == ["rows a = c (x + y)"]
     t2 = pd.DataFrame({"m": ["a", "b", "c"], "x": ["1.11", "2.22", "3.33"], "y": ["1.11", "2.22", "9.99"]})
-    assert [item for item, _ in rules.repeated_runs(t2, ["m"], ["x", "y"])] == ["columns x = y (a + b)"]
+    assert [item for item, _ in rules.repeated_runs(t2, ["m"], ["x", "y"])] == [
+        "columns x = y (a + b)", "row a (x = y)", "row b (x = y)"]
     # one shared cell is chance, not a copied block; non-adjacent equal cells are not a run
     t3 = pd.DataFrame({"m": ["a", "b"], "x": ["1.11", "1.11"], "y": ["2.22", "3.33"], "z": ["4.44", "4.44"]})
     assert rules.repeated_runs(t3, ["m"], ["x", "y", "z"]) == []
+
+
+def test_repeated_runs_within_a_row():
+    # fails: one row prints the same number in two adjacent columns (a cell copied into its neighbour)
+    t = pd.DataFrame({"m": ["a", "b"], "x": ["89.58", "1.00"], "y": ["89.58", "2.00"], "z": ["75.71", "3.00"]})
+    found = rules.repeated_runs(t, ["m"], ["x", "y", "z"])
+    assert found == [("row a (x = y)", "row a prints 89.58 in 2 adjacent columns (x, y)")]
+    # a run of three is one finding, named by its three columns
+    t3 = pd.DataFrame({"m": ["a"], "x": ["7.7"], "y": ["7.7"], "z": ["7.7"], "w": ["1.0"]})
+    assert [i for i, _ in rules.repeated_runs(t3, ["m"], ["x", "y", "z", "w"])] == ["row a (x = y = z)"]
+    assert rules.repeated_runs(t3, ["m"], ["x", "y", "z", "w"], min_run=4) == []
+    # passes: equal cells that are not adjacent, or not printed numbers (N/A, empty), are no run
+    ok = pd.DataFrame({"m": ["a", "b"], "x": ["1.5", "N/A"], "y": ["2.5", "N/A"], "z": ["1.5", ""], "w": ["9", ""]})
+    assert rules.repeated_runs(ok, ["m"], ["x", "y", "z", "w"]) == []
 
 
 def test_common_runs_across_tables_leaves_out_declared_cells():
