@@ -235,10 +235,9 @@ def format_plan(frame, width: int = WIDTH) -> str:
     lines.append("  ".join([heads[0].ljust(widths[0])] + [h.rjust(w) for h, w in zip(heads[1:], widths[1:])])
                  + "  note")
     lines.append("-" * width)
-    last = None
-    for r in frame.itertuples(index=False):
-        name = _short(r.notebook) if r.notebook != last else ""
-        last = r.notebook
+    records = list(frame.itertuples(index=False))
+    for i, r in enumerate(records):
+        name = _short(r.notebook) if i == 0 or records[i - 1].notebook != r.notebook else ""
         if r.bf16_h != r.bf16_h:
             cells = ["-", "-", "-", "cpu", "cpu"]
         elif r.steps_per_run == "-":
@@ -250,6 +249,9 @@ def format_plan(frame, width: int = WIDTH) -> str:
         lines.append("  ".join([name.ljust(widths[0])] + [c.rjust(w) for c, w in zip(cells, widths[1:])])
                      + "  " + wrapped[0])
         lines += [" " * indent + more for more in wrapped[1:]]
+        last = i + 1 == len(records) or records[i + 1].notebook != r.notebook
+        if last and r.bf16_h == r.bf16_h and isinstance(r.note, str) and r.note:  # what was counted, once
+            lines += [" " * indent + more for more in textwrap.wrap(f"counted: {r.note}", width - indent)]
     lines.append("-" * width)
     gpu, cpu = frame[frame.bf16_h == frame.bf16_h], frame[frame.bf16_h != frame.bf16_h]
     calibrated = frame.attrs.get("calibrated", [])

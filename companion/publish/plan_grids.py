@@ -398,8 +398,9 @@ def concepts_03(cfg, t: Tokens) -> Entry:
     works += _concepts(cfg, t, f"P1 curves (every {cfg['p1_every']} steps)", ["B1"], seeds, steps=cfg["p1_steps"],
                        monitor=cfg["p1_every"])
     works += _concepts(cfg, t, f"P2 (top {cfg['p2_n_top']} layers)", ["B1"], seeds)
-    return Entry(tuple(works), "tokens per step from 400 sampled steps of the gpu recipe's rows; the P1 and P2 runs "
-                               "repeat B1's recipe (trained again, not reloaded)")
+    return Entry(tuple(works), "tokens per step from 400 sampled steps of the gpu recipe's rows, in one "
+                               "length-bucketed pass (no padding); the P1 and P2 runs repeat B1's recipe (trained "
+                               "again, not reloaded)")
 
 
 def concepts_04(cfg, t: Tokens) -> Entry:
