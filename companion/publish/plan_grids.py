@@ -180,7 +180,8 @@ def simace_02(cfg, t: Tokens) -> Entry:
     rounds = cfg["timing_rounds"] * len(MAIN)
     works.append(Work(f"untrained rows (STS, transfer) and Table 8's timing ({rounds} steps)", cfg["model"], 1,
                       rounds, cfg["batch_size"], t.padded("wiki", cfg["batch_size"], cfg["max_length"]), passes=2,
-                      eval_tokens=2 * (t.all("sts-test", 512) + t.all("senteval", 512)),
+                      eval_tokens=2 * (t.all("sts-test", cfg["eval_max_length"]) +
+                                       t.all("senteval", cfg["eval_max_length"])),
                       path=f"dropout-views/{cfg['model']}/b{cfg['batch_size']}"))
     return Entry(tuple(works), "one epoch of wiki1m per run; SentEval transfer on the main three objectives and the "
                                "MLM runs; the transfer probes' logistic regressions are CPU work")
@@ -250,7 +251,7 @@ def angle_03(cfg, t: Tokens) -> Entry:
 
     n = len(cfg["seeds"])
     poolings = [p for p in TABLE4_POOLINGS if TABLE4_UPPER_POOLINGS[p] != cfg["pooling"]]  # cls reuses the "all" runs
-    extra = 3  # the notebook's extra runs: only angle at tau 0.05, all without ISP, SBERT
+    extra = 3  # the notebook's `extra` cell: only angle at tau 0.05, all without ISP, SBERT
     runs = (len(TABLE4_VARIANTS) + extra + len(poolings)) * n
     work = _angle(cfg, t, f"Table 4: {len(TABLE4_VARIANTS)} objectives + {extra} extra + {len(poolings)} poolings, "
                           f"x {n} seeds", runs, cfg["steps"], "stsb-train", cfg["batch_size"], True,
