@@ -26,6 +26,12 @@ INTERRUPTED = 130
 def _cmd_run(args: argparse.Namespace) -> int:
     from companion.publish import runner
 
+    if args.plan:  # what the gpu profile would run and cost; nothing runs, so no GPU is needed
+        from companion.publish import plan
+
+        plan.check_plan(args.profile, args.plan, args.dry_run)
+        print(plan.format_plan(plan.plan_frame(args.only)))
+        return 0
     try:
         results = runner.run(args.profile, only=args.only, output_dir=args.output_dir, timeout=args.timeout,
                              jobs=args.jobs, dry_run=args.dry_run, allow_cpu=args.allow_cpu)
@@ -246,6 +252,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "scratch output)")
     run.add_argument("--allow-cpu", action="store_true",
                      help="gpu profile only: run it although torch sees no CUDA GPU (refused otherwise)")
+    run.add_argument("--plan", action="store_true",
+                     help="gpu profile only: print each notebook's runs and their estimated GPU hours, run nothing "
+                          "(no GPU needed)")
     run.set_defaults(func=_cmd_run)
 
     lst = sub.add_parser("list", help="list notebooks and their sections")

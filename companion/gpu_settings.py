@@ -558,14 +558,17 @@ def undocumented(notebook: str, cfg: Mapping) -> list[str]:
 
 
 def notebook_settings(notebook: str, profile: str = "gpu"):
-    """A notebook's settings for ``profile`` without running it: the ``cfg = settings(...)`` call of
-    ``notebooks/<notebook>.pct.py``, evaluated with the notebook's parameters at their defaults, the imports and the
-    module-level names the call uses. The dry run applies when ``COMPANION_DRY_RUN`` asks for it, as in the notebook.
+    """A notebook's settings for ``profile`` without running it: the ``cfg = settings(...)`` call of the twin
+    ``notebooks/<folder>/<stem>.pct.py`` of ``notebook`` (``<paper>/<stem>``; the paper's folder in the registry),
+    evaluated with the notebook's parameters at their defaults, the imports and the module-level names the call uses. The dry run applies when ``COMPANION_DRY_RUN`` asks for it, as in the notebook.
     :func:`companion.profiles.last_settings` is left as it was."""
     from companion import profiles
+    from companion.papers import BY_ID
     from companion.settings import repo_root
 
-    path = repo_root() / "notebooks" / f"{notebook}.pct.py"
+    paper, _, stem = notebook.partition("/")
+    entry = BY_ID.get(paper)  # the folder of a registered paper (baselines: 00-baselines), else the paper's name
+    path = repo_root() / "notebooks" / (entry.folder if entry is not None else paper) / f"{stem}.pct.py"
     tree = ast.parse(path.read_text(encoding="utf-8"))
     call = next((node for node in tree.body if isinstance(node, ast.Assign) and len(node.targets) == 1
                  and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "cfg"
