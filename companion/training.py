@@ -124,16 +124,21 @@ def checkpoint_path(key: str) -> Path:
     return cache_dir() / "checkpoints" / f"{key}.pt"
 
 
-def gpu_checkpoint(key: str | None) -> dict[str, Any]:
-    """The checkpoint arguments of :func:`train` for the run named ``key`` in a gpu-profile run:
-    ``{"checkpoint": checkpoint_path(key), "checkpoint_every": CHECKPOINT_EVERY}`` when the settings this process
-    made last are the gpu profile's (:func:`companion.profiles.last_settings`: a notebook run with ``--profile
-    gpu``, its dry run included), and ``{}`` otherwise (the smoke and cpu profiles, a script without settings, a
-    ``key`` of None), so that those runs call :func:`train` exactly as before."""
+def gpu_profile() -> bool:
+    """Whether this process runs the gpu profile: the settings it made last are the gpu profile's
+    (:func:`companion.profiles.last_settings`; a notebook run with ``--profile gpu``, its dry run included)."""
     from companion.profiles import last_settings
 
     cfg = last_settings()
-    if key is None or cfg is None or cfg.profile != "gpu":
+    return cfg is not None and cfg.profile == "gpu"
+
+
+def gpu_checkpoint(key: str | None) -> dict[str, Any]:
+    """The checkpoint arguments of :func:`train` for the run named ``key`` in a gpu-profile run
+    (:func:`gpu_profile`): ``{"checkpoint": checkpoint_path(key), "checkpoint_every": CHECKPOINT_EVERY}``; ``{}``
+    otherwise (the smoke and cpu profiles, a script without settings, a ``key`` of None), so that those runs call
+    :func:`train` exactly as before."""
+    if key is None or not gpu_profile():
         return {}
     return {"checkpoint": checkpoint_path(key), "checkpoint_every": CHECKPOINT_EVERY}
 
