@@ -306,7 +306,7 @@ def train(
             result.history, result.best_step, result.best_score = saved["history"], saved["best_step"], \
                 saved["best_score"]
             best_state, done, earlier_s = saved["best_state"], int(saved["step"]), float(saved["wall_time_s"])
-            if extra_state is not None:
+            if extra_state is not None and saved["extra"] is not None:
                 extra_state.load_state_dict(saved["extra"])
             _set_rng_states(saved["rng"])
             tqdm.write(f"{desc}: resuming at step {done} of {steps} from the checkpoint {checkpoint}")
