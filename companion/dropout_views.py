@@ -156,6 +156,13 @@ class DevMonitor:
             rec.update(view_geometry(self.model.embed, self.model, self.probe))
         return rec
 
+    def state_dict(self) -> dict:
+        """The records and seconds so far: what a resumed run needs back (``train(extra_state=monitor)``)."""
+        return {"records": [dict(r) for r in self.records], "seconds": self.seconds}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.records, self.seconds = [dict(r) for r in state["records"]], float(state["seconds"])
+
     def __call__(self) -> float:
         import time
 
@@ -186,7 +193,9 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
     With ``cache`` (a folder), the trained weights and the history are saved as ``<cache>/<run_key>.pt``, the key
     hashing every setting, the encoder's weights fingerprint and the training texts; with ``reuse`` an existing
     file is loaded instead of training (``from_cache`` is then True and the recorded times are those of the
-    original run). ``score_fn(model) -> dict`` (e.g. the 7-set STS evaluation) scores the returned model; its
+    original run). A gpu-profile run also checkpoints its training under the same key
+    (:func:`companion.training.gpu_checkpoint`, the monitor's records included), so a preempted run resumes there.
+    ``score_fn(model) -> dict`` (e.g. the 7-set STS evaluation) scores the returned model; its
     result is cached with the weights under ``score_key`` (a string naming the evaluation) and recomputed on reload
     when the key differs. Returns ``{"model", "history", "monitor", "best_step", "train_s", "monitor_s", "scores",
     "score_s", "from_cache", "key"}`` (``history``: one row per step with ``loss``; ``monitor``: one row per
@@ -195,7 +204,7 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
     import time
     from pathlib import Path
 
-    from companion.training import seed_everything
+    from companion.training import gpu_checkpoint, seed_everything
 
     if objective not in OBJECTIVES:
         raise ValueError(f"Unknown objective {objective!r}; choose one of {', '.join(OBJECTIVES)}.")
@@ -234,9 +243,12 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
                     "score_s": time.perf_counter() - start}
         return {**meta, "model": model, "from_cache": True, "key": key}
     monitor = DevMonitor(model, *dev, probe=probe, eligible_from=1) if eval_every else None
+    resume = gpu_checkpoint(key)  # a gpu-profile run checkpoints under its run key (companion.training)
+    if resume and monitor is not None:
+        resume["extra_state"] = monitor
     result = train_dropout_views(model, model.embed, texts, objective, tau, margin_deg, steps, batch_size, lr, seed,
                                  sigma=sigma, aux=getattr(model, "auxiliary_loss", None), eval_fn=monitor,
-                                 eval_every=eval_every, **train_kwargs)
+                                 eval_every=eval_every, **train_kwargs, **resume)
     history = [{"step": h["step"], "loss": h["loss"], "lr": h["lr"]} for h in result.history if "loss" in h]
     records = []
     if monitor is not None:

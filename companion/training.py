@@ -17,6 +17,12 @@ and clips through it, and shows the progress bar on the main process only. Every
 contrastive losses take their in-batch negatives from it, so the batch is never split across GPUs (spread notebooks
 or seeds over GPUs instead: ``python -m companion run --jobs N``). Without an accelerator (the default on a CPU)
 the loop is exactly the plain PyTorch one, so CPU results do not change.
+
+**Checkpoints.** With ``checkpoint=<file>`` and ``checkpoint_every=N`` the loop saves everything a later call needs
+to go on where this one stopped, every N steps (atomically: a killed save leaves the previous checkpoint); a call
+that finds the file resumes from it and a completed run deletes it. The gpu profile's runs checkpoint every
+:data:`CHECKPOINT_EVERY` steps under ``<cache>/checkpoints/<run key>.pt`` (:func:`gpu_checkpoint`), so a preempted
+run of hours goes on from its last checkpoint when the notebook is run again; the smoke and cpu profiles save none.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -100,6 +107,99 @@ def launched_accelerator() -> Any | None:
     return Accelerator()
 
 
+#: Steps between two checkpoints of a gpu-profile run (:func:`gpu_checkpoint`): at most that many steps are
+#: trained again after a preemption; BERT-base with its AdamW moments is about 1.3 GB a save.
+CHECKPOINT_EVERY = 500
+#: The layout of a checkpoint file (:func:`train`); a file of another layout is refused.
+CHECKPOINT_VERSION = 1
+
+
+def checkpoint_path(key: str) -> Path:
+    """Where the checkpoint of the run named ``key`` (a caller's run cache key) is kept:
+    ``<cache>/checkpoints/<key>.pt`` (:func:`companion.settings.cache_dir`)."""
+    from companion.settings import cache_dir
+
+    if not isinstance(key, str) or not key or "/" in key or key.startswith("."):
+        raise ValueError(f"a checkpoint key must be a plain file name, got {key!r}")
+    return cache_dir() / "checkpoints" / f"{key}.pt"
+
+
+def gpu_profile() -> bool:
+    """Whether this process runs the gpu profile: the settings it made last are the gpu profile's
+    (:func:`companion.profiles.last_settings`; a notebook run with ``--profile gpu``, its dry run included)."""
+    from companion.profiles import last_settings
+
+    cfg = last_settings()
+    return cfg is not None and cfg.profile == "gpu"
+
+
+def gpu_checkpoint(key: str | None) -> dict[str, Any]:
+    """The checkpoint arguments of :func:`train` for the run named ``key`` in a gpu-profile run
+    (:func:`gpu_profile`): ``{"checkpoint": checkpoint_path(key), "checkpoint_every": CHECKPOINT_EVERY}``; ``{}``
+    otherwise (the smoke and cpu profiles, a script without settings, a ``key`` of None), so that those runs call
+    :func:`train` exactly as before."""
+    if key is None or not gpu_profile():
+        return {}
+    return {"checkpoint": checkpoint_path(key), "checkpoint_every": CHECKPOINT_EVERY}
+
+
+class RunState(dict):
+    """What a stateful ``loss_fn``, ``eval_fn`` or ``log_fn`` keeps from one step to the next (a call counter, a
+    monitor's records), as a dict its closures read and write through: pass it as ``train(extra_state=...)`` and
+    its contents join every checkpoint and come back on resume (a deep copy each way)."""
+
+    def state_dict(self) -> dict[str, Any]:
+        return copy.deepcopy(dict(self))
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.clear()
+        self.update(copy.deepcopy(state))
+
+
+def _rng_states() -> dict[str, Any]:
+    """Every random-number state a training step can draw from: torch's CPU generator, each CUDA device's (where
+    CUDA is up), Python's ``random`` and NumPy's global generator."""
+    states = {"torch": torch.get_rng_state(), "python": random.getstate(),
+              "numpy": np.random.get_state()}  # noqa: NPY002 - the global RNG third-party code draws from
+    if torch.cuda.is_available():
+        states["cuda"] = torch.cuda.get_rng_state_all()
+    return states
+
+
+def _set_rng_states(states: dict[str, Any]) -> None:
+    torch.set_rng_state(states["torch"])
+    random.setstate(states["python"])
+    np.random.set_state(states["numpy"])  # noqa: NPY002
+    if states.get("cuda") is not None and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(states["cuda"][:torch.cuda.device_count()])
+
+
+def _fingerprint(model: nn.Module, steps: int, lr: float) -> dict[str, Any]:
+    """What makes a checkpoint this run's: the number of steps, the learning rate and every parameter's name and
+    shape."""
+    return {"steps": steps, "lr": float(lr),
+            "parameters": [[name, list(p.shape)] for name, p in model.named_parameters()]}
+
+
+def _read_checkpoint(path: Path, fingerprint: dict[str, Any]) -> dict[str, Any] | None:
+    """The checkpoint at ``path`` when there is one (None: none, or unreadable: the run starts afresh and its
+    next save replaces it); a checkpoint of another run is refused in one line."""
+    from companion._io import read_cache
+
+    saved = read_cache(path, weights_only=False)
+    if saved is None:
+        return None
+    if not isinstance(saved, dict) or saved.get("version") != CHECKPOINT_VERSION:
+        raise ValueError(f"{path} is not a checkpoint of this version of companion.training; delete it to start "
+                         "the run afresh")
+    theirs = saved.get("fingerprint") or {}
+    differ = [name for name in fingerprint if theirs.get(name) != fingerprint[name]]
+    if differ:
+        raise ValueError(f"{path} is the checkpoint of another run (its {', '.join(differ)} differ from this "
+                         "run's); delete it or give this run another checkpoint")
+    return saved
+
+
 @dataclass
 class TrainResult:
     history: list[dict[str, Any]] = field(default_factory=list)
@@ -136,6 +236,9 @@ def train(
     progress: bool | None = None,
     desc: str = "train",
     accelerator: Any | None = None,
+    checkpoint: str | Path | None = None,
+    checkpoint_every: int = 0,
+    extra_state: Any | None = None,
 ) -> TrainResult:
     """Optimise ``model`` for ``steps`` steps of ``loss_fn(batch)``.
 
@@ -148,11 +251,33 @@ def train(
         log_fn: extra scalars to record every ``log_every`` steps (e.g. positive/negative angles).
         accelerator: an ``accelerate.Accelerator`` (autocast, backward, clipping, main-process bar); default the one
             :func:`launched_accelerator` gives under ``accelerate launch``, else none (module docstring).
+        checkpoint: a file to keep this run's checkpoint in, saved every ``checkpoint_every`` steps (not at the
+            last): the weights, the optimiser and scheduler states, the step, the history, the best score and step
+            (and the best weights with ``restore_best``), every random-number state (:func:`_rng_states`), the
+            training time so far and ``extra_state``'s state. When the file exists the run resumes from it: all of
+            that is restored, the first ``step`` batches of ``batches`` are drawn and dropped, and training goes on
+            at the next step, so a resumed run ends with the same weights and history as one never stopped. That
+            holds only if ``batches`` yields the same batches again on every call (deterministic index batches,
+            e.g. ``index_batches(n, batch_size, seed)``: a fresh generator from the same seed) and ``loss_fn`` and
+            ``eval_fn`` carry no state of their own outside ``extra_state``. A checkpoint of another run (other
+            ``steps``, ``lr`` or parameter names and shapes) is refused with a ValueError; a completed run deletes
+            its checkpoint. The training time of a resumed run counts the steps before the checkpoint and after the
+            resume, not those lost between them.
+        checkpoint_every: steps between two saves (> 0 with ``checkpoint``).
+        extra_state: an object with ``state_dict()`` and ``load_state_dict(state)`` (e.g. a :class:`RunState`)
+            whose state joins every checkpoint: what a stateful ``loss_fn``, ``eval_fn`` or ``log_fn`` needs back
+            on resume (a monitor's records, a step counter).
     """
     if not isinstance(steps, int) or steps < 0:
         raise ValueError(f"steps must be a non-negative int, got {steps!r}")
     if not (isinstance(lr, (int, float)) and lr > 0 and math.isfinite(lr)):
         raise ValueError(f"lr must be > 0, got {lr!r}")
+    if not isinstance(checkpoint_every, int) or isinstance(checkpoint_every, bool) or checkpoint_every < 0:
+        raise ValueError(f"checkpoint_every must be a non-negative int, got {checkpoint_every!r}")
+    if checkpoint is not None and not checkpoint_every:
+        raise ValueError("a checkpoint needs checkpoint_every > 0 (the steps between two saves)")
+    if extra_state is not None and not (hasattr(extra_state, "state_dict") and hasattr(extra_state, "load_state_dict")):
+        raise TypeError("extra_state needs state_dict() and load_state_dict(state) (e.g. companion.training.RunState)")
     # materialise each group's parameters once: a generator (e.g. model.parameters()) would be consumed by the
     # first pass and leave AdamW or the gradient clipping with nothing
     groups = [{**g, "params": list(g["params"])} for g in param_groups] if param_groups else \
@@ -168,6 +293,33 @@ def train(
     result = TrainResult()
     best_state = None
     start = time.perf_counter()
+    done, earlier_s = 0, 0.0  # steps and training seconds restored from a checkpoint
+    main_process = checkpoint is None or accelerator is None or accelerator.is_main_process  # saves and deletes
+    if checkpoint is not None:
+        checkpoint = Path(checkpoint)
+        fingerprint = _fingerprint(model, steps, lr)
+        saved = _read_checkpoint(checkpoint, fingerprint)
+        if saved is not None:
+            model.load_state_dict(saved["model"])
+            optimizer.load_state_dict(saved["optimizer"])
+            scheduler.load_state_dict(saved["scheduler"])
+            result.history, result.best_step, result.best_score = saved["history"], saved["best_step"], \
+                saved["best_score"]
+            best_state, done, earlier_s = saved["best_state"], int(saved["step"]), float(saved["wall_time_s"])
+            if extra_state is not None and saved["extra"] is not None:
+                extra_state.load_state_dict(saved["extra"])
+            _set_rng_states(saved["rng"])
+            tqdm.write(f"{desc}: resuming at step {done} of {steps} from the checkpoint {checkpoint}")
+
+    def save_checkpoint(step: int) -> None:
+        from companion._io import torch_save_atomic
+
+        torch_save_atomic({"version": CHECKPOINT_VERSION, "fingerprint": fingerprint, "step": step,
+                           "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                           "scheduler": scheduler.state_dict(), "history": result.history,
+                           "best_step": result.best_step, "best_score": result.best_score, "best_state": best_state,
+                           "rng": _rng_states(), "wall_time_s": earlier_s + time.perf_counter() - start,
+                           "extra": None if extra_state is None else extra_state.state_dict()}, checkpoint)
 
     def evaluate(step: int) -> None:
         nonlocal best_state
@@ -186,12 +338,17 @@ def train(
     show = progress if progress is not None else steps >= 20
     if accelerator is not None and not accelerator.is_local_main_process:
         show = False
-    bar = tqdm(total=steps, desc=desc, disable=not show, leave=False)
+    bar = tqdm(total=steps, initial=done, desc=desc, disable=not show, leave=False)
     model.train()
     iterator = iter(batches)
-    if eval_fn is not None and eval_every:
+    for step in range(1, done + 1):  # the batches of the steps before the checkpoint
+        try:
+            next(iterator)
+        except StopIteration:
+            raise ValueError(f"batches ran out after {step - 1} of the {done} steps of the checkpoint") from None
+    if eval_fn is not None and eval_every and not done:
         evaluate(0)
-    for step in range(1, steps + 1):
+    for step in range(done + 1, steps + 1):
         try:
             batch = next(iterator)
         except StopIteration:
@@ -224,6 +381,8 @@ def train(
         bar.set_postfix(loss=f"{record['loss']:.4f}")
         if eval_fn is not None and eval_every and step % eval_every == 0:
             evaluate(step)
+        if checkpoint is not None and step % checkpoint_every == 0 and step < steps and main_process:
+            save_checkpoint(step)
     bar.close()
     if eval_fn is not None and (not eval_every or steps % eval_every):
         evaluate(steps)
@@ -231,5 +390,7 @@ def train(
         model.load_state_dict(best_state)
     model.eval()
     result.steps = steps
-    result.wall_time_s = time.perf_counter() - start
+    result.wall_time_s = earlier_s + time.perf_counter() - start
+    if checkpoint is not None and main_process:
+        checkpoint.unlink(missing_ok=True)  # the run is complete: the callers' caches of finished runs take over
     return result

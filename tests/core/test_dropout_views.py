@@ -211,3 +211,21 @@ def test_training_glue_bad_input():
     nan = dropout_view_loss(lambda b: torch.full((len(b), 4), float("nan")), texts, "simcse", tau=0.05)
     with pytest.raises(ValueError, match="NaN or Inf"):
         nan(torch.tensor([0, 1]))
+
+
+def test_a_preempted_gpu_run_resumes_from_its_checkpoint(base, preemption):
+    kw = dict(steps=6, batch_size=4, lr=1e-3, seed=3, dev=(S1, S2, GOLD), eval_every=2, probe=TRAIN[:4])
+    preemption.profile("cpu")
+    whole = run_dropout_views(base, TRAIN, "simace", 0.06, 10.0, **kw)
+    assert preemption.checkpoints == [None]  # the cpu profile saves no checkpoint
+    preemption.profile("gpu")
+    preemption.stop_at(5)
+    with pytest.raises(KeyboardInterrupt):
+        run_dropout_views(base, TRAIN, "simace", 0.06, 10.0, **kw)
+    (left,) = preemption.left()
+    assert left.stem == whole["key"]  # the checkpoint is named by the run key
+    resumed = run_dropout_views(base, TRAIN, "simace", 0.06, 10.0, **kw)
+    assert all(torch.equal(a, b) for a, b in zip(whole["model"].state_dict().values(),
+                                                  resumed["model"].state_dict().values()))
+    assert resumed["history"] == whole["history"] and resumed["monitor"] == whole["monitor"]
+    assert resumed["best_step"] == whole["best_step"] and preemption.left() == []

@@ -428,3 +428,30 @@ def test_simace_scale_table_says_the_gpu_run_is_full_fine_tuning_and_keeps_the_c
     cpu = scale_table(settings("cpu", **run_settings()), 10_914, settings7)["ours"]
     assert cpu["encoder"] == "sentence-transformers/all-MiniLM-L6-v2 (top 1 layer(s), [CLS] path)"
     assert "(the mirrored head minus 1000 held out)" in cpu["training data"] and cpu["pooling"] == "cls, no MLP pooler"
+
+
+# ----------------------------------------------------------------------------------- a preempted run resumes
+def test_a_preempted_fine_tuned_circumplex_run_resumes_where_it_stopped(preemption):
+    """The circumplex gpu path (the whole XLM-R fine-tuned with its head, the encoder's dropout and SoftCSE's head
+    dropout drawing): stopped at step 3, after its checkpoint at step 2, and run again, it ends as a run never
+    stopped, and its checkpoint is gone."""
+    from companion.losses.circumplex import ECM_LABELS
+    from companion.papers.circumplex.experiments import head_run
+    from companion.papers.circumplex.heads import frozen_features
+
+    enc = tiny_encoder("xlm-roberta", layers=2, max_length=32)
+    feats, _, _ = frozen_features(enc, {"train": (TEXTS * 3)[:12]}, max_tokens=32, pretrained_pooling="cls",
+                                  backbone_training="full", head_dropout={"SoftCSE": 0.1})
+    labels = list(ECM_LABELS[:4]) * 3
+    kw = dict(steps=5, batch_size=4, lr=1e-3, seed=0, n_heads=2, pooling="cls", cache=None)
+    preemption.profile("cpu")
+    whole, head, emb = head_run("GPT", "SoftCSE", feats["train"], labels, feats["train"], labels, **kw)
+    preemption.profile("gpu")
+    preemption.stop_at(3)
+    with pytest.raises(KeyboardInterrupt):
+        head_run("GPT", "SoftCSE", feats["train"], labels, feats["train"], labels, **kw)
+    assert len(preemption.left()) == 1
+    resumed, head_r, emb_r = head_run("GPT", "SoftCSE", feats["train"], labels, feats["train"], labels, **kw)
+    assert torch.equal(emb, emb_r) and all(torch.equal(v, head_r.state_dict()[k]) for k, v in head.state_dict().items())
+    assert (whole["first_loss"], whole["final_loss"]) == (resumed["first_loss"], resumed["final_loss"])
+    assert preemption.left() == []

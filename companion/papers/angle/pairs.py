@@ -413,11 +413,25 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
     untrained copy (same pooling and split) with that score's bootstrap noise, and the embedding drift, both on the
     evaluated sentences — nothing is selected on them, so reading them on the test pairs leaks nothing into the
     run; :func:`companion.papers.angle.experiments.moved_validity` turns it into a ``trained`` check.
+
+    **gpu profile.** A trained run of a gpu-profile process (:func:`companion.training.gpu_profile`) whose
+    ``objective`` is one of :mod:`companion.losses.angle`'s dataclasses is named by :func:`run_key`: it checkpoints
+    its training under that name (:func:`companion.training.gpu_checkpoint`), so a preempted run resumes there,
+    and its result (without the model) is kept in ``<cache>/angle/runs/<key>.pt``, which a later call with the
+    same settings returns instead of training (``train_s`` that of the original run; ``return_model`` trains
+    again). The smoke and cpu profiles neither checkpoint nor keep runs.
     """
     import time
 
-    from companion._io import cache_key
-    from companion.training import index_batches, seed_everything, train
+    from companion._io import cache_key, read_cache, torch_save_atomic
+    from companion.training import (
+        RunState,
+        gpu_checkpoint,
+        gpu_profile,
+        index_batches,
+        seed_everything,
+        train,
+    )
 
     if not isinstance(steps, int) or steps < 0:
         raise ValueError(f"steps must be an int >= 0, got {steps!r}.")
@@ -435,21 +449,32 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
             out["cosines"] = dict(reference["cosines"])
         out["movement"] = movement(reference, out["scores"], reference["emb"])
         return out
+    name = run_key(base, train_data, eval_sets, objective, seed=seed, steps=steps, batch_size=batch_size, lr=lr,
+                   warmup_steps=warmup_steps, buckets=buckets, return_cosines=return_cosines,
+                   select_on=select_on, eval_every=eval_every, **fresh_overrides) if gpu_profile() else None
+    kept = run_path(name) if name is not None else None
+    if kept is not None and not return_model:
+        saved = read_cache(kept, weights_only=False)  # missing or unreadable: trained
+        if isinstance(saved, dict) and "scores" in saved:
+            return saved
     t0 = time.perf_counter()
     batches = index_batches(len(train_data), batch_size=batch_size, seed=seed, epochs=None)
     step = pair_loss_fn(lambda texts: model.embed(texts, buckets=buckets), objective, train_data)
     selection: dict = {}
+    calls = RunState(n=0)  # the dev evaluations so far: carried over a resume
     if select_on is not None and eval_every:
-        calls = []
 
         def dev_score() -> float:  # the first call is the untrained start: recorded, never selected
-            calls.append(None)
+            calls["n"] += 1
             score = evaluate_pair_sets(model.encode, {"dev": select_on})["dev"]
-            return score if len(calls) > 1 else float("-inf")
+            return score if calls["n"] > 1 else float("-inf")
 
         selection = dict(eval_fn=dev_score, eval_every=eval_every, restore_best=True)
+    resume = gpu_checkpoint(name)
+    if resume:
+        resume["extra_state"] = calls
     res = train(model, step, batches, steps=steps, lr=lr, warmup_steps=warmup_steps,
-                **(selection or dict(restore_best=False)), progress=progress, desc=desc)
+                **(selection or dict(restore_best=False)), progress=progress, desc=desc, **resume)
     out["best_step"] = res.best_step if selection else steps
     losses = [h["loss"] for h in res.history if "loss" in h]
     k = min(10, len(losses))
@@ -463,6 +488,55 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
     else:
         out["scores"] = res
     out["movement"] = movement(reference, out["scores"], captured["emb"])
+    if kept is not None:
+        torch_save_atomic(out, kept)
     if return_model:
         out["model"] = model
     return out
+
+
+#: The version of :func:`upper_experiment`'s run recipe in every :func:`run_key`: raise it when a change to the
+#: training or scoring code changes what a run returns, so that runs kept before are trained again.
+RUN_VERSION = 1
+
+
+def pairs_digest(data: PairData) -> str:
+    """A content digest of a pair set (every sentence and label, in order), computed once per object."""
+    from companion._io import cache_key
+
+    if getattr(data, "_digest", None) is None:
+        data._digest = cache_key([data.sentence1, data.sentence2, [float(x) for x in data.labels]], digest_size=16)
+    return data._digest
+
+
+def run_key(base, train_data: PairData, eval_sets: dict[str, PairData], objective, *, seed: int, steps: int,
+            batch_size: int, lr: float, warmup_steps: int = 0, buckets: int = 1, return_cosines: bool = False,
+            select_on: PairData | None = None, eval_every: int = 0, n_top: int | None = None,
+            **fresh_overrides) -> str | None:
+    """The name of one :func:`upper_experiment` run (:func:`companion._io.cache_key`): the encoder's weights
+    fingerprint, the top-layer copy's settings, the content of the training, evaluation and selection pairs, the
+    objective and every training setting; None for an objective that is not a dataclass of
+    :mod:`companion.losses.angle` (its settings cannot be read, so the run is neither checkpointed nor kept)."""
+    import dataclasses
+
+    from companion._io import cache_key
+
+    if not dataclasses.is_dataclass(objective) or isinstance(objective, type):
+        return None
+    base = split_base(base, n_top)
+    return cache_key({
+        "version": RUN_VERSION, "encoder": getattr(base.encoder, "fingerprint", None),
+        "name": getattr(base.encoder, "name", None),
+        "copy": {k: str(v) for k, v in sorted({**base._init_args, **fresh_overrides}.items())},
+        "objective": [type(objective).__name__, repr(objective)], "train": pairs_digest(train_data),
+        "eval": {k: pairs_digest(v) for k, v in eval_sets.items()},
+        "select_on": None if select_on is None else pairs_digest(select_on), "eval_every": int(eval_every or 0),
+        "seed": seed, "steps": steps, "batch_size": batch_size, "lr": lr, "warmup_steps": warmup_steps,
+        "buckets": buckets, "return_cosines": bool(return_cosines)}, digest_size=16)
+
+
+def run_path(key: str):
+    """Where :func:`upper_experiment` keeps a finished gpu-profile run: ``<cache>/angle/runs/<key>.pt``."""
+    from companion.settings import cache_dir
+
+    return cache_dir() / "angle" / "runs" / f"{key}.pt"

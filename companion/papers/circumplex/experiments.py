@@ -310,6 +310,8 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
     same key reloads it instead of training: the same scores (``train_s`` that of the original run), embeddings,
     weights and the random-number state the run left behind. ``keep_weights=False`` stores no weights (the returned
     head is then None), for grids that never use them; such an entry is trained again when weights are asked for.
+    A gpu-profile run checkpoints its training under the same key, with or without ``cache`` (the curve's
+    snapshots included; :func:`companion.training.gpu_checkpoint`), so that a preempted run resumes there.
     """
     import time
     from functools import partial
@@ -319,6 +321,7 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
     from companion.metrics.clustering import v_measure
     from companion.papers.circumplex.geometry import geometry_summary
     from companion.papers.circumplex.heads import embed_with_head, evaluate_embeddings, train_head
+    from companion.training import RunState, gpu_profile
 
     if loss not in LOSSES:
         raise ValueError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}.")
@@ -329,10 +332,11 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
     settings = head_settings(kind, loss, train_states, steps=steps, batch_size=batch_size, lr=lr, seed=seed,
                              n_heads=n_heads, margin=margin, pooling=pooling, base_scale=base_scale,
                              backbone_dim=backbone_dim, clip_norm=clip_norm)
-    path = None
-    if cache is not None and cache is not False:
+    key = path = None
+    if cache is not None and cache is not False or gpu_profile():  # a gpu-profile run checkpoints under its key
         key = head_run_key(settings, train_states, train_labels, test_states, test_labels,
                            curve_every=int(curve_every or 0), probe_steps=probe_steps)
+    if cache is not None and cache is not False:
         path = _cache_path(cache, key)
         saved = read_cache(path, weights_only=False)
         if isinstance(saved, dict) and saved.get("settings") == settings and \
@@ -342,26 +346,28 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
             return {**saved["scores"], "from_cache": True}, head, saved["emb"].clone()
     loss_fn = LOSSES[loss] if margin is None else partial(LOSSES[loss], margin=margin)
     test_labels = list(test_labels)
-    snapshots = []  # test embeddings at every curve point, in order (the trainer evaluates at 0, k, 2k, ... steps)
-    at_budget = {}  # the head's weights at ``steps`` when the run trains on past it
+    # the test embeddings at every curve point, in order (the trainer evaluates at 0, k, 2k, ... steps), and the
+    # head's weights at ``steps`` when the run trains on past it: carried over a resume (train's extra_state)
+    curve = RunState(snapshots=[], at_budget={})
 
     def curve_fn(h):
-        if probe_steps and len(snapshots) * curve_every == steps:
-            at_budget["state"] = {k: v.detach().clone() for k, v in h.state_dict().items()}
-        snapshots.append(embed_with_head(h, test_states))
-        return v_measure(snapshots[-1], test_labels)
+        if probe_steps and len(curve["snapshots"]) * curve_every == steps:
+            curve["at_budget"]["state"] = {k: v.detach().clone() for k, v in h.state_dict().items()}
+        curve["snapshots"].append(embed_with_head(h, test_states))
+        return v_measure(curve["snapshots"][-1], test_labels)
 
     t = time.perf_counter()
     head, res = train_head(kind, loss_fn, train_states, list(train_labels), steps=probe_steps or steps,
                            batch_size=min(batch_size, len(train_labels)), lr=lr, seed=seed, n_heads=n_heads,
                            progress=False, eval_fn=curve_fn if curve_every else None, eval_every=curve_every,
                            pooling=pooling, clip_norm=clip_norm, base_scale=base_scale,
-                           backbone_dim=settings["backbone_dim"] or backbone_dim, **_train_kwargs(settings))
+                           backbone_dim=settings["backbone_dim"] or backbone_dim, checkpoint_key=key,
+                           extra_state=curve if curve_every else None, **_train_kwargs(settings))
     train_s = time.perf_counter() - t
     curve_steps = [h["step"] for h in res.history if "eval" in h]
     if probe_steps:
-        emb = snapshots[curve_steps.index(steps)]
-        head.load_state_dict(at_budget["state"])
+        emb = curve["snapshots"][curve_steps.index(steps)]
+        head.load_state_dict(curve["at_budget"]["state"])
     else:
         emb = embed_with_head(head, test_states)
     losses = [h["loss"] for h in res.history if "loss" in h][:steps]
@@ -398,10 +404,13 @@ def emolit_heads(saved: dict, train_states, train_labels: Sequence[str], *, seed
     settings (through a cache of trained heads keyed like :func:`head_run`'s, ``cache``). Saved weights without a
     settings record (from an earlier version) are not reused. On the fine-tuned setting's inputs
     (:class:`~companion.papers.circumplex.finetune.BackboneInputs`) every model is fine-tuned here (notebook 02 keeps
-    no fine-tuned encoders). Returns ``({(kind, loss, seed): head in eval mode}, {same key: where it came from})``."""
+    no fine-tuned encoders). A model trained here in a gpu-profile run checkpoints under that key
+    (:func:`companion.training.gpu_checkpoint`). Returns ``({(kind, loss, seed): head in eval mode}, {same key: where
+    it came from})``."""
     from companion._io import read_cache, torch_save_atomic
     from companion.losses.circumplex import LOSSES
     from companion.papers.circumplex.heads import make_head, train_head
+    from companion.training import gpu_profile
 
     heads, source = {}, {}
     for seed in seeds:
@@ -412,12 +421,15 @@ def emolit_heads(saved: dict, train_states, train_labels: Sequence[str], *, seed
                                          backbone_dim=backbone_dim, clip_norm=clip_norm)
                 state = saved.get(("Emolit", kind, loss, "state", seed))
                 same = saved.get(("Emolit", kind, loss, "settings", seed)) == settings
+                key = head_run_key(settings, train_states, train_labels, trained_only=True) \
+                    if cache not in (None, False) or gpu_profile() else None  # also the run's checkpoint's name
                 if "backbone_training" in settings:  # fine-tuned encoders are neither saved nor cached: trained here
                     heads[(kind, loss, seed)], _ = train_head(
                         kind, LOSSES[loss], train_states, list(train_labels), steps=steps,
                         batch_size=min(batch_size, len(train_labels)), lr=lr, seed=seed, n_heads=n_heads,
                         progress=False, pooling=pooling, clip_norm=clip_norm, base_scale=base_scale,
-                        backbone_dim=settings["backbone_dim"] or backbone_dim, **_train_kwargs(settings))
+                        backbone_dim=settings["backbone_dim"] or backbone_dim, checkpoint_key=key,
+                        **_train_kwargs(settings))
                     source[(kind, loss, seed)] = "fine-tuned here"
                     continue
                 kw = {} if settings["base_scale_value"] is None else {"base_scale": settings["base_scale_value"]}
@@ -428,7 +440,7 @@ def emolit_heads(saved: dict, train_states, train_labels: Sequence[str], *, seed
                     head.load_state_dict(state)
                     source[(kind, loss, seed)] = "02 cache"
                 else:
-                    path = _cache_path(cache, head_run_key(settings, train_states, train_labels, trained_only=True))
+                    path = _cache_path(cache, key)
                     cached = read_cache(path, weights_only=False) if path is not None else None
                     if isinstance(cached, dict) and cached.get("settings") == settings:
                         head = _rebuild_head(settings, train_states.dim, cached["state"])
@@ -438,7 +450,7 @@ def emolit_heads(saved: dict, train_states, train_labels: Sequence[str], *, seed
                                              batch_size=min(batch_size, len(train_labels)), lr=lr, seed=seed,
                                              n_heads=n_heads, progress=False, pooling=pooling, clip_norm=clip_norm,
                                              base_scale=base_scale, backbone_dim=settings["backbone_dim"] or
-                                             backbone_dim)
+                                             backbone_dim, checkpoint_key=key)
                         if path is not None:
                             torch_save_atomic({"settings": settings, "state": {k: v.detach().clone() for k, v in
                                                                                head.state_dict().items()}}, path)

@@ -426,7 +426,8 @@ def train_head(kind: str, loss_fn: Callable, states: PackedStates, labels: Seque
                progress: bool | None = None, desc: str | None = None,
                eval_fn: Callable[[nn.Module], float] | None = None, eval_every: int = 0,
                clip_norm: float | None = CLIP_NORM, base_scale: str | float = "backbone",
-               backbone_dim: int | None = None, head_dropout: float = 0.0, **head_kwargs):
+               backbone_dim: int | None = None, head_dropout: float = 0.0, checkpoint_key: str | None = None,
+               extra_state=None, **head_kwargs):
     """Train a fresh ``kind`` head (``"GPT"`` / ``"nGPT"`` / ``"nGPT-plain"``) on cached states with ``loss_fn(emb, labels)``.
 
     AdamW with a constant LR (paper §4.1), no weight decay and no warm-up (nGPT's recipe, used for both heads),
@@ -440,9 +441,13 @@ def train_head(kind: str, loss_fn: Callable, states: PackedStates, labels: Seque
     cached states) the model trained is a :class:`~companion.papers.circumplex.finetune.TunedHead`: the whole
     encoder and the head together, ``head_dropout`` on the head's input, clipping over every parameter, under the
     inputs' precision (bf16 autocast through Accelerate on a GPU). ``head_dropout`` applies to that setting only.
+
+    ``checkpoint_key`` (the caller's run key, :func:`~companion.papers.circumplex.experiments.head_run_key`) makes a
+    gpu-profile run checkpoint its training under that name (:func:`companion.training.gpu_checkpoint`), with
+    ``extra_state`` (the state of a stateful ``eval_fn``), so that a preempted run resumes there.
     """
     from companion.papers.circumplex.finetune import TunedHead, accelerator_for, is_tuned
-    from companion.training import index_batches, seed_everything, train
+    from companion.training import gpu_checkpoint, index_batches, seed_everything, train
 
     if len(states) != len(labels):
         raise ValueError(f"states and labels have different lengths: {len(states)} vs {len(labels)}.")
@@ -468,10 +473,13 @@ def train_head(kind: str, loss_fn: Callable, states: PackedStates, labels: Seque
     after = head.normalize_weights if isinstance(getattr(head, "head", head), NGPTHead) else None
     curve = {} if eval_fn is None or eval_every <= 0 else dict(eval_fn=lambda: eval_fn(head), eval_every=eval_every,
                                                                restore_best=False)
+    resume = gpu_checkpoint(checkpoint_key)
+    if resume and extra_state is not None:
+        resume["extra_state"] = extra_state
     result = train(head, step_loss, batches, steps=steps, lr=lr, weight_decay=0.0, warmup_steps=0,
                    schedule="constant", max_grad_norm=clip_norm, after_step=after, progress=progress,
                    desc=desc or f"{kind} head", **curve,
-                   **({"accelerator": accelerator_for(states.precision)} if tuned else {}))
+                   **({"accelerator": accelerator_for(states.precision)} if tuned else {}), **resume)
     return head, result
 
 

@@ -23,15 +23,16 @@ from companion.papers.concepts.readouts import (
     CONDITIONS,
     TopLayerConceptModel,
     condition_k,
+    json_round_trip,
     load_trained,
     recipe_path,
     save_trained,
     train_concept_model,
 )
-from companion.training import TrainResult, seed_everything
+from companion.training import TrainResult, gpu_profile, seed_everything
 
 __all__ = ["GPU_RECIPE", "RECIPE_SETTINGS", "TEST_FRAC", "top_layer_recipe", "recipe_training_rows", "train_condition",
-           "load_or_train", "with_recipe_pairs"]
+           "load_or_train", "with_recipe_pairs", "run_key"]
 
 #: The share of WordNet synsets the in-domain split holds out (the training rows come from the rest).
 TEST_FRAC = 0.1
@@ -114,11 +115,13 @@ def train_condition(encoder, lower, rows, name: str, seed: int, recipe: Mapping,
     same batches; warm-up is ``warmup_frac`` of the steps (at least one). ``rows`` are the
     :class:`~companion.papers.concepts.data.TrainingRows`, ``lower`` the frozen lower-layer store. Returns the
     model, the training record and the training time in seconds. ``monitor(model)``, a dict of scalars, joins the
-    record every ``monitor_every`` steps (its cost is included in the time)."""
+    record every ``monitor_every`` steps (its cost is included in the time). A gpu-profile run checkpoints under
+    :func:`run_key` (:func:`companion.training.gpu_checkpoint`), so that a preempted run resumes there."""
     if name not in CONDITIONS:
         raise ValueError(f"unknown condition {name!r}; choose one of {', '.join(CONDITIONS)}.")
     readout, use_hn = CONDITIONS[name]
     rows = with_recipe_pairs(rows, recipe)
+    key = run_key(encoder, rows, name, seed, recipe, monitor_every) if gpu_profile() else None
     seed_everything(seed)
     model = TopLayerConceptModel(encoder, readout, n_top=recipe["n_top"], k=condition_k(name, recipe["k"]), lower=lower,
                                  train_embeddings=_trains_embeddings(encoder, recipe))
@@ -127,8 +130,20 @@ def train_condition(encoder, lower, rows, name: str, seed: int, recipe: Mapping,
                               pooling_lr_mult=recipe["pooling_lr_mult"], layer_decay=recipe["layer_decay"],
                               warmup_steps=max(1, round(recipe["warmup_frac"] * recipe["steps"])),
                               temperature=recipe["tau"], seed=seed, max_negatives=recipe["max_negatives"],
-                              desc=f"{name} s{seed}", monitor=monitor, monitor_every=monitor_every)
+                              desc=f"{name} s{seed}", monitor=monitor, monitor_every=monitor_every,
+                              checkpoint_key=key)
     return model, res, time.perf_counter() - t0
+
+
+def run_key(encoder, rows: TrainingRows, name: str, seed: int, recipe: Mapping, monitor_every: int = 0) -> str:
+    """The name of one run of :func:`train_condition` (its checkpoint's, :func:`companion._io.cache_key`): the
+    encoder's weights fingerprint, the recipe, the condition, the seed, the monitor's interval and the content of
+    the training rows (every text the objective embeds, in order)."""
+    from companion._io import cache_key
+
+    return cache_key({"encoder": getattr(encoder, "fingerprint", None), "recipe": json_round_trip(dict(recipe)),
+                      "condition": name, "seed": int(seed), "monitor_every": int(monitor_every or 0),
+                      "rows": [len(rows), cache_key(rows.texts())]})
 
 
 def load_or_train(encoder, lower, recipe: Mapping, name: str, seed: int) -> tuple[TopLayerConceptModel, str]:

@@ -26,7 +26,7 @@ from companion.losses.weighted import (
     y_aware_weights,
 )
 from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
-from companion.training import TrainResult, index_batches, seed_everything, train
+from companion.training import TrainResult, gpu_checkpoint, gpu_profile, index_batches, seed_everything, train
 
 __all__ = ["yaware_sweep", "xclr_sweep", "digit_mlp", "fit_digit_encoder", "monitor_every", "run_curve",
            "loss_moved", "dev_plateau", "dev_plateau_groups", "lower_bound", "line_fraction", "arc_order", "end_of_rise", "xclr_target_embedding",
@@ -111,7 +111,9 @@ def fit_digit_encoder(X: torch.Tensor, train_idx: np.ndarray, test_idx: np.ndarr
     rows ``test_idx`` and the training record (Vock et al. §4.1 and §4.3, digit analogues).
 
     ``monitor(model)`` (optional) returns a dict of held-out numbers, recorded in the history every ``every`` steps
-    (model in eval mode, no gradients): the dev curves the plateau checks read (:func:`dev_plateau`).
+    (model in eval mode, no gradients): the dev curves the plateau checks read (:func:`dev_plateau`). A gpu-profile
+    run checkpoints under a key of its data and settings (:func:`companion.training.gpu_checkpoint`), so that a
+    preempted run resumes there.
     """
     if similarity not in ENCODER_SIMILARITIES:
         raise ValueError(f"similarity must be one of {ENCODER_SIMILARITIES}, got {similarity!r}.")
@@ -130,12 +132,29 @@ def fit_digit_encoder(X: torch.Tensor, train_idx: np.ndarray, test_idx: np.ndarr
 
     batches = index_batches(len(train_idx), batch, seed=seed, epochs=None)
     log_fn = (lambda step: {k: float(v) for k, v in monitor(model).items()}) if monitor is not None else None
+    key = _digit_run_key(X, idx_train, W_full, similarity=similarity, q=q, tau=tau, seed=seed, steps=steps,
+                         batch=batch, lr=lr, weight_decay=weight_decay, hidden=hidden,
+                         monitor_every=every if monitor is not None else 0) if gpu_profile() else None
     result = train(model, loss_fn, batches, steps=steps, lr=lr, weight_decay=weight_decay, schedule="constant",
                    max_grad_norm=None, desc=desc, progress=False, log_fn=log_fn,
-                   log_every=every if monitor is not None else 0)
+                   log_every=every if monitor is not None else 0, **gpu_checkpoint(key))
     with torch.no_grad():
         Z_test = model(X[torch.as_tensor(test_idx)]).double()
     return model, Z_test, result
+
+
+def _digit_run_key(*tensors: torch.Tensor, **settings) -> str:
+    """The name of a :func:`fit_digit_encoder` run (its checkpoint's): the content of its data and its settings."""
+    import hashlib
+
+    from companion._io import cache_key
+
+    digest = hashlib.blake2b(digest_size=16)
+    for t in tensors:
+        t = torch.as_tensor(t).detach().cpu().contiguous()
+        digest.update(f"{tuple(t.shape)} {t.dtype}".encode())
+        digest.update(t.numpy().tobytes())
+    return cache_key({"run": "weighted_cl digit encoder", "data": digest.hexdigest(), **settings}, digest_size=16)
 
 
 # ---------------------------------------------------------------- validity of the trained runs (companion.stats)

@@ -262,3 +262,19 @@ def test_per_label_keeps_the_first_rows_of_each_label_in_order():
     frame = pd.DataFrame({"text": list("abcdef"), "label": ["x", "y", "x", "x", "y", "z"]})
     out = per_label(frame, 2)
     assert out.text.tolist() == ["a", "b", "c", "e", "f"] and out.index.tolist() == [0, 1, 2, 3, 4]
+
+
+def test_a_preempted_gpu_head_run_resumes_with_its_curve(packed_states, preemption):
+    states = packed_states
+    kw = dict(steps=3, margin=0.1, batch_size=8, lr=1e-2, seed=7, n_heads=2, curve_every=3, probe_steps=9)
+    preemption.profile("cpu")
+    whole, head, emb = head_run("nGPT", "CircularCSE", states, LABELS, states, LABELS, cache=None, **kw)
+    preemption.profile("gpu")
+    preemption.stop_at(7)  # after the checkpoint at step 6: curve points 0, 3 and 6 and the weights at step 3 saved
+    with pytest.raises(KeyboardInterrupt):
+        head_run("nGPT", "CircularCSE", states, LABELS, states, LABELS, cache=None, **kw)
+    assert len(preemption.left()) == 1
+    resumed, head_r, emb_r = head_run("nGPT", "CircularCSE", states, LABELS, states, LABELS, cache=None, **kw)
+    assert torch.equal(emb, emb_r) and all(torch.equal(v, head_r.state_dict()[k]) for k, v in head.state_dict().items())
+    assert {k: v for k, v in whole.items() if k != "train_s"} == {k: v for k, v in resumed.items() if k != "train_s"}
+    assert preemption.left() == []

@@ -296,6 +296,24 @@ def test_train_condition_is_seeded_and_uses_the_condition_readout(tiny):
         finetune.train_condition(tiny, None, _rows(), "B9", 0, recipe)
 
 
+def test_a_preempted_gpu_condition_run_resumes_with_its_draw_of_negatives(tiny, preemption):
+    rows = _rows()
+    rows.negatives[:, 1] = [f"another {w}" for w in rows.term]  # two negatives a row: max_negatives=1 draws one
+    rows.neg_mask[:, 1] = True
+    recipe = finetune.top_layer_recipe(dict(SETTINGS, steps=6), ("negation", "antonym"))
+    preemption.profile("cpu")
+    whole, res, _ = finetune.train_condition(tiny, None, rows, "B1", 0, recipe)
+    preemption.profile("gpu")
+    preemption.stop_at(5)
+    with pytest.raises(KeyboardInterrupt):
+        finetune.train_condition(tiny, None, rows, "B1", 0, recipe)
+    (left,) = preemption.left()
+    assert left.stem == finetune.run_key(tiny, rows, "B1", 0, recipe)
+    resumed, res_r, _ = finetune.train_condition(tiny, None, rows, "B1", 0, recipe)
+    assert all(torch.equal(v, resumed.state_dict()[k]) for k, v in whole.state_dict().items())
+    assert res_r.history == res.history and preemption.left() == []
+
+
 def test_load_or_train_reloads_what_it_saved(tiny, tmp_path, monkeypatch):
     monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path))
     built = []

@@ -80,6 +80,25 @@ def test_fit_digit_encoder_is_seeded_and_learns(digits_like):
     assert len(losses) == 40 and np.mean(losses[-5:]) < np.mean(losses[:5])
 
 
+def test_a_preempted_gpu_digit_encoder_resumes_with_its_monitor_curve(digits_like, preemption):
+    from companion.papers.weighted_cl import experiments
+
+    preemption.patch(experiments)
+    X, labels, test_idx, train_idx = digits_like
+    W = soft_supcon_weights(labels, math.exp(-1)).float()
+    kw = dict(seed=3, steps=8, batch=10, lr=1e-2, weight_decay=0.0, hidden=16, every=3,
+              monitor=lambda m: {"norm": float(m(X[:5]).norm())})
+    preemption.profile("cpu")
+    _, Z, res = fit_digit_encoder(X, train_idx, test_idx, 4, W, "cosine", **kw)
+    preemption.profile("gpu")
+    preemption.stop_at(7)  # after the checkpoint at step 6
+    with pytest.raises(KeyboardInterrupt):
+        fit_digit_encoder(X, train_idx, test_idx, 4, W, "cosine", **kw)
+    assert len(preemption.left()) == 1
+    _, Z_r, res_r = fit_digit_encoder(X, train_idx, test_idx, 4, W, "cosine", **kw)
+    assert torch.equal(Z, Z_r) and res_r.history == res.history and preemption.left() == []
+
+
 def test_fit_digit_encoder_rejects_bad_input(digits_like):
     X, labels, test_idx, train_idx = digits_like
     W = soft_supcon_weights(labels, math.exp(-1)).float()
