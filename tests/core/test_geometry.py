@@ -91,6 +91,51 @@ def test_effective_rank():
         effective_rank(torch.zeros(3, 3))
 
 
+def _rotation(angle):
+    c, s = math.cos(angle), math.sin(angle)
+    return torch.tensor([[c, -s], [s, c]], dtype=torch.float64)
+
+
+def _entropy_rank(weights):
+    """exp of the Shannon entropy of ``weights`` normalised to sum to 1 (Roy & Vetterli's definition, by hand)."""
+    p = [w / sum(weights) for w in weights]
+    return math.exp(-sum(q * math.log(q) for q in p))
+
+
+def test_effective_rank_normalises_the_singular_values_not_their_squares():
+    # singular values 3 and 1: p = (3/4, 1/4) -> exp(H) = 1.7548; squared values p = (9/10, 1/10) -> 1.3841
+    expected = math.exp(-(0.75 * math.log(0.75) + 0.25 * math.log(0.25)))
+    assert expected == pytest.approx(1.7547653, abs=1e-6)
+    assert _entropy_rank([9.0, 1.0]) == pytest.approx(1.3841455, abs=1e-6)  # what the squared values would give
+    diag = torch.diag(torch.tensor([3.0, 1.0], dtype=torch.float64))
+    assert effective_rank(diag) == pytest.approx(expected, abs=1e-9)
+    rotated = _rotation(0.4) @ diag @ _rotation(1.1).T        # the same singular values in no particular axes
+    assert effective_rank(rotated) == pytest.approx(expected, abs=1e-9)
+    assert effective_rank(torch.diag(torch.tensor([5.0, 3.0, 2.0], dtype=torch.float64))) == pytest.approx(
+        _entropy_rank([5.0, 3.0, 2.0]), abs=1e-9)
+
+
+def test_effective_rank_centres_only_when_asked():
+    # rows +-3 along one axis and +-1 along the other: centred, the columns are orthogonal with norms sqrt(18) and
+    # sqrt(2), so the singular values are 3 sqrt(2) and sqrt(2) (ratio 3 : 1 again); then rotated and shifted
+    spread = torch.tensor([[3.0, 0.0], [-3.0, 0.0], [0.0, 1.0], [0.0, -1.0]], dtype=torch.float64)
+    x = spread @ _rotation(0.7).T + torch.tensor([10.0, 10.0], dtype=torch.float64)
+    assert effective_rank(x, center=True) == pytest.approx(_entropy_rank([3.0, 1.0]), abs=1e-9)
+    raw = torch.linalg.svdvals(x).tolist()                   # uncentred: the shift adds a large singular value
+    assert effective_rank(x) == pytest.approx(_entropy_rank(raw), abs=1e-9)
+    assert abs(effective_rank(x) - _entropy_rank([3.0, 1.0])) > 0.1
+
+
+def test_participation_ratio_of_a_hand_covariance():
+    # the same centred rows: covariance eigenvalues proportional to 18 and 2, so (18 + 2)^2 / (18^2 + 2^2) = 400/328;
+    # the singular values themselves (3 sqrt 2, sqrt 2) would give 32/20, the uncentred matrix something else
+    spread = torch.tensor([[3.0, 0.0], [-3.0, 0.0], [0.0, 1.0], [0.0, -1.0]], dtype=torch.float64)
+    x = spread @ _rotation(0.7).T + torch.tensor([10.0, 10.0], dtype=torch.float64)
+    assert participation_ratio(x) == pytest.approx(400 / 328, abs=1e-9)
+    assert participation_ratio(torch.diag(torch.tensor([1.0, 1.0, 1.0], dtype=torch.float64))) == pytest.approx(
+        2.0, abs=1e-9)  # three points e1, e2, e3: centred covariance has eigenvalues 1/3, 1/3, 0 -> (2/3)^2/(2/9) = 2
+
+
 def test_participation_ratio():
     assert participation_ratio(gauss(20000, 8)) == pytest.approx(8.0, rel=0.03)
     line = torch.linspace(-1, 1, 50, dtype=torch.float64)[:, None] * torch.tensor([[1.0, 2.0, 3.0]],
