@@ -209,6 +209,7 @@ def direction(paper_effect: float | None = None, *, sign: int | None = None, pap
       had the power to see it); ``inconclusive: underpowered`` when the design's :func:`mde` exceeds ``|paper|``
       (with the seeds it would need); otherwise ``inconclusive`` (the CI covers zero and the paper's effect).
 
+    >>> from companion.stats import paired
     >>> crit = direction(paper_effect=1.0)
     >>> crit.verdict(paired([1.1, 0.9, 1.0], [0.0, 0.0, 0.0]))
     'reproduced'
@@ -294,6 +295,7 @@ def level(paper_value: float, *, tol: float, tol_reason: str) -> Criterion:
     ``paper ± tol``, ``not reproduced`` when it lies entirely outside, ``inconclusive`` otherwise — underpowered
     when the CI is wider than the band itself, so it could never fit inside.
 
+    >>> from companion.stats import sample
     >>> level(0.5, tol=0.1, tol_reason="example").verdict(sample([0.49, 0.5, 0.51]))
     'reproduced'
     """

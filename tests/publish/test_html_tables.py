@@ -14,6 +14,7 @@ import re
 from collections import Counter
 
 import pandas as pd
+import pytest
 
 from companion.publish import html_tables as T
 from companion.publish import notebook_outputs as N
@@ -104,3 +105,34 @@ def test_site_check_reports_a_wide_table_until_cleaned(tmp_path):
     assert any("01-a.ipynb: cell 0: a table wider than the site's text column" in p for p in checks.check(tmp_path))
     N.clean(path)
     assert not [p for p in checks.check(tmp_path) if "01-a.ipynb: cell" in p]
+
+
+def _grid_table(columns: int) -> str:
+    """A bare HTML table: an empty corner, header cells c0, c1, ..., one body row with index r and cells "ab"."""
+    head = "<th></th>" + "".join(f"<th>c{j}</th>" for j in range(columns))
+    body = "<th>r</th>" + "<td>ab</td>" * columns
+    return f"<table><thead><tr>{head}</tr></thead><tbody><tr>{body}</tr></tbody></table>"
+
+
+def test_a_cell_s_least_width_is_its_text_plus_the_padding():
+    # by hand, from the calibration in the module's comment: letters and digits 8.3 px, a capital 10.2 px, a narrow
+    # letter (r) 4.4 px, a header cell 1.06 times as wide, and 8.5 px of padding in every cell (not scaled by bold)
+    assert T.cell_px("td", "ab") == pytest.approx(2 * 8.3 + 8.5)
+    assert T.cell_px("th", "Ab") == pytest.approx((10.2 + 8.3) * 1.06 + 8.5)
+    assert T.cell_px("td", "") == pytest.approx(8.5)
+    ((px, _),) = T.table_widths("<table><tr>" + "<td>ab</td>" * 10 + "</tr></table>")
+    assert px == pytest.approx(10 * (16.6 + 8.5))              # 251 px: the text alone would be 166
+    assert T.wide_tables("<table><tr>" + "<td>ab</td>" * 10 + "</tr></table>", width=200) != []
+
+
+def test_the_fit_decision_counts_the_padding():
+    # index column: the corner (0 + 8.5) and "r" (4.4 x 1.06 + 8.5 = 13.164); each data column: its header "cj"
+    # (16.6 x 1.06 + 8.5 = 26.096) is wider than "ab" (16.6 + 8.5 = 25.1). Ten columns: 13.164 + 10 x 26.096 =
+    # 274.124 px; without the padding 4.664 + 10 x 17.596 = 180.624 px, which a 250-px target would hold
+    table = _grid_table(10)
+    ((px, _),) = T.table_widths(table)
+    assert px == pytest.approx(4.4 * 1.06 + 8.5 + 10 * (16.6 * 1.06 + 8.5))
+    fitted = T.fit(table, target=250)
+    groups = T.table_widths(fitted)
+    assert len(groups) == 2 and all(width <= 250 for width, _ in groups)
+    assert T.fit(table, target=280).count("<table") == 1     # 274.1 px fits in 280

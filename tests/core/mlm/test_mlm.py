@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -102,6 +104,41 @@ def test_mask_tokens_never_chooses_special_positions():
     assert (corrupt[~chosen] == ids[~chosen]).all()
     share_masked = float((corrupt[chosen] == 4).float().mean())
     assert 0.6 < share_masked < 0.95
+
+
+def _within_binomial(successes: int, trials: int, p: float, k: float = 6.0) -> bool:
+    """Whether ``successes / trials`` lies within ``k`` binomial standard errors of ``p``."""
+    return abs(successes / trials - p) <= k * math.sqrt(p * (1 - p) / trials)
+
+
+@pytest.mark.parametrize("profile", sorted(pretrain.PROFILES))
+def test_mask_tokens_follows_bert_s_15_and_80_10_10_rule_on_200k_tokens(profile):
+    """BERT (Devlin et al. 2019, §3.1): 15 % of the token positions are chosen; of those 80 % become [MASK], 10 % a
+    random token, 10 % stay. Checked on 200,000 candidate positions, each share within 6 binomial standard errors of
+    BERT's rate (0.15 +- 0.005 chosen; 0.8 +- 0.014 and 0.1 +- 0.011 of about 30,000 chosen): a rate of 0.30 or a
+    [MASK] share of 0.9 lies far outside. A random token equal to the original (probability 1/10,000) counts as
+    kept; that shifts the expected shares by 1e-5, well inside the tolerance."""
+    vocab = 10_005
+    pad, unk, cls, sep, mask = 0, 1, 2, 3, 4                           # pretrain.SPECIAL_TOKENS' order
+    special = torch.tensor([pad, cls, sep, unk, mask])                  # as build() passes it: [MASK] last
+    rows, width = 1000, 200
+    body = torch.randint(5, vocab, (rows, width), generator=torch.Generator().manual_seed(1))
+    ids = torch.cat([torch.full((rows, 1), cls), body, torch.full((rows, 1), sep), torch.full((rows, 3), pad)], 1)
+    cfg = pretrain.profile_config(profile)
+    corrupt, chosen = pretrain.mask_tokens(ids, special, vocab, cfg.mask_prob, torch.Generator().manual_seed(0))
+    assert not chosen[:, 0].any() and not chosen[:, width + 1:].any()  # [CLS], [SEP], padding never
+    n = rows * width
+    m = int(chosen.sum())
+    assert _within_binomial(m, n, 0.15)
+    masked = int((corrupt[chosen] == mask).sum())
+    kept = int((corrupt[chosen] == ids[chosen]).sum())
+    swapped = chosen & (corrupt != ids) & (corrupt != mask)
+    assert masked + kept + int(swapped.sum()) == m
+    assert _within_binomial(masked, m, 0.8)
+    assert _within_binomial(int(swapped.sum()), m, 0.1)
+    assert _within_binomial(kept, m, 0.1)
+    assert bool((corrupt[swapped] >= 5).all() and (corrupt[swapped] < vocab).all())  # a random piece, never special
+    assert torch.equal(corrupt[~chosen], ids[~chosen])
 
 
 # ------------------------------------------------------------------------------------------------ the smoke build

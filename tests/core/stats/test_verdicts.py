@@ -267,6 +267,18 @@ def test_level_band_edges_are_inside(comparison):
         stats.level(float("nan"), tol=0.1, tol_reason="r")
 
 
+def test_a_printed_spread_gives_a_95_percent_normal_tolerance():
+    """With the paper's SE the tolerance is the half-width of a 95 % normal interval: z = 1.959964 (the 97.5 %
+    normal quantile, written out here) times the SE; the policy rounds z to 1.96, within 2e-5 relative."""
+    for se in (0.25, 0.1, 0.0317):
+        assert stats.tolerance(2.0, paper_se=se).value == pytest.approx(1.959964 * se, rel=5e-5)
+    assert stats.tolerance(2.0, paper_se=0.25).reason.startswith("1.96 ")
+    # the rule reads it: a point estimate 0.45 above a paper effect of 1.0 with SE 0.25 lies inside 0.49
+    point = stats.paired([1.45, 1.45, 1.45], [0.0, 0.0, 0.0])
+    assert stats.direction(paper_effect=1.0, paper_se=0.25).verdict(point) == "reproduced"
+    assert stats.direction(paper_effect=1.0, paper_se=0.2).verdict(point) == "partly"   # 0.45 > 0.392
+
+
 def test_tolerance_needs_a_positive_se_and_always_says_why():
     with pytest.raises(ValueError):
         stats.tolerance(1.0, paper_se=0.0)
