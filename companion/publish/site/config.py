@@ -88,12 +88,13 @@ STAMP_NOTE = "written by `python -m companion site`; a frozen render recomputes 
 
 def input_files(root: Path | None = None) -> list[Path]:
     """Every file the computed pages read: the ledgers and their provenance, the executed notebooks, the coverage
-    maps, the benchmark report, ``pyproject.toml`` and the code that writes the pages
-    (``companion/publish/site/*.py``)."""
+    maps, the statements the rule cannot decide, the registration history, the benchmark report,
+    ``pyproject.toml`` and the code that writes the pages (``companion/publish/site/*.py``)."""
     root = _root(root)
     results = _results_dir(root)
     files = [*results.glob("*/*.json"), *(root / "notebooks").glob("*/[0-9][0-9]-*.ipynb"),
-             *(root / "data").glob("*/coverage.csv"), root / BENCHMARK_REPORT, root / "pyproject.toml",
+             *(root / "data").glob("*/coverage.csv"), *(root / "data").glob("*/statements.csv"),
+             root / "data" / "criteria-history.json", root / BENCHMARK_REPORT, root / "pyproject.toml",
              *Path(__file__).parent.glob("*.py")]
     return sorted({f for f in files if f.is_file()}, key=lambda f: f.as_posix())
 
