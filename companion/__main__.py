@@ -213,7 +213,7 @@ def _cmd_criteria(args: argparse.Namespace) -> int:
             print(f"  {what}: {count}")
         return 0
     problems = [p for ledger in results.load_ledgers(settings.results_dir()) for p in results.criteria_problems(ledger)]
-    if args.source is None and not args.only:
+    if settings.results_dir() == settings.repo_root() / "results":  # the checkout's committed ledgers
         from companion import criteria_history
 
         try:

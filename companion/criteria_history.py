@@ -155,8 +155,9 @@ def load(root: Path | None = None) -> dict[str, Any] | None:
 def problems(root: Path | None = None) -> list[str]:
     """Why the stored history is not the one the commits give (one line each; empty when it is): missing, edited
     (it differs from a recomputation up to the commit it names), or left behind (later commits changed a ledger or
-    a criteria file)."""
+    a criteria file). Raises :class:`HistoryUnavailable` outside a git checkout."""
     root = _settings.repo_root() if root is None else Path(root)
+    _git(root, "rev-parse", "--verify", "HEAD")  # a checkout with commits, else HistoryUnavailable: nothing to check
     stored = load(root)
     if stored is None:
         return [f"{HISTORY} is missing: run 'python -m companion criteria history'"]

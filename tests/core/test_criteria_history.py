@@ -96,3 +96,8 @@ def test_a_repository_without_the_commit_is_named_not_guessed(repo):
     H.history_path(repo).write_text(json.dumps({**stored, "covers": "0" * 40}))
     assert H.problems(repo) == [f"{H.HISTORY} covers commit 0000000, which this clone does not hold (a shallow "
                                 f"clone?): it cannot be checked here"]
+
+
+def test_a_folder_that_is_no_checkout_has_no_history_to_check(tmp_path):
+    with pytest.raises(H.HistoryUnavailable):
+        H.problems(tmp_path)
