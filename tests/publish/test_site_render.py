@@ -283,13 +283,13 @@ def test_landing_claims_are_grouped_by_kind_with_numbers_in_words(tmp_path, monk
     text = pages.landing_claims_markdown("angle", root=root)
     paper, rest = text.split("::: {.callout-note", 1)
     # the regime beside the verdict
-    assert ("| one *(Table 4)* · [01-x, cell 2](notebooks/angle/01-x.ipynb) | 0.095 | 4.07 × 10⁻⁵ | **reproduced** "
-            "| scaled (A) |") in paper
+    assert ("| one *(Table 4)* · [01-x, cell 2](notebooks/angle/01-x.ipynb) | 0.095 | 4.07 × 10⁻⁵ | "
+            "[**✔ reproduced**]{.verdict .v-reproduced} | scaled (A) |") in paper
     assert "- **A**: a frozen MiniLM, 40 steps" in paper
     assert "two" not in paper and "three" not in paper
     assert 'title="Beyond the paper: 1 claim"' in rest and 'title="Our own checks: 1 claim"' in rest
     assert "| 1 of 2 hold; not: parity |" in rest and "**failed**" in rest
-    assert "| **reproduced** | paper setting |" in rest  # a beyond claim has a regime too
+    assert "| [**✔ reproduced**]{.verdict .v-reproduced} | paper setting |" in rest  # a beyond claim has a regime too
 
 
 def _erratum(verdict, **extra):
