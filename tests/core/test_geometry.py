@@ -253,3 +253,13 @@ def test_summary_reports_each_measure():
     assert s["effective_rank"] == pytest.approx(effective_rank(x))
     assert s["participation_ratio"] == pytest.approx(participation_ratio(x))
     assert s["uniformity"] == pytest.approx(uniformity(x)) and s["anisotropy"] == pytest.approx(anisotropy(x))
+
+
+def test_one_row_is_refused_where_pairs_or_a_spread_are_needed():
+    one = torch.tensor([[1.0, 2.0]], dtype=torch.float64)
+    for call in (lambda: pairwise_angles(one), lambda: pairwise_angles(one, one), lambda: anisotropy(one),
+                 lambda: uniformity(one, normalize=False), lambda: participation_ratio(one),
+                 lambda: mean_negative_angle(one)):
+        with pytest.raises(ValueError, match="need at least 2 rows, got 1"):
+            call()
+    assert effective_rank(one) == pytest.approx(1.0)          # one row: one singular value, rank 1

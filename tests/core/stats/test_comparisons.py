@@ -206,3 +206,55 @@ def test_hierarchical_bootstrap_resamples_the_seeds():
     lo, hi = stats.hierarchical_bootstrap(a, b, np.mean, n_boot=2000, seed=0).ci_items
     assert -1.45 < lo < -0.95 and 0.95 < hi < 1.45
     assert hi - lo > 1.6
+
+
+def _t_two_dof_quantile(q):
+    """Student's t quantile with 2 degrees of freedom, in closed form: (2q - 1) sqrt(2 / (4 q (1 - q)))."""
+    return (2 * q - 1) * math.sqrt(2 / (4 * q * (1 - q)))
+
+
+def _t_two_dof_p(t):
+    """Two-sided p-value of t with 2 degrees of freedom, in closed form: 1 - |t| / sqrt(t^2 + 2)."""
+    return 1 - abs(t) / math.sqrt(t * t + 2)
+
+
+@pytest.mark.parametrize("confidence", [0.95, 0.9])
+def test_paired_table_columns_by_hand(confidence):
+    results = {"A": [1.0, 1.1, 1.2], "B": [0.9, 1.0, 1.0], "C": [1.0, 1.1, 1.25]}
+    frame = stats.paired_table(results, [("A", "B"), ("A", "C")], confidence=confidence)
+    assert list(frame.columns) == ["A", "B", "A − B", "CI low", "CI high", "n", "p (t)", "p (Wilcoxon)",
+                                   "p (Holm)"]
+    assert list(frame["A"]) == ["A", "A"] and list(frame["B"]) == ["B", "C"] and list(frame["n"]) == [3, 3]
+    # A - B = (0.1, 0.1, 0.2): mean 0.4/3, sd sqrt(1/300), SE 1/30, t = 4; A - C = (0, 0, -0.05): mean -1/60,
+    # SE 1/60, t = -1
+    half = _t_two_dof_quantile(0.5 + confidence / 2) / 30
+    assert frame["A − B"][0] == pytest.approx(0.4 / 3)
+    assert frame["CI low"][0] == pytest.approx(0.4 / 3 - half) and frame["CI high"][0] == pytest.approx(0.4 / 3 + half)
+    assert frame["A − B"][1] == pytest.approx(-1 / 60)
+    p_ab, p_ac = _t_two_dof_p(4.0), _t_two_dof_p(-1.0)               # 0.057191 and 0.422650
+    assert list(frame["p (t)"]) == pytest.approx([p_ab, p_ac])
+    assert list(frame["p (Holm)"]) == pytest.approx([2 * p_ab, p_ac])  # the smaller p doubled, the larger kept
+    assert frame["p (Wilcoxon)"].isna().all()                          # three seeds: not reported
+
+
+def test_paired_table_of_single_seeds_and_missing_variants():
+    frame = stats.paired_table({"A": [1.0], "B": [0.5], "C": [0.7]}, [("A", "B"), ("A", "C")])
+    assert list(frame["A − B"]) == pytest.approx([0.5, 0.3])
+    assert frame["CI low"].isna().all() and frame["CI high"].isna().all()
+    assert list(frame["p (Holm)"]) == [1.0, 1.0]                       # no test: counted as p = 1 for Holm
+    empty = stats.paired_table({"A": [1.0]}, [])
+    assert len(empty) == 0 and "p (Holm)" in empty
+    with pytest.raises(KeyError, match=r"no values for \['Z'\]"):
+        stats.paired_table({"A": [1.0, 2.0]}, [("A", "Z")])
+
+
+def test_comparison_record_holds_every_field():
+    cmp = stats.paired([1.0, 2.0, 3.0], [0.5, 1.0, 2.0])
+    record = cmp.to_dict()
+    assert set(record) == {"estimate", "sd", "ci", "confidence", "n", "test", "p", "p_wilcoxon", "values", "mde"}
+    assert record["estimate"] == pytest.approx(2.5 / 3) and record["n"] == 3 and record["confidence"] == 0.95
+    assert record["values"] == [0.5, 1.0, 1.0] and record["p_wilcoxon"] is None
+    assert record["sd"] == pytest.approx(math.sqrt(1 / 12)) and record["test"].startswith("paired t")
+    assert record["ci"] == pytest.approx(list(cmp.ci)) and record["p"] == pytest.approx(cmp.p)
+    one = stats.sample([0.3]).to_dict()
+    assert one["ci"] is None and one["sd"] is None and one["mde"] is None and one["p"] is None

@@ -321,3 +321,94 @@ def test_validity_checks_and_the_gate():
     assert stats.validity_gate([]) is None and stats.validity_gate(None) is None
     gate = stats.validity_gate([v, stats.Validity("plateau", False, "rising"), stats.Validity("x", True, "ok")])
     assert gate.verdict == "inconclusive" and gate.reason == "ceiling: at 100 %; budget: rising"
+
+
+# --------------------------------------------------------------------------------------------- survivors of a mutmut run
+def test_an_inconclusive_criterion_gives_its_reason():
+    crit = stats.inconclusive("the table has no body")
+    assert crit.judge(CLEAR_UP) == stats.Judgement("inconclusive", "the table has no body")
+    assert crit.judge(None).verdict == "inconclusive"                 # it reads nothing of ours
+    assert crit.description == "inconclusive: the table has no body"
+    assert crit.name == "inconclusive" and crit.params == {"reason": "the table has no body"}
+
+
+def test_a_criterion_s_verdict_must_be_known_and_an_undecided_one_needs_a_reason():
+    plain = stats.Criterion("d", lambda ours: "reproduced")
+    assert plain.judge(1) == stats.Judgement("reproduced") and plain.name == "custom" and plain.params == {}
+    for bad in ("passed", "INCONCLUSIVE"):
+        with pytest.raises(AssertionError, match="criterion produced"):
+            stats.Criterion("d", lambda ours, v=bad: v).judge(1)
+    for undecided in ("inconclusive", "not testable"):
+        with pytest.raises(AssertionError, match="needs a reason"):
+            stats.Criterion("d", lambda ours, v=undecided: v).judge(1)
+        assert stats.Criterion("d", lambda ours, v=undecided: stats.Judgement(v, "why")).verdict(1) == undecided
+
+
+def test_an_erratum_that_cannot_be_tested_is_inconclusive_and_says_so():
+    assert stats.as_erratum(stats.Judgement("not testable", "no table")) == stats.Judgement("inconclusive", "no table")
+    assert stats.as_erratum(stats.Judgement("not testable")) == stats.Judgement("inconclusive", "not testable")
+    assert stats.as_erratum(stats.Judgement("reproduced")).reason is None
+
+
+def test_validity_records_a_passed_check_as_true():
+    assert stats.Validity("trained", np.bool_(True), "loss fell").to_dict() == {"name": "trained", "passed": True,
+                                                                               "detail": "loss fell"}
+
+
+def test_rule_texts_name_the_direction_the_tolerance_and_the_band():
+    up = stats.direction(paper_effect=2.0)
+    assert up.description.startswith("A > B (paper +2; tolerance ±1: half the paper's effect (no spread printed))")
+    assert up.params["tol_reason"] == "half the paper's effect (no spread printed)"
+    assert stats.tolerance(2.0).reason == "half the paper's effect (no spread printed)"
+    assert stats.direction(sign=-1).description.startswith("A < B (the paper states the direction only)")
+    assert stats.direction(paper_effect=-0.5).description.startswith("A < B (paper -0.5;")
+    untrained = stats.direction(sign=1, trained=False).description
+    assert untrained.startswith("A > B") and untrained.endswith("; the objective did not train: inconclusive")
+    band = stats.level(0.5, tol=0.1, tol_reason="the paper's rounding").description
+    assert band.startswith("CI of ours inside 0.5 ± 0.1 (the paper's rounding): reproduced; entirely outside: "
+                           "not reproduced")
+
+
+def test_an_underpowered_reason_counts_seeds_at_the_comparison_s_confidence():
+    values = [3.0, -3.0, 2.5]
+    for confidence in (0.95, 0.8):
+        ours = stats.sample(values, confidence=confidence)
+        reason = stats.direction(paper_effect=0.5).judge(ours).reason
+        need = stats.n_for_power(ours.sd, 0.5, confidence)
+        assert reason.startswith("underpowered") and f"about {need} seeds" in reason
+    assert stats.n_for_power(stats.sample(values).sd, 0.5, 0.8) < stats.n_for_power(stats.sample(values).sd, 0.5)
+
+
+def test_plateau_on_steps_that_do_not_start_at_zero_or_are_fractions():
+    # a climb up to step 160, flat from there: the last third of 100-190 is 160-190
+    steps = np.arange(100, 200, 10)
+    curve = np.array([0, 1, 2, 3, 4, 5, 6, 6.01, 5.99, 6])
+    check = stats.plateau(steps, curve)
+    assert check.passed and check.name == "plateau" and "over 30 steps" in check.detail
+    assert stats.plateau(steps / 1000, curve).passed                   # epochs 0.1 .. 0.19: a span below 1
+    assert "over 0.03 steps" in stats.plateau(steps / 1000, curve).detail
+    with pytest.raises(ValueError, match="distinct steps"):
+        stats.plateau([0, 1, 2, 5, 5, 5], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
+
+
+def test_plateau_falls_back_to_the_last_three_points():
+    # the last third of 0..100 holds one point: the fit uses the last three, steps 4, 5 and 100 (a span of 96)
+    check = stats.plateau([0, 1, 2, 3, 4, 5, 100], [0, 1, 2, 3, 4, 5, 6])
+    assert "over 96 steps" in check.detail
+
+
+def test_plateau_with_three_points_uses_the_t_interval_with_one_degree_of_freedom():
+    # least squares through (0, 0), (1, 1), (2, 1.5): slope 0.75, residual variance 0.041667 / 1, standard error
+    # sqrt(0.041667 / 2) = 0.144338; t(0.975, 1) = 12.7062: the interval [-1.08, +2.58] covers 0
+    check = stats.plateau([0, 1, 2], [0.0, 1.0, 1.5], tail=1.0)
+    assert check.passed
+    assert "+0.75/step, 95 % CI [-1.08, +2.58], gain +1.5 over 2 steps" in check.detail
+    with_gap = stats.plateau([0, 1, 2], [0.0, 1.0, 1.5], tail=1.0, gap=2.0)
+    assert with_gap.detail.startswith("slope over the last 100% +0.75/step")
+    assert with_gap.detail.endswith(" against 0.25 × the compared gap 2")
+
+
+def test_an_untrained_objective_names_why():
+    crit = stats.direction(sign=1, trained=False, untrained_reason="the loss stayed at 2.30")
+    assert crit.judge(CLEAR_UP) == stats.Judgement("inconclusive", "did not train: the loss stayed at 2.30")
+    assert stats.direction(sign=1, trained=False).judge(CLEAR_UP).reason == "did not train: the objective did not move"
