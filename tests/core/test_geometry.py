@@ -233,6 +233,7 @@ def test_sampled_anisotropy_draws_uniform_ordered_pairs_with_its_seed():
     x = gauss(50, 4, mean=0.3)
     assert anisotropy(x, n_pairs=100, seed=3) == anisotropy(x, n_pairs=100, seed=3)   # the seed decides it
     assert anisotropy(x, n_pairs=100, seed=3) != anisotropy(x, n_pairs=100, seed=4)
+    assert anisotropy(x, n_pairs=100) == anisotropy(x, n_pairs=100, seed=0)           # the documented default
 
 
 def test_rank_measures_of_small_scales_and_exact_zeros():
@@ -264,3 +265,5 @@ def test_one_row_is_refused_where_pairs_or_a_spread_are_needed():
         with pytest.raises(ValueError, match="need at least 2 rows, got 1"):
             call()
     assert effective_rank(one) == pytest.approx(1.0)          # one row: one singular value, rank 1
+    assert alignment(one, -one) == pytest.approx(4.0)         # one positive pair is enough
+    assert mean_positive_angle(one, -one) == pytest.approx(180.0)
