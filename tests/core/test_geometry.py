@@ -117,9 +117,10 @@ def test_effective_rank_normalises_the_singular_values_not_their_squares():
 
 def test_effective_rank_centres_only_when_asked():
     # rows +-3 along one axis and +-1 along the other: centred, the columns are orthogonal with norms sqrt(18) and
-    # sqrt(2), so the singular values are 3 sqrt(2) and sqrt(2) (ratio 3 : 1 again); then rotated and shifted
+    # sqrt(2), so the singular values are 3 sqrt(2) and sqrt(2) (ratio 3 : 1 again); then rotated and shifted by a
+    # different amount per column (centring subtracts each column's mean, not one mean of all entries)
     spread = torch.tensor([[3.0, 0.0], [-3.0, 0.0], [0.0, 1.0], [0.0, -1.0]], dtype=torch.float64)
-    x = spread @ _rotation(0.7).T + torch.tensor([10.0, 10.0], dtype=torch.float64)
+    x = spread @ _rotation(0.7).T + torch.tensor([10.0, -4.0], dtype=torch.float64)
     assert effective_rank(x, center=True) == pytest.approx(_entropy_rank([3.0, 1.0]), abs=1e-9)
     raw = torch.linalg.svdvals(x).tolist()                   # uncentred: the shift adds a large singular value
     assert effective_rank(x) == pytest.approx(_entropy_rank(raw), abs=1e-9)
@@ -130,7 +131,7 @@ def test_participation_ratio_of_a_hand_covariance():
     # the same centred rows: covariance eigenvalues proportional to 18 and 2, so (18 + 2)^2 / (18^2 + 2^2) = 400/328;
     # the singular values themselves (3 sqrt 2, sqrt 2) would give 32/20, the uncentred matrix something else
     spread = torch.tensor([[3.0, 0.0], [-3.0, 0.0], [0.0, 1.0], [0.0, -1.0]], dtype=torch.float64)
-    x = spread @ _rotation(0.7).T + torch.tensor([10.0, 10.0], dtype=torch.float64)
+    x = spread @ _rotation(0.7).T + torch.tensor([10.0, -4.0], dtype=torch.float64)
     assert participation_ratio(x) == pytest.approx(400 / 328, abs=1e-9)
     assert participation_ratio(torch.diag(torch.tensor([1.0, 1.0, 1.0], dtype=torch.float64))) == pytest.approx(
         2.0, abs=1e-9)  # three points e1, e2, e3: centred covariance has eigenvalues 1/3, 1/3, 0 -> (2/3)^2/(2/9) = 2
@@ -232,6 +233,7 @@ def test_sampled_anisotropy_draws_uniform_ordered_pairs_with_its_seed():
     x = gauss(50, 4, mean=0.3)
     assert anisotropy(x, n_pairs=100, seed=3) == anisotropy(x, n_pairs=100, seed=3)   # the seed decides it
     assert anisotropy(x, n_pairs=100, seed=3) != anisotropy(x, n_pairs=100, seed=4)
+    assert anisotropy(x, n_pairs=100) == anisotropy(x, n_pairs=100, seed=0)           # the documented default
 
 
 def test_rank_measures_of_small_scales_and_exact_zeros():
@@ -263,3 +265,5 @@ def test_one_row_is_refused_where_pairs_or_a_spread_are_needed():
         with pytest.raises(ValueError, match="need at least 2 rows, got 1"):
             call()
     assert effective_rank(one) == pytest.approx(1.0)          # one row: one singular value, rank 1
+    assert alignment(one, -one) == pytest.approx(4.0)         # one positive pair is enough
+    assert mean_positive_angle(one, -one) == pytest.approx(180.0)

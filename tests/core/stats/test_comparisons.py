@@ -258,3 +258,11 @@ def test_comparison_record_holds_every_field():
     assert record["ci"] == pytest.approx(list(cmp.ci)) and record["p"] == pytest.approx(cmp.p)
     one = stats.sample([0.3]).to_dict()
     assert one["ci"] is None and one["sd"] is None and one["mde"] is None and one["p"] is None
+
+
+def test_difference_se_accepts_a_zero_spread_and_refuses_bad_ones():
+    assert stats.difference_se(0.0, 0.4, 4) == pytest.approx(0.2)           # sqrt((0 + 0.16) / 4)
+    assert stats.difference_se(0.3, 0.0, 1) == pytest.approx(0.3)
+    for sd_a, sd_b in [(-0.1, 0.4), (0.3, -0.1), (float("inf"), 0.3), (0.3, float("nan")), (float("nan"), -1.0)]:
+        with pytest.raises(ValueError, match="finite standard deviations"):
+            stats.difference_se(sd_a, sd_b, 4)

@@ -412,3 +412,12 @@ def test_an_untrained_objective_names_why():
     crit = stats.direction(sign=1, trained=False, untrained_reason="the loss stayed at 2.30")
     assert crit.judge(CLEAR_UP) == stats.Judgement("inconclusive", "did not train: the loss stayed at 2.30")
     assert stats.direction(sign=1, trained=False).judge(CLEAR_UP).reason == "did not train: the objective did not move"
+
+
+def test_plateau_gain_exactly_at_the_fraction_of_the_gap_passes():
+    # slope 0.25 on steps 0-9: over the last third (6-9) the gain is 0.75, a quarter of a gap of 3; every number
+    # here is a binary fraction, so least squares gives exactly 0.75 on any machine (0.01 steps would give
+    # 0.029999999999999995 against 0.03 and leave the boundary untested)
+    line = 0.25 * np.arange(10.0)
+    assert stats.plateau(range(10), line, gap=3.0).passed
+    assert not stats.plateau(range(10), line, gap=2.999).passed
