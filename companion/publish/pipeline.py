@@ -8,7 +8,7 @@ The steps, in order (:func:`steps` lists them, ``--print-steps`` prints them and
    (:func:`data_root`), passed on as ``COMPANION_DATA_DIR``.
 2. **run**: the gpu profile's dry run first (its code path in seconds, before hours of GPU), then ``run --profile P``.
    A notebook that fails stops nothing: the others are written in place and published, and the pipeline ends with
-   exit status 1.
+   exit status 1 (a refused run, the gpu profile without CUDA say, stops it).
 3. **commit the run** on a new branch (``--publish commit`` or ``pr``): the executed notebooks, ``results/`` and
    ``figures/``. It comes before the next step because the registration history is read from the commits.
 4. **regenerate**: ``criteria history``, then ``site`` (the generated pages and their inputs stamps, which cover
@@ -59,8 +59,9 @@ QUARTO_SKIP = ("Quarto is not installed: the site is not rendered (install it fr
 class Step:
     """One step: ``commands`` run in order (the first failure ends the step), or ``action``, a Python function
     returning an exit status. ``unless``: a command whose success means the step is not needed (``data check``
-    before ``data fetch``); ``skip``: why the step does not run; ``show_only``: print the commands, run nothing;
-    ``keep_going``: a failure is remembered (exit status 1 at the end) but the next steps run."""
+    before ``data fetch``; ``unless_note`` says so); ``skip``: why the step does not run; ``show_only``: print the
+    commands, run nothing; ``tolerate``: exit statuses that are remembered (exit status 1 at the end) but let the
+    next steps run (a run whose some notebooks failed exits 1; a refused run, 2, stops the pipeline)."""
 
     name: str
     commands: tuple[Command, ...] = ()
@@ -70,7 +71,7 @@ class Step:
     describe: str = ""
     skip: str | None = None
     show_only: bool = False
-    keep_going: bool = False
+    tolerate: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,7 @@ def steps(opts: Options, data: Path, which: Callable[[str], str | None] = shutil
     run += ("--timeout", str(opts.timeout)) if opts.timeout else ()
     run += ("--allow-cpu",) if opts.allow_cpu else ()
     run += ("--output-dir", str(rehearsal)) if opts.rehearse else ()
-    out.append(Step("run", (run,), keep_going=True))
+    out.append(Step("run", (run,), tolerate=(1,)))
     if opts.rehearse:
         out.append(Step("place", action=place, describe="the smoke outputs take the place of the stored ones"))
     committing = opts.publish != "none"
@@ -235,7 +236,8 @@ def subprocess_call(root: Path, env: dict[str, str]) -> Callable[[Command], int]
 
 def execute(plan: list[Step], call: Callable[[Command], int], echo: Callable[[str], None] = print) -> int:
     """Run ``plan`` in order through ``call`` (a command -> its exit status); returns the pipeline's exit status:
-    that of the first failing step (the later ones do not run), else 1 when a ``keep_going`` step failed, else 0."""
+    that of the first failing step (the later ones do not run), else 1 when a step failed with a status it
+    tolerates, else 0."""
     failed = []
     for step in plan:
         if step.skip:
@@ -260,7 +262,7 @@ def execute(plan: list[Step], call: Callable[[Command], int], echo: Callable[[st
             rc = call(command)
             if rc:
                 break
-        if rc and not step.keep_going:
+        if rc and rc not in step.tolerate:
             echo(f"pipeline stopped at {step.name} (exit status {rc})")
             return rc
         if rc:
