@@ -283,8 +283,13 @@ def dirty(root: Path) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m companion pipeline", description=__doc__.split("\n\n")[0],
-                                     epilog="the steps: python -m companion pipeline --profile gpu --print-steps")
+    parser = argparse.ArgumentParser(
+        prog="python -m companion pipeline",
+        description="From a run to a pull request in one command: WordNet and the data (fetched only when 'data "
+                    "check' fails), the run, a commit of its outputs on a new branch, the criteria history and the "
+                    "site pages regenerated from them, 'site --check' and 'criteria check', quarto render, then the "
+                    "branch pushed with a pull request (or the commands printed without a token).",
+        epilog="the steps, run nothing: python -m companion pipeline --profile gpu --publish pr --print-steps")
     parser.add_argument("--profile", default="smoke", help=f"one of {', '.join(PROFILES)} (default smoke)")
     parser.add_argument("--only", help="notebooks, as in 'run --only'")
     parser.add_argument("--jobs", type=int, default=1, help="notebooks at once, as in 'run --jobs'")
