@@ -56,6 +56,10 @@ class BuildConfig:
     log_every: int = 20
     seed: int = 0
     extra: dict = field(default_factory=dict)
+    #: how evaluation text is kept out of the corpus (:mod:`companion.mlm.decontaminate`): ``"exact"`` (the rule
+    #: the cached cpu build was made with) or ``"near-duplicate"``; ``"exact"`` stays out of the cache key, so
+    #: builds made before this setting existed keep their folders
+    decontamination: str = "exact"
 
     @property
     def tokens_per_step(self) -> int:
@@ -69,10 +73,12 @@ ALL_SOURCES = ("wordnet", "wiki", "mrpc-train", "goemotions-train", "emolit-trai
 #: 128 sequences a step; ``steps`` x 8,192 token positions in all (see the module docstring of
 #: :mod:`companion.mlm` for why). ``smoke``: the first 1,500 sentences of the data mirror's wiki head
 #: (no system package needed: CI and the smoke notebooks build it anywhere), a 2-layer width-32 model, a few steps.
+#: ``cpu`` keeps the ``"exact"`` decontamination it was built with (its cached folder and every run cached from it
+#: stay valid); ``smoke`` uses ``"near-duplicate"``, the rule a rebuild should take.
 PROFILES: dict[str, BuildConfig] = {
     "smoke": BuildConfig(sources=("wiki",), limit=1500, vocab_size=600, hidden=32, layers=2, heads=2,
                          intermediate=64, max_len=32, batch_size=16, steps=6, lr=1e-3, warmup_steps=2, heldout=16,
-                         eval_every=3, log_every=2),
+                         eval_every=3, log_every=2, decontamination="near-duplicate"),
     "cpu": BuildConfig(sources=ALL_SOURCES, limit=None, vocab_size=8192, hidden=256, layers=4, heads=4,
                        intermediate=1024, max_len=64, batch_size=128, steps=1000, lr=7e-4, warmup_steps=80,
                        eval_every=100, log_every=20),
@@ -254,10 +260,19 @@ def mlm_loss(model, ids: torch.Tensor, att: torch.Tensor, corrupt: torch.Tensor,
 
 
 # --------------------------------------------------------------------------------------------- the build
+def key_config(cfg: BuildConfig) -> dict:
+    """The settings that name a build: :func:`asdict` of ``cfg``, without ``decontamination`` when it is
+    ``"exact"`` (the key every build had before the rule was a setting)."""
+    out = asdict(cfg)
+    if out["decontamination"] == "exact":
+        del out["decontamination"]
+    return out
+
+
 def build_key(cfg: BuildConfig, corpus_sha: str) -> str:
     from companion._io import cache_key
 
-    return cache_key({"config": asdict(cfg), "corpus": corpus_sha, "version": PRETRAIN_VERSION})
+    return cache_key({"config": key_config(cfg), "corpus": corpus_sha, "version": PRETRAIN_VERSION})
 
 
 def build_dir(profile: str, cfg: BuildConfig | None = None, root: Path | None = None) -> Path:
@@ -267,7 +282,7 @@ def build_dir(profile: str, cfg: BuildConfig | None = None, root: Path | None = 
 
     cfg = cfg or profile_config(profile)
     root = Path(root) if root is not None else cache_dir() / "mlm"
-    corpus = build_corpus(cfg.sources, cfg.limit, root=root)
+    corpus = build_corpus(cfg.sources, cfg.limit, root=root, decontamination=cfg.decontamination)
     return root / f"raw-{profile}-{build_key(cfg, corpus.sha256)}"
 
 
@@ -325,7 +340,7 @@ def build(profile: str = "cpu", cfg: BuildConfig | None = None, root: Path | Non
     cfg = cfg or profile_config(profile)
     root = Path(root) if root is not None else cache_dir() / "mlm"
     t_all = time.perf_counter()
-    corpus = build_corpus(cfg.sources, cfg.limit, root=root)
+    corpus = build_corpus(cfg.sources, cfg.limit, root=root, decontamination=cfg.decontamination)
     folder = root / f"raw-{profile}-{build_key(cfg, corpus.sha256)}"
     if is_built(folder) and not force:
         return folder
