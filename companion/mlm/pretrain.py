@@ -357,6 +357,7 @@ def build(profile: str = "cpu", cfg: BuildConfig | None = None, root: Path | Non
     held = [seqs[i] for i in order[: cfg.heldout]]
     train = [seqs[i] for i in order[cfg.heldout:]]
     n_tokens = sum(len(s) for s in train)
+    unigram = piece_entropy(seqs, (tok.cls_token_id, tok.sep_token_id))
     log(f"vocabulary {len(tok):,}; {len(train):,} training sequences ({n_tokens:,} tokens), {len(held)} held out; "
         f"{cfg.steps:,} steps of {cfg.batch_size} = {cfg.steps * cfg.batch_size / max(len(train), 1):.2f} epochs")
 
@@ -439,6 +440,7 @@ def build(profile: str = "cpu", cfg: BuildConfig | None = None, root: Path | Non
                                                                   "words": corpus.words, "sources": corpus.stats},
             "vocab_size": len(tok), "sequences": {"train": len(train), "heldout": len(held), "train_tokens": n_tokens},
             "tokens_seen": tokens_seen, "epochs": cfg.steps * cfg.batch_size / max(len(train), 1),
+            "unigram_entropy": unigram,
             "curve": curve, "heldout": heldout, "train_wall_s": round(train_wall, 1),
             "train_cpu_s": round(train_cpu, 1), "total_wall_s": round(time.perf_counter() - t_all, 1),
             "weights_hash": digest, "init_hash": init_hash, "threads": torch.get_num_threads(),
@@ -456,3 +458,45 @@ def build(profile: str = "cpu", cfg: BuildConfig | None = None, root: Path | Non
 
 def build_info(folder: Path) -> dict:
     return json.loads((Path(folder) / "build.json").read_text(encoding="utf-8"))
+
+
+def piece_entropy(seqs: list[list[int]], special: tuple[int, ...]) -> float:
+    """The entropy in nats of the pieces of ``seqs`` (their relative frequencies; ``special`` ids left out): the
+    held-out MLM loss of a model that ignores the context and predicts every masked piece by its frequency.
+
+    >>> round(piece_entropy([[2, 7, 8, 3], [2, 7, 7, 3]], (2, 3)), 4)   # frequencies 3/4, 1/4
+    0.5623
+    """
+    counts = np.bincount(np.concatenate([np.asarray(s, dtype=np.int64) for s in seqs]))
+    counts[[i for i in special if i < len(counts)]] = 0
+    p = counts[counts > 0] / counts.sum()
+    return float(-(p * np.log(p)).sum())
+
+
+def unigram_entropy(folder: Path, log=print) -> float | None:
+    """:func:`piece_entropy` of the build in ``folder`` (its corpus packed as the build packs it, with its
+    tokenizer): read from ``build.json`` where the build recorded it, else measured once and cached beside the
+    folder (``<folder>.unigram.json``); ``None`` when the corpus file is no longer in the cache."""
+    from transformers import AutoTokenizer
+
+    from companion._io import write_atomic
+    from companion.mlm.corpus import Corpus
+
+    folder = Path(folder)
+    info = build_info(folder)
+    if info.get("unigram_entropy") is not None:
+        return float(info["unigram_entropy"])
+    cached = folder.with_name(folder.name + ".unigram.json")
+    if cached.is_file():
+        return float(json.loads(cached.read_text(encoding="utf-8"))["unigram_entropy"])
+    corpus = folder.parent / info["corpus"]["file"]
+    if not corpus.is_file():
+        return None
+    log(f"measuring the unigram entropy of {corpus.name}")
+    tok = AutoTokenizer.from_pretrained(folder)
+    blocks = [[e.ids for e in tok.backend_tokenizer.encode_batch(us, add_special_tokens=False)]
+              for _, us in Corpus(corpus, {}, "").blocks()]
+    seqs = pack(blocks, info["config"]["max_len"], tok.cls_token_id, tok.sep_token_id)
+    value = piece_entropy(seqs, (tok.cls_token_id, tok.sep_token_id))
+    write_atomic(cached, lambda fh: fh.write(json.dumps({"unigram_entropy": value}).encode()))
+    return value
