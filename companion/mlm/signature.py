@@ -186,8 +186,9 @@ def raw_regime(profile: str, table, log=print) -> str:
     and its signature ``table`` (:func:`regime_signature`): its size and pretraining, its corpus and how that was
     decontaminated, its held-out MLM loss against the unigram entropy of its pieces (the loss of a model that
     ignores the context), and its zero-shot STS average (mean pooling) against the random network it started
-    from. Where it is below that random start it says so, and that a verdict from this encoder is no evidence about
-    raw BERT."""
+    from (one decimal). Where it is not above that random start it says so, and that a verdict from this encoder is
+    no evidence about raw BERT; where the held-out loss is not below the unigram entropy, that it predicts no better
+    than piece frequencies."""
     from companion.mlm import build_info, raw_model_path
     from companion.mlm.pretrain import GPU_BACKBONE, unigram_entropy
 
@@ -199,21 +200,25 @@ def raw_regime(profile: str, table, log=print) -> str:
     sources = ("the data mirror's wiki head" if set(cfg["sources"]) == {"wiki"} else
                "WordNet glosses, training splits of the data mirror and Debian prose")
     rule = cfg.get("decontamination", "exact")
-    rule = "exact-match" if rule == "exact" else rule
+    rule = ("exact-match decontamination only, so near-copies of evaluation sentences can remain" if rule == "exact"
+            else f"{rule} decontamination")
+    loss = info["heldout"][-1]["loss"]
     unigram = unigram_entropy(folder, log=log)
-    against = (f"against a unigram entropy of {unigram:.2f}" if unigram is not None else
-               "(the unigram entropy of its pieces not measured: its corpus is no longer cached)")
+    if unigram is None:
+        against = "(the unigram entropy of its pieces not measured: its corpus is no longer cached)"
+    else:
+        against = f"against a unigram entropy of {unigram:.2f}" + (
+            ", no better than predicting each piece by its frequency" if loss >= unigram else "")
     raw, rand = float(table.loc[SIGNATURE_ROWS[1], "sts_avg"]), float(table.loc[SIGNATURE_ROWS[0], "sts_avg"])
-    below = raw < rand
-    sts = (f"its zero-shot STS average with mean pooling, {raw:.1f}, is {'below' if below else 'above'} the "
-           f"{rand:.1f} of the random network it started from")
-    verdict = ("; it is not shown to behave like raw BERT, and a verdict from it is no evidence about raw BERT"
-               if below else "; it is not BERT-base")
+    above = round(raw, 1) > round(rand, 1)
+    where = "above" if above else ("level with" if round(raw, 1) == round(rand, 1) else "below")
+    verdict = ("; it is not BERT-base" if above else
+               "; it is not shown to behave like raw BERT, and a verdict from it is no evidence about raw BERT")
     return (f"raw MLM encoder built here (companion.mlm, {profile} build: {cfg['layers']} layers of width "
             f"{cfg['hidden']}, {cfg['steps']:,} masked-LM steps of {cfg['batch_size']} x {cfg['max_len']} tokens "
-            f"from random initialisation on {_words(info['corpus']['words'])} of {sources}, "
-            f"{rule} decontamination; held-out MLM loss {info['heldout'][-1]['loss']:.2f} nats {against}); "
-            f"{sts}{verdict}")
+            f"from random initialisation on {_words(info['corpus']['words'])} of {sources}, {rule}; held-out MLM "
+            f"loss {loss:.2f} nats {against}); its zero-shot STS average with mean pooling, {raw:.1f}, is {where} "
+            f"the {rand:.1f} of the random network it started from{verdict}")
 
 
 def _words(n: int) -> str:

@@ -260,7 +260,7 @@ def test_regime_signature_is_cached_and_flags_the_raw_rows(monkeypatch, tmp_path
     assert len(calls) == 4 and again.equals(table)
 
 
-def _fake_build(monkeypatch, tmp_path, words=3_334_776, rule="exact"):
+def _fake_build(monkeypatch, tmp_path, words=3_334_776, rule="exact", unigram=7.0):
     import json
 
     import companion.mlm as mlm
@@ -272,7 +272,7 @@ def _fake_build(monkeypatch, tmp_path, words=3_334_776, rule="exact"):
     if rule is not None:
         config["decontamination"] = rule
     info = {"config": config, "corpus": {"file": "corpus-x.txt", "words": words},
-            "heldout": [{"loss": 9.07}, {"loss": 5.84}], "unigram_entropy": 7.0}
+            "heldout": [{"loss": 9.07}, {"loss": 5.84}], "unigram_entropy": unigram}
     (folder / "build.json").write_text(json.dumps(info), encoding="utf-8")
     monkeypatch.setattr(mlm, "raw_model_path", lambda profile, log=print: str(folder))
 
@@ -293,8 +293,8 @@ def test_raw_regime_says_what_the_encoder_is(monkeypatch, tmp_path):
     label = raw_regime("cpu", _signature_rows(48.9, 39.0))
     assert label.startswith("raw MLM encoder built here")  # what the statements' regime classes look for
     assert "4 layers of width 256, 1,000 masked-LM steps of 128 x 64 tokens" in label
-    assert "3.3 million words" in label and "exact-match decontamination" in label
-    assert "held-out MLM loss 5.84 nats against a unigram entropy of 7.00" in label
+    assert "3.3 million words" in label and "exact-match decontamination only" in label
+    assert "held-out MLM loss 5.84 nats against a unigram entropy of 7.00)" in label
     assert "39.0, is below the 48.9 of the random network it started from" in label
     assert "no evidence about raw BERT" in label
     assert ", every layer" not in label  # the notebooks append the training regime after it
@@ -307,7 +307,18 @@ def test_raw_regime_of_an_encoder_above_its_random_start(monkeypatch, tmp_path):
     label = raw_regime("smoke", _signature_rows(40.0, 55.5))
     assert "55.5, is above the 40.0 of the random network" in label and "no evidence" not in label
     assert "40,000 words" in label and "near-duplicate decontamination" in label
+    assert "no better than" not in label  # 5.84 < 7.00
     assert raw_regime("gpu", None).startswith("bert-base-uncased")
+
+
+def test_raw_regime_level_with_its_random_start_is_no_evidence(monkeypatch, tmp_path):
+    """At one decimal the same STS average as the random start (the smoke build's 47.2 and 47.2): not above it."""
+    from companion.mlm.signature import raw_regime
+
+    _fake_build(monkeypatch, tmp_path, unigram=5.68)
+    label = raw_regime("smoke", _signature_rows(47.21, 47.24))
+    assert "47.2, is level with the 47.2 of the random network" in label and "no evidence about raw BERT" in label
+    assert "5.84 nats against a unigram entropy of 5.68, no better than predicting each piece by its" in label
 
 
 def test_piece_entropy_by_hand():
