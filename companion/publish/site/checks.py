@@ -25,6 +25,8 @@ import yaml
 
 from companion.publish import apidoc, colab, notebook_outputs, typed_numbers
 from companion.publish.site import figures as site_figures
+from companion.publish.site import findings as site_findings
+from companion.publish.site import forest
 from companion.publish.site import render as site_render
 from companion.publish.site.common import (
     CONFIG,
@@ -420,7 +422,10 @@ def check(root: Path = REPO_ROOT, execute: bool = True, strict: bool = False) ->
     problems += apidoc.check(root)
     readme = root / "README.md"
     if readme.exists() and readme.read_text(encoding="utf-8") != render_readme(root):
-        problems.append("README.md's notebook table is out of date; run `python -m companion site`")
+        problems.append("README.md's generated parts (findings, notebook table) are out of date; run "
+                        "`python -m companion site`")
+    problems += site_findings.title_problems(root)
+    problems += forest.figure_problems(root)
     if execute:  # what a real render would get wrong: notebooks, lists, tables, anchors, tracebacks, figure
         problems += site_render.render_problems(root, pages(root), [nb.path for nb in notebooks], printed,
                                                 strict=strict)
