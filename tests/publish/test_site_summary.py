@@ -192,6 +192,10 @@ def test_machine_length_floats_are_shortened_in_ledger_text_and_found_where_left
     assert fmt.long_numbers(fmt.tidy_numbers(text)) == []
     assert fmt.significant_digits("0.0950") == 3 and fmt.significant_digits("1.000000") == 7
     assert fmt.ledger_text("s*_ij = 0.30000000000000004") == "s\\*\\_ij = 0.300"
+    # a verdict's reason: a computed tolerance of six digits is shortened, the paper's printed numbers are kept
+    reason = "magnitude +0.2782 is smaller than the paper's +3.62 by more than the tolerance 1.30277"
+    assert fmt.ledger_text(reason, fmt.REASON_DIGITS) == reason.replace("1.30277", "1.30")
+    assert fmt.ledger_text(reason) == reason
 
 
 def test_the_landing_page_answers_first_and_leaves_the_claims_to_the_paper_pages(tmp_path, monkeypatch):

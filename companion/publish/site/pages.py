@@ -275,8 +275,8 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, k
             title = titles.get((paper, ledger["notebook"], c["id"]))
             lead = f"**{fmt.md_escape(title)}** — " if title else ""
             claim = f"{lead}{fmt.ledger_text(c['claim'])}{source} · {_cell_link(loc, base)}"
-            verdict = verdict_badge(c["verdict"]) + (f" — {fmt.ledger_text(_short_reason(c['reason']))}"
-                                               if c.get("reason") else "")
+            reason = fmt.ledger_text(_short_reason(c["reason"]), fmt.REASON_DIGITS) if c.get("reason") else ""
+            verdict = verdict_badge(c["verdict"]) + (f" — {reason}" if reason else "")
             revisions = revised(history, f"{paper}/{ledger['notebook']}", c["id"])
             if revisions:
                 verdict += (f" · *criterion revised after a result ({revisions[-1]['date']}; "
