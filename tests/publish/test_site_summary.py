@@ -20,11 +20,11 @@ TITLES = {"r1": "One", "r2": "Two", "p1": "Three", "n1": "Four", "u1": "Five", "
           "t1": "Eight", "x1": "Nine"}
 
 
-def _titles(root, paper="angle", titles=None):
-    path = root / "data" / paper / findings.TITLES_FILE
+def _titles(root, titles=None, paper="angle"):
+    path = root / "data" / findings.TITLES_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    rows = "".join(f"{k},{v}\n" for k, v in (TITLES if titles is None else titles).items())
-    path.write_text("# titles\nstatement,title\n" + rows, encoding="utf-8")
+    rows = "".join(f"{paper},{k},{v}\n" for k, v in (TITLES if titles is None else titles).items())
+    path.write_text("# titles\npaper,statement,title\n" + rows, encoding="utf-8")
 
 
 def _ledger(tmp_path, monkeypatch):

@@ -123,7 +123,7 @@ def input_files(root: Path | None = None) -> list[Path]:
     results = _results_dir(root)
     files = [*results.glob("*/*.json"), *(root / "notebooks").glob("*/[0-9][0-9]-*.ipynb"),
              *(root / "data").glob("*/coverage.csv"), *(root / "data").glob("*/statements.csv"),
-             *(root / "data").glob("*/statement-titles.csv"),
+             root / "data" / "statement-titles.csv",
              root / "data" / "criteria-history.json", root / BENCHMARK_REPORT, root / "pyproject.toml",
              *Path(__file__).parent.glob("*.py")]
     return sorted({f for f in files if f.is_file()}, key=lambda f: f.as_posix())

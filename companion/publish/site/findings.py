@@ -1,10 +1,11 @@
 """The findings in words, generated from the ledgers: a short title per statement, each paper's bottom line in a
 few sentences and the findings table of the five papers (the landing page, the paper pages and the README).
 
-* **Titles.** ``data/<paper>/statement-titles.csv`` (columns ``statement, title``; ``#`` lines are comments) gives
+* **Titles.** ``data/statement-titles.csv`` (columns ``paper, statement, title``; ``#`` lines are comments) gives
   each statement of :mod:`companion.statements` a short plain title ("CircularCSE gives the highest CD-r"), written
-  by hand once. The file is keyed by statement id and is read only here: the statement rule and its exceptions
-  (``data/<paper>/statements.csv``) stay as they are. A statement without a title shows its claim text, cut short;
+  by hand once. The file is keyed by paper and statement id and is read only here: the statement rule and its
+  exceptions (``data/<paper>/statements.csv``) stay as they are, and the papers' folders keep only their
+  transcriptions. A statement without a title shows its claim text, cut short;
   :func:`title_problems` (``site --check``) names statements without a title and titles of no statement.
 * **Bottom line** (:func:`bottom_line`): three to five sentences per paper: what holds (*reproduced*, then
   *partly*), what does not (*not reproduced*), what could not be decided (*inconclusive*, with what stopped it and
@@ -41,7 +42,7 @@ from companion.publish.site.common import (
 from companion.publish.site.summary import OTHER, reason_group
 
 TITLES_FILE = "statement-titles.csv"
-TITLE_COLUMNS = ("statement", "title")
+TITLE_COLUMNS = ("paper", "statement", "title")
 #: the longest title a table cell or a sentence shows whole
 TITLE_CHARS = 72
 #: how many statements a sentence names before "and N more"
@@ -52,20 +53,21 @@ PAPER_SETTING = "paper setting"
 
 
 # --------------------------------------------------------------------------------------------- titles
-def titles_path(paper: str, root: Path | None = None) -> Path:
-    return _root(root) / "data" / paper / TITLES_FILE
+def titles_path(root: Path | None = None) -> Path:
+    return _root(root) / "data" / TITLES_FILE
 
 
 def read_titles(paper: str, root: Path | None = None) -> dict[str, str]:
-    """``{statement id: title}`` of ``data/<paper>/statement-titles.csv`` (empty when the file is absent)."""
-    path = titles_path(paper, root)
+    """``{statement id: title}`` of ``paper`` in ``data/statement-titles.csv`` (empty when the file is absent)."""
+    path = titles_path(root)
     if not path.is_file():
         return {}
     lines = [line for line in path.read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
     rows = list(csv.DictReader(lines))
     if rows and set(TITLE_COLUMNS) - set(rows[0]):
         raise ValueError(f"{path}: columns {', '.join(TITLE_COLUMNS)} expected, got {', '.join(rows[0])}")
-    return {(r["statement"] or "").strip(): " ".join((r["title"] or "").split()) for r in rows}
+    return {(r["statement"] or "").strip(): " ".join((r["title"] or "").split()) for r in rows
+            if (r["paper"] or "").strip() == paper}
 
 
 # --------------------------------------------------------------------------------------------- statements
@@ -139,7 +141,7 @@ def title_problems(root: Path | None = None) -> list[str]:
     problems = []
     root = _root(root)
     for paper in sorted({ledger["paper"] for ledger in _ledgers(root)} & set(REPRODUCED_PAPERS), key=_paper_order):
-        where = f"data/{paper}/{TITLES_FILE}"
+        where = f"data/{TITLES_FILE} ({paper})"
         titles = read_titles(paper, root)
         ids = [s.statement for s in statements_of(paper, root)]
         missing = [s for s in ids if not titles.get(s)]

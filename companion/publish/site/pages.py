@@ -548,9 +548,10 @@ def readme_findings(root: Path = REPO_ROOT) -> str:
     from companion.papers import REGISTRY
 
     links = {p.id: f"notebooks/{p.folder}" for p in REGISTRY if (root / "notebooks" / p.folder).is_dir()}
+    lines = [f"- {line}" for line in findings.bottom_lines(None, root).split("\n\n")]
     return "\n".join([findings.findings_table(root=root, links=links), "",
                       "<details><summary>The bottom line, paper by paper (generated from the ledgers)</summary>", "",
-                      findings.bottom_lines(None, root), "", "</details>"])
+                      *lines, "", "</details>"])
 
 
 def _between(text: str, start: str, end: str, body: str) -> str:
