@@ -252,7 +252,8 @@ def to_markdown(text: str, names: dict[str, str] | None = None, module: str = ""
             i = j
             continue
         converted = _inline(line, names, module)
-        out.append(_summary_row(converted) if converted.startswith("| ") else converted)
+        # quartodoc escapes the pipes of summary rows and of parameter descriptions (``:   …``) alike
+        out.append(_summary_row(converted) if converted.startswith(("| ", ":   ")) else converted)
         i += 1
     text = "\n".join(out)
     return re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"

@@ -140,6 +140,12 @@ def test_simple_tables_become_pipe_tables():
 # --------------------------------------------------------------------------------------------- the hand-written page
 # the page keeps the trainer's defaults for readers on a GPU; on this CPU torch says pinning does nothing
 @pytest.mark.filterwarnings("ignore:'pin_memory' argument is set as true:UserWarning")
+def test_pipes_quartodoc_escaped_inside_a_formula_of_a_parameter_become_tex():
+    """quartodoc writes a parameter's ``\\|z\\|`` as ``\\\\|z\\\\|``: TeX would read a line break; the norm is meant."""
+    line = ':   ``"euclidean"`` ($-\\\\|z_i - z_j\\\\|^2/\\tau$) or a \\| b'
+    assert apidoc.to_markdown(line) == ':   ``"euclidean"`` ($-\\Vert z_i - z_j\\Vert ^2/\\tau$) or a \\| b\n'
+
+
 def test_use_the_objectives_page_code_runs(tmp_path, monkeypatch, capsys):
     text = (ROOT / apidoc.USE_PAGE).read_text(encoding="utf-8")
     blocks = re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)

@@ -12,7 +12,7 @@ import yaml
 
 from companion.publish import apidoc
 from companion.publish.notebooks import list_notebooks, twin_path
-from companion.publish.site import checks, common, config, markdown, pages, render
+from companion.publish.site import checks, common, config, markdown, offline, pages, render
 from companion.results import Ledger, within
 from companion.settings import REPO_ROOT
 
@@ -111,6 +111,31 @@ def test_a_sidebar_entry_too_long_to_wrap_is_reported(tmp_path):
     assert len(problems) == 1 and "'companion.papers.circumplex.geometry'" in problems[0]
     sidebar["website"]["sidebar"][0]["contents"] = [{"href": "site/a.qmd", "text": "papers: circumplex geometry"}]
     assert checks.sidebar_problems(sidebar, tmp_path) == []
+
+
+def test_a_sidebar_entry_that_wraps_to_many_lines_is_reported(tmp_path):
+    (tmp_path / "n.qmd").write_text("# x\n")
+    title = "Mapping the Circumplex of Affect — 02 · Experiments (§4, Tables 1 and 4, Figures 1 and 4)"
+    sidebar = {"website": {"sidebar": [{"id": "p", "contents": [{"href": "n.qmd", "text": title}]}]}}
+    problems = checks.sidebar_problems(sidebar, tmp_path)
+    assert len(problems) == 1 and f"has {len(title)} characters" in problems[0]
+    sidebar["website"]["sidebar"][0]["contents"] = [{"href": "n.qmd", "text": "02 · Experiments"}]
+    assert checks.sidebar_problems(sidebar, tmp_path) == []
+
+
+def test_notebooks_get_short_sidebar_entries():
+    class Nb:
+        def __init__(self, stem, title):
+            self.stem, self.title = stem, title
+
+    assert config.sidebar_text(Nb("02-experiments", "Mapping the Circumplex of Affect — 02 · Experiments (§4, "
+                                  "Tables 1 and 4)")) == "02 · Experiments"
+    assert config.sidebar_text(Nb("01-angle", "SimACE §3: why an angle instead of a cosine?")) == \
+        "01 · Why an angle instead of a cosine?"
+    assert config.sidebar_text(Nb("02-x", "Supervised contrastive geometry: Hard vs Soft SupCon")) == \
+        "02 · Supervised contrastive geometry"
+    long = config.sidebar_text(Nb("04-x", "Geometry metrics, X-CLR label geometries and kernel PCA of digits"))
+    assert long == "04 · Geometry metrics, X-CLR label geometries…" and len(long) <= checks.SIDEBAR_ENTRY_CHARS
 
 
 def test_the_site_sidebar_is_readable_and_its_entries_resolve():
@@ -257,6 +282,8 @@ def test_site_check_reports_unlisted_pages_and_dangling_links(tmp_path):
     for page in common.EXTRA_PAGES:
         (tmp_path / page).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / page).write_text("from companion.results import scoreboard; scoreboard(by_regime=True)")
+    for asset in (common.STYLESHEET, offline.THEME_SCSS, *offline.INCLUDES):  # the site's own files
+        (tmp_path / asset).write_bytes((REPO_ROOT / asset).read_bytes())
     assert not [p for p in checks.check(tmp_path) if "site/" in p or "index.qmd" in p]
     (tmp_path / common.ERRATA_PAGE).write_text("see [the notebook](../notebooks/angle/09-gone.ipynb)")
     written = yaml.safe_load((tmp_path / common.CONFIG).read_text())

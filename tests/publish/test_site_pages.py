@@ -9,6 +9,7 @@ import pytest
 from companion import statements
 from companion.publish import colab, notebooks
 from companion.publish.site import checks, common, config, errata, pages, scale
+from companion.publish.site import format as fmt
 from companion.results import (
     VERDICTS,
     Ledger,
@@ -299,7 +300,8 @@ def test_landing_scoreboard_matches_the_ledgers():
     under it, one row each."""
     printed = checks.execute_page(REPO_ROOT / common.LANDING)
     board = scoreboard(kind="paper", by_regime=True)
-    table, split, others = _table_rows(printed)[:3]
+    found, table, split, others = _table_rows(printed)[:4]
+    assert found[0] == ["paper", "statements", *(f"{fmt.VERDICT_MARKS[v]} {v}" for v in VERDICTS), "errata"]
     assert table[0] == ["paper", "regime", *VERDICTS, "statements", "evidence rows", "split"]
     assert split[0] == ["paper", "statement · where in the paper", "headline", "every verdict, regime and row"]
     assert others[0] == ["paper", "beyond the paper", "our checks", "errata"]
@@ -317,6 +319,10 @@ def test_landing_scoreboard_matches_the_ledgers():
         assert counts == [int((these["verdict"] == v).sum()) for v in VERDICTS] + [
             len(these), int(these["evidence"].sum()), int(these["split"].sum())], (title, regime)
     assert sum(c[-3] for c in parsed.values()) == int(board["total"].sum()) == len(heads) < len(mine)
+    for row in found[2:-1]:  # the findings table: each paper's statements by headline verdict, regimes together
+        these = heads[heads["paper"] == papers[re.sub(r"\]\(.*", "", row[0]).lstrip("[")]]
+        assert [int(x) for x in row[1:-1]] == [len(these), *(int((these["verdict"] == v).sum()) for v in VERDICTS)]
+    assert found[-1][1] == f"**{len(heads)}**"
     excluded = len(statements.erratum_evidence(mine))
     assert sum(c[-2] for c in parsed.values()) == len(mine) - excluded and excluded > 0
     assert len(split) - 2 == sum(c[-1] for c in parsed.values()) == int(heads["split"].sum()) > 0

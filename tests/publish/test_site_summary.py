@@ -1,5 +1,6 @@
-"""The bottom line of each paper (companion.publish.site.summary, pages.bottom_line_markdown) read against a small
-ledger in the new format, and the one formatter of numbers with an uncertainty (companion.publish.site.format)."""
+"""The findings in words (companion.publish.site.findings: titles, each paper's bottom line, the findings table)
+read against a small ledger, the reason groups of companion.publish.site.summary, and the one formatter of numbers
+with an uncertainty (companion.publish.site.format)."""
 
 import re
 
@@ -8,22 +9,33 @@ import pytest
 
 from companion import stats
 from companion.publish.notebooks import twin_path
-from companion.publish.site import checks, common, pages
+from companion.publish.site import checks, common, findings, pages
 from companion.publish.site import format as fmt
 from companion.publish.site import summary as site_summary
 from companion.results import Ledger, holds, not_testable, within
 from companion.settings import REPO_ROOT
 
 MINILM = "MiniLM top layer, 640 steps"
+TITLES = {"r1": "One", "r2": "Two", "p1": "Three", "n1": "Four", "u1": "Five", "u2": "Six", "b1": "Seven",
+          "t1": "Eight", "x1": "Nine"}
+
+
+def _titles(root, titles=None, paper="angle"):
+    path = root / "data" / findings.TITLES_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = "".join(f"{paper},{k},{v}\n" for k, v in (TITLES if titles is None else titles).items())
+    path.write_text("# titles\npaper,statement,title\n" + rows, encoding="utf-8")
 
 
 def _ledger(tmp_path, monkeypatch):
     """AnglE's ledger: 2 reproduced (one scaled), 1 partly, 1 not reproduced, 4 inconclusive (2 underpowered, 1
-    budget, 1 did not train), 1 not testable; and claims that are not the paper's (beyond, check, erratum)."""
+    budget, 1 did not train), 1 not testable; and claims that are not the paper's (beyond, check, erratum); a title
+    for each statement."""
     from companion import profiles
 
     monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
     monkeypatch.setattr(profiles, "_LAST", None)
+    monkeypatch.setattr(findings, "gpu_hours", lambda paper: 2.0)
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell("# AnglE 01\n§3")]
     path = tmp_path / "notebooks" / "angle" / "01-x.ipynb"
@@ -51,65 +63,88 @@ def _ledger(tmp_path, monkeypatch):
     ledger.save()
     (tmp_path / common.paper_page("angle")).parent.mkdir(parents=True)
     (tmp_path / common.paper_page("angle")).write_text("x")
+    _titles(tmp_path)
     return tmp_path
 
 
-def test_the_bottom_line_counts_the_papers_claims_by_verdict_and_reason(tmp_path, monkeypatch):
+def test_each_statement_has_its_title_and_headline_verdict(tmp_path, monkeypatch):
     root = _ledger(tmp_path, monkeypatch)
-    claims = pages._paper_claims("angle", root)
-    line = site_summary.bottom_line(claims)
-    assert line.total == 9  # the beyond claim and the check are not the paper's claims
-    assert line.counts() == {"reproduced": 2, "partly": 1, "not reproduced": 1, "inconclusive": 4,
-                             "not testable": 1, "inconclusive: underpowered": 2, "inconclusive: budget": 1,
-                             "inconclusive: did not train": 1}
-    assert [c["id"] for c in line.inconclusive["underpowered"]] == ["u1", "u2"]
+    items = findings.statements_of("angle", root)
+    assert [(s.statement, s.title, s.verdict) for s in items] == [
+        ("r1", "One", "reproduced"), ("r2", "Two", "reproduced"), ("p1", "Three", "partly"),
+        ("n1", "Four", "not reproduced"), ("u1", "Five", "inconclusive"), ("u2", "Six", "inconclusive"),
+        ("b1", "Seven", "inconclusive"), ("t1", "Eight", "inconclusive"), ("x1", "Nine", "not testable")]
+    assert [site_summary.reason_group(s.reason) for s in items[4:8]] == ["underpowered", "underpowered", "budget",
+                                                                         "did not train"]
+    assert findings.title_problems(root) == []
 
 
-def test_the_landing_paragraph_reads_true_against_the_ledger(tmp_path, monkeypatch):
+def test_the_bottom_line_names_what_holds_what_does_not_and_what_deciding_the_rest_would_take(tmp_path,
+                                                                                               monkeypatch):
     root = _ledger(tmp_path, monkeypatch)
     text = pages.bottom_line_markdown("angle", root=root)
+    seeds = re.search(r"about (\d+) seeds", findings.statements_of("angle", root)[4].reason).group(1)
     assert text == (
-        "**[AnglE](site/papers/angle.qmd)** — 9 of the paper's statements tested. "
-        "**Holds:** 2 reproduced (Table 2, Table 4; 1 in the paper setting, 1 scaled: MiniLM top layer, 640 steps) "
-        "and 1 partly (§5.1; scaled as above). "
-        "**Does not hold:** 1 not reproduced (Table 5; paper setting). "
-        "**Could not tell:** 4 inconclusive — 2 underpowered (Table 4, Fig. 3; scaled, 2 regimes); "
-        "1 budget (Thm 3.8; paper setting); 1 did not train (App. D.4; scaled as above). "
-        "**Not testable here:** 1 statement (§6; paper setting).")
-    # the counts in the paragraph add up to the paper claims of the ledger (here one statement each)
-    numbers = [int(n) for n in re.findall(r"(\d+) (?:reproduced|partly|not reproduced|underpowered|budget|did not "
-                                          r"train|statement)\b", text)]
-    assert sum(numbers) == 9
-    assert "\n" not in text  # one paragraph
+        "**[AnglE](site/papers/angle.qmd)** — "
+        "**Holds** (2 reproduced and 1 partly, of 9 statements) — in the paper's setting: *One*; "
+        "scaled (MiniLM top layer): *Two* and *Three* (partly). "
+        "**Does not hold** (1) — in the paper's setting: *Four*. "
+        f"**Undecided** (4 inconclusive) — more seeds would decide *Five* (about {seeds}) and *Six*; "
+        "longer runs would decide *Seven* (the metric still moves at the end of the budget); "
+        "1 stopped for another reason (1 did not train): *Eight*. "
+        "**Not testable here** (1) — *Nine* (the paper's data are not public). "
+        "Running its notebooks in the gpu profile (the paper's backbones and budgets) is estimated at about 2.0 "
+        "H100 hours.")
+    sentences = re.findall(r"\*\*(?:Holds|Does not hold|Undecided|Not testable here)\*\*|Running its", text)
+    assert 3 <= len(sentences) <= 5 and "\n" not in text  # one paragraph of three to five sentences
     # on the paper's own page the title is not a link to itself; the landing lists the five papers only
     assert pages.bottom_line_markdown("angle", page=common.paper_page("angle"), root=root).startswith("**AnglE** — ")
     assert pages.bottom_lines_markdown(root=root) == text
-    assert pages.paper_page_markdown("angle", root).split("\n\n")[1].startswith("**AnglE** — 9 of the paper's")
+    assert pages.paper_page_markdown("angle", root).split("\n\n")[1].startswith("**AnglE** — **Holds**")
 
 
-def test_a_paper_without_claims_and_verdicts_that_are_absent():
-    assert site_summary.paragraph("X", []) == "**X:** no statement of the paper recorded yet."
-    one = [{"kind": "paper", "verdict": "reproduced", "source": "Table 1", "regime": "paper setting"}]
-    assert site_summary.paragraph("X", one) == ("**X** — 1 of the paper's statements tested. **Holds:** 1 reproduced "
-                                                "(Table 1; paper setting). **Does not hold:** none. "
-                                                "**Could not tell:** none.")
+def test_a_paper_without_statements_and_an_untitled_statement(tmp_path, monkeypatch):
+    root = _ledger(tmp_path, monkeypatch)
+    assert findings.bottom_line("simace", root=root) == "**SimACE:** no statement of the paper recorded yet."
+    _titles(root, titles={**{k: v for k, v in TITLES.items() if k != "n1"}, "gone": "A statement renamed since"})
+    items = findings.statements_of("angle", root)
+    assert items[3].title == "four" and not items[3].titled  # the claim text stands in
+    problems = findings.title_problems(root)
+    assert len(problems) == 2
+    assert "1 statement(s) without a title (e.g. 'n1')" in problems[0] and "'gone' is no statement" in problems[1]
 
 
-def test_the_bottom_line_counts_a_statement_once_and_says_how_many_rows_test_it(tmp_path, monkeypatch):
-    """Two rows of one statement (a ``-raw`` twin with the same source and paper value) are one statement in the
-    bottom line, by the verdict of the row closer to the paper's setting; the paragraph says how many rows and
-    split statements stand behind its counts."""
-    monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
-    ledger = Ledger("angle", "01-x", profile="cpu", seeds=[0])
-    ledger.claim("g", "gap", 1, 1.0, within(1, 0.1), kind="paper", source="Table 4: 2 - 1", regime=MINILM)
-    ledger.claim("g-raw", "gap", 1, 5.0, within(1, 0.1), kind="paper", source="Table 4: 2 - 1",
-                 regime="raw MLM encoder built here, every layer trained")
-    ledger.claim("h", "other", 1, 1.0, within(1, 0.1), kind="paper", source="§5")
-    ledger.save()
-    text = pages.bottom_line_markdown("angle", page=common.paper_page("angle"), root=tmp_path)
-    assert text.startswith("**AnglE** — 2 of the paper's statements tested (3 evidence rows, 1 split). ")
-    assert "**Does not hold:** 1 not reproduced (Table 4; scaled: raw MLM encoder built here" in text
-    assert "**Holds:** 1 reproduced (§5; paper setting)." in text
+def test_the_findings_table_counts_statements_by_verdict_and_the_errata_apart(tmp_path, monkeypatch):
+    root = _ledger(tmp_path, monkeypatch)
+    rows = [line for line in findings.findings_table("index.qmd", root).splitlines() if line.startswith("| ")]
+    assert rows[1] == "| [AnglE](site/papers/angle.qmd) | 9 | 2 | 1 | 1 | 4 | 1 | 0 |"
+    assert rows[2] == "| **all five** | **9** | **2** | **1** | **1** | **4** | **1** | **0** |"
+
+
+def test_seeds_that_narrow_an_interval_to_a_band_by_hand():
+    # 95 % t interval half-width t(0.975, n-1) * sd / sqrt(n) with sd = 1: n = 6 gives 2.571 / 2.449 = 1.050,
+    # n = 7 gives 2.447 / 2.646 = 0.925 (t table values)
+    assert findings._seeds_for_width(1.0, 1.0) == 7
+    assert findings._seeds_for_width(1.0, 1.06) == 6
+    assert findings._band("A > B (paper +0.137; tolerance ±0.0685: half)") == (0.0, 0.0685)
+    assert findings._band("CI of ours inside −0.13 ± 0.49 (close)") == (-0.13, 0.49)
+
+
+def test_regimes_in_a_few_words():
+    assert findings.short_regime("paper setting") == "in the paper's setting"
+    assert findings.short_regime("scaled: frozen all-MiniLM-L6-v2 backbone, head only (cls)") == \
+        "scaled (frozen all-MiniLM-L6-v2 backbone)"
+    assert findings.short_regime("scaled: raw MLM encoder built here (companion.mlm: 4 layers)") == \
+        "scaled (raw MLM encoder built here)"
+
+
+def test_the_readme_carries_the_generated_findings():
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split(pages.FINDINGS_START, 1)[1].split(pages.FINDINGS_END, 1)[0].strip()
+    assert block == pages.readme_findings(REPO_ROOT)
+    top = readme.split("## ", 1)[0]
+    assert pages.FINDINGS_START in top  # the findings come before any section, and so before any command
+    assert readme.index("python -m companion scoreboard") < readme.index("--profile smoke")
 
 
 @pytest.mark.parametrize(("source", "place"), [
@@ -131,20 +166,6 @@ def test_places_in_the_paper(source, place):
 ])
 def test_reasons_are_grouped_by_their_lead(reason, group):
     assert site_summary.reason_group(reason) == group
-
-
-def test_regimes_in_words():
-    ps = {"regime": "paper setting"}
-    a, b = {"regime": "scaled: A"}, {"regime": "scaled: B"}
-    assert site_summary.regime_phrase([ps, ps]) == "paper setting"
-    assert site_summary.regime_phrase([a, a]) == "scaled: A"
-    assert site_summary.regime_phrase([a, b]) == "scaled, 2 regimes"
-    assert site_summary.regime_phrase([ps, a, b]) == "1 in the paper setting, 2 scaled in 2 regimes"
-    named = set()
-    assert site_summary.regime_phrase([a], named) == "scaled: A" and named == {"A"}
-    assert site_summary.regime_phrase([ps, a], named) == "1 in the paper setting, 1 scaled as above"
-    many = [{"source": s} for s in ("Table 1", "Table 1", "Table 2", "§3", "§4", "§5", "Fig. 1")]
-    assert site_summary.places(many) == "Table 1, Table 2, §3, §4 and 2 more"
 
 
 # --------------------------------------------------------------------------------------------- the one formatter
@@ -171,18 +192,21 @@ def test_machine_length_floats_are_shortened_in_ledger_text_and_found_where_left
     assert fmt.long_numbers(fmt.tidy_numbers(text)) == []
     assert fmt.significant_digits("0.0950") == 3 and fmt.significant_digits("1.000000") == 7
     assert fmt.ledger_text("s*_ij = 0.30000000000000004") == "s\\*\\_ij = 0.300"
+    # a verdict's reason: a computed tolerance of six digits is shortened, the paper's printed numbers are kept
+    reason = "magnitude +0.2782 is smaller than the paper's +3.62 by more than the tolerance 1.30277"
+    assert fmt.ledger_text(reason, fmt.REASON_DIGITS) == reason.replace("1.30277", "1.30")
+    assert fmt.ledger_text(reason) == reason
 
 
-def test_the_landing_page_answers_per_paper_and_leaves_the_claims_to_the_paper_pages(tmp_path, monkeypatch):
-    """The landing page, executed on the fixture ledger (COMPANION_RESULTS_DIR), opens with the bottom lines and
-    lists no claim: its tables are the scoreboard (one row per paper and regime) and the counts kept apart."""
-    root = _ledger(tmp_path, monkeypatch)
+def test_the_landing_page_answers_first_and_leaves_the_claims_to_the_paper_pages(tmp_path, monkeypatch):
+    """The landing page, executed on the fixture ledger (COMPANION_RESULTS_DIR), opens with the findings table, then
+    the bottom lines, then the scoreboard by regime, and lists no claim."""
+    _ledger(tmp_path, monkeypatch)
     printed = checks.execute_page(REPO_ROOT / common.LANDING)
-    paragraph = pages.bottom_line_markdown("angle", root=root)
-    assert paragraph.split("** — ", 1)[1] in printed  # the same counts, places and regimes as the ledger
-    assert printed.index("of the paper's statements tested") < printed.index("| paper | regime |")
-    table_rows = [line for line in printed.splitlines() if line.startswith("| ")]
-    assert len(table_rows) == 1 + 2 + 1 + 1  # scoreboard header + AnglE's two regimes, the other counts' header + AnglE
+    assert findings.findings_table("index.qmd") in printed
+    paragraph = pages.bottom_line_markdown("angle")  # the page's own root: the checkout's titles
+    assert paragraph in printed and "**Holds** (2 reproduced and 1 partly, of 9 statements)" in paragraph
+    assert printed.index("| paper | statements |") < printed.index(paragraph) < printed.index("| paper | regime |")
     for claim in ("one", "two", "three", "four"):
         assert f"| {claim} " not in printed
     source = (REPO_ROOT / common.LANDING).read_text(encoding="utf-8")

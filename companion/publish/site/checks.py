@@ -25,6 +25,9 @@ import yaml
 
 from companion.publish import apidoc, colab, notebook_outputs, typed_numbers
 from companion.publish.site import figures as site_figures
+from companion.publish.site import findings as site_findings
+from companion.publish.site import forest
+from companion.publish.site import offline as site_offline
 from companion.publish.site import render as site_render
 from companion.publish.site.common import (
     CONFIG,
@@ -246,6 +249,8 @@ def gitignore_problems(root: Path = REPO_ROOT, config: dict | None = None) -> li
 
 #: Characters of a sidebar entry a docked sidebar shows on one line; a longer word (no space to wrap at) is clipped.
 SIDEBAR_WORD_CHARS = 24
+#: The longest sidebar entry: two lines of the docked sidebar (a notebook's title would wrap to five)
+SIDEBAR_ENTRY_CHARS = 50
 
 
 def page_title(path: Path) -> str:
@@ -268,8 +273,9 @@ def page_title(path: Path) -> str:
 
 
 def sidebar_problems(config: dict, root: Path = REPO_ROOT) -> list[str]:
-    """Sidebar entries a reader cannot read whole: a word (no space to wrap at) longer than
-    :data:`SIDEBAR_WORD_CHARS` characters is clipped by the docked sidebar. The entry's text is its ``text``, else
+    """Sidebar entries a reader cannot read whole or at a glance: a word (no space to wrap at) longer than
+    :data:`SIDEBAR_WORD_CHARS` characters is clipped by the docked sidebar; an entry longer than
+    :data:`SIDEBAR_ENTRY_CHARS` wraps to three lines or more. The entry's text is its ``text``, else
     its page's title (:func:`page_title`)."""
     problems = []
     for bar in ((config or {}).get("website") or {}).get("sidebar") or []:
@@ -278,6 +284,10 @@ def sidebar_problems(config: dict, root: Path = REPO_ROOT) -> list[str]:
             text = item.get("text") if isinstance(item, dict) and item.get("text") else (
                 page_title(Path(root) / href) if href else "")
             long = [w for w in re.split(r"[\s\u200b]+", str(text)) if len(w) > SIDEBAR_WORD_CHARS]
+            if len(str(text)) > SIDEBAR_ENTRY_CHARS:
+                problems.append(f"{CONFIG}: the sidebar entry {text!r} ({href}) has {len(str(text))} characters; "
+                                f"over {SIDEBAR_ENTRY_CHARS} it wraps to three lines or more (give it a shorter "
+                                "text)")
             if long:
                 problems.append(f"{CONFIG}: the sidebar entry {text!r} ({href}) has a word of {len(long[0])} "
                                 f"characters; the sidebar shows about {SIDEBAR_WORD_CHARS} and clips the rest "
@@ -397,6 +407,10 @@ def check(root: Path = REPO_ROOT, execute: bool = True, strict: bool = False) ->
         if (root / rel).is_file():
             problems += stamp_problems(rel, (root / rel).read_text(encoding="utf-8"), digest)
     problems += freeze_problems(config)
+    problems += site_offline.offline_problems(config, root)
+    problems += site_offline.phone_problems(config, root)
+    if (root / "_site").is_dir():  # a rendered copy: what its pages would fetch from the network
+        problems += site_offline.rendered_problems(root / "_site")
     problems += gitignore_problems(root, config)
     problems += sidebar_problems(config, root)
     problems += code_overflow_problems(config, root)
@@ -420,7 +434,10 @@ def check(root: Path = REPO_ROOT, execute: bool = True, strict: bool = False) ->
     problems += apidoc.check(root)
     readme = root / "README.md"
     if readme.exists() and readme.read_text(encoding="utf-8") != render_readme(root):
-        problems.append("README.md's notebook table is out of date; run `python -m companion site`")
+        problems.append("README.md's generated parts (findings, notebook table) are out of date; run "
+                        "`python -m companion site`")
+    problems += site_findings.title_problems(root)
+    problems += forest.figure_problems(root)
     if execute:  # what a real render would get wrong: notebooks, lists, tables, anchors, tracebacks, figure
         problems += site_render.render_problems(root, pages(root), [nb.path for nb in notebooks], printed,
                                                 strict=strict)

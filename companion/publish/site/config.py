@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from companion.publish import apidoc
+from companion.publish.site import offline
 from companion.publish.site.common import (
     BENCHMARK_REPORT,
     ERRATA_PAGE,
@@ -34,21 +35,45 @@ from companion.publish.site.common import (
 )
 from companion.settings import REPO_ROOT
 
-
 # --------------------------------------------------------------------------------------------- configuration
+#: the longest sidebar entry of a notebook, in characters (two short lines of the docked sidebar)
+SIDEBAR_CHARS = 44
+
+
+def sidebar_text(nb) -> str:
+    """A notebook's short sidebar entry: its number and the heart of its title (``02 · Experiments``), without
+    the paper's name, the sections in parentheses or what follows a colon (unless the colon follows a section
+    mark: ``SimACE §3: why an angle…`` gives ``why an angle…``)."""
+    title = " ".join(str(nb.title).split())
+    if " — " in title:
+        title = title.split(" — ", 1)[1]
+    while re.search(r"\s*\([^()]*\)", title):
+        title = re.sub(r"\s*\([^()]*\)", "", title)
+    title = re.sub(r"^\d+\s*·\s*", "", title)
+    head, colon, tail = title.partition(":")
+    title = tail.strip() if colon and "§" in head else head.strip()
+    title = title[:1].upper() + title[1:]
+    if len(title) > SIDEBAR_CHARS:
+        title = title[: SIDEBAR_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;") + "…"
+    number = nb.stem.split("-", 1)[0]
+    return f"{number} · {title}"
+
+
 def build_config(root: Path = REPO_ROOT) -> dict:
     """The full ``_quarto.yml`` as a dict."""
     notebooks = _notebooks(root)
     papers = list(dict.fromkeys(nb.paper for nb in notebooks))  # list_notebooks is already in paper order
     sidebars = []
     for paper in papers:
-        contents = [paper_page(paper)] + [str(nb.path.relative_to(root)) for nb in notebooks if nb.paper == paper]
+        contents = [paper_page(paper)] + [{"href": str(nb.path.relative_to(root)), "text": sidebar_text(nb)}
+                                          for nb in notebooks if nb.paper == paper]
         sidebars.append({"id": paper, "title": PAPERS.get(paper, {"title": paper})["title"],
                          "contents": contents})
     return {
         "project": {"type": "website", "output-dir": "_site",
                     "render": [LANDING, "site/*.qmd", f"{PAPER_PAGES}/*.qmd", f"{apidoc.API_DIR}/*.qmd",
-                               "notebooks/*/[0-9][0-9]-*.ipynb"]},
+                               "notebooks/*/[0-9][0-9]-*.ipynb"],
+                    "post-render": [offline.POST_RENDER]},
         # a render reuses each computed page's stored output until its source changes; the source carries a digest
         # of everything the page reads (inputs_stamp), so a new run of the notebooks changes it; a Python warning
         # raised while a page computes (tqdm's, naming the build machine's paths) goes to the log, not the page
@@ -63,9 +88,13 @@ def build_config(root: Path = REPO_ROOT) -> dict:
                                 apidoc.navbar_item(root)]},
             "sidebar": [*sidebars, apidoc.sidebar(root)],
         },
-        # long code lines wrap at the column instead of scrolling sideways (checks.code_overflow_problems)
-        "format": {"html": {"theme": "cosmo", "css": STYLESHEET, "toc": True, "code-fold": True,
-                            "code-tools": True, "code-overflow": "wrap"}},
+        # long code lines wrap at the column instead of scrolling sideways (checks.code_overflow_problems); formulas
+        # as MathML, no web font, the claims tables' script inline and the CDN widget scripts stripped after the
+        # render: a downloaded copy works offline (companion.publish.site.offline)
+        "format": {"html": {"theme": ["cosmo", offline.THEME_SCSS], "css": STYLESHEET, "toc": True,
+                            "code-fold": True, "code-tools": True, "code-overflow": "wrap",
+                            "html-math-method": offline.MATH_METHOD,
+                            "include-after-body": list(offline.INCLUDES)}},
     }
 
 
@@ -94,6 +123,7 @@ def input_files(root: Path | None = None) -> list[Path]:
     results = _results_dir(root)
     files = [*results.glob("*/*.json"), *(root / "notebooks").glob("*/[0-9][0-9]-*.ipynb"),
              *(root / "data").glob("*/coverage.csv"), *(root / "data").glob("*/statements.csv"),
+             root / "data" / "statement-titles.csv",
              root / "data" / "criteria-history.json", root / BENCHMARK_REPORT, root / "pyproject.toml",
              *Path(__file__).parent.glob("*.py")]
     return sorted({f for f in files if f.is_file()}, key=lambda f: f.as_posix())

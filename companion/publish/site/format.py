@@ -119,11 +119,17 @@ def long_numbers(text: str, digits: int = LONG_DIGITS) -> list[str]:
             if not _ARXIV.match(m.group(2)) and significant_digits(m.group(2)) >= digits]
 
 
-def tidy_numbers(text: Any, digits: int = 3) -> str:
-    """Free text with every machine-length float (:data:`LONG_DIGITS` significant digits or more) written to
-    ``digits`` significant digits by :func:`number`; shorter numbers, arXiv ids and versions are kept."""
+#: in a verdict's reason, a number of this many significant digits or more is a computed one (a tolerance of
+#: 1.30277), not one the paper prints (those have four at most): shown to three
+REASON_DIGITS = 6
+
+
+def tidy_numbers(text: Any, digits: int = 3, long: int = LONG_DIGITS) -> str:
+    """Free text with every machine-length float (``long`` significant digits or more, :data:`LONG_DIGITS` by
+    default) written to ``digits`` significant digits by :func:`number`; shorter numbers, arXiv ids and versions are
+    kept."""
     def short(match: re.Match) -> str:
-        if _ARXIV.match(match.group(2)) or significant_digits(match.group(2)) < LONG_DIGITS:
+        if _ARXIV.match(match.group(2)) or significant_digits(match.group(2)) < long:
             return match.group(0)
         value = float(match.group(0).replace(MINUS, "-"))
         shown = number(value, digits)
@@ -227,10 +233,10 @@ def md_escape(text: Any) -> str:
     return _MD_SPECIAL.sub(r"\\\1", "" if text is None else str(text))
 
 
-def ledger_text(text: Any) -> str:
-    """Text from the ledger as a page shows it: machine-length floats shortened (:func:`tidy_numbers`), then
-    made inert for Pandoc (:func:`md_escape`)."""
-    return md_escape(tidy_numbers(text))
+def ledger_text(text: Any, long: int = LONG_DIGITS) -> str:
+    """Text from the ledger as a page shows it: machine-length floats (``long`` significant digits or more)
+    shortened (:func:`tidy_numbers`), then made inert for Pandoc (:func:`md_escape`)."""
+    return md_escape(tidy_numbers(text, long=long))
 
 
 # --------------------------------------------------------------------------------------------- table widths

@@ -14,8 +14,9 @@ from pathlib import Path
 from companion.criteria_history import load as load_history
 from companion.criteria_history import revised
 from companion.publish import apidoc, colab
+from companion.publish.site import findings, forest
 from companion.publish.site import format as fmt
-from companion.publish.site import summary as site_summary
+from companion.publish.site import scale as run_scale
 from companion.publish.site.common import (
     CONFIG,
     ERRATA_PAGE,
@@ -42,7 +43,7 @@ from companion.publish.site.config import STAMP_NOTE, inputs_digest, is_computed
 from companion.publish.site.errata import _errata_entries, errata_by_paper, errata_markdown
 from companion.publish.site.format import VERDICT_MARKS, verdict_badge  # noqa: F401 - the pages' names
 from companion.publish.site.revisions import revisions_markdown
-from companion.publish.site.scale import scale_markdown
+from companion.publish.site.scale import notebooks_markdown  # noqa: F401 - the pages' name
 from companion.settings import REPO_ROOT
 
 #: the two columns every count of the scoreboard is split by (:func:`companion.results.regime_kind`)
@@ -262,6 +263,7 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, k
     keys: dict[str, str] = {}
     with_regime = kind in ("paper", "beyond")
     history = load_history(root)
+    titles = findings.statement_titles(root) if kind == "paper" else {}
     for ledger in _ledgers(root):
         if ledger["paper"] != paper:
             continue
@@ -270,9 +272,11 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, k
                 continue
             loc = where.get((paper, ledger["notebook"], c["id"]))
             source = f" *({fmt.ledger_text(c['source'])})*" if c.get("source") else ""
-            claim = f"{fmt.ledger_text(c['claim'])}{source} · {_cell_link(loc, base)}"
-            verdict = verdict_badge(c["verdict"]) + (f" — {fmt.ledger_text(_short_reason(c['reason']))}"
-                                               if c.get("reason") else "")
+            title = titles.get((paper, ledger["notebook"], c["id"]))
+            lead = f"**{fmt.md_escape(title)}** — " if title else ""
+            claim = f"{lead}{fmt.ledger_text(c['claim'])}{source} · {_cell_link(loc, base)}"
+            reason = fmt.ledger_text(_short_reason(c["reason"]), fmt.REASON_DIGITS) if c.get("reason") else ""
+            verdict = verdict_badge(c["verdict"]) + (f" — {reason}" if reason else "")
             revisions = revised(history, f"{paper}/{ledger['notebook']}", c["id"])
             if revisions:
                 verdict += (f" · *criterion revised after a result ({revisions[-1]['date']}; "
@@ -286,7 +290,12 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, k
     headers = ["claim · where in the paper · deciding cell", "paper", "ours [95 % CI], MDE", "verdict"]
     table = md_table(headers + (["regime"] if with_regime else []), rows)
     legend = regime_legend(keys)
-    return table + (f"\n\n{legend}" if legend else "")
+    return f"::: {{.{CLAIMS_TABLE}}}\n\n{table}\n\n:::" + (f"\n\n{legend}" if legend else "")
+
+
+#: the class of the div around every claims table: the site's script (``site/claims-table.js``) makes the table in
+#: it sortable and filterable, and the stylesheet lets it scroll inside its own box on a narrow screen
+CLAIMS_TABLE = "claims-table"
 
 
 #: the longest verdict reason a claims table shows in full; a longer one (a validity check listing every failing
@@ -316,37 +325,18 @@ def _paper_claims(paper: str, root: Path) -> list[dict]:
     return [c for ledger in _ledgers(root) if ledger["paper"] == paper for c in ledger["claims"]]
 
 
-def _paper_statements(paper: str, root: Path) -> list[dict]:
-    """The statements of ``paper`` (:func:`companion.statements.headlines`), each as a claim of kind ``paper`` with
-    its headline row's verdict, reason, source and regime, and its ``evidence`` and ``split``."""
-    from companion import statements
-    from companion.results import claims_frame
-
-    frame = claims_frame(_results_dir(root))
-    heads = statements.headlines(frame[(frame["paper"] == paper) & (frame["kind"] == "paper")], root=root)
-    return [{"kind": "paper", **{k: h[k] for k in ("statement", "verdict", "reason", "source", "regime",
-                                                    "evidence", "split")}} for _, h in heads.iterrows()]
-
-
 def bottom_line_markdown(paper: str, page: str = LANDING, root: Path | None = None) -> str:
-    """One paper's bottom line (:func:`companion.publish.site.summary.paragraph`) over its statements, each once by
-    its headline verdict (:func:`_paper_statements`): what holds, what does not, what could not be told, each with
-    its places in the paper and its regime, computed from the ledger. On any page but the paper's own, the paper's
-    title links to its page, where every claim is listed."""
-    root = _root(root)
-    link = f"{_base(page)}{paper_page(paper)}" if page != paper_page(paper) and (root / paper_page(paper)).exists() \
-        else None
-    return site_summary.paragraph(_title(paper), _paper_statements(paper, root), link)
+    """One paper's bottom line in a few sentences (:func:`companion.publish.site.findings.bottom_line`): what holds,
+    what does not, what could not be decided and what deciding it would take, what cannot be tested here, naming
+    the statements by their titles with their regimes. On any page but the paper's own, the paper's title links to
+    its page, where every claim is listed."""
+    return findings.bottom_line(paper, page, _root(root))
 
 
 def bottom_lines_markdown(page: str = LANDING, root: Path | None = None) -> str:
     """The bottom line of each of the five papers with recorded claims, in the registry's order, one paragraph
     each (the landing page's answer to its title)."""
-    root = _root(root)
-    papers = papers_with_claims(root, five=True)
-    if not papers:
-        return "_No ledger yet: run the notebooks._"
-    return "\n\n".join(bottom_line_markdown(p, page, root) for p in papers)
+    return findings.bottom_lines(page, _root(root))
 
 
 def landing_claims_markdown(paper: str, page: str = LANDING, root: Path | None = None) -> str:
@@ -359,7 +349,7 @@ def landing_claims_markdown(paper: str, page: str = LANDING, root: Path | None =
     parts: list[str] = []
     if paper in REPRODUCED_PAPERS:
         table = claims_markdown(paper, page, root, kind="paper")
-        parts = [table if table.startswith("|") else "_No claims of the paper recorded yet (see below)._", ""]
+        parts = [table if table.startswith(":::") else "_No claims of the paper recorded yet (see below)._", ""]
     elif any(owner == paper for owner, _, _ in _errata_entries(root)):
         parts = [f"Not one of the five papers. The errata it proves are counted apart, one card each on "
                  f"[the errata page]({base}{ERRATA_PAGE}).", ""]
@@ -434,22 +424,6 @@ def verdict_figure(root: Path | None = None, board=None):
     return fig
 
 
-def _colab(rel: str, root: Path) -> str:
-    """The Colab badge of notebook ``rel``; empty when no repository is configured (``companion.publish.colab``)."""
-    return colab.badge(rel, github_repo(root))
-
-
-def notebooks_markdown(paper: str, page: str, root: Path | None = None) -> str:
-    root = _root(root)
-    base = _base(page)
-    rows = []
-    for nb in _notebooks(root):
-        if nb.paper == paper:
-            rel = nb.path.relative_to(root).as_posix()
-            rows.append([f"[{nb.stem}]({base}{rel})", nb.title, _colab(rel, root)])
-    return md_table(["notebook", "section", "open"], rows)
-
-
 # --------------------------------------------------------------------------------------------- paper pages
 def _regime_summary(counts: dict[str, dict[str, int]]) -> str:
     from companion.results import VERDICTS
@@ -484,15 +458,24 @@ def paper_page_markdown(paper: str, root: Path | None = None) -> str:
     else:
         summary = "**Verdicts on the paper's statements:** none recorded."
     bottom = [bottom_line_markdown(paper, page, root), ""] if paper in REPRODUCED_PAPERS else []
-    # claims first: what held comes before how it was run; the gpu profile's settings, which produced none of the
-    # results shown, come last
-    parts = [f"**Paper.** {ref}", "", *bottom, summary, "",
-             "## Claims and verdicts", "",
-             "Beside each verdict, its regime: *paper setting*, or *scaled* with what differs listed under the "
-             "table. Numbers over seeds are the mean (a difference is signed) with its 95 % confidence interval "
-             "and the design's minimum detectable effect at 80 % power (MDE).", ""]
-    for kind in ("paper", "beyond", "check") if paper in REPRODUCED_PAPERS else ("beyond", "check"):
-        parts += [f"### {KIND_TITLES[kind]}", "", claims_markdown(paper, page, root, kind=kind), ""]
+    figure = forest.figure_markdown(paper, page, root) if paper in REPRODUCED_PAPERS else ""
+    # claims first: the bottom line, the figure and the claims table come before how it was run; the run settings
+    # and the gpu profile's settings (which produced none of the results shown) are folded at the end
+    parts = [f"**Paper.** {ref}", "", *bottom, *([figure, ""] if figure else []),
+             "## Claims and verdicts", "", summary, "",
+             "Each row is one claim: the statement's title in bold, the claim, where the paper makes it and the "
+             "notebook cell that decides it. Beside each verdict, its regime: *paper setting*, or *scaled* with what "
+             "differs listed under the table. Numbers over seeds are the mean (a difference is signed) with its "
+             "95 % confidence interval and the design's minimum detectable effect at 80 % power (MDE). Sort by a "
+             "column's heading; filter by a verdict or a word.", ""]
+    kinds = ("paper", "beyond", "check") if paper in REPRODUCED_PAPERS else ("beyond", "check")
+    for kind in kinds:
+        table = claims_markdown(paper, page, root, kind=kind)
+        if kind == "paper" or len(kinds) == 2:
+            parts += [f"### {KIND_TITLES[kind]}", "", table, ""]
+        else:
+            n = sum(c.get("kind") == kind for c in _paper_claims(paper, root))
+            parts += [_folded(f"{KIND_TITLES[kind]}: {n} claim{'s' if n != 1 else ''}", table), ""]
         if kind == "paper":
             parts += ["### Split statements", "",
                       "Every row of the table above is the evidence of one statement of the paper; a statement tested "
@@ -506,34 +489,22 @@ def paper_page_markdown(paper: str, root: Path | None = None) -> str:
               "or why not. The status is computed from the verdicts of the listed claims.", "",
               coverage_markdown(paper, page, root), "",
               "## Criteria revised after a result", "", revisions_markdown(paper, root), "",
-              "## What was reproduced, at which scale", "",
-              "Read from each run's provenance and the executed notebook (profile, seeds, hardware, wall time, "
-              "the settings it ran with); the notebooks say at their start what was scaled down, and why in the "
-              "cell that introduces their settings.", "",
-              scale_markdown(paper, page, root), "",
-              "## Notebooks, in section order", "", notebooks_markdown(paper, page, root), "",
-              *gpu_settings_markdown(paper)]
+              "## How it was run", "",
+              "The notebooks in section order, then, folded, the scale each run had (read from its provenance and "
+              "the executed notebook: profile, seeds, hardware, wall time, settings) and the gpu profile's settings. "
+              "The notebooks say at their start what was scaled down, and why in the cell that introduces their "
+              "settings.", "",
+              run_scale.notebooks_markdown(paper, page, root), "",
+              _folded("Run settings: the scale of each run", run_scale.scale_markdown(paper, page, root)), ""]
+    gpu = run_scale.gpu_settings_markdown(paper)
+    if gpu:
+        parts += [_folded("The gpu profile, setting by setting", gpu), ""]
     return "\n".join(parts)
 
 
-def gpu_settings_markdown(paper: str) -> list[str]:
-    """The lines of a paper page's section on its gpu profile: one table per backbone notebook of ``paper``
-    (:func:`companion.gpu_settings.gpu_table`: every choice, its value, the paper's location or the released code's
-    default it follows, and why wherever it departs); none when no notebook of ``paper`` has one."""
-    from companion.gpu_settings import COLUMNS, TABLES, gpu_table
-
-    notebooks = [nb for nb in TABLES if nb.split("/")[0] == paper]
-    if not notebooks:
-        return []
-    out = ["## The gpu profile, setting by setting", "",
-           "What `--profile gpu` runs in each notebook that trains or evaluates a paper backbone, generated from the "
-           "notebook's settings (`companion.gpu_settings`): the source is the paper's location or the authors' "
-           "released code, the reason says why a setting departs from it or why the paper is silent.", ""]
-    for nb in notebooks:
-        table = gpu_table(nb)
-        rows = [[str(row[c]) for c in COLUMNS] for _, row in table.iterrows()]
-        out += [f"### {nb.split('/')[1]}", "", md_table(list(COLUMNS), rows), ""]
-    return out
+def _folded(title: str, body: str) -> str:
+    """``body`` in a callout that starts folded (Quarto's ``collapse``), ``title`` on its bar."""
+    return "\n".join([f'::: {{.callout-note collapse="true" title="{title}"}}', "", body, "", ":::"])
 
 
 def render_paper_page(paper: str, root: Path | None = None) -> str:
@@ -551,6 +522,11 @@ def render_paper_page(paper: str, root: Path | None = None) -> str:
 
 
 # --------------------------------------------------------------------------------------------- README, writing
+def _colab(rel: str, root: Path) -> str:
+    """The Colab badge of notebook ``rel``; empty when no repository is configured (``companion.publish.colab``)."""
+    return colab.badge(rel, github_repo(root))
+
+
 def notebook_table(root: Path = REPO_ROOT) -> str:
     """Markdown table of every notebook with its section and, when a repository is configured, its Colab badge
     (the README's notebook list)."""
@@ -563,22 +539,44 @@ def notebook_table(root: Path = REPO_ROOT) -> str:
 
 
 TABLE_START, TABLE_END = "<!-- notebook-table:start -->", "<!-- notebook-table:end -->"
+FINDINGS_START, FINDINGS_END = "<!-- findings:start -->", "<!-- findings:end -->"
+
+
+def readme_findings(root: Path = REPO_ROOT) -> str:
+    """The README's findings, generated from the ledgers: the findings table (each paper linked to its notebooks)
+    and, folded, each paper's bottom line."""
+    from companion.papers import REGISTRY
+
+    links = {p.id: f"notebooks/{p.folder}" for p in REGISTRY if (root / "notebooks" / p.folder).is_dir()}
+    lines = [f"- {line}" for line in findings.bottom_lines(None, root).split("\n\n")]
+    return "\n".join([findings.findings_table(root=root, links=links), "",
+                      "<details><summary>The bottom line, paper by paper (generated from the ledgers)</summary>", "",
+                      *lines, "", "</details>"])
+
+
+def _between(text: str, start: str, end: str, body: str) -> str:
+    if start not in text or end not in text:
+        return text
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{body}\n{end}{tail}"
 
 
 def render_readme(root: Path = REPO_ROOT) -> str:
+    """README.md with its generated parts rewritten: the findings (:func:`readme_findings`) and the notebook
+    table (:func:`notebook_table`)."""
     text = (root / "README.md").read_text(encoding="utf-8")
-    if TABLE_START not in text or TABLE_END not in text:
-        return text
-    head, rest = text.split(TABLE_START, 1)
-    _, tail = rest.split(TABLE_END, 1)
-    return f"{head}{TABLE_START}\n{notebook_table(root)}\n{TABLE_END}{tail}"
+    text = _between(text, FINDINGS_START, FINDINGS_END, readme_findings(root)) if FINDINGS_START in text else text
+    return _between(text, TABLE_START, TABLE_END, notebook_table(root))
 
 
 def write_sidebar(root: Path = REPO_ROOT) -> Path:
-    """Regenerate ``_quarto.yml``, the per-paper pages, the API pages and the README's notebook table."""
+    """Regenerate ``_quarto.yml``, the per-paper pages, the API pages, the site figures (``figures/site/``) and the
+    README's generated parts (findings, notebook table)."""
     path = root / CONFIG
     path.write_text(render_config(root), encoding="utf-8")
     apidoc.write_pages(root)
+    forest.write_figures(root)
     for paper in _paper_ids(root):
         page = root / paper_page(paper)
         page.parent.mkdir(parents=True, exist_ok=True)

@@ -219,3 +219,40 @@ def gpu_backbones_markdown(page: str = RUN_PAGE, root: Path | None = None) -> st
         rows.append([f"[{nb.key}]({base}{nb.path.relative_to(root).as_posix()})",
                      f"`{cpu}`" if cpu else "none", hub])
     return md_table(["notebook", "cpu backbone", "gpu backbone (Hugging Face hub id)"], rows)
+
+
+# --------------------------------------------------------------------------------------------- notebooks, gpu profile
+def notebooks_markdown(paper: str, page: str, root: Path | None = None) -> str:
+    """The notebooks of ``paper`` in section order, each linked, with its Colab badge when a repository is
+    configured (no empty column otherwise)."""
+    from companion.publish import colab
+    from companion.publish.site.common import github_repo
+
+    root = _root(root)
+    base = _base(page)
+    repo = github_repo(root)
+    rows = []
+    for nb in _notebooks(root):
+        if nb.paper == paper:
+            rel = nb.path.relative_to(root).as_posix()
+            rows.append([f"[{nb.stem}]({base}{rel})", nb.title, *([colab.badge(rel, repo)] if repo else [])])
+    return md_table(["notebook", "section", *(["open"] if repo else [])], rows)
+
+
+def gpu_settings_markdown(paper: str) -> str:
+    """A paper page's section on its gpu profile: one table per backbone notebook of ``paper``
+    (:func:`companion.gpu_settings.gpu_table`: every choice, its value, the paper's location or the released code's
+    default it follows, and why wherever it departs); empty when no notebook of ``paper`` has one."""
+    from companion.gpu_settings import COLUMNS, TABLES, gpu_table
+
+    notebooks = [nb for nb in TABLES if nb.split("/")[0] == paper]
+    if not notebooks:
+        return ""
+    out = ["What `--profile gpu` runs in each notebook that trains or evaluates a paper backbone, generated from the "
+           "notebook's settings (`companion.gpu_settings`): the source is the paper's location or the authors' "
+           "released code, the reason says why a setting departs from it or why the paper is silent.", ""]
+    for nb in notebooks:
+        table = gpu_table(nb)
+        rows = [[str(row[c]) for c in COLUMNS] for _, row in table.iterrows()]
+        out += [f"**{nb.split('/')[1]}**", "", md_table(list(COLUMNS), rows), ""]
+    return "\n".join(out).rstrip()
