@@ -203,7 +203,14 @@ def what_it_takes(s: Statement) -> str | None:
     count for an underpowered design; for an interval too wide to decide, the seeds that would narrow the 95 %
     interval at our spread and estimate into the criterion's band, :func:`_band`, when that takes more than the run
     has), a longer run (the plateau check: the metric
-    still moves at the end of the budget) or a harder test (a score at its ceiling or floor)."""
+    still moves at the end of the budget) or a harder test (a score at its ceiling or floor). A ledger row that
+    records its own ``to_decide`` (:func:`companion.stats.validity.to_decide`) is read first."""
+    recorded = str(s.claim.get("to_decide") or "")
+    seeds = re.match(r"about ([\d,\u2009]+) seeds", recorded)
+    if seeds:
+        return f"about {seeds.group(1)} seeds"
+    if recorded:
+        return recorded
     reason = s.reason
     group = reason_group(reason)
     if group == "underpowered":
