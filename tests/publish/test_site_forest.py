@@ -62,3 +62,12 @@ def test_a_missing_or_stale_figure_is_reported(tmp_path, monkeypatch):
         "figures/site/old-forest.svg belongs to no ledger; run `python -m companion site`"]
     forest.write_figures(tmp_path)
     assert not (tmp_path / forest.FIGURES / "old-forest.svg").exists()
+
+
+def test_what_it_takes_reads_the_ledgers_own_to_decide_first():
+    seeds = findings.Statement("angle", "s", "t", "inconclusive", "scaled: x", "minilm", "01-x", "s",
+                               {"reason": "the CI covers 0", "to_decide": "about 27 seeds (80 % power at ...)"})
+    assert findings.what_it_takes(seeds) == "about 27 seeds"
+    longer = findings.Statement("angle", "s", "t", "inconclusive", "scaled: x", "minilm", "01-x", "s",
+                                {"reason": "budget: x", "to_decide": "at least 1200 steps (the curve still moves)"})
+    assert findings.what_it_takes(longer) == "at least 1200 steps (the curve still moves)"
