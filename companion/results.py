@@ -67,7 +67,7 @@ from companion.stats import (
     as_check,
     as_erratum,
     regime_label,
-    validity_gate,
+    validity as _validity,
 )
 
 KINDS = ("paper", "check", "beyond", "erratum")
@@ -80,6 +80,17 @@ PAPERS = _papers.IDS
 # --------------------------------------------------------------------------------------------- exact criteria
 # For deterministic quantities (free-embedding optima, closed forms, counts): no seed noise, no interval.
 # Comparisons over seeds use companion.stats.direction / level instead.
+def _paper_side(criterion: Criterion, ours: Any) -> int | None:
+    """The way the claim's quantity must move to approach the paper's statement (+1 up, −1 down), where the
+    criterion says: the paper's sign for a difference, the paper's level against our estimate for a level."""
+    if criterion.name == "direction":
+        return int(criterion.params["sign"])
+    if criterion.name == "level" and isinstance(ours, Comparison):
+        gap = float(criterion.params["paper_value"]) - float(ours.estimate)
+        return 0 if gap == 0 else int(math.copysign(1, gap))
+    return None
+
+
 def _number(ours: Any, what: str) -> float:
     if isinstance(ours, Comparison):
         raise TypeError(f"{what} is for deterministic values; judge a seed comparison with stats.direction/level")
@@ -403,10 +414,7 @@ class Ledger:
             raise TypeError(f"Claim {id!r}: validity= takes companion.stats.Validity checks")
         if criterion.name == "minor" and kind != "erratum":
             raise ValueError(f"Claim {id!r}: minor_erratum() grades errata only, not {kind!r} claims")
-        judgement = criterion.judge(ours)
-        gate = validity_gate(checks)
-        if gate is not None and judgement.verdict != "not testable":
-            judgement = gate
+        judgement = _validity.gate(criterion.judge(ours), checks, side=_paper_side(criterion, ours))
         if kind == "check":
             judgement = as_check(judgement)
         elif kind == "erratum":

@@ -80,6 +80,10 @@ class Validity:
     name: str
     passed: bool
     detail: str
+    #: for a plateau read on the claim's own quantity: the way it still moves (+1 up, −1 down, 0 flat), else None
+    trend: int | None = None
+    #: for a ceiling/floor: the side (+1 up, −1 down) that lacks room for the paper's change, else None
+    blocked: int | None = None
 
     def __post_init__(self):
         if not (isinstance(self.name, str) and self.name.strip()):
@@ -96,7 +100,12 @@ class Validity:
         return f"{word}: {self.detail}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "passed": bool(self.passed), "detail": self.detail}
+        out = {"name": self.name, "passed": bool(self.passed), "detail": self.detail}
+        if self.trend is not None:
+            out["trend"] = int(self.trend)
+        if self.blocked is not None:
+            out["blocked"] = int(self.blocked)
+        return out
 
 
 def validity_gate(checks: Sequence[Validity] | None) -> Judgement | None:
