@@ -175,6 +175,13 @@ def plateau(frame: pd.DataFrame, *, what: str, gap: float | None = None, claim_m
         parts.append(f"{run}: {check.detail}" + ("" if check.passed else " — still moving"))
     trend = (failed_trends[0] if failed_trends else 0) if claim_metric else None
     seeds = frame["seed"].nunique()
+    runs = frame["run"].nunique()
+    moving = [p for p in parts if p.endswith("still moving")]
+    if runs > 3:          # many configurations: name the ones still moving (or say all are flat), show one
+        shown = moving[:2] if moving else parts[:1]
+        head = (f"{len(moving)} of {runs} configurations still moving" if moving
+                else f"all {runs} configurations at their plateau")
+        parts = [head + "; e.g. " + "; ".join(shown)]
     return Validity("plateau", passed, f"{what} (mean of {seeds} seed{'s' if seeds > 1 else ''}): "
                                        + "; ".join(parts), trend=trend)
 

@@ -252,15 +252,10 @@ def table12_beside(table12: pd.DataFrame, encoder, label: str) -> pd.DataFrame:
 
 # ------------------------------------------------------------------------------------ validity checks and claims
 def room(paper_effect: float, base: float, what: str) -> stats.Validity:
-    """A ``ceiling`` (the paper's change is a gain) or ``floor`` (a loss) check of a rate in [0, 1]: does the
-    reference level ``base`` measured in our run leave room for the paper's change ``paper_effect``? A gain larger
-    than ``1 - base`` or a loss larger than ``base`` could not show, and the claim is inconclusive (notebook 03's
-    type-swap and pair AUCs, notebook 04's family recalls)."""
-    gain = paper_effect > 0
-    left = (1.0 - base) if gain else base
-    name = "ceiling" if gain else "floor"
-    detail = (f"{what} is {base:.3f}, leaving {left:.3f} of room for the paper's change of {paper_effect:+.3f}")
-    return stats.Validity(name, bool(left >= abs(paper_effect)), detail)
+    """A ``ceiling`` (the paper's change is a gain) or ``floor`` (a loss) check of a rate in [0, 1]: the one rule of
+    :func:`companion.stats.validity.room` (notebook 03's type-swap and pair AUCs, notebook 04's family recalls). It
+    records the blocked side, so a firm reversal is never held back by it."""
+    return stats.validity.room(base, paper_effect, what=what)
 
 
 def trained_check(first: Mapping[str, Sequence[float]], last: Mapping[str, Sequence[float]], name: str,
@@ -286,14 +281,13 @@ def loss_plateau(histories: Sequence[Sequence[Mapping]], name: str) -> stats.Val
 
 
 def curve_plateau(curves: pd.DataFrame, col: str, gap: float | None, what: str) -> stats.Validity:
-    """``plateau`` of a logged dev curve: :func:`companion.stats.plateau` on ``col`` of ``curves`` (``step``,
-    ``seed``, ``col``; step 0 = the start) averaged over seeds, with ``gap`` the compared difference (the gain over
-    the last third may be at most a quarter of it). Fewer than three logged points: failed."""
-    curve = curves.groupby("step")[col].mean()
-    if len(curve) < 3:
-        return stats.Validity("plateau", False, f"{what}: {len(curve)} logged points, too few to see a plateau")
-    check = stats.plateau(curve.index.to_numpy(float), curve.to_numpy(float), gap=gap)
-    return stats.Validity("plateau", check.passed, f"{what}: {check.detail}")
+    """``plateau`` of a logged curve of the claim's own quantity ``col`` (``curves``: ``step``, ``seed``, ``col``;
+    step 0 = the start): :func:`companion.stats.validity.plateau` of the seed-mean curve, with ``gap`` the compared
+    difference (the gain over the last third may be at most a quarter of it). Fewer than three logged points:
+    failed."""
+    frame = stats.validity.curve_frame(curves.assign(run=col), value=col,
+                                       seed="seed" if "seed" in curves else None)
+    return stats.validity.plateau(frame, what=what, gap=gap, claim_metric=True)
 
 
 def frozen_bootstrap(estimate: float, replicates: Sequence[float], what: str, confidence: float = 0.95,

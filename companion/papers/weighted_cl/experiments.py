@@ -178,58 +178,53 @@ def run_curve(results: Sequence[TrainResult], key: str) -> tuple[np.ndarray, np.
     return np.asarray(steps, dtype=float), np.mean([[v for _, v in c] for c in curves], axis=0)
 
 
-def loss_moved(results: Sequence[TrainResult], *, window: float = 0.1) -> stats.Validity:
-    """``trained``: in every run the training loss moved off its start — the mean over the last ``window`` of the
-    steps lies below the mean over the first ``window`` by more than twice the standard error of that difference
-    (the minibatch noise of the two stretches). Measured from each run's loss curve; it fails for a run whose loss
-    stayed where it began."""
+def _frame(results: Sequence[TrainResult], key: str, run: str):
+    """The curve frame (:func:`companion.stats.validity.curve_frame`) of ``key`` over the runs ``results``."""
+    import pandas as pd
+
+    rows = [{"run": run, "seed": i, "step": h["step"], "value": h[key]}
+            for i, r in enumerate(results) for h in r.history if key in h]
+    if not rows:
+        raise ValueError(f"no run recorded {key!r}: train with a monitor that returns it.")
+    return stats.validity.curve_frame(pd.DataFrame(rows))
+
+
+def loss_moved(results: Sequence[TrainResult]) -> stats.Validity:
+    """``trained``: the one rule of :func:`companion.stats.validity.trained` on each run's training-loss curve (the
+    last third differs from the first third by more than two standard errors of the points' own scatter)."""
     if not results:
         raise ValueError("loss_moved() needs at least one training run.")
-    drops, moved = [], []
-    for r in results:
-        losses = np.asarray([h["loss"] for h in r.history if "loss" in h], dtype=float)
-        if losses.size < 2:
-            raise ValueError(f"a loss curve needs at least 2 steps, got {losses.size}.")
-        k = max(1, int(round(window * losses.size)))
-        first, last = losses[:k], losses[-k:]
-        se = math.sqrt(first.var(ddof=1) / k + last.var(ddof=1) / k) if k > 1 else 0.0
-        drop = float(first.mean() - last.mean())
-        drops.append(drop)
-        moved.append(drop > 2 * se)
-    return stats.Validity("trained", bool(all(moved)),
-                          f"the training loss fell beyond its minibatch noise in {sum(moved)} of {len(moved)} runs "
-                          f"(mean fall {np.mean(drops):+.3g}, smallest {min(drops):+.3g})")
+    import pandas as pd
+
+    rows = [{"run": "training loss", "seed": i, "step": n, "value": h["loss"]}
+            for i, r in enumerate(results) for n, h in enumerate([h for h in r.history if "loss" in h])]
+    if not rows:
+        raise ValueError("a loss curve needs at least 2 steps, got 0.")
+    return stats.validity.trained(pd.DataFrame(rows), what="the training loss")
 
 
 def dev_plateau(results: Sequence[TrainResult], key: str, *, gap: float | None = None,
                 what: str | None = None) -> stats.Validity:
-    """``plateau``: :func:`companion.stats.plateau` of the dev curve ``key`` (mean over the runs ``results``):
-    the slope over its last third has a CI covering 0, or its gain there is at most a quarter of ``gap`` (the
-    compared gap, or the tolerance a level is judged at)."""
-    steps, values = run_curve(results, key)
-    check = stats.plateau(steps, values, gap=gap)
-    return stats.Validity("plateau", check.passed, f"{what or key} (mean of {len(results)} runs): {check.detail}")
+    """``plateau`` (:func:`companion.stats.validity.plateau`) of the dev curve ``key``, the claim's own quantity,
+    mean over the runs ``results``: the slope over its last third has a CI covering 0, or its gain there is at most
+    a quarter of ``gap`` (the compared gap, or the tolerance a level is judged at). It records the way the
+    quantity still moves, so a curve moving away from the paper never holds back a result against it."""
+    return stats.validity.plateau(_frame(results, key, what or key), what=f"{what or key} ({len(results)} runs)",
+                                  gap=gap, claim_metric=True)
 
 
 def dev_plateau_groups(groups: dict, key: str, *, gap: float | None = None) -> stats.Validity:
     """:func:`dev_plateau` for several configurations at once (``groups``: label -> the runs of one configuration,
-    e.g. one q over the seeds): it passes when every configuration's mean curve passes, and names those that fail
-    (else the one with the largest gain over its last third)."""
+    e.g. one q over the seeds): it passes when every configuration's mean curve passes, and names those that fail."""
     if not groups:
         raise ValueError("dev_plateau_groups() needs at least one group of runs.")
-    curves = {label: run_curve(runs, key) for label, runs in groups.items()}
-    checks = {label: stats.plateau(*curve, gap=gap) for label, curve in curves.items()}
-    failed = [label for label, c in checks.items() if not c.passed]
-    if failed:
-        label = failed[0]
-        detail = (f"{key} not at its plateau for {', '.join(map(str, failed))} of {len(groups)} configurations; "
-                  f"{label}: {checks[label].detail}")
-        return stats.Validity("plateau", False, detail)
-    # the configuration whose mean curve moved most over its last third, to show the margin
-    late = {label: abs(float(v[-1] - v[int(len(v) * 2 / 3)])) for label, (_, v) in curves.items()}
-    label = max(late, key=late.get)
-    return stats.Validity("plateau", True, f"{key} at its plateau in all {len(groups)} configurations; the latest "
-                                           f"mover, {label}: {checks[label].detail}")
+    import pandas as pd
+
+    frame = pd.concat([_frame(runs, key, str(label)) for label, runs in groups.items()], ignore_index=True)
+    check = stats.validity.plateau(frame, what=f"{key} over {len(groups)} configurations", gap=gap,
+                                   claim_metric=True)
+    return check
+
 
 def lower_bound(cmp: stats.Comparison) -> float:
     """The lower end of a comparison's 95 % interval over seeds (its estimate with one seed): a threshold claim on a
