@@ -292,7 +292,7 @@ readings_ok = {f"{r} |grad| at 0 and π > 0.5 ({g})": bool(grad_at.loc[(g, r), "
                                                           and grad_at.loc[(g, r), "|grad| at π"] > 0.5)
                for g in geometries for r in ("Eq. 6 code = pairwise_angle_sim",)}
 ledger.claim("fig2b-angle-gradient-in-saturation-zones", "Where the cosine's gradient vanishes (θ = 0, π), the "
-             "angle objective still has a gradient", kind="paper", source="Fig. 2 caption",
+             "angle objective still has a gradient", kind="check", source="Fig. 2 caption",
              paper_value="the angle difference stays distinct for optimisation where the cosine saturates",
              ours=readings_ok, criterion=holds(),
              note="holds for the code reading of Eq. 6 (the one trained by the authors' code and by "

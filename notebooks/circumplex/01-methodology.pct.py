@@ -479,7 +479,7 @@ ledger.claim("circular-ring-loss", "The optimiser drives free vectors to Circula
              "reachable)", kind="check", paper_value=0.0, ours=circ["final loss"], criterion=at_most(1e-3),
              note="the ring at the ECM angles has loss 0 exactly (section 3)")
 ledger.claim("circular-ring-rank", "§5.1: the optimum of CircularCSE is a 2-dimensional circle (free vectors: Gram "
-             "rank 2 and top-2 variance >= 0.99)", kind="paper", source="§5.1", paper_value="2-dimensional circle",
+             "rank 2 and top-2 variance >= 0.99)", kind="check", source="§5.1", paper_value="2-dimensional circle",
              ours={"Gram rank == 2": bool(circ["gram_rank"] == 2), "top-2 variance >= 0.99": bool(circ["top2_var"] >= 0.99)},
              criterion=holds(), regime=FREE, note=f"rank {circ['gram_rank']}, top-2 variance {circ['top2_var']:.4f}, "
                                      f"d = {cfg.dim}, seed {seed0}")

@@ -505,7 +505,7 @@ pd.DataFrame({name: {"Delta_W at m=1": g[np.argmin(abs(ms - 1))], "Delta_W at m=
 ledger.claim("euclid-supcon-degenerate", "Euclidean SupCon: scaled prototypes of an equilateral, a right-angled and "
              "a scalene (obtuse) triangle all come arbitrarily close to the bound: max Delta_W at m = 10",
              "quasi-optima in qualitatively distinct configurations", float(max(g[-1] for g in gaps.values())),
-             at_most(1e-8), kind="paper", source="App. D",
+             at_most(1e-8), kind="check", source="App. D",
              note="The paper's illustration is a loss within 1e-10 of the bound for large m; Delta_W is relative, "
                   "1e-8 at m = 10 with the bound of order 1.")
 ledger.claim("euclid-supcon-monotone", "...and Delta_W decreases monotonically in m for every triangle", True,

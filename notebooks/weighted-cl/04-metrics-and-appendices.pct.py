@@ -567,7 +567,7 @@ fig7_mean
 at48 = fig7[fig7["q"] == 48].sort_values("seed")["r2_sim vs PCA"]
 ledger.claim("fig7-r2sim-q48", "r2_sim between the w-InfoNCE representation and PCA at q = 48, over digit subsets",
              P_F7, stats.sample(at48), stats.level(P_F7, tol=F7_TOL, tol_reason=F7_TOL_REASON),
-             kind="paper", source=P_F7_SRC,
+             kind="check", source=P_F7_SRC,
              regime=F7_REGIME + f", {len(cfg.fig7_seeds)} subsets; 64 pixels, so q = 48 is near the data's rank",
              note="per q (mean of subsets): " + ", ".join(f"{q}: {v:.3f}" for q, v in fig7_mean["r2_sim vs PCA"].items()))
 

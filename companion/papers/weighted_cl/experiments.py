@@ -294,7 +294,11 @@ def hyperboloid_dissimilarities(n: int, rng: np.random.Generator, radius: float 
     return np.clip((D + D.T) / 2, 0.0, None) * (1 - np.eye(n))
 
 
-def thm37_cases(seed: int, steps: int, n: int = 15, q: int = 2) -> pd.DataFrame:
+#: L-BFGS starts per Thm. 3.7 case (the best gap is kept): one start can stall short of an attainable bound.
+THM37_RESTARTS = 4
+
+
+def thm37_cases(seed: int, steps: int, n: int = 15, q: int = 2, restarts: int = THM37_RESTARTS) -> pd.DataFrame:
     r"""Vock et al. Thm. 3.7 (Euclidean DGP) tested in both directions by optimisation, not by its closed form.
 
     Five dissimilarity matrices :math:`D`, each fitted by float64 L-BFGS on free embeddings in :math:`\mathbb{R}^q`
@@ -312,6 +316,10 @@ def thm37_cases(seed: int, steps: int, n: int = 15, q: int = 2) -> pd.DataFrame:
     (the theorem's criterion), the entropic gap reached and the residuals of the realisation
     :math:`\|z_i - z_j\|^2 = d_{ij}` (the theorem's conclusion, written with squared distances as in Def. 3.6) and of
     the constant-shifted one :math:`\|z_i - z_j\|^2 = d_{ij} + c` (Cor. 3.4).
+
+    Each case is fitted from up to ``restarts`` initialisations (seeds ``seed``, ``seed + 1000``, …; stopping once
+    the gap is below 1e-12) and keeps the smallest gap: the theorem is about the infimum, so a stalled start is a
+    failure of our optimiser, not evidence against it. ``starts`` records how many were used.
     """
     from companion.losses.weighted import distance_weights
     from companion.papers.weighted_cl.distance_geometry import edm, embedding_dimension, is_edm
@@ -332,14 +340,22 @@ def thm37_cases(seed: int, steps: int, n: int = 15, q: int = 2) -> pd.DataFrame:
     rows = []
     for name, D in cases.items():
         m = len(D)
-        fit = fit_free_embeddings(distance_weights(D), dim=q, similarity="euclidean", seed=seed, steps=steps)
+        fit, starts = None, 0
+        for k in range(max(1, restarts)):
+            trial = fit_free_embeddings(distance_weights(D), dim=q, similarity="euclidean", seed=seed + 1000 * k,
+                                        steps=steps)
+            starts += 1
+            if fit is None or trial.delta_w < fit.delta_w:
+                fit = trial
+            if fit.delta_w < 1e-12:
+                break
         Dz, off = edm(fit.Z), ~np.eye(m, dtype=bool)
         c = float((Dz - D)[off].mean())
         criterion = bool(is_edm(D) and embedding_dimension(D) <= q)
         rows.append({"case": name, "seed": seed, "n": m, "q": q, "n > 2q+3": m > 2 * q + 3,
                      "rank(D)": _rank(D), "rank(D) <= q+2": _rank(D) <= q + 2, "EDM": bool(is_edm(D)),
                      "embedding dim": embedding_dimension(D) if is_edm(D) else None,
-                     "theorem: attained": criterion, "Delta_W": fit.delta_w,
+                     "theorem: attained": criterion, "Delta_W": fit.delta_w, "starts": starts,
                      "max |‖z_i−z_j‖² − d_ij|": float(np.abs(Dz - D)[off].max()),
                      "c (mean of ‖z_i−z_j‖² − d_ij)": c,
                      "max |‖z_i−z_j‖² − d_ij − c|": float(np.abs(Dz - D - c)[off].max()),
