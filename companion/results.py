@@ -67,6 +67,8 @@ from companion.stats import (
     as_check,
     as_erratum,
     regime_label,
+)
+from companion.stats import (
     validity as _validity,
 )
 

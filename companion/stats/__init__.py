@@ -40,6 +40,7 @@ one tidy curve frame, and the gate that applies them: a gate fires only when mor
 the verdict); every name is imported from here.
 """
 
+from companion.stats import validity
 from companion.stats.comparisons import (
     POWER,
     WILCOXON_MIN_N,
@@ -53,7 +54,6 @@ from companion.stats.comparisons import (
     paired_table,
     sample,
 )
-from companion.stats import validity
 from companion.stats.verdicts import (
     CHECK_VERDICTS,
     ERRATUM_VERDICTS,

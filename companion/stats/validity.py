@@ -37,7 +37,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from companion.stats.verdicts import PLATEAU_FRACTION, Judgement, Validity, plateau as _line_plateau
+from companion.stats.verdicts import PLATEAU_FRACTION, Judgement, Validity
+from companion.stats.verdicts import plateau as _line_plateau
 
 #: The columns of a curve frame, in order.
 CURVE_COLUMNS = ("run", "seed", "step", "value")

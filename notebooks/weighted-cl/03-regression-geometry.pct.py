@@ -106,7 +106,7 @@ from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import euclidean_similarities, euclidean_weights, soft_supcon_weights
 from companion.papers.weighted_cl.distance_geometry import delta_w, edm, r2_procrustes, r2_sim
 from companion.papers.weighted_cl.morphometrics import morphometrics
-from companion.papers.weighted_cl.experiments import (arc_order, dev_plateau, dev_plateau_groups, end_of_rise,
+from companion.papers.weighted_cl.experiments import (arc_order, not_attained, dev_plateau, dev_plateau_groups, end_of_rise,
                                                       fit_digit_encoder, line_fraction, local_global_r2, loss_moved,
                                                       lower_bound, monitor_every, paper_number, run_curve,
                                                       xclr_sweep, yaware_sweep)
@@ -235,12 +235,13 @@ _ = ledger.claim("thm3.10-ee-optimum", "...at Z* = (y, 0, ...), essentially uniq
 line_all = yaware["line: Delta_W"]
 ledger.claim("thm3.11-yaware-line", "y-Aware cannot attain its bound for labels that do not lie on a sphere (1-D "
              "labels on a segment, every scale tried): min Delta_W over the sweep", "bound not attained",
-             float(line_all.min()), at_least(1e-9), kind="paper",
+             float(line_all.min()), not_attained(), kind="paper",
              source="Thm 3.11",
              note=f"Thm 3.11 says nothing about the size of the gap; the smallest gap is at scale {line_all.idxmin():g}. "
-                  "The floor 1e-9 sits between the gaps of non-spherical label sets and the values the same optimiser "
-                  "reaches where the bound is attainable (circle rows, at most "
-                  f"{yaware.loc[yaware.index <= 1, 'circle: Delta_W'].max():.1e}).")
+                  "The threshold 1e-6 is the one first registered for this claim; a later revision (1e-9, after a "
+                  "result) is withdrawn. Below 1e-8, the attained test of Thm 3.7 and 3.8, reads 'attained'. The same "
+                  "optimiser reaches at most "
+                  f"{yaware.loc[yaware.index <= 1, 'circle: Delta_W'].max():.1e} where the bound is attainable (circle rows).")
 ledger.claim("thm3.11-yaware-line-wide", "the y-Aware gap on the segment is not an optimiser artefact: it grows "
              "with the label spread (Delta_W at the largest scale of the sweep above 1e-3 and larger than at the "
              "smallest scale)", True, bool(line_all.iloc[-1] > 1e-3 and line_all.iloc[-1] > line_all.iloc[0]),

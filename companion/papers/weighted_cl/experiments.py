@@ -226,6 +226,38 @@ def dev_plateau_groups(groups: dict, key: str, *, gap: float | None = None) -> s
     return check
 
 
+#: The float64 L-BFGS floor: a gap below it reads "attained" (Thm. 3.7, 3.8); one test for every theorem here.
+ATTAINED_FLOOR = 1e-8
+#: A gap at least this large reads "not attained" (the threshold first registered for Thm. 3.11's segment).
+NOT_ATTAINED = 1e-6
+
+
+def not_attained(threshold: float = NOT_ATTAINED, floor: float = ATTAINED_FLOOR) -> stats.Criterion:
+    """A "the bound is not attained" statement judged on the smallest gap our optimiser reaches: ``reproduced`` at
+    or above ``threshold``; ``not reproduced`` below ``floor`` (the same test that reads "attained" for Thm. 3.7 and
+    3.8); ``inconclusive`` between (the gap sits where the optimiser cannot tell a small gap from none).
+
+    >>> [not_attained().verdict(g) for g in (1e-3, 1e-7, 1e-10)]
+    ['reproduced', 'inconclusive', 'not reproduced']
+    """
+    if not 0 < floor < threshold:
+        raise ValueError(f"not_attained(): need 0 < floor < threshold, got {floor}, {threshold}")
+
+    def rule(gap):
+        gap = float(gap)
+        if gap >= threshold:
+            return stats.Judgement("reproduced")
+        if gap < floor:
+            return stats.Judgement("not reproduced", f"the gap {gap:.2g} is below the floor {floor:g} that reads "
+                                                     "'attained' elsewhere")
+        return stats.Judgement("inconclusive", f"the gap {gap:.2g} lies between the 'attained' floor {floor:g} and "
+                                               f"the 'not attained' threshold {threshold:g}")
+
+    return stats.Criterion(f"smallest gap >= {threshold:g}: reproduced; below {floor:g} (the attained test): not "
+                           f"reproduced; between: inconclusive", rule, name="not_attained",
+                           params={"threshold": threshold, "floor": floor})
+
+
 def lower_bound(cmp: stats.Comparison) -> float:
     """The lower end of a comparison's 95 % interval over seeds (its estimate with one seed): a threshold claim on a
     trained quantity is judged on it, so that seed noise cannot lift it over the threshold."""
