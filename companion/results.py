@@ -530,7 +530,8 @@ def criteria_entries(claims: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def criteria_text(paper: str, notebook: str, claims: Sequence[dict[str, Any]]) -> str:
-    payload = {"paper": paper, "notebook": Path(notebook).stem, "criteria": criteria_entries(claims)}
+    payload = {"paper": paper, "notebook": Path(notebook).stem, "gates": _validity.GATE_POLICY,
+               "criteria": criteria_entries(claims)}
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -46,6 +46,13 @@ CURVE_COLUMNS = ("run", "seed", "step", "value")
 TRAINED_SE = 2.0
 #: The verdicts that agree with the paper's statement (the others read against it or leave it open).
 AGREEING = ("reproduced", "partly")
+#: The gate policy, registered in every criteria file beside the claims' criteria (it is part of each criterion).
+GATE_POLICY = (f"validity gates (companion.stats.validity), measured on our runs before a verdict stands: trained "
+               f"(the metric's last third differs from its first by more than {TRAINED_SE:g} SE; a failure always "
+               f"gives inconclusive); plateau (the seed-mean curve's slope over its last third has a 95 % CI covering "
+               f"0, or its gain there is at most {PLATEAU_FRACTION:g} x the compared gap; read on the claim's own "
+               f"quantity, a failure holds back only a verdict that its trend could change); ceiling/floor (the "
+               f"reference level leaves room for the paper's change; a failure never holds back a firm reversal)")
 
 
 def curve_frame(frame: pd.DataFrame, *, value: str = "value", run: str | None = "run",

@@ -184,6 +184,11 @@ def tolerance(paper_effect: float, *, paper_se: float | None = None) -> Toleranc
     the paper's estimate (``paper_se``, e.g. :func:`difference_se` of two printed means); otherwise it is
     :data:`TOLERANCE_FRACTION` of the paper's effect. The larger of the two never applies: one rule, stated.
 
+    **Quantities whose scale depends on the sample** (effective rank grows with the dimension and the number of
+    texts; an entropic gap or an r² changes with the data set) are compared as ratios: both sides pass the log of
+    A / B (the paper's log ratio is the paper effect), so the tolerance is half the paper's log ratio, a share of
+    its relative change, never of a difference in units our sample cannot share.
+
     >>> tolerance(2.0).value
     1.0
     >>> tolerance(2.0, paper_se=0.25).value

@@ -113,7 +113,7 @@ from companion.encoders.states import LowerStates
 from companion.papers.concepts.evaluation import (ConceptRetrieval, EmbeddingLookup, GeometryMonitor,
                                                   PairedConditionClaims, curve_plateau, exact_direction,
                                                   loss_plateau, paired_item_bootstrap, room, split_recalls,
-                                                  trained_check, verdict_summary)
+                                                  loss_trained, verdict_summary)
 from companion.papers.concepts.finetune import top_layer_recipe, train_condition
 from companion.papers.concepts.readouts import CONDITIONS, TopLayerConceptModel, save_trained
 from companion import stats
@@ -454,10 +454,12 @@ REGIME_FROZEN = f"frozen {MODEL} (K = 4 of {n_layers} layers; paper: mpnet, 4 of
 probe = f"top-{cfg.n_top} layer, {cfg.steps} steps x batch {cfg.batch}, {len(rows)} train synsets, {cfg.n_rows} test"
 first = {n: g.sort_values("seed")["first_loss"].to_numpy() for n, g in ft.groupby("condition")}
 last = {n: g.sort_values("seed")["last_loss"].to_numpy() for n, g in ft.groupby("condition")}
-checks = {n: [trained_check(first, last, n), loss_plateau([histories[(n, s)] for s in cfg.seeds], n)]
+checks = {n: [loss_trained([histories[(n, s)] for s in cfg.seeds], n),
+              loss_plateau([histories[(n, s)] for s in cfg.seeds], n)]
           for n in first}
-ledger.claim("objective_trained", "every fine-tuned condition's loss fell by at least a tenth (mean of the last tenth "
-             "of the steps against the first tenth), every seed", ours={n: c[0].passed for n, c in checks.items()},
+ledger.claim("objective_trained", "every fine-tuned condition's loss moved off its start (its last third against its "
+             "first by more than two standard errors of its own scatter), every seed",
+             ours={n: c[0].passed for n, c in checks.items()},
              criterion=holds("each condition's loss moved"), kind="check",
              note="; ".join(c[0].detail for c in checks.values()))
 pd.DataFrame([{"condition": n, "check": c.name, "passed": c.passed, "detail": c.detail}
@@ -520,7 +522,7 @@ ledger.claim("P2_last_layer_aniso", "App. H / Fig. 3: the frozen last layer is t
                   "paper's ratio is about 1/3 (mpnet, NP pairs); 'far below' read as at most half")
 REGIME_P2 = (REGIME_FT.replace(f"top {cfg.n_top} of", f"top {cfg.p2_n_top} of")
              + "; layers read on WordNet t2d (paper: NP pairs)")
-p2_checks = [trained_check({"B1": p2["first_loss"].to_numpy()}, {"B1": p2["last_loss"].to_numpy()}, "B1"),
+p2_checks = [loss_trained(p2_hist, "B1"),
              loss_plateau(p2_hist, f"B1 top {cfg.p2_n_top}")]
 for cid, stat, sign, text in [
         ("P2_earlier_layers_after_ft", "t2d MRR", -1,
@@ -594,9 +596,10 @@ if {"M1", "B3"} <= have:
              "§5.2: 0.961 - 0.769", p, validity=[room(p, seeds_of("B3", "pair AUC").mean(), "B3's pair AUC")])
     ft_claim("T11_m1_vs_b3_aniso", "Table 11: M1 is less anisotropic than B3", "M1", "B3", "anisotropy",
              "App. H: 0.015 - 0.166", pv[(11, "M1", "anisotropy")] - pv[(11, "B3", "anisotropy")])
-    ft_claim("T11_m1_vs_b3_erank", "Table 11: M1 has a higher effective rank than B3", "M1", "B3", "effective rank",
-             "App. H: 239.4 - 193.9", pv[(11, "M1", "effective rank")] - pv[(11, "B3", "effective rank")],
-             note=f"effective rank in d = {enc.dim} (paper: 768)")
+    ft_claim("T11_m1_vs_b3_erank", "Table 11: M1 has a higher effective rank than B3 (log ratio M1 / B3)", "M1",
+             "B3", "effective rank", "App. H: 239.4 / 193.9",
+             round(float(np.log(pv[(11, "M1", "effective rank")] / pv[(11, "B3", "effective rank")])), 4),
+             ratio=True, note=f"effective rank in d = {enc.dim} (paper: 768), compared as log ratios")
 
 # %% [markdown]
 # **The BCE term and its alternative** (App. H: B1 against B3; App. F: B1-unified, hard negatives in the InfoNCE

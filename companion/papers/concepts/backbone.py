@@ -38,7 +38,7 @@ from companion.papers.concepts.evaluation import (
     paired_item_bootstrap,
     room,
     split_recalls,
-    trained_check,
+    loss_trained,
 )
 from companion.papers.concepts.finetune import TEST_FRAC, top_layer_recipe, train_condition
 from companion.papers.concepts.readouts import CONDITIONS, TopLayerConceptModel
@@ -332,10 +332,12 @@ def backbone_claims(ledger, reg: BackboneRegime | None, pv: pd.Series, skipped: 
     # the fine-tuned runs: validity checks per condition, then the paired comparisons
     first = {n: g.sort_values("seed")["first_loss"].to_numpy() for n, g in ft.groupby("condition")}
     last = {n: g.sort_values("seed")["last_loss"].to_numpy() for n, g in ft.groupby("condition")}
-    checks = {n: [trained_check(first, last, n), loss_plateau([reg.histories[(n, sd)] for sd in seeds], n)]
+    checks = {n: [loss_trained([reg.histories[(n, sd)] for sd in seeds], n),
+                  loss_plateau([reg.histories[(n, sd)] for sd in seeds], n)]
               for n in first}
     ledger.claim(P + "backbone", "fine-tuned conditions on all-mpnet-base-v2 (the paper's backbone): every "
-                 "condition's loss fell by at least a tenth (last tenth of the steps against the first), every seed",
+                 "condition's loss moved off its start (last third against first, beyond two standard errors of "
+                 "its own scatter), every seed",
                  ours={n: c[0].passed for n, c in checks.items()}, criterion=holds("each condition's loss moved"),
                  kind="check", regime=regime, note="; ".join(c[0].detail for c in checks.values()))
     probe = (f"{reg.name} top-{s['n_top']} layers, {s['steps']} steps x batch {reg.recipe['batch']}, {reg.n_train} "

@@ -27,7 +27,7 @@ from companion.papers.concepts.evaluation import (
     t2d_hits,
     t2d_probe_metrics,
     table12_beside,
-    trained_check,
+    loss_trained,
     verdict_summary,
 )
 from companion.papers.concepts.toy import capacity_toy_trace, toy_endpoints
@@ -137,11 +137,13 @@ def test_table12_beside_adds_the_encoder_cosines():
 
 
 # ------------------------------------------------------------------------------------------ validity checks
-def test_trained_check_needs_every_seed_to_fall():
-    first, last = {"B1": [2.0, 2.0], "B3": [2.0, 2.0]}, {"B1": [1.0, 1.5], "B3": [1.0, 1.95]}
-    ok, stuck = trained_check(first, last, "B1"), trained_check(first, last, "B3")
-    assert ok.name == "trained" and ok.passed and "B1: loss [2.0, 2.0] -> [1.0, 1.5]" in ok.detail
-    assert not stuck.passed and stuck.reason.startswith("did not train: B3")
+def test_loss_trained_needs_every_seed_to_move_beyond_its_scatter():
+    moving = [{"step": k, "loss": 3.0 - 0.1 * k + (0.01 if k % 2 else -0.01)} for k in range(12)]
+    flat = [{"step": k, "loss": 3.0 + (0.01 if k % 2 else -0.01)} for k in range(12)]
+    assert loss_trained([moving, moving], "B1").passed
+    stuck = loss_trained([moving, flat], "B3")
+    assert not stuck.passed and "B3 seed 1" in stuck.detail
+    assert loss_trained([[]], "B2").name == "record"
 
 
 def _history(losses):
