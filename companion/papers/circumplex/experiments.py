@@ -158,6 +158,17 @@ def states_digest(states) -> str:
     return digest
 
 
+#: A run's training-loss curve is kept as the means of blocks of this many steps (the ``trained`` check reads it).
+LOSS_BLOCK = 10
+
+
+def _thinned(losses) -> list[float]:
+    """The per-step losses as means of consecutive blocks of :data:`LOSS_BLOCK` steps (the last block may be
+    shorter), so a cached run keeps its curve at a small size."""
+    v = np.asarray(losses, dtype=float)
+    return [float(v[i:i + LOSS_BLOCK].mean()) for i in range(0, v.size, LOSS_BLOCK)]
+
+
 def head_cache_dir() -> Path:
     """Where trained head runs are cached: ``<cache_dir>/circumplex/head-runs`` (one file per run settings)."""
     from companion.settings import cache_dir
@@ -374,7 +385,7 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
     geo = geometry_summary(emb, test_labels, [c for c in ECM_LABELS if c in set(test_labels)])
     scores = {**evaluate_embeddings(emb, test_labels), "mean_offdiag_cos": geo["mean_offdiag_cos"],
               "train_s": train_s, "first_loss": losses[0], "final_loss": float(np.mean(losses[-5:])),
-              **_recorded(settings)}
+              "loss_curve": _thinned(losses), **_recorded(settings)}
     if curve_every:
         scores["curve"] = {h["step"]: h["eval"] for h in res.history if "eval" in h}
     if path is not None:  # a fine-tuned encoder's weights (GBs) are not cached: its scores and embeddings are

@@ -55,7 +55,8 @@ def test_head_run_scores_a_trained_head(packed_states):
     states = packed_states
     kw = dict(steps=3, batch_size=64, lr=1e-2, seed=7, n_heads=2)  # the batch is cut to the 24 rows
     scores, head, emb = head_run("nGPT", "SINCERE", states, LABELS, states, LABELS, cache=None, **kw)
-    assert list(scores) == ["V", "CD-r", "mean_offdiag_cos", "train_s", "first_loss", "final_loss", "base_scale",
+    assert list(scores) == ["V", "CD-r", "mean_offdiag_cos", "train_s", "first_loss", "final_loss", "loss_curve",
+                            "base_scale",
                             "clip_norm", "pooling", "from_cache"]
     assert scores["base_scale"] == pytest.approx(8 ** -0.5) and scores["clip_norm"] == 1.0
     assert scores["pooling"] == "mean" and scores["from_cache"] is False
