@@ -439,7 +439,7 @@ if raw_regime:
             ("t4-only-ibn-vs-only-cosine-raw", "The in-batch-negative objective alone is far below the cosine "
              "objective alone", "only ibn", "only cosine")]:
         ledger.claim(claim_id, text, kind="paper", regime=RAW_REGIME,
-                     **table4_gap(raw_p4, raw_seed, raw_loss, a, b, group="objective", ablation=raw_ablation_runs))
+                     **table4_gap(raw_p4, raw_seed, raw_ablation_runs, a, b, group="objective"))
     a, b = float(raw_p4[("objective", "only angle")]), float(raw_p4[("objective", "only cosine")])
     raw_close = round(float(raw_p4[("objective", "all")] - b) / 2, 2)
     ledger.claim("t4-only-angle-vs-only-cosine-raw", "The angle objective alone is close to the cosine objective "
@@ -449,7 +449,7 @@ if raw_regime:
                                        tol_reason="'close' read as within half the gain the paper gives the full "
                                                   f"objective over only cosine ({float(raw_p4[('objective', 'all')]):.2f}"
                                                   f" − {b:.2f})"),
-                 validity=[trained_validity(raw_loss, "only angle", "only cosine"),
+                 validity=[trained_validity(raw_ablation_runs, "only angle", "only cosine"),
                            moved_validity(raw_ablation_runs, {"variant": ["only angle", "only cosine"]}),
                            loss_plateau(raw_ablation_runs, ["only angle", "only cosine"], key="variant")],
                  regime=RAW_REGIME)
@@ -495,7 +495,7 @@ def checks(*variants: str, group: str = "objective") -> list:
     """The validity checks of a claim on ``variants`` of ``group``: they trained, their runs moved off the untrained
     encoder, and their loss reached its plateau."""
     runs = ablation[ablation["group"] == group]
-    return [trained_validity(loss, *variants, group=group, explain=explain),
+    return [trained_validity(ablation, *variants, group=group, explain=explain),
             moved_validity(runs, {"variant": list(variants)}),
             loss_plateau(runs, list(variants), key="variant")]
 
@@ -510,7 +510,7 @@ for claim_id, text, a, b in [
         ("t4-only-ibn-vs-only-cosine", "The in-batch-negative objective alone is far below the cosine objective "
          "alone", "only ibn", "only cosine")]:
     ledger.claim(claim_id, text, kind="paper", regime=REGIME,
-                 **table4_gap(p4, obj_seed, loss, a, b, group="objective", explain=explain, ablation=ablation))
+                 **table4_gap(p4, obj_seed, ablation, a, b, group="objective", explain=explain))
 
 # %% [markdown]
 # "The angle objective alone is close to the cosine objective alone" (§4.4): a level claim on the paired difference,
@@ -532,8 +532,8 @@ ledger.claim("t4-only-angle-t005-vs-only-cosine", "The angle objective alone (at
              "to the cosine objective alone", kind="paper", source=f"Table 4: {a:.2f} - {b:.2f}",
              paper_value=round(a - b, 2), ours=stats.paired(extra_seed["only angle (τ=0.05)"], obj_seed["only cosine"]),
              criterion=stats.level(round(a - b, 2), tol=close, tol_reason=CLOSE),
-             validity=[trained_validity(loss, "only angle (τ=0.05)", group="extra"),
-                       trained_validity(loss, "only cosine", group="objective"),
+             validity=[trained_validity(ablation, "only angle (τ=0.05)", group="extra"),
+                       trained_validity(ablation, "only cosine", group="objective"),
                        moved_validity(ablation, {"variant": ["only angle (τ=0.05)", "only cosine"]}),
                        loss_plateau(ablation, ["only angle (τ=0.05)", "only cosine"], key="variant")],
              regime=REGIME + "; the angle term at τ = 0.05, not the paper's τ = 1")
@@ -576,8 +576,8 @@ _ = ledger.claim("t4-isp-detection", "In-batch negatives with identical-sentence
                  validity=[stats.Validity("trained", not ibn_idle, f"ISP changes the in-batch targets of {share:.2%} "
                                           "of the rows our runs see, and the in-batch term it acts on "
                                           + explain["only ibn"].replace("its loss is", "has a loss of")),
-                           trained_validity(loss, "all", group="objective"),
-                           trained_validity(loss, "all w/o ISP", group="extra"),
+                           trained_validity(ablation, "all", group="objective"),
+                           trained_validity(ablation, "all w/o ISP", group="extra"),
                            moved_validity(ablation, {"variant": ["all", "all w/o ISP"]}),
                            loss_plateau(ablation, ["all", "all w/o ISP"], key="variant")],
                  regime=REGIME, note="ours = all − all w/o ISP per seed (the paper's ≈ 0.18 is its drop without ISP)")
@@ -591,7 +591,7 @@ _ = ledger.claim("t4-isp-detection", "In-batch negatives with identical-sentence
 # claims: fig5-angle-closer-to-gold-than-{sbert,simcse}
 FIG5_REGIME = REGIME + ("; our distance is the rank-normalised bucket Wasserstein (the paper compares densities by "
                         "eye)")
-all_checks = [trained_validity(loss, "all", group="objective"), moved_validity(ablation, {"variant": "all"}),
+all_checks = [trained_validity(ablation, "all", group="objective"), moved_validity(ablation, {"variant": "all"}),
               loss_plateau(ablation, ["all"], key="variant")]
 for key, model, variant, group in (("sbert", "SBERT", "SBERT (cosine regression)", "extra"),
                                    ("simcse", "SimCSE-like (only ibn)", "only ibn", "objective")):
@@ -599,7 +599,7 @@ for key, model, variant, group in (("sbert", "SBERT", "SBERT (cosine regression)
                  f"gold than {model}'s", kind="paper", source="§4.5",
                  paper_value="AnglE closer to gold than SimCSE (supervised) and SBERT",
                  ours=stats.paired(dist[model], dist["AnglE (all)"]), criterion=stats.direction(sign=+1),
-                 validity=[*all_checks, trained_validity(loss, variant, group=group, explain=explain),
+                 validity=[*all_checks, trained_validity(ablation, variant, group=group, explain=explain),
                            moved_validity(ablation, {"variant": variant}),
                            loss_plateau(ablation, [variant], key="variant")],
                  regime=FIG5_REGIME, note=f"ours = W({model}) − W(AnglE) per seed (> 0: AnglE closer); mean W: AnglE "

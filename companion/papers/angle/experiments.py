@@ -34,8 +34,6 @@ from companion.papers.angle.pairs import split_base, upper_experiment
 
 #: the names 02 gives its objectives (AnglE's public code weights 1/1/1 for AnglE); SBERT is its regression objective
 ANGLE, COSENT, INFONCE, SBERT = "AnglE", "CoSENT only", "InfoNCE only (SimCSE-like)", "SBERT (cosine regression)"
-#: a variant "trained" when its mean loss over the last ten steps is at most this fraction of the first ten's
-TRAINED_LOSS_RATIO = 0.98
 #: a run "moved" when its embeddings of the evaluated sentences turned by at least this much on average
 #: (mean 1 − cos between the untrained and the trained embedding; :func:`moved_validity` says why)
 DRIFT_MIN = 1e-3
@@ -192,21 +190,20 @@ def ceiling_validity(vs_untrained, task: str) -> stats.Validity:
     return stats.Validity("ceiling", not below, detail)
 
 
-def idle_validity(runs, task: str, objective: str, *, near_zero: float | None = None,
-                  ratio: float = TRAINED_LOSS_RATIO) -> stats.Validity:
-    """The ``trained`` check of ``objective`` on ``task`` (mean over seeds of ``loss_first10``/``loss_last10`` of
-    :func:`sts_task_runs`' rows): failed for an in-batch-negative objective (pass ``near_zero``, e.g. 0.05: InfoNCE's
-    loss starts near log(batch) for an encoder blind to the pairs) whose loss is already below it over the first ten
-    steps (nothing to learn), or for a loss that did not fall to ``ratio`` of its start."""
+def idle_validity(runs, task: str, objective: str, *, near_zero: float | None = None) -> stats.Validity:
+    """The ``trained`` check of ``objective`` on ``task`` (rows of :func:`sts_task_runs` with their ``loss_curve``):
+    the one rule of :func:`companion.stats.validity.trained` on every seed's curve; and, for an in-batch-negative
+    objective (pass ``near_zero``, e.g. 0.05: InfoNCE's loss starts near log(batch) for an encoder blind to the
+    pairs), failed when its loss is already below ``near_zero`` over the first ten steps (nothing to learn)."""
     sub = runs[(runs["task"] == task) & (runs["objective"] == objective)]
     if sub.empty:
         raise ValueError(f"no runs of {objective!r} on {task!r}.")
-    first, last = float(sub["loss_first10"].mean()), float(sub["loss_last10"].mean())
-    detail = f"{objective} on {task}: loss {first:.3f} -> {last:.3f} (first -> last ten steps)"
+    first = float(sub["loss_first10"].mean())
     if near_zero is not None and first < near_zero:
-        return stats.Validity("trained", False, detail + " (MiniLM was trained with in-batch negatives on about a "
-                                                         "billion pairs, so the term is near zero from step one)")
-    return stats.Validity("trained", bool(last <= ratio * first), detail)
+        return stats.Validity("trained", False, f"{objective} on {task}: loss {first:.3f} over the first ten steps "
+                                                "(MiniLM was trained with in-batch negatives on about a billion "
+                                                "pairs, so the term is near zero from step one)")
+    return _curves_trained(sub, f"{objective} on {task}")
 
 
 def loss_plateau(frame, labels: Sequence[str], *, key: str = "objective", tail: float = 1 / 3) -> stats.Validity:
@@ -385,45 +382,55 @@ def seed_table(ablation, group: str, seeds: Sequence[int]):
     return sub.pivot(index="seed", columns="variant", values="ours").loc[list(seeds)]
 
 
-def trained_validity(loss, *variants: str, group: str = "objective", ratio: float = TRAINED_LOSS_RATIO,
-                     explain: Mapping[str, str] | None = None) -> stats.Validity:
-    """The ``trained`` check of Table 4 ``variants``: passed when every one's training loss fell.
+def _curves_trained(runs, what: str) -> stats.Validity:
+    """The one ``trained`` rule (:func:`companion.stats.validity.trained`) on the ``loss_curve`` of every run in
+    ``runs`` (one curve per seed)."""
+    import pandas as pd
 
-    ``loss`` is indexed by ``(group, variant)`` with the mean ``loss_first10`` and ``loss_last10`` over seeds; a
-    variant trained when ``loss_last10 <= ratio * loss_first10``. ``explain[variant]``, when given, is appended to an
-    idle variant's entry (the measured cause).
-    """
+    frame = pd.DataFrame([{"run": what, "seed": r["seed"], "step": k, "value": float(v)}
+                          for r in runs.to_dict("records") for k, v in enumerate(r["loss_curve"])])
+    if frame.empty:
+        return stats.Validity("record", False, f"{what}: no training-loss curve recorded")
+    return stats.validity.trained(frame, what=f"{what} training loss")
+
+
+def trained_validity(runs, *variants: str, group: str = "objective",
+                     explain: Mapping[str, str] | None = None) -> stats.Validity:
+    """The ``trained`` check of Table 4 ``variants`` of ``group``: the one rule of
+    :func:`companion.stats.validity.trained` on every run's ``loss_curve`` (``runs``: the ablation runs, columns
+    ``group, variant, seed, loss_curve``). ``explain[variant]``, when given, is appended to an idle variant's entry
+    (the measured cause)."""
     explain = explain or {}
     parts, idle = [], []
     for v in variants:
-        first, last = loss.loc[(group, v), "loss_first10"], loss.loc[(group, v), "loss_last10"]
-        trained = bool(last <= ratio * first)
-        parts.append(f"{v} loss {first:.3f} -> {last:.3f} (first -> last ten steps)"
-                     + ("" if trained or v not in explain else f": {explain[v]}"))
-        idle += [] if trained else [v]
+        sub = runs[(runs["group"] == group) & (runs["variant"] == v)]
+        if sub.empty:
+            raise KeyError(f"trained_validity(): no runs of {v!r} in group {group!r}")
+        check = _curves_trained(sub, v)
+        parts.append(check.detail + ("" if check.passed or v not in explain else f": {explain[v]}"))
+        idle += [] if check.passed else [v]
     return stats.Validity("trained", not idle, "; ".join(parts))
 
 
-def table4_gap(paper4, by_seed, loss, a: str, b: str, *, group: str = "objective",
-               explain: Mapping[str, str] | None = None, ablation=None) -> dict:
+def table4_gap(paper4, by_seed, ablation, a: str, b: str, *, group: str = "objective",
+               explain: Mapping[str, str] | None = None) -> dict:
     """The fields of a Table 4 gap claim: ours A − B paired over seeds against the paper's A − B.
 
     ``paper4`` maps ``(group, variant)`` to the paper's STS-B score, ``by_seed`` is :func:`seed_table`'s table of
-    ``group``, ``loss`` as in :func:`trained_validity`. Returns ``source``, ``paper_value`` (the gap rounded to 2
-    decimals), ``ours`` (:func:`companion.stats.paired`), ``criterion`` (:func:`companion.stats.direction` on the
-    paper's gap: its tolerance comes from the policy, half the gap, as Table 4 prints one run per row) and
-    ``validity`` (:func:`trained_validity` of both variants, with ``explain``'s cause, and, with ``ablation`` (the
-    runs with their ``loss_curve``), :func:`loss_plateau` of both and, where the runs carry their movement record,
-    :func:`moved_validity` of both), for ``Ledger.claim(**...)``.
+    ``group``, ``ablation`` the runs (``group, variant, seed, loss_curve``, and the movement record where kept).
+    Returns ``source``, ``paper_value`` (the gap rounded to 2 decimals), ``ours`` (:func:`companion.stats.paired`),
+    ``criterion`` (:func:`companion.stats.direction` on the paper's gap: its tolerance comes from the policy, half
+    the gap, as Table 4 prints one run per row) and ``validity`` (:func:`trained_validity` of both variants, with
+    ``explain``'s cause; :func:`moved_validity` of both where the runs carry their movement record; and
+    :func:`loss_plateau` of both), for ``Ledger.claim(**...)``.
     """
     pa, pb = float(paper4[(group, a)]), float(paper4[(group, b)])
     gap = round(pa - pb, 2)
-    checks = [trained_validity(loss, a, b, group=group, explain=explain)]
-    if ablation is not None:
-        runs = ablation[ablation["group"] == group]
-        if all(c in runs for c in MOVEMENT_COLUMNS):
-            checks.append(moved_validity(runs, {"variant": [a, b]}))
-        checks.append(loss_plateau(runs, [a, b], key="variant"))
+    checks = [trained_validity(ablation, a, b, group=group, explain=explain)]
+    runs = ablation[ablation["group"] == group]
+    if all(c in runs for c in MOVEMENT_COLUMNS):
+        checks.append(moved_validity(runs, {"variant": [a, b]}))
+    checks.append(loss_plateau(runs, [a, b], key="variant"))
     return {"source": f"Table 4: {pa:.2f} - {pb:.2f}", "paper_value": gap,
             "ours": stats.paired(by_seed[a], by_seed[b]), "criterion": stats.direction(gap), "validity": checks}
 

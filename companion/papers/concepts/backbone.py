@@ -35,10 +35,10 @@ from companion.papers.concepts.evaluation import (
     curve_plateau,
     exact_direction,
     loss_plateau,
+    loss_trained,
     paired_item_bootstrap,
     room,
     split_recalls,
-    loss_trained,
 )
 from companion.papers.concepts.finetune import TEST_FRAC, top_layer_recipe, train_condition
 from companion.papers.concepts.readouts import CONDITIONS, TopLayerConceptModel
@@ -331,7 +331,6 @@ def backbone_claims(ledger, reg: BackboneRegime | None, pv: pd.Series, skipped: 
 
     # the fine-tuned runs: validity checks per condition, then the paired comparisons
     first = {n: g.sort_values("seed")["first_loss"].to_numpy() for n, g in ft.groupby("condition")}
-    last = {n: g.sort_values("seed")["last_loss"].to_numpy() for n, g in ft.groupby("condition")}
     checks = {n: [loss_trained([reg.histories[(n, sd)] for sd in seeds], n),
                   loss_plateau([reg.histories[(n, sd)] for sd in seeds], n)]
               for n in first}

@@ -22,12 +22,12 @@ from companion.papers.concepts.evaluation import (
     exact_direction,
     frozen_bootstrap,
     loss_plateau,
+    loss_trained,
     paired_item_bootstrap,
     recall_by_family,
     t2d_hits,
     t2d_probe_metrics,
     table12_beside,
-    loss_trained,
     verdict_summary,
 )
 from companion.papers.concepts.toy import capacity_toy_trace, toy_endpoints
