@@ -432,6 +432,10 @@ class Ledger:
         record["verdict"] = judgement.verdict
         if judgement.reason:
             record["reason"] = judgement.reason
+        effect = criterion.params.get("paper_effect") if criterion.name == "direction" else None
+        needs = _validity.to_decide(judgement, checks, ours, paper_effect=effect)
+        if needs and kind in ("paper", "beyond"):
+            record["to_decide"] = needs
         if kind in ("paper", "beyond") or regime:
             record["regime"] = regime_label(regime)
         if checks:

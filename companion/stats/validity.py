@@ -252,3 +252,42 @@ def gate(judgement: Judgement, checks: Sequence[Validity], *, side: int | None =
     if not firing:
         return judgement
     return Judgement("inconclusive", "; ".join(c.reason for c in firing))
+
+
+def to_decide(judgement: Judgement, checks: Sequence[Validity], ours=None, *, paper_effect: float | None = None,
+              steps: float | None = None) -> str | None:
+    """For an ``inconclusive`` verdict, what deciding it would take, from our own measurements: the seeds the
+    design's spread needs to detect the paper's effect (:func:`companion.stats.n_for_power`), a longer run where a
+    plateau check failed (how fast its curve still moves), a run that trains, or a reference with room. None for a
+    decided verdict. ``steps``: the run's step budget, when known, to state the longer run as a multiple.
+
+    >>> from companion.stats import sample
+    >>> print(to_decide(Judgement("inconclusive", "underpowered"), [], sample([0.1, -0.3, 0.4]), paper_effect=0.2))
+    about 27 seeds (80 % power at the paper's effect, from our seeds' spread)
+    """
+    from companion.stats.comparisons import POWER, Comparison, n_for_power
+
+    if judgement.verdict != "inconclusive":
+        return None
+    parts = []
+    for check in checks:
+        if check.passed:
+            continue
+        if check.name == "plateau":
+            slope = check.detail.split("slope over the last", 1)
+            rate = slope[1].split(" ", 2)[1].split("/step", 1)[0] if len(slope) > 1 and "/step" in slope[1] else None
+            longer = f"at least {2 * steps:g} steps" if steps else "a longer run"
+            parts.append(f"{longer} (the curve still moves{' ' + rate + ' per step' if rate else ''})")
+        elif check.name == "trained":
+            parts.append("a run whose objective moves (see the trained check)")
+        elif check.name in ("ceiling", "floor"):
+            parts.append("a test set or reference level with room for the paper's change")
+        elif check.name == "record":
+            parts.append("the run's training record")
+    reason = judgement.reason or ""
+    if isinstance(ours, Comparison) and paper_effect and ours.sd is not None and not parts \
+            and ("underpowered" in reason or "covers" in reason):
+        need = n_for_power(ours.sd, paper_effect, ours.confidence)
+        parts.append(f"about {need} seeds ({round(100 * POWER)} % power at the paper's effect, from our seeds' "
+                     "spread)" if need else "far more seeds than 10,000 at our seeds' spread")
+    return "; ".join(dict.fromkeys(parts)) or None

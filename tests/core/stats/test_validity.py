@@ -128,3 +128,25 @@ def test_the_ledger_reads_the_side_from_the_criterion(tmp_path, monkeypatch):
                         validity=[rising]) == "inconclusive"
     assert ledger.claims[0]["validity"][0]["trend"] == -1
     assert math.isfinite(ledger.claims[1]["ours"])
+
+
+def test_to_decide_names_seeds_steps_or_room_for_an_inconclusive_verdict():
+    # sd of [0.1, -0.3, 0.4] is 0.3512; the mde (t_0.975 + t_0.80 over n - 1 dof) * sd / sqrt(n) first drops to
+    # 0.2 at n = 27 (at n = 26: (2.060 + 0.856) * 0.3512 / 5.099 = 0.2009)
+    ours = stats.sample([0.1, -0.3, 0.4])
+    text = V.to_decide(Judgement("inconclusive", "underpowered: x"), [], ours, paper_effect=0.2)
+    assert text.startswith("about 27 seeds")
+    plateau = stats.plateau([0, 1, 2, 3, 4, 5, 6, 7, 8], [0, 1, 2, 3, 4, 5, 6, 7, 8.1])
+    text = V.to_decide(Judgement("inconclusive", "budget: x"), [plateau], ours, paper_effect=0.2, steps=600)
+    assert text.startswith("at least 1200 steps (the curve still moves") and "seeds" not in text
+    ceiling = V.room(0.95, 0.2, what="AUC")
+    assert "room" in V.to_decide(Judgement("inconclusive", "ceiling: x"), [ceiling])
+    assert V.to_decide(Judgement("reproduced"), [plateau], ours, paper_effect=0.2) is None
+
+
+def test_the_ledger_stores_what_deciding_would_take(tmp_path, monkeypatch):
+    from companion.results import Ledger
+
+    ledger = Ledger("angle", "99-test", profile="smoke")
+    ledger.claim("u", "x", 0.2, stats.sample([0.1, -0.3, 0.4]), stats.direction(paper_effect=0.2), kind="beyond")
+    assert ledger.claims[0]["verdict"] == "inconclusive" and ledger.claims[0]["to_decide"].startswith("about 27")
