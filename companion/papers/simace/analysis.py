@@ -170,12 +170,15 @@ def plateau_validity(curves, a: str, b: str | None = None, *, column: str = "dev
     detail = (f"{at} of {len(runs)} runs at their STS-B dev plateau (largest climb: {worst['model']} seed "
               f"{worst['seed']}, {worst['detail']})")
     passed = at == len(runs)
-    if b is not None:
-        stable = gap_stability(curves, [(a, b)], column=column, tail=tail).iloc[0]
-        detail += (f"; the {column} gap {a} − {b} is {'stable' if stable['stable'] else 'not stable'} over the last "
-                   f"third ({stable['detail']})")
-        passed = passed or bool(stable["stable"])
-    return stats.Validity("plateau", bool(passed), detail)
+    trend = None
+    if b is not None:      # the compared gap's own curve (stats.validity): on dev, it stands for the claim's test gap
+        frame = stats.validity.curve_frame(sub.assign(run=sub["model"]), value=column)
+        stable = stats.validity.plateau(stats.validity.gap_frame(frame, a, b), what=f"the {column} gap",
+                                        gap=end_gap, claim_metric=True, tail=tail)
+        detail += (f"; the {column} gap {a} − {b} is {'stable' if stable.passed else 'not stable'} over the last "
+                   f"third ({stable.detail})")
+        passed, trend = passed or stable.passed, stable.trend
+    return stats.Validity("plateau", bool(passed), detail, trend=trend)
 
 
 def select_sigma(finals) -> tuple[float, object]:
