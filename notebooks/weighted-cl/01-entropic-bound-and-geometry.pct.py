@@ -106,7 +106,8 @@ from companion.losses.weighted import distance_weights, entropic_bound, weighted
 from companion.papers.weighted_cl.distance_geometry import (classical_mds, edm, embedding_dimension, is_edm,
                                                             is_spherical_edm, r2_procrustes, spherical_radius,
                                                             spherical_realisation)
-from companion.papers.weighted_cl.experiments import fit_exp_similarity, free_s_optimum, paper_number, thm37_cases
+from companion.papers.weighted_cl.experiments import free_s_optimum, paper_number
+from companion.papers.weighted_cl.theorems import fit_exp_similarity, thm37_cases
 from companion.profiles import settings
 from companion.results import Ledger, at_least, at_most, holds, show_provenance, within
 from companion.display import reader_display

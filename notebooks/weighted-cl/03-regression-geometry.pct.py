@@ -106,7 +106,8 @@ from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 from companion.losses.weighted import euclidean_similarities, euclidean_weights, soft_supcon_weights
 from companion.papers.weighted_cl.distance_geometry import delta_w, edm, r2_procrustes, r2_sim
 from companion.papers.weighted_cl.morphometrics import morphometrics
-from companion.papers.weighted_cl.experiments import (arc_order, not_attained, dev_plateau, dev_plateau_groups, end_of_rise,
+from companion.papers.weighted_cl.theorems import not_attained
+from companion.papers.weighted_cl.experiments import (arc_order, dev_plateau, dev_plateau_groups, end_of_rise,
                                                       fit_digit_encoder, line_fraction, local_global_r2, loss_moved,
                                                       lower_bound, monitor_every, paper_number, run_curve,
                                                       xclr_sweep, yaware_sweep)
