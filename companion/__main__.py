@@ -299,6 +299,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("notebooks", help="clean or check stored notebook outputs (see 'notebooks clean --help')",
                    add_help=False)
+    sub.add_parser("pipeline", help="set-up, run, regenerate and check the site, render, commit and open a pull "
+                                    "request, in one command (see 'pipeline --help')", add_help=False)
 
     colab = sub.add_parser("colab", help="write the Colab badge and set-up cell of every notebook and the site's install command "
                                        "(idempotent)")
@@ -354,6 +356,10 @@ def _dispatch(argv: list[str]) -> int:
         from companion.publish import notebook_outputs
 
         return notebook_outputs.main(argv[1:])
+    if argv and argv[0] == "pipeline":
+        from companion.publish import pipeline
+
+        return pipeline.main(argv[1:])
     parser = build_parser()
     if not argv:  # no command: the commands and the first steps, as an error (nothing was done)
         parser.print_help(sys.stderr)
