@@ -128,8 +128,7 @@ reader_display()  # tables whole, numbers to three significant digits
 # regime of every claim says "frozen MiniLM backbone, head only". Its last-layer token states are computed once and
 # cached; in the `cpu` profile they are cut to the first `max_tokens` tokens and projected by a fixed PCA (fitted on
 # the Emolit training tokens) to the head width `head_dim`, and each head trains for
-# `steps_emolit` and `steps_go` steps of `batch_size` (on Emolit 30 epochs, twice the paper's 15, so that CircularCSE's
-# V-Measure reaches its plateau — registered before this run; on GoEmotions the paper's 15) at a larger constant
+# `steps_emolit` and `steps_go` steps of `batch_size` (the paper's 15 epochs on each data set) at a larger constant
 # learning rate `lr` (chosen when the heads trained a few epochs, where the paper's 5e-5 barely moved a freshly
 # initialised head), on one thread. The heads are trained as the authors train theirs: gradients clipped at `clip_norm`, and
 # nGPT's α and s_qk stepped at the rate of the backbone's width (`base_scale`), not the narrower head's. The settings
@@ -163,7 +162,7 @@ cfg = settings(profile,
                smoke=dict(seeds=[42], steps_emolit=2, steps_go=2, batch_size=24, n_train=4, n_test=2,
                           model="tiny-bert", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2, curve_points=2,
                           pooling=paper_pooling("bert-like")),
-               cpu=dict(seeds=[42, 43, 44], steps_emolit=1410, steps_go=430, batch_size=128, n_train=None,
+               cpu=dict(seeds=[42, 43, 44], steps_emolit=705, steps_go=430, batch_size=128, n_train=None,
                         n_test=None, model="sentence-transformers/all-MiniLM-L6-v2", head_dim=64, max_tokens=32,
                         lr=3e-3, n_heads=4, curve_points=5, pooling=paper_pooling("bert-like")),
                # gpu: mE5 = intfloat/multilingual-e5-large (App. D Table 3, §4 'Models'), bf16, batch 128, lr 5e-5

@@ -137,7 +137,7 @@ reader_display()  # tables whole, numbers to three significant digits
 # are trained here with these settings. **Regime**: a frozen all-MiniLM-L6-v2 backbone, head only (already
 # contrastively trained; the paper fine-tunes its BERT-like encoders and keeps only its LLMs frozen), token states cut
 # to a few tokens and PCA-projected to a narrow head pooled at [CLS] (the paper's pooling for a BERT-like encoder,
-# `pooling`), heads trained 30 epochs (twice the paper's 15, so that CircularCSE reaches its plateau) at a raised learning rate with the authors' clipping (`clip_norm`) and nGPT
+# `pooling`), heads trained the paper's 15 epochs at a raised learning rate with the authors' clipping (`clip_norm`) and nGPT
 # base scale (`base_scale`, from the backbone's width) — notebook 02's settings, printed below — Emolit only; the
 # paper's Figs 5–7 use mE5 (fully fine-tuned) and Qwen3-Embedding-4B (frozen) heads of full width trained 15 epochs,
 # Fig 5a averaged over four data sets.
@@ -161,7 +161,7 @@ cfg = settings(profile,
                smoke=dict(seeds=[42], steps_emolit=2, batch_size=24, n_train=4, n_test=2, n_other=3, n_emobank=20,
                           model="tiny-bert", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2, pca_dims=[2, 4, 8],
                           curve_points=2, pooling=paper_pooling("bert-like")),
-               cpu=dict(seeds=[42, 43, 44], steps_emolit=1410, batch_size=128, n_train=None, n_test=None, n_other=20,
+               cpu=dict(seeds=[42, 43, 44], steps_emolit=705, batch_size=128, n_train=None, n_test=None, n_other=20,
                         n_emobank=500, model="sentence-transformers/all-MiniLM-L6-v2", head_dim=64, max_tokens=32,
                         lr=3e-3, n_heads=4, pca_dims=[2, 3, 4, 8, 16, 32, 64], curve_points=5,
                         pooling=paper_pooling("bert-like")),
