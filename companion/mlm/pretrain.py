@@ -56,6 +56,10 @@ class BuildConfig:
     log_every: int = 20
     seed: int = 0
     extra: dict = field(default_factory=dict)
+    #: how evaluation text is kept out of the corpus (:mod:`companion.mlm.decontaminate`): ``"exact"`` (the rule
+    #: the cached cpu build was made with) or ``"near-duplicate"``; ``"exact"`` stays out of the cache key, so
+    #: builds made before this setting existed keep their folders
+    decontamination: str = "exact"
 
     @property
     def tokens_per_step(self) -> int:
@@ -69,10 +73,12 @@ ALL_SOURCES = ("wordnet", "wiki", "mrpc-train", "goemotions-train", "emolit-trai
 #: 128 sequences a step; ``steps`` x 8,192 token positions in all (see the module docstring of
 #: :mod:`companion.mlm` for why). ``smoke``: the first 1,500 sentences of the data mirror's wiki head
 #: (no system package needed: CI and the smoke notebooks build it anywhere), a 2-layer width-32 model, a few steps.
+#: ``cpu`` keeps the ``"exact"`` decontamination it was built with (its cached folder and every run cached from it
+#: stay valid); ``smoke`` uses ``"near-duplicate"``, the rule a rebuild should take.
 PROFILES: dict[str, BuildConfig] = {
     "smoke": BuildConfig(sources=("wiki",), limit=1500, vocab_size=600, hidden=32, layers=2, heads=2,
                          intermediate=64, max_len=32, batch_size=16, steps=6, lr=1e-3, warmup_steps=2, heldout=16,
-                         eval_every=3, log_every=2),
+                         eval_every=3, log_every=2, decontamination="near-duplicate"),
     "cpu": BuildConfig(sources=ALL_SOURCES, limit=None, vocab_size=8192, hidden=256, layers=4, heads=4,
                        intermediate=1024, max_len=64, batch_size=128, steps=1000, lr=7e-4, warmup_steps=80,
                        eval_every=100, log_every=20),
@@ -254,10 +260,19 @@ def mlm_loss(model, ids: torch.Tensor, att: torch.Tensor, corrupt: torch.Tensor,
 
 
 # --------------------------------------------------------------------------------------------- the build
+def key_config(cfg: BuildConfig) -> dict:
+    """The settings that name a build: :func:`asdict` of ``cfg``, without ``decontamination`` when it is
+    ``"exact"`` (the key every build had before the rule was a setting)."""
+    out = asdict(cfg)
+    if out["decontamination"] == "exact":
+        del out["decontamination"]
+    return out
+
+
 def build_key(cfg: BuildConfig, corpus_sha: str) -> str:
     from companion._io import cache_key
 
-    return cache_key({"config": asdict(cfg), "corpus": corpus_sha, "version": PRETRAIN_VERSION})
+    return cache_key({"config": key_config(cfg), "corpus": corpus_sha, "version": PRETRAIN_VERSION})
 
 
 def build_dir(profile: str, cfg: BuildConfig | None = None, root: Path | None = None) -> Path:
@@ -267,7 +282,7 @@ def build_dir(profile: str, cfg: BuildConfig | None = None, root: Path | None = 
 
     cfg = cfg or profile_config(profile)
     root = Path(root) if root is not None else cache_dir() / "mlm"
-    corpus = build_corpus(cfg.sources, cfg.limit, root=root)
+    corpus = build_corpus(cfg.sources, cfg.limit, root=root, decontamination=cfg.decontamination)
     return root / f"raw-{profile}-{build_key(cfg, corpus.sha256)}"
 
 
@@ -325,7 +340,7 @@ def build(profile: str = "cpu", cfg: BuildConfig | None = None, root: Path | Non
     cfg = cfg or profile_config(profile)
     root = Path(root) if root is not None else cache_dir() / "mlm"
     t_all = time.perf_counter()
-    corpus = build_corpus(cfg.sources, cfg.limit, root=root)
+    corpus = build_corpus(cfg.sources, cfg.limit, root=root, decontamination=cfg.decontamination)
     folder = root / f"raw-{profile}-{build_key(cfg, corpus.sha256)}"
     if is_built(folder) and not force:
         return folder
@@ -342,6 +357,7 @@ def build(profile: str = "cpu", cfg: BuildConfig | None = None, root: Path | Non
     held = [seqs[i] for i in order[: cfg.heldout]]
     train = [seqs[i] for i in order[cfg.heldout:]]
     n_tokens = sum(len(s) for s in train)
+    unigram = piece_entropy(seqs, (tok.cls_token_id, tok.sep_token_id))
     log(f"vocabulary {len(tok):,}; {len(train):,} training sequences ({n_tokens:,} tokens), {len(held)} held out; "
         f"{cfg.steps:,} steps of {cfg.batch_size} = {cfg.steps * cfg.batch_size / max(len(train), 1):.2f} epochs")
 
@@ -424,6 +440,7 @@ def build(profile: str = "cpu", cfg: BuildConfig | None = None, root: Path | Non
                                                                   "words": corpus.words, "sources": corpus.stats},
             "vocab_size": len(tok), "sequences": {"train": len(train), "heldout": len(held), "train_tokens": n_tokens},
             "tokens_seen": tokens_seen, "epochs": cfg.steps * cfg.batch_size / max(len(train), 1),
+            "unigram_entropy": unigram,
             "curve": curve, "heldout": heldout, "train_wall_s": round(train_wall, 1),
             "train_cpu_s": round(train_cpu, 1), "total_wall_s": round(time.perf_counter() - t_all, 1),
             "weights_hash": digest, "init_hash": init_hash, "threads": torch.get_num_threads(),
@@ -441,3 +458,45 @@ def build(profile: str = "cpu", cfg: BuildConfig | None = None, root: Path | Non
 
 def build_info(folder: Path) -> dict:
     return json.loads((Path(folder) / "build.json").read_text(encoding="utf-8"))
+
+
+def piece_entropy(seqs: list[list[int]], special: tuple[int, ...]) -> float:
+    """The entropy in nats of the pieces of ``seqs`` (their relative frequencies; ``special`` ids left out): the
+    held-out MLM loss of a model that ignores the context and predicts every masked piece by its frequency.
+
+    >>> round(piece_entropy([[2, 7, 8, 3], [2, 7, 7, 3]], (2, 3)), 4)   # frequencies 3/4, 1/4
+    0.5623
+    """
+    counts = np.bincount(np.concatenate([np.asarray(s, dtype=np.int64) for s in seqs]))
+    counts[[i for i in special if i < len(counts)]] = 0
+    p = counts[counts > 0] / counts.sum()
+    return float(-(p * np.log(p)).sum())
+
+
+def unigram_entropy(folder: Path, log=print) -> float | None:
+    """:func:`piece_entropy` of the build in ``folder`` (its corpus packed as the build packs it, with its
+    tokenizer): read from ``build.json`` where the build recorded it, else measured once and cached beside the
+    folder (``<folder>.unigram.json``); ``None`` when the corpus file is no longer in the cache."""
+    from transformers import AutoTokenizer
+
+    from companion._io import write_atomic
+    from companion.mlm.corpus import Corpus
+
+    folder = Path(folder)
+    info = build_info(folder)
+    if info.get("unigram_entropy") is not None:
+        return float(info["unigram_entropy"])
+    cached = folder.with_name(folder.name + ".unigram.json")
+    if cached.is_file():
+        return float(json.loads(cached.read_text(encoding="utf-8"))["unigram_entropy"])
+    corpus = folder.parent / info["corpus"]["file"]
+    if not corpus.is_file():
+        return None
+    log(f"measuring the unigram entropy of {corpus.name}")
+    tok = AutoTokenizer.from_pretrained(folder)
+    blocks = [[e.ids for e in tok.backend_tokenizer.encode_batch(us, add_special_tokens=False)]
+              for _, us in Corpus(corpus, {}, "").blocks()]
+    seqs = pack(blocks, info["config"]["max_len"], tok.cls_token_id, tok.sep_token_id)
+    value = piece_entropy(seqs, (tok.cls_token_id, tok.sep_token_id))
+    write_atomic(cached, lambda fh: fh.write(json.dumps({"unigram_entropy": value}).encode()))
+    return value

@@ -351,7 +351,7 @@ pd.DataFrame({m: stats.sample(dist[m]).to_dict() for m in dist.columns if m != "
 # BERT-base.
 
 # %%
-from companion.mlm.signature import SIGNATURE_ROWS, regime_signature
+from companion.mlm.signature import SIGNATURE_COLUMNS, SIGNATURE_ROWS, raw_regime as raw_regime_label, regime_signature
 from companion.papers.angle.raw import RAW_SETTINGS, raw_ablation, raw_base, saturation_gradients
 from companion.results import holds
 from companion.settings import cache_dir
@@ -360,16 +360,19 @@ raw_regime = cfg.profile in RAW_SETTINGS  # smoke and cpu: the build of this pro
 if raw_regime:
     raw_cfg = RAW_SETTINGS[cfg.profile]
     signature_rows = regime_signature(cfg.profile)
-    display(signature_rows[["anisotropy", "zone", "mean_grad", "sts_avg", "raw signature"]].astype(
-        {"anisotropy": float, "zone": float, "mean_grad": float, "sts_avg": float}).round(3))
+    display(signature_rows[list(SIGNATURE_COLUMNS)].astype(
+        {c: float for c in SIGNATURE_COLUMNS if c != "raw signature"}).round(3))
 else:
     print("gpu profile: the main runs above fine-tune BERT-base, the paper's raw encoder; no separate raw regime")
 
 # %% [markdown]
 # `anisotropy`: mean cosine between unrelated sentences; `zone`: share of the pairs of the seven STS sets whose
 # cosine lies in the saturation zone (|∇cos| = sin θ < 0.3, the shading of notebook 01's Fig. 1 analogue);
-# `mean_grad`: mean sin θ over those pairs; `sts_avg`: zero-shot Spearman × 100, seven-set average; `raw signature`:
-# all three parts (a narrow cone, more saturated pairs, weaker STS) against MiniLM.
+# `mean_grad`: mean sin θ over those pairs; `sts_avg`: zero-shot Spearman × 100, seven-set average; `sts_vs_random`:
+# that average minus the untrained network's (negative: pretraining lowered it); `mlm_loss`: the build's held-out
+# masked-LM loss (at step 0 for the untrained network); `raw signature`: all three parts (a narrow cone, more
+# saturated pairs, weaker STS) against MiniLM. The regime label of every claim from this encoder says what it is,
+# with these numbers (`companion.mlm.signature.raw_regime`).
 #
 # ### Fig. 1/2 in this encoder
 # The STS-B training pairs the objectives see, embedded by each encoder before any fine-tuning: the share in the
@@ -422,8 +425,9 @@ if raw_regime:
 
 # %%
 if raw_regime:
-    RAW_REGIME = ("raw MLM encoder built here (companion.mlm: 4 layers, width 256, pretrained on a few million "
-                  f"words; not BERT-base), every layer and the embeddings trained, {raw_cfg['steps']} steps x "
+    RAW_LABEL = raw_regime_label(cfg.profile, signature_rows)
+    print(RAW_LABEL)
+    RAW_REGIME = (RAW_LABEL + f", every layer and the embeddings trained, {raw_cfg['steps']} steps x "
                   f"{raw_cfg['batch_size']} on a STS-B train subset, mean pooling, {len(raw_cfg['seeds'])} seeds; "
                   "paper: BERT-base, full fine-tuning, one run (seed 42)")
     raw_p4 = paper4.set_index(["group", "variant"])["stsb_test"]
@@ -461,7 +465,7 @@ if raw_regime:
                      ours={"some training pairs lie in the zone": bool(raw_row["in zone"] > 0),
                            "angle gradient above the cosine's there": bool(raw_row["|∇angle| zone"]
                                                                             > raw_row["|∇cos| zone"])},
-                     criterion=holds(), regime=RAW_REGIME.split(", every layer")[0] + ", untrained",
+                     criterion=holds(), regime=RAW_LABEL + ", untrained",
                      note=f"share in the zone {raw_row['in zone']:.1%}; mean gradient norm there: angle "
                           f"{raw_row['|∇angle| zone']:.3f}, cosine {raw_row['|∇cos| zone']:.3f}")
 

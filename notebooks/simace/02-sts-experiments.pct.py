@@ -590,9 +590,13 @@ else:
 # modelling from random initialisation (its docstring gives the corpus, budget and loss curve; `docs/reference.md`
 # how to build it). First its signature: the mean cosine between unrelated sentences (`anisotropy`), the share of
 # STS pairs in the cosine's saturation zone (`zone`, sin θ < 0.3), the mean sin θ (`mean_grad`) and zero-shot STS
-# (`sts_avg`), against the untrained network it started from and MiniLM.
+# (`sts_avg`), against the untrained network it started from and MiniLM; `sts_vs_random` is the STS average minus
+# the untrained network's (negative: pretraining lowered it) and `mlm_loss` the build's held-out masked-LM loss (at
+# step 0 for the untrained network). The regime label of every claim below says what this encoder is, with these
+# numbers (`companion.mlm.signature.raw_regime`).
 #
-# Then the **gate**, stated before any run (`companion.mlm.finetune`, `GATE_GAIN` and `GATE_SEEDS`): SimACE's
+# Then the **gate** (`companion.mlm.finetune`, `GATE_GAIN` and `GATE_SEEDS`), stated before the sweep but after
+# pilot runs from this encoder (`PILOT_BEST_GAIN`), as its claim says: SimACE's
 # comparisons from this encoder are run only if its baseline works, that is if unsupervised SimCSE, in the setting
 # chosen on STS-B dev (SimCSE's own selection) from a small sweep, raises the seven-set STS average by at least the
 # gate's number of points over the untrained raw encoder on each of the gate's seeds. The sweep (mean pooling, batch
@@ -603,14 +607,14 @@ else:
 
 # %%
 from companion.mlm.finetune import GATE_GAIN, GATE_SEEDS, SWEEP, simcse_sweep
-from companion.mlm.signature import regime_signature
+from companion.mlm.signature import SIGNATURE_COLUMNS, raw_regime as raw_regime_label, regime_signature
 from companion.papers.simace.raw import gate_claim, raw_claims, sweep_table
 
 raw_regime = cfg.profile in SWEEP  # smoke and cpu: the build of this profile; gpu: the main runs are raw BERT-base
 if raw_regime:
     signature_rows = regime_signature(cfg.profile)
-    display(signature_rows[["anisotropy", "zone", "mean_grad", "sts_avg", "raw signature"]].astype(
-        {"anisotropy": float, "zone": float, "mean_grad": float, "sts_avg": float}).round(3))
+    display(signature_rows[list(SIGNATURE_COLUMNS)].astype(
+        {c: float for c in SIGNATURE_COLUMNS if c != "raw signature"}).round(3))
 else:
     print("gpu profile: the main runs above fine-tune BERT-base, the paper's raw encoder; no separate raw regime")
 
@@ -642,9 +646,9 @@ if raw_regime:
 
 # %%
 if raw_regime:
-    RAW_REGIME = ("raw MLM encoder built here (companion.mlm: 4 layers, width 256, pretrained on a few million "
-                  "words; not BERT-base), every layer and the embeddings trained, mean pooling; paper: BERT-base, "
-                  "full fine-tuning, one epoch, 5 seeds")
+    RAW_REGIME = (raw_regime_label(cfg.profile, signature_rows) + ", every layer and the embeddings trained, mean "
+                  "pooling; paper: BERT-base, full fine-tuning, one epoch, 5 seeds")
+    print(RAW_REGIME)
     # claims: "raw-simcse-gate", "t2-simace-vs-simcse-raw", "t2-simace-vs-arccon-raw"
     # claims: "t2-arccon-vs-simcse-raw", "t2-simace-level-raw"
     gate_claim(ledger, sweep)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from companion.mlm.finetune import GATE_GAIN, GATE_SEEDS
+from companion.mlm.finetune import GATE_GAIN, GATE_SEEDS, PILOT_BEST_GAIN
 
 #: why the raw regime's SimACE claims are not compared when the gate fails (fixed text: the registered criterion)
 GATE_REASON = (f"unsupervised SimCSE from the raw encoder did not pass its gate (the setting chosen on STS-B dev "
@@ -50,7 +50,9 @@ def sweep_table(sweep: Mapping[str, Any]):
 def gate_claim(ledger, sweep: Mapping[str, Any]) -> str:
     """Record the gate (a ``check``): the smallest of the chosen setting's per-seed STS-average gains against
     :data:`GATE_GAIN` (:func:`companion.results.at_least`); seeds after the first that falls short are not run
-    (:func:`companion.mlm.finetune.simcse_sweep`), and the note says so. Returns the verdict."""
+    (:func:`companion.mlm.finetune.simcse_sweep`), and the note says so. The claim states that the threshold was
+    set after pilot runs (:data:`~companion.mlm.finetune.PILOT_BEST_GAIN`), so that its failure is not read as
+    a test fixed blind. Returns the verdict."""
     from companion.results import at_least
 
     gains = ", ".join(f"seed {s}: {g:+.2f}" for s, g in zip(GATE_SEEDS, sweep["gains"]))
@@ -59,8 +61,10 @@ def gate_claim(ledger, sweep: Mapping[str, Any]) -> str:
     return ledger.claim(
         "raw-simcse-gate", f"Unsupervised SimCSE from the raw encoder raises its 7-set STS average by at least "
         f"{GATE_GAIN:g} points over the untrained encoder on each of {len(GATE_SEEDS)} seeds (setting chosen on "
-        "STS-B dev)", kind="check", ours=float(sweep["min_gain"]), criterion=at_least(GATE_GAIN),
-        note=f"ours: the smallest gain; setting {sweep['chosen']}; gains {gains}")
+        f"STS-B dev; the {GATE_GAIN:g}-point threshold was set after pilot runs, whose best gain was "
+        f"{PILOT_BEST_GAIN:+.2f})", kind="check", ours=float(sweep["min_gain"]), criterion=at_least(GATE_GAIN),
+        note=f"ours: the smallest gain; setting {sweep['chosen']}; gains {gains}; threshold set after pilot runs "
+             f"(best pilot gain {PILOT_BEST_GAIN:+.2f})")
 
 
 def raw_claims(ledger, table2, sweep: Mapping[str, Any], regime: str) -> list[str]:

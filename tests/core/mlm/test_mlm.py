@@ -249,6 +249,93 @@ def test_regime_signature_is_cached_and_flags_the_raw_rows(monkeypatch, tmp_path
     table = sig.regime_signature("smoke", log=lambda m: None)
     assert list(table.index) == list(sig.SIGNATURE_ROWS)
     assert list(table["raw signature"]) == [True, True, True, False]
+    assert list(table["sts_vs_random"]) == pytest.approx([0.0, -5.0, -15.0, 34.0])
+    from companion.mlm import build_info, raw_model_path
+
+    heldout = build_info(raw_model_path("smoke"))["heldout"]
+    assert list(table["mlm_loss"])[:3] == pytest.approx([heldout[0]["loss"], heldout[-1]["loss"], heldout[-1]["loss"]])
+    assert np.isnan(table["mlm_loss"].iloc[3])
     assert calls == [sig.SIGNATURE_SIZES["smoke"]] * 4
     again = sig.regime_signature("smoke", log=lambda m: None)  # from the cache: signature() is not called again
     assert len(calls) == 4 and again.equals(table)
+
+
+def _fake_build(monkeypatch, tmp_path, words=3_334_776, rule="exact", unigram=7.0):
+    import json
+
+    import companion.mlm as mlm
+
+    folder = tmp_path / "raw-cpu-x"
+    folder.mkdir()
+    config = {"layers": 4, "hidden": 256, "steps": 1000, "batch_size": 128, "max_len": 64,
+              "sources": list(pretrain.ALL_SOURCES)}
+    if rule is not None:
+        config["decontamination"] = rule
+    info = {"config": config, "corpus": {"file": "corpus-x.txt", "words": words},
+            "heldout": [{"loss": 9.07}, {"loss": 5.84}], "unigram_entropy": unigram}
+    (folder / "build.json").write_text(json.dumps(info), encoding="utf-8")
+    monkeypatch.setattr(mlm, "raw_model_path", lambda profile, log=print: str(folder))
+
+
+def _signature_rows(random_sts, raw_sts):
+    import pandas as pd
+
+    from companion.mlm.signature import SIGNATURE_ROWS
+
+    return pd.DataFrame({"sts_avg": [random_sts, raw_sts, 30.2, 79.5]}, index=list(SIGNATURE_ROWS))
+
+
+def test_raw_regime_says_what_the_encoder_is(monkeypatch, tmp_path):
+    """The label of the cpu build as recorded (no ``decontamination`` key: built before the setting existed)."""
+    from companion.mlm.signature import raw_regime
+
+    _fake_build(monkeypatch, tmp_path, rule=None)
+    label = raw_regime("cpu", _signature_rows(48.9, 39.0))
+    assert label.startswith("raw MLM encoder built here")  # what the statements' regime classes look for
+    assert "4 layers of width 256, 1,000 masked-LM steps of 128 x 64 tokens" in label
+    assert "3.3 million words" in label and "exact-match decontamination only" in label
+    assert "held-out MLM loss 5.84 nats against a unigram entropy of 7.00)" in label
+    assert "39.0, is below the 48.9 of the random network it started from" in label
+    assert "no evidence about raw BERT" in label
+    assert ", every layer" not in label  # the notebooks append the training regime after it
+
+
+def test_raw_regime_of_an_encoder_above_its_random_start(monkeypatch, tmp_path):
+    from companion.mlm.signature import raw_regime
+
+    _fake_build(monkeypatch, tmp_path, words=40_000, rule="near-duplicate")
+    label = raw_regime("smoke", _signature_rows(40.0, 55.5))
+    assert "55.5, is above the 40.0 of the random network" in label and "no evidence" not in label
+    assert "40,000 words" in label and "near-duplicate decontamination" in label
+    assert "no better than" not in label  # 5.84 < 7.00
+    assert raw_regime("gpu", None).startswith("bert-base-uncased")
+
+
+def test_raw_regime_level_with_its_random_start_is_no_evidence(monkeypatch, tmp_path):
+    """At one decimal the same STS average as the random start (the smoke build's 47.2 and 47.2): not above it."""
+    from companion.mlm.signature import raw_regime
+
+    _fake_build(monkeypatch, tmp_path, unigram=5.68)
+    label = raw_regime("smoke", _signature_rows(47.21, 47.24))
+    assert "47.2, is level with the 47.2 of the random network" in label and "no evidence about raw BERT" in label
+    assert "5.84 nats against a unigram entropy of 5.68, no better than predicting each piece by its" in label
+
+
+def test_piece_entropy_by_hand():
+    # pieces 7, 8, 8, 9 (specials 2, 3 left out): -(1/4 ln 1/4 + 1/2 ln 1/2 + 1/4 ln 1/4) = 1.5 ln 2
+    assert pretrain.piece_entropy([[2, 7, 8, 3], [2, 8, 9, 3]], (2, 3)) == pytest.approx(1.5 * math.log(2))
+
+
+def test_unigram_entropy_of_an_old_build_is_measured_from_its_corpus(tmp_path):
+    """A build recorded without it (the cached cpu build) gets it from its corpus and tokenizer, cached beside."""
+    import json
+
+    root = tmp_path / "mlm"
+    folder = pretrain.build("smoke", root=root, log=lambda m: None)
+    info = pretrain.build_info(folder)
+    recorded = info.pop("unigram_entropy")
+    (folder / "build.json").write_text(json.dumps(info), encoding="utf-8")
+    assert pretrain.unigram_entropy(folder, log=lambda m: None) == pytest.approx(recorded)
+    assert (root / f"{folder.name}.unigram.json").is_file()
+    (root / info["corpus"]["file"]).unlink()
+    assert pretrain.unigram_entropy(folder, log=lambda m: None) == pytest.approx(recorded)  # from the cache file

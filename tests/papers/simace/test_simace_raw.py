@@ -48,6 +48,9 @@ def test_gate_claim_and_inconclusive_raw_claims():
     ledger = Ledger("simace", "99-test", profile="smoke", seeds=[0])
     sweep = {"chosen": "lr 3e-4", "gains": [1.0, -2.0, 3.0], "min_gain": -2.0, "passed": False}
     assert gate_claim(ledger, sweep) == "failed"
+    gate = ledger.claims[-1]
+    assert "threshold was set after pilot runs" in gate["claim"] and "set after pilot runs" in gate["note"]
+    assert finetune.PILOT_BEST_GAIN < finetune.GATE_GAIN  # the pilots had not reached the gate set after them
     verdicts = raw_claims(ledger, _table2(), sweep, "raw MLM encoder")
     assert verdicts == ["inconclusive"] * len(RAW_CLAIMS)
     claims = {c["id"]: c for c in ledger.claims}
