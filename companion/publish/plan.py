@@ -1,8 +1,9 @@
 """``python -m companion run --profile gpu --plan``: every notebook's gpu-profile work and its estimated cost, printed
 before anything runs (and nothing runs).
 
-Each notebook's grid is :data:`companion.publish.plan_grids.GRIDS`' function of its gpu settings (read from its
-``.pct.py``, :func:`companion.gpu_settings.notebook_settings`) and the measured token lengths
+Each notebook's grid is :data:`companion.publish.plan_grids.GRIDS`' function of its gpu settings (its paper's settings
+module, :func:`companion.publish.notebooks.notebook_settings`; the default grid, or the paper's full grid with
+``--grid full``) and the measured token lengths
 (:mod:`companion.publish.plan_tokens`). The cost is an estimate: FLOPs = 6 x parameters x training tokens + 2 x
 parameters x evaluation tokens, over a peak throughput (:data:`H100_BF16_PEAK`, :data:`H100_TF32_PEAK`, from the
 vendor's datasheet) times an assumed model-FLOPs utilisation (:data:`MFU`). Where ``data/gpu-step-times.json``
@@ -100,11 +101,12 @@ def _count(x: float) -> str:
     return f"{x:.3g}"
 
 
-def _cpu_note(key: str, what: str, results: Path) -> str:
+def _cpu_note(key: str, what: str, results: Path, gpu_grid: str = "day") -> str:
     """What a CPU-class notebook does, how its gpu settings differ from its cpu ones, and the cpu run's wall time."""
-    from companion.gpu_settings import notebook_settings
+    from companion.publish.notebooks import notebook_settings
 
-    gpu, cpu = notebook_settings(key, "gpu"), notebook_settings(key, "cpu")
+    spec = notebook_settings(key)
+    gpu, cpu = spec.profile_values("gpu", gpu_grid), spec.profile_values("cpu")
     changed = sorted(k for k in gpu if k != "profile" and gpu.get(k) != cpu.get(k))
     note = f"CPU-class: {what}; " + (f"gpu differs from cpu in {', '.join(changed)}" if changed else "gpu = cpu")
     paper, _, stem = key.partition("/")
@@ -117,23 +119,24 @@ def _cpu_note(key: str, what: str, results: Path) -> str:
     return note
 
 
-def plan_frame(only: str | None = None, *, step_times: Path | None = None, tokens: Path | None = None,
-               mfu: float = MFU):
+def plan_frame(only: str | None = None, *, gpu_grid: str = "day", step_times: Path | None = None,
+               tokens: Path | None = None, mfu: float = MFU):
     """The gpu plan as a DataFrame (:data:`COLUMNS`), one row per group of runs of each selected notebook (``only``:
     as ``run --only``), in the run order; a CPU-class notebook is one row with NaN hours and its work in ``note``.
     ``runs`` counts the runs trained there, ``reloaded`` those an earlier notebook of the plan trains; ``measured``
-    names the precisions whose hours come from the calibration file (``step_times``) rather than the estimate."""
+    names the precisions whose hours come from the calibration file (``step_times``) rather than the estimate.
+    ``gpu_grid``: the gpu profile's default grid (``"day"``) or the paper's full grid (``"full"``)."""
     import pandas as pd
 
-    from companion.gpu_settings import notebook_settings
-    from companion.profiles import DRY_RUN_ENV, dry_run
+    from companion.profiles import DRY_RUN_ENV, check_gpu_grid, dry_run
     from companion.publish import plan_tokens
-    from companion.publish.notebooks import list_notebooks, select
+    from companion.publish.notebooks import list_notebooks, notebook_settings, select
     from companion.publish.plan_grids import GRIDS, PARAMS, Tokens
     from companion.settings import results_dir
 
     if dry_run():
         raise ValueError(f"{DRY_RUN_ENV} asks for the dry run's sizes; the plan prices the gpu profile itself: unset it.")
+    check_gpu_grid(gpu_grid)
     measured_steps = read_step_times(step_times)
     lengths = Tokens(plan_tokens.read(tokens))
     peaks = {"bf16": H100_BF16_PEAK, "fp32": H100_TF32_PEAK}
@@ -144,10 +147,10 @@ def plan_frame(only: str | None = None, *, step_times: Path | None = None, token
     for nb in chosen:
         if nb.key not in GRIDS:
             raise ValueError(f"No gpu plan for {nb.key}: add its grid to companion.publish.plan_grids.GRIDS.")
-        entry = GRIDS[nb.key](notebook_settings(nb.key, "gpu"), lengths)
+        entry = GRIDS[nb.key](notebook_settings(nb.key)("gpu", gpu_grid=gpu_grid), lengths)
         if entry.cpu_class:
-            rows.append({"notebook": nb.key, "work": entry.cpu_class, "note": _cpu_note(nb.key, entry.cpu_class,
-                                                                                          results_dir())})
+            rows.append({"notebook": nb.key, "work": entry.cpu_class,
+                         "note": _cpu_note(nb.key, entry.cpu_class, results_dir(), gpu_grid)})
             continue
         for work in entry.works:
             earlier = sorted({trained_by[i] for i in work.ids if i in trained_by}, key=order.index)
@@ -168,7 +171,7 @@ def plan_frame(only: str | None = None, *, step_times: Path | None = None, token
                 row["work"] += f" ({row['reloaded']} reloaded from {', '.join(earlier)})"
             rows.append(row)
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
-    frame.attrs.update(device=device_name(), mfu=mfu, params={k: v for k, v in PARAMS.items()},
+    frame.attrs.update(device=device_name(), mfu=mfu, gpu_grid=gpu_grid, params={k: v for k, v in PARAMS.items()},
                        step_times=str(step_times or step_times_path()), calibrated=sorted(measured_steps))
     return frame
 

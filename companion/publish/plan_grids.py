@@ -1,7 +1,7 @@
 """The gpu profile's run grid of every notebook, in one place, for the gpu plan (:mod:`companion.publish.plan`).
 
-:data:`GRIDS` maps each notebook to one small function of its gpu settings (``cfg``, read from the notebook's
-``.pct.py`` by :func:`companion.gpu_settings.notebook_settings`) and the measured token lengths
+:data:`GRIDS` maps each notebook to one small function of its gpu settings (``cfg``, the notebook's
+:class:`companion.profiles.Profiles` called for the gpu profile and the plan's grid) and the measured token lengths
 (:class:`Tokens`) that returns its :class:`Entry`: the groups of identical training runs (:class:`Work`), each with
 the settings that define it, and a note saying what was counted. A notebook that trains no backbone (free vectors,
 closed forms, small MLPs and ConvNets) returns a CPU-class entry: its work is stated, not priced on a GPU.
@@ -197,10 +197,10 @@ def simace_03(cfg, t: Tokens) -> Entry:
 
 
 def synthesis_02(cfg, t: Tokens) -> Entry:
-    from companion.gpu_settings import notebook_settings
     from companion.papers.synthesis import theory_trained as tt
+    from companion.papers.synthesis.settings import SIMACE_RUNS
 
-    sim = notebook_settings("simace/03-analysis", "gpu")  # synthesis/02's sim_cfg: simace's shared run settings
+    sim = SIMACE_RUNS("gpu", gpu_grid=cfg.get("gpu_grid", "day"))  # synthesis/02's sim_cfg: simace's run settings
     matched = [tt.matched_name(x) for x in sorted(set(tt.matched_temperatures(sim["batch_size"]).values()))]
     runs = _simace_run(sim, t, f"{', '.join(tt.SIMACE_REFERENCE)} and SimCSE at {len(matched)} matched tau x "
                                f"{len(sim['seeds'])} seeds", [*tt.SIMACE_REFERENCE, *matched], sim["seeds"])

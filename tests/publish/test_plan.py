@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from companion.__main__ import main
-from companion.gpu_settings import notebook_settings
 from companion.publish import plan, runner
-from companion.publish.notebooks import list_notebooks
+from companion.publish.notebooks import list_notebooks, notebook_settings
 from companion.publish.plan_grids import GRIDS, PARAMS
 from companion.publish.plan_tokens import Lengths
 
@@ -44,7 +43,7 @@ def test_angle_03_costs_what_a_hand_computation_gives(frame):
     """AnglE Table 4 on BERT-base: (6 objectives + 3 extra runs + 4 poolings other than cls) x 3 seeds, 537 steps of
     32 pairs (64 texts padded together, cut at 128), STS-B dev at steps 0, 125, 250, 375, 500 and 537, STS-B test at
     the end; 6 x params x training tokens + 2 x params x evaluation tokens at 0.35 of 989 / 495 TFLOP/s."""
-    cfg = notebook_settings(ANGLE_03, "gpu")
+    cfg = notebook_settings(ANGLE_03)("gpu")
     assert (cfg["steps"], cfg["batch_size"], cfg["max_length"], cfg["eval_every"]) == (537, 32, 128, 125)
     runs, steps, batch = (6 + 3 + 4) * 3, 537, 32
     train = _hist("stsb-train")

@@ -111,7 +111,7 @@ def sts_objectives(positive_threshold: float | None, *, tau_cos: float, tau_ibn:
 def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, taus: Mapping[str, float],
                   batch_size: int, lr: float, warmup: int, buckets: int, pretrained_label: str,
                   progress: bool = True, n_top: int | None = None, positives: str = "sum",
-                  select_on: Mapping[str, Any] | None = None, eval_every: int = 0):
+                  select_on: Mapping[str, Any] | None = None, eval_every: int = 0, profile: str | None = None):
     """Every task's untrained row and its fine-tuning runs (AnglE Tables 2–3 analogue).
 
     ``tasks`` maps a task name to ``(train pairs, {eval name: pairs}, steps, positive threshold, label_max)``
@@ -122,6 +122,7 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
     A task's ``steps`` of ``None`` is one pass over its training pairs (``len // batch_size``). ``select_on`` maps a
     task to its validation pairs: with ``eval_every > 0`` that task's runs keep their best checkpoint on it
     (``upper_experiment``'s ``select_on``; the gpu profile, as the authors train), the others their last step.
+    ``profile`` (the notebook's ``cfg.profile``): the gpu profile's runs checkpoint and are kept.
     Returns one row per run: ``task, objective, seed``, a column per evaluation set, and for trained runs ``steps,
     train_s, run_s, loss_first10, loss_last10``, ``loss_curve`` (the training loss at every step) and the movement
     record ``score_change, score_noise, drift`` (:func:`moved_validity`); ``best_step`` when a task selects.
@@ -141,7 +142,8 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
         for (name, objective), seed in tqdm(jobs, desc=task, disable=not progress):
             t1 = time.perf_counter()
             run = upper_experiment(base, train_data, evals, objective, seed=seed, steps=steps, batch_size=batch_size,
-                                   lr=lr, warmup_steps=warmup, buckets=buckets, n_top=n_top, **select)
+                                   lr=lr, warmup_steps=warmup, buckets=buckets, n_top=n_top, profile=profile,
+                                   **select)
             rows.append({"task": task, "objective": name, "seed": seed, **run["scores"], "steps": steps,
                          "train_s": run["train_s"], "run_s": time.perf_counter() - t1,
                          "loss_first10": run["loss_first"], "loss_last10": run["loss_last"],
@@ -152,10 +154,11 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
 
 def batch_size_runs(base, train_data, evals: Mapping[str, Any], objective, sizes: Sequence[int],
                     seeds: Sequence[int], *, pairs: int, lr: float, warmup: int, buckets: int, progress: bool = True,
-                    n_top: int | None = None):
+                    n_top: int | None = None, profile: str | None = None):
     """AnglE App. A.5's batch-size effect at equal data: for each batch size and seed, one run of ``objective``
     over ``pairs // size`` steps (the same number of pairs seen at every size, one pass), scored on ``evals``
-    (``n_top``: top layers fine-tuned, default the base's). Returns one row per run: ``batch_size, seed, steps``, a
+    (``n_top``: top layers fine-tuned, default the base's; ``profile``: the notebook's ``cfg.profile``, whose gpu
+    runs checkpoint and are kept). Returns one row per run: ``batch_size, seed, steps``, a
     column per evaluation set, ``loss_curve``, the movement record (``score_change, score_noise, drift``) and
     ``run_s``."""
     import pandas as pd
@@ -168,7 +171,7 @@ def batch_size_runs(base, train_data, evals: Mapping[str, Any], objective, sizes
         t1 = time.perf_counter()
         steps = pairs // size
         run = upper_experiment(base, train_data, evals, objective, seed=seed, steps=steps, batch_size=size, lr=lr,
-                               warmup_steps=min(warmup, steps // 10), buckets=buckets, n_top=n_top)
+                               warmup_steps=min(warmup, steps // 10), buckets=buckets, n_top=n_top, profile=profile)
         rows.append({"batch_size": size, "seed": seed, "steps": steps, **run["scores"],
                      "loss_curve": run["loss_curve"], **_movement(run), "run_s": time.perf_counter() - t1})
     return pd.DataFrame(rows)
@@ -313,7 +316,8 @@ class AblationRuns:
     ``positive_threshold`` the in-batch-negative positives (STS-B gold >= 4, our choice), ``positives`` how the
     in-batch term counts a row's several positives (``"sum"``, the authors' code; :func:`companion.losses.angle.ibn_loss`);
     ``n_top`` the number of top layers fine-tuned (default: the base's own split); ``select_on`` and ``eval_every``
-    keep each run's best checkpoint on a validation set (the gpu profile; ``upper_experiment``).
+    keep each run's best checkpoint on a validation set (the gpu profile; ``upper_experiment``); ``profile`` the
+    notebook's ``cfg.profile`` (the gpu profile's runs checkpoint and are kept, ``upper_experiment``).
     """
 
     base: Any
@@ -330,6 +334,7 @@ class AblationRuns:
     positives: str = "sum"
     select_on: Any = None
     eval_every: int = 0
+    profile: str | None = None
 
     def objective(self, weights: Sequence[float], **overrides) -> AnglEObjective:
         """AnglE's objective with Table 4's ``(w_cos, w_ibn, w_angle)`` weights; ``overrides`` replace settings of
@@ -347,7 +352,7 @@ class AblationRuns:
         r = upper_experiment(self.base, self.train_data, self.evals, objective or self.objective(weights), seed=seed,
                              steps=self.steps, batch_size=self.batch_size, lr=self.lr, warmup_steps=self.warmup,
                              buckets=self.buckets, return_cosines=True, pooling=pooling, n_top=self.n_top,
-                             select_on=self.select_on, eval_every=self.eval_every)
+                             select_on=self.select_on, eval_every=self.eval_every, profile=self.profile)
         return {"ours": r["scores"]["STS-B"], "cos": r["cosines"]["STS-B"], "train_s": r["train_s"],
                 "run_s": time.perf_counter() - t1, "loss_first10": r["loss_first"], "loss_last10": r["loss_last"],
                 "loss_curve": r["loss_curve"], **_movement(r)}
