@@ -179,7 +179,8 @@ runner = AblationRuns(base, stsb_train, evals, steps=cfg.steps, batch_size=cfg.b
 # run doubles the update (lr and steps chosen from the training loss, not from test scores).
 #
 # **GPU profile** (not run here): BERT-base fully fine-tuned (embeddings included), CLS pooling for the objective
-# rows, max length 128, batch 32, lr 2e-5, full STS-B train; every setting and its source in the settings table.
+# rows, max length 128, batch 32, the released script's lr 1e-5 and 100 warm-up steps, full STS-B train; every
+# setting and its source in the settings table.
 #
 # **Verdicts** are computed in the claims table at the end, never typed. Every Table 4 claim is a paired difference
 # over seeds with its 95 % CI, judged by one rule (`companion.stats.direction`) against the paper's gap between the

@@ -376,21 +376,28 @@ def test_the_simace_table_says_what_the_gpu_profile_runs():
     assert dict(zip(cpu.choice, cpu.value))["layers trained"].startswith("top 1 layer(s)")
 
 
-def test_the_simace_02_table_has_the_roberta_base_and_mlm_runs_on_the_gpu_profile_only():
+def test_the_simace_02_table_has_the_roberta_base_and_mlm_runs_on_the_full_gpu_grid_only():
     from companion.gpu_settings import settings_table
     from companion.papers.simace.settings import ANALYSIS, STS_EXPERIMENTS
 
-    gpu = settings_table(STS_EXPERIMENTS, STS_EXPERIMENTS("gpu"))
+    gpu = settings_table(STS_EXPERIMENTS, STS_EXPERIMENTS("gpu", gpu_grid="full"))
     value, source = dict(zip(gpu.choice, gpu.value)), dict(zip(gpu.choice, gpu.source))
     assert value["RoBERTa-base runs"].startswith("roberta-base: simcse tau 0.05, margin 0°; simace tau 0.05")
     assert (value["RoBERTa-base learning rate"], value["RoBERTa-base batch size"]) == ("1e-05", "128")
     assert value["RoBERTa-base steps"] == "7813" and "Table 7" in source["RoBERTa-base learning rate"]
     assert value["MLM auxiliary objective (weight)"].startswith("0.1 x masked-LM cross-entropy")
     assert value["MLM masking"].startswith("0.15 of the tokens") and "App. J" in source["MLM auxiliary objective (weight)"]
+    assert value["seeds"] == "0, 1, 2, 3, 4" and value["grid"].startswith("full: the paper's full grid")
+    day = settings_table(STS_EXPERIMENTS, STS_EXPERIMENTS("gpu"))  # the default grid: neither, three seeds
+    value = dict(zip(day.choice, day.value))
+    assert value["RoBERTa-base runs"].startswith("none") and value["MLM auxiliary objective (weight)"].startswith("none")
+    assert value["seeds"] == "0, 1, 2" and value["grid"].startswith("day: the default")
+    assert "roberta_model None; mlm_weight None" not in value["grid"] and "mlm_weight 0.1" in value["grid"]
     cpu = settings_table(STS_EXPERIMENTS, STS_EXPERIMENTS("cpu"))
     value = dict(zip(cpu.choice, cpu.value))
     assert value["RoBERTa-base runs"].startswith("none") and value["MLM auxiliary objective (weight)"].startswith("none")
-    three = settings_table(ANALYSIS, ANALYSIS("gpu"))
+    assert "grid" not in set(cpu.choice)
+    three = settings_table(ANALYSIS, ANALYSIS("gpu", gpu_grid="full"))
     assert not three.choice.str.contains("RoBERTa|MLM").any()
 
 
@@ -399,7 +406,7 @@ def test_the_dry_run_stands_in_simace_02_s_second_backbone(monkeypatch):
     from companion.publish.notebooks import notebook_settings
 
     monkeypatch.setenv(DRY_RUN_ENV, "1")
-    dry = notebook_settings("simace/02-sts-experiments")("gpu")
+    dry = notebook_settings("simace/02-sts-experiments")("gpu", gpu_grid="full")  # the full grid's code paths
     assert (dry.model, dry.roberta_model) == ("tiny-bert-L12", "tiny-roberta-L12")
     assert (dry.roberta_steps, dry.roberta_batch_size, dry.roberta_lr, dry.mlm_weight) == (2, 8, 1e-5, 0.1)
     rcfg = roberta_settings(dry)

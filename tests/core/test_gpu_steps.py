@@ -182,7 +182,7 @@ def test_simace_gpu_roberta_step_is_table_7_s_roberta_base_step():
     from companion.papers.simace import roberta_settings
     from companion.publish.notebooks import notebook_settings
 
-    gpu = notebook_settings("simace/02-sts-experiments")("gpu")
+    gpu = notebook_settings("simace/02-sts-experiments")("gpu", gpu_grid="full")  # the RoBERTa runs: the full grid
     assert (gpu.roberta_model, gpu.roberta_lr, gpu.roberta_batch_size) == ("roberta-base", 1e-5, 128)
     rcfg = roberta_settings(_simace_cfg(**{k: gpu[k] for k in ("roberta_model", "roberta_lr", "roberta_batch_size",
                                                                   "roberta_steps")}))
@@ -445,7 +445,7 @@ def test_circumplex_gpu_step_fine_tunes_the_whole_xlm_r_with_its_head(kind):
 
     cfg = notebook_settings("circumplex/02-experiments")("gpu")
     assert cfg.backbone_training == "full" and cfg.pooling == "cls" and cfg.max_tokens == 512
-    assert cfg.precision == "bf16" and cfg.head_dropout == {"SoftCSE": 0.1} and cfg.clip_norm == 1.0
+    assert cfg.precision == "bf16" and cfg.head_dropout == dict.fromkeys(LOSSES, 0.1) and cfg.clip_norm == 1.0
     enc = tiny_encoder("xlm-roberta", layers=2, max_length=64, prefix="query: ")
     for module in enc.model.modules():
         if isinstance(module, torch.nn.Dropout):
@@ -489,9 +489,11 @@ def test_circumplex_gpu_step_fine_tunes_the_whole_xlm_r_with_its_head(kind):
     _assert_landed(model, expected, cfg.lr, grads)  # every parameter of the encoder and the head
 
 
-def test_circumplex_fine_tuned_softcse_drops_the_head_input_and_the_frozen_option_stays():
-    """SoftCSE's head reads its input through dropout 0.1 (the authors' script), the other losses' without; the
-    frozen-head path is the named option (``backbone_training="frozen"``), the cpu profile's setting."""
+def test_circumplex_fine_tuned_heads_drop_their_input_and_the_frozen_option_stays():
+    """Every head of the gpu profile reads its input through dropout 0.1, as the authors' released code runs every
+    loss (SoftCSE's configuration sets it, the others take the default); the cpu profile of notebook 05 keeps
+    SoftCSE's alone; the frozen-head path is the named option (``backbone_training="frozen"``), the cpu profile's
+    setting."""
     from companion.losses.circumplex import LOSSES
     from companion.papers.circumplex.experiments import head_settings, head_settings_table
     from companion.papers.circumplex.finetune import backbone_options
@@ -503,10 +505,12 @@ def test_circumplex_fine_tuned_softcse_drops_the_head_input_and_the_frozen_optio
     labels = ["joy", "anger"] * 4
     feats, _, _ = frozen_features(enc, {"train": TEXTS}, max_tokens=cfg.max_tokens, pretrained_pooling="cls",
                                   **backbone_options(cfg))
-    for loss, rate in (("SoftCSE", 0.1), ("SINCERE", 0.0)):
+    for loss in ("SoftCSE", "SINCERE", "CircularCSE"):
         settings_ = head_settings("GPT", loss, feats["train"], steps=1, batch_size=8, lr=1e-3, seed=0, n_heads=4,
                                   pooling="cls")
-        assert settings_["head_dropout"] == rate and settings_["backbone_training"] == "full"
+        assert settings_["head_dropout"] == 0.1 and settings_["backbone_training"] == "full"
+    five = notebook_settings("circumplex/05-fine-tuned-backbone")
+    assert five("cpu").head_dropout == {"SoftCSE": 0.1} and five("gpu").head_dropout == {loss: 0.1 for loss in LOSSES}
     shown = head_settings_table(("GPT",), feats["train"], loss="SoftCSE", steps=1, batch_size=8, lr=1e-3, seed=0,
                                 n_heads=4, pooling="cls")["GPT"]
     assert (shown["backbone_training"], shown["max_length"], shown["precision"]) == ("full", 512, "bf16")
