@@ -101,13 +101,14 @@ def _rows(spec) -> tuple[Row, ...]:
 
 def _grid_row(spec, cfg: Mapping) -> dict[str, str] | None:
     """The row that says which grid the table shows and what the full grid changes, with the reason the default
-    grid suffices; none when the full grid changes nothing."""
-    if not spec.full:
+    grid suffices (the power its claims need); none for a notebook that states neither."""
+    if not spec.full and not spec.grid_reason:
         return None
     changed = "; ".join(f"{key} {format_value(value)}" for key, value in spec.full.items())
     grid = cfg.get("gpu_grid", "day")
     value = (f"{grid}: " + ("the default, sized for one GPU-day on one H100 in bf16" if grid == "day" else
-                            "the paper's full grid") + f"; --grid full sets {changed}")
+                            "the paper's full grid") +
+             (f"; --grid full sets {changed}" if changed else "; the full grid is the same"))
     return {"choice": "grid", "value": value, "source": "", "reason": spec.grid_reason}
 
 

@@ -463,3 +463,30 @@ def test_a_preempted_fine_tuned_circumplex_run_resumes_where_it_stopped(preempti
     assert torch.equal(emb, emb_r) and all(torch.equal(v, head_r.state_dict()[k]) for k, v in head.state_dict().items())
     assert (whole["first_loss"], whole["final_loss"]) == (resumed["first_loss"], resumed["final_loss"])
     assert preemption.left() == []
+
+
+def test_the_gpu_settings_follow_the_authors_released_code_and_say_where():
+    """Three settings read from the released code (checked by hand there): every circumplex head drops its input at
+    0.1 (SoftCSE's configuration sets it, the others take modeling_config.py's default); AnglE's released script
+    trains at lr 1e-5 with 100 warm-up steps for 20 epochs by default and validates on the STS test sets; Table 2's
+    AnglE-BERT row is the released model that pools cls_avg (the mean of [CLS] and the token average)."""
+    from companion.gpu_settings import settings_table
+    from companion.papers.angle.settings import ABLATION, STS_EXPERIMENTS
+    from companion.papers.circumplex.settings import EXPERIMENTS
+
+    gpu = EXPERIMENTS("gpu")
+    assert gpu.head_dropout == {"SINCERE": 0.1, "SoftCSE": 0.1, "CircularCSE": 0.1}
+    source = dict(zip(*settings_table(EXPERIMENTS, gpu)[["choice", "source"]].T.values))
+    assert "train_emolit.sh line 92" in source["head dropout"] and "modeling_config.py line 118" in source["head dropout"]
+    for spec in (STS_EXPERIMENTS, ABLATION):
+        for grid in ("day", "full"):
+            cfg = spec("gpu", gpu_grid=grid)
+            assert (cfg.lr, cfg.warmup) == (1e-5, 100)
+    assert ABLATION("gpu", gpu_grid="full").steps == 20 * (5_749 // 32) and ABLATION("gpu").steps == 3 * (5_749 // 32)
+    table = settings_table(STS_EXPERIMENTS, STS_EXPERIMENTS("gpu"))
+    source, reason = (dict(zip(table.choice, table[c])) for c in ("source", "reason"))
+    assert "train_angle.py" in source["learning rate"] and "line 34" in source["learning rate"]
+    assert "line 35" in source["schedule and warm-up"] and "line 38" in source["steps"]
+    assert "line 186" in source["checkpoint selection"] and "STS test sets" in reason["checkpoint selection"]
+    assert STS_EXPERIMENTS("gpu").transfer_pooling == "cls-mean" and "cls_avg" in source["transfer pooling (Table 2)"]
+    assert "transfer_pooling" not in STS_EXPERIMENTS("cpu")  # the cpu profile keeps its pooling

@@ -160,6 +160,9 @@ EXPERIMENTS = Profiles(
     # every profile: the authors' training of the head (App. D: the Trainer's defaults, clipping at
     # CLIP_NORM; nGPT's base scale from the backbone's width, §4.1's head as wide as the backbone)
     common=dict(tau=0.05, probe_factor=2, base_scale="backbone", clip_norm=CLIP_NORM),
+    grid_reason="the same grid in both: three seeds (42, Table 3's, with 43 and 44) and every head, loss and data set; "
+    "by our cpu run's paired spread Table 4's Emolit orderings need three seeds (companion.stats.mde at 80 % power), "
+    "GoEmotions' smaller gaps four or five, which neither grid gives",
     rows=CIRCUMPLEX_ROWS + CIRCUMPLEX_02_ROWS,
 )
 
@@ -182,6 +185,9 @@ ANALYSIS = Profiles(
              backbone_training="full", precision="bf16", head_dropout=HEAD_DROPOUT),
     # fig5_backbone: the heads of the paper's Fig 5 (§5.1); how a head is trained, as in notebook 02
     common=dict(fig5_backbone="mE5", probe_factor=2, base_scale="backbone", clip_norm=CLIP_NORM),
+    grid_reason="the same grid in both: three seeds, what Fig. 7's V gap needs by our cpu run's paired spread "
+    "(companion.stats.mde at 80 % power); notebook 02 keeps no fine-tuned encoder, so its Emolit heads are trained "
+    "again here",
     rows=CIRCUMPLEX_ROWS + CIRCUMPLEX_03_ROWS,
 )
 
@@ -209,6 +215,9 @@ FULL_WIDTH_HEADS = Profiles(
     common=dict(paper_backbone="Qwen3-Embedding-4B", fig5_backbone="mE5",
                 probe=[(kind, loss) for kind in ("GPT", "nGPT", "nGPT-plain") for loss in LOSSES],
                 base_scale="backbone", clip_norm=CLIP_NORM),
+    grid_reason="the same grid in both: three seeds; by our cpu run's paired spread the CD-r gaps between GPT and "
+    "nGPT heads need three (companion.stats.mde at 80 % power), the V gaps of a hundredth or two eight to twelve, "
+    "which no affordable grid gives: those claims stay underpowered, as the ledger says",
     rows=CIRCUMPLEX_ROWS + CIRCUMPLEX_04_ROWS,
 )
 
@@ -235,6 +244,9 @@ FINE_TUNED_BACKBONE = Profiles(
     # every profile: the authors' training (App. D: the Trainer's defaults, clipping at CLIP_NORM; nGPT's
     # base scale from the backbone's width), graded against Table 4's mE5 row
     common=dict(tau=0.05, base_scale="backbone", clip_norm=CLIP_NORM, paper_backbone="mE5"),
+    grid_reason="the same grid in both, and notebook 02's Emolit runs reloaded (the same settings, so the same run "
+    "keys): three seeds, which Table 4's CD-r orderings need by the cpu run's paired spread, its V gaps four to "
+    "eight",
     rows=CIRCUMPLEX_ROWS + CIRCUMPLEX_05_ROWS,
 )
 

@@ -144,6 +144,9 @@ PRINCIPLES = Profiles(
              p1_n_train=100_000, p2_n_top=12, model="sentence-transformers/all-mpnet-base-v2"),
     common=dict(k=4, batch=16, lr=2e-4, pooling_lr_mult=5.0, layer_decay=0.9, warmup_frac=100 / 8000,
                 tau=0.05, max_length=64, model="sentence-transformers/all-MiniLM-L6-v2"),
+    grid_reason="the same grid in both: three seeds (the paper: one) and the paper's 8k steps; by our cpu run's "
+    "paired spread every graded difference but three needs two or three seeds (companion.stats.mde at 80 % power); "
+    "the three (P3's R@10 change, M2 against B1, B1-unified's R@10) need six or more, which no affordable grid gives",
     rows=TRAINING_ROWS + ROWS_03,
 )
 
@@ -180,6 +183,8 @@ MODIFIER_FAMILIES = Profiles(
     common=dict(k=4, n_top=1, batch=16, lr=2e-4, pooling_lr_mult=5.0, layer_decay=0.9,
                 warmup_frac=100 / 8000, tau=0.05, max_length=64,
                 model="sentence-transformers/all-MiniLM-L6-v2"),
+    grid_reason="the same grid in both: three seeds, notebook 03's B1 runs reloaded; the P4 family differences need "
+    "two or three seeds by our cpu run's paired spread (companion.stats.mde at 80 % power)",
     rows=TRAINING_ROWS + ROWS_04,
 )
 
