@@ -5,7 +5,7 @@ A notebook records what it checked::
 
     from companion import stats
     from companion.results import Ledger, holds
-    ledger = Ledger("angle", "03-ablation-and-analysis", profile=cfg.profile, seeds=cfg.seeds)
+    ledger = Ledger("angle", "03-ablation-and-analysis", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
     ledger.claim("t4-all-vs-only-cosine", "All three objectives beat the cosine objective alone on STS-B",
                  kind="paper", source="Table 4: 86.26 - 85.28", paper_value=0.98,
                  ours=stats.paired(all_scores, cosine_scores),          # one value per seed, paired by seed
@@ -45,7 +45,7 @@ import os
 import platform
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -371,7 +371,10 @@ _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 class Ledger:
     """Claims checked by one notebook run. See the module docstring."""
 
-    def __init__(self, paper: str, notebook: str, profile: str, seeds: Sequence[int] = ()):
+    def __init__(self, paper: str, notebook: str, profile: str, seeds: Sequence[int] = (),
+                 settings: Mapping[str, Any] | None = None):
+        """``settings``: the notebook's settings (its ``cfg``, of ``profile``), which :meth:`save` writes into the
+        provenance; a sub-regime's own settings join them by name (:meth:`regime_settings`)."""
         if paper not in PAPERS:
             raise ValueError(f"Unknown paper {paper!r}; choose one of {', '.join(PAPERS)}.")
         self.paper = paper
@@ -381,6 +384,17 @@ class Ledger:
         self.claims: list[dict[str, Any]] = []
         self.started = time.perf_counter()
         self.results_dir, self.figures_dir = output_dirs(self.profile)
+        if settings is not None and settings.get("profile", self.profile) != self.profile:
+            raise ValueError(f"settings of profile {settings.get('profile')!r} for a {self.profile} ledger.")
+        self.settings = None if settings is None else dict(settings)
+        self.regimes: dict[str, dict[str, Any]] = {}
+
+    def regime_settings(self, name: str, settings: Mapping[str, Any]) -> None:
+        """Record the settings of a sub-regime the notebook also runs (e.g. concepts/03's ``mpnet`` section), which
+        :meth:`save` writes into the provenance under ``regimes`` by ``name``, beside the notebook's own."""
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"a regime's name must be a non-empty string, got {name!r}.")
+        self.regimes[name] = dict(settings)
 
     def claim(self, id: str, claim: str, paper_value: Any = None, ours: Any = None,
               criterion: Criterion | None = None, note: str | None = None, *, kind: str,
@@ -490,11 +504,10 @@ class Ledger:
         ledger = json_bytes(self.to_dict())
         wall = time.perf_counter() - self.started
         record = provenance(self.profile, self.seeds, wall)
-        from companion.profiles import last_settings
-
-        cfg = last_settings()
-        if cfg is not None and cfg.profile == self.profile:
-            record["settings"] = _jsonable(dict(cfg))
+        if self.settings is not None:
+            record["settings"] = _jsonable(self.settings)
+        if self.regimes:
+            record["regimes"] = {name: _jsonable(cfg) for name, cfg in self.regimes.items()}
         record["ledger_sha256"] = hashlib.sha256(ledger).hexdigest()
         write_json_atomic(self.path.with_suffix(".provenance.json"), record)
         write_atomic(self.path, lambda handle: handle.write(ledger), suffix=".tmp")

@@ -103,7 +103,7 @@ from companion.papers.angle.experiments import (DRIFT_MIN, MOVEMENT_COLUMNS, Abl
                                                table4_gap, term_diagnostics, trained_validity)
 from companion.papers.angle.pairs import (TABLE4_POOLINGS, TABLE4_UPPER_POOLINGS, TABLE4_VARIANTS, PairData,
                                           bucket_wasserstein)
-from companion.profiles import settings
+from companion.papers.angle.settings import ABLATION
 from companion.results import Ledger, not_testable, show_provenance
 from companion.settings import REPO_ROOT
 from companion.papers.tables import prose_number
@@ -114,27 +114,14 @@ reader_display()  # tables whole, numbers to three significant digits
 
 # %% tags=["parameters"]
 profile = "cpu"
+gpu_grid = "day"  # the gpu profile's grid: "day" (one GPU-day on one H100) or "full" (the paper's)
 seeds = None
+steps = None
 
 # %%
-cfg = settings(
-    profile,
-    smoke=dict(model="tiny-bert", seeds=[0], n_top=1, pooling="mean", max_length=32, batch_size=8, stsb_train=32,
-               stsb_test=48, steps=2, lr=1e-4, warmup=0, buckets=2),
-    cpu=dict(model="sentence-transformers/all-MiniLM-L6-v2", seeds=[0, 1, 2], n_top=1, pooling="mean", max_length=64,
-             batch_size=32, stsb_train=2048, stsb_test=800, steps=64, lr=2e-4, warmup=6, buckets=4),
-    # gpu: every setting with its source in the settings table below (companion.gpu_settings); BERT-base fully
-    # fine-tuned, [CLS], length 128, full STS-B; the budget of notebook 02's STS-B runs (3 epochs, the best STS-B
-    # dev checkpoint, the same warm-up), positives as the authors' code counts them
-    gpu=dict(model="bert-base-uncased", seeds=[42, 43, 44], n_top=12, pooling="cls", max_length=128, batch_size=32,
-             stsb_train=None, stsb_test=None, steps=537, lr=2e-5, warmup=20, buckets=1, train_embeddings=True,
-             stsb_positive=1.0, eval_every=125),
-    # every profile: the in-batch term sums a row's positives as the authors' code does (companion.losses.angle)
-    common=dict(tau_cos=0.05, tau_ibn=0.05, tau_angle=1.0, stsb_positive=4.0, ibn_positives="sum", threads=1),
-    overrides=dict(seeds=seeds),
-)
+cfg = ABLATION(profile, gpu_grid=gpu_grid, seeds=seeds, steps=steps)
 torch.set_num_threads(cfg.threads)
-ledger = Ledger("angle", "03-ablation-and-analysis", profile=cfg.profile, seeds=cfg.seeds)
+ledger = Ledger("angle", "03-ablation-and-analysis", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 paper4 = (pd.read_csv(REPO_ROOT / "data/angle/table4.csv", comment="#")
           .assign(group=lambda t: t["group"].map({"Objective": "objective", "Pooling Strategy": "pooling"}))
           .rename(columns={"our_key": "variant", "Spearman’s Correlation": "stsb_test"}))
@@ -147,7 +134,7 @@ cfg
 # %%
 from companion.gpu_settings import gpu_table  # noqa: E402
 
-gpu_table("angle/03-ablation-and-analysis", cfg)
+gpu_table(ABLATION, cfg)
 
 # %%
 t0 = time.perf_counter()
@@ -166,7 +153,7 @@ print(f"{len(base.store)} distinct texts, lower layers in {t_pre:.0f} s")
 runner = AblationRuns(base, stsb_train, evals, steps=cfg.steps, batch_size=cfg.batch_size, lr=cfg.lr,
                       warmup=cfg.warmup, buckets=cfg.buckets, positive_threshold=cfg.stsb_positive,
                       taus=dict(tau_cos=cfg.tau_cos, tau_ibn=cfg.tau_ibn, tau_angle=cfg.tau_angle),
-                      positives=cfg.ibn_positives, **checkpoint_selection(cfg))
+                      positives=cfg.ibn_positives, **checkpoint_selection(cfg), profile=cfg.profile)
 
 # %% [markdown]
 # ## What runs, at which scale, and how the claims are judged
@@ -192,7 +179,8 @@ runner = AblationRuns(base, stsb_train, evals, steps=cfg.steps, batch_size=cfg.b
 # run doubles the update (lr and steps chosen from the training loss, not from test scores).
 #
 # **GPU profile** (not run here): BERT-base fully fine-tuned (embeddings included), CLS pooling for the objective
-# rows, max length 128, batch 32, lr 2e-5, full STS-B train; every setting and its source in the settings table.
+# rows, max length 128, batch 32, the released script's lr 1e-5 and 100 warm-up steps, full STS-B train; every
+# setting and its source in the settings table.
 #
 # **Verdicts** are computed in the claims table at the end, never typed. Every Table 4 claim is a paired difference
 # over seeds with its 95 % CI, judged by one rule (`companion.stats.direction`) against the paper's gap between the

@@ -85,8 +85,10 @@ if "google.colab" in sys.modules:
 
 # %% tags=["parameters"]
 profile = "cpu"
+gpu_grid = "day"  # the gpu profile's grid: "day" (one GPU-day on one H100) or "full" (the paper's)
 seeds = None
 steps = None
+lbfgs_steps = None
 
 # %%
 import math
@@ -111,7 +113,7 @@ from companion.papers.weighted_cl.experiments import (arc_order, dev_plateau, de
                                                       fit_digit_encoder, line_fraction, local_global_r2, loss_moved,
                                                       lower_bound, monitor_every, paper_number, run_curve,
                                                       xclr_sweep, yaware_sweep)
-from companion.profiles import settings
+from companion.papers.weighted_cl.settings import REGRESSION
 from companion import stats
 from companion.results import Ledger, at_least, at_most, holds, not_testable, show_provenance, within
 from IPython.display import display
@@ -149,20 +151,8 @@ reader_display()  # tables whole, numbers to three significant digits
 # %%
 torch.set_num_threads(1)  # small MLP and 512x512 similarity matrices: one thread is fastest on a shared CPU
 EPS = math.exp(-1)
-cfg = settings(profile,
-               smoke=dict(seeds=[0, 1], lbfgs_steps=15, n_images=400, n_free=12, steps=3, qs=[5, 8, 9, 10], batch=64,
-                          n_test=100, sweep=[0.5, 1.5], mixed_qs=[2, 10, 11, 12]),
-               cpu=dict(seeds=[0, 1, 2, 3, 4], lbfgs_steps=3000, n_images=None, n_free=30, steps=400,
-                        qs=list(range(5, 13)), batch=512, n_test=597,
-                        sweep=[0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.5, 2.0, 3.0], mixed_qs=[2] + list(range(7, 14))),
-               # gpu: §4.1/§4.3 (App. F Table 2): 3-layer ConvNet on MNIST, Adam lr 1e-3, wd 2e-6, batch 512, d in 5..12;
-               # here a small net on all scikit-learn digits (no MNIST in the mirror), 3000 steps, five seeds
-               gpu=dict(seeds=[0, 1, 2, 3, 4], lbfgs_steps=3000, n_images=None, n_free=30, steps=3000,
-                        qs=list(range(5, 13)), batch=512, n_test=597,
-                        sweep=[0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.5, 2.0, 3.0], mixed_qs=[2] + list(range(7, 14))),
-               common=dict(lr=1e-3, weight_decay=2e-6, hidden=256),
-               overrides=dict(seeds=seeds, steps=steps))
-ledger = Ledger("weighted-cl", "03-regression-geometry", profile=cfg.profile, seeds=cfg.seeds)
+cfg = REGRESSION(profile, gpu_grid=gpu_grid, seeds=seeds, steps=steps, lbfgs_steps=lbfgs_steps)
+ledger = Ledger("weighted-cl", "03-regression-geometry", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 sns.set_theme(style="whitegrid", context="notebook")
 cfg
 
@@ -322,7 +312,8 @@ morph.describe().T
 # %%
 EVERY = monitor_every(cfg.steps)
 fit_encoder = partial(fit_digit_encoder, X, train_idx, test_idx, steps=cfg.steps, batch=cfg.batch, lr=cfg.lr,
-                      weight_decay=cfg.weight_decay, hidden=cfg.hidden, every=EVERY)  # fit_encoder(q, W_full, sim, ...)
+                      weight_decay=cfg.weight_decay, hidden=cfg.hidden, every=EVERY,
+                      profile=cfg.profile)  # fit_encoder(q, W_full, sim, ...)
 X_test = X[torch.as_tensor(test_idx)]
 train_probe = train_idx[: len(test_idx)]  # a fixed training subset of the test set's size, for Delta_W on seen data
 X_probe = X[torch.as_tensor(train_probe)]

@@ -109,7 +109,8 @@ def sts_objectives(positive_threshold: float | None, *, tau_cos: float, tau_ibn:
 def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, taus: Mapping[str, float],
                   batch_size: int, lr: float, warmup: int, buckets: int, pretrained_label: str,
                   progress: bool = True, n_top: int | None = None, positives: str = "sum",
-                  select_on: Mapping[str, Any] | None = None, eval_every: int = 0):
+                  select_on: Mapping[str, Any] | None = None, eval_every: int = 0, profile: str | None = None,
+                  poolings: Mapping[str, str] | None = None):
     """Every task's untrained row and its fine-tuning runs (AnglE Tables 2–3 analogue).
 
     ``tasks`` maps a task name to ``(train pairs, {eval name: pairs}, steps, positive threshold, label_max)``
@@ -120,6 +121,10 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
     A task's ``steps`` of ``None`` is one pass over its training pairs (``len // batch_size``). ``select_on`` maps a
     task to its validation pairs: with ``eval_every > 0`` that task's runs keep their best checkpoint on it
     (``upper_experiment``'s ``select_on``; the gpu profile, as the authors train), the others their last step.
+    ``profile`` (the notebook's ``cfg.profile``): the gpu profile's runs checkpoint and are kept. ``poolings`` maps a
+    task to the pooling its runs (and its untrained row) train and evaluate with, where it is not the base's (the
+    gpu profile's transfer runs: the released model of Table 2's AnglE-BERT row pools ``cls_avg``, here
+    ``cls-mean``).
     Returns one row per run: ``task, objective, seed``, a column per evaluation set, and for trained runs ``steps,
     train_s, run_s, loss_first10, loss_last10``, ``loss_curve`` (the training loss at every step) and the movement
     record ``score_change, score_noise, drift`` (:func:`moved_validity`); ``best_step`` when a task selects.
@@ -131,15 +136,17 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
     for task, (train_data, evals, steps, threshold, label_max) in tasks.items():
         steps = len(train_data) // batch_size if steps is None else steps
         select = dict(select_on=select_on[task], eval_every=eval_every) if select_on and task in select_on else {}
+        pooling = {"pooling": poolings[task]} if poolings and task in poolings else {}
         pre = upper_experiment(base, train_data, evals, None, seed=0, steps=0, batch_size=batch_size, lr=lr,
-                               n_top=n_top)
+                               n_top=n_top, **pooling)
         rows.append({"task": task, "objective": pretrained_label, "seed": -1, **pre["scores"]})
         jobs = [(o, s) for o in sts_objectives(threshold, **taus, label_max=label_max, positives=positives).items()
                 for s in seeds]
         for (name, objective), seed in tqdm(jobs, desc=task, disable=not progress):
             t1 = time.perf_counter()
             run = upper_experiment(base, train_data, evals, objective, seed=seed, steps=steps, batch_size=batch_size,
-                                   lr=lr, warmup_steps=warmup, buckets=buckets, n_top=n_top, **select)
+                                   lr=lr, warmup_steps=warmup, buckets=buckets, n_top=n_top, profile=profile,
+                                   **select, **pooling)
             rows.append({"task": task, "objective": name, "seed": seed, **run["scores"], "steps": steps,
                          "train_s": run["train_s"], "run_s": time.perf_counter() - t1,
                          "loss_first10": run["loss_first"], "loss_last10": run["loss_last"],
@@ -150,10 +157,11 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
 
 def batch_size_runs(base, train_data, evals: Mapping[str, Any], objective, sizes: Sequence[int],
                     seeds: Sequence[int], *, pairs: int, lr: float, warmup: int, buckets: int, progress: bool = True,
-                    n_top: int | None = None):
+                    n_top: int | None = None, profile: str | None = None, pooling: str | None = None):
     """AnglE App. A.5's batch-size effect at equal data: for each batch size and seed, one run of ``objective``
     over ``pairs // size`` steps (the same number of pairs seen at every size, one pass), scored on ``evals``
-    (``n_top``: top layers fine-tuned, default the base's). Returns one row per run: ``batch_size, seed, steps``, a
+    (``n_top``: top layers fine-tuned, default the base's; ``profile``: the notebook's ``cfg.profile``, whose gpu
+    runs checkpoint and are kept; ``pooling``: the runs' pooling where it is not the base's). Returns one row per run: ``batch_size, seed, steps``, a
     column per evaluation set, ``loss_curve``, the movement record (``score_change, score_noise, drift``) and
     ``run_s``."""
     import pandas as pd
@@ -166,7 +174,8 @@ def batch_size_runs(base, train_data, evals: Mapping[str, Any], objective, sizes
         t1 = time.perf_counter()
         steps = pairs // size
         run = upper_experiment(base, train_data, evals, objective, seed=seed, steps=steps, batch_size=size, lr=lr,
-                               warmup_steps=min(warmup, steps // 10), buckets=buckets, n_top=n_top)
+                               warmup_steps=min(warmup, steps // 10), buckets=buckets, n_top=n_top, profile=profile,
+                               **({"pooling": pooling} if pooling else {}))
         rows.append({"batch_size": size, "seed": seed, "steps": steps, **run["scores"],
                      "loss_curve": run["loss_curve"], **_movement(run), "run_s": time.perf_counter() - t1})
     return pd.DataFrame(rows)
@@ -310,7 +319,8 @@ class AblationRuns:
     ``positive_threshold`` the in-batch-negative positives (STS-B gold >= 4, our choice), ``positives`` how the
     in-batch term counts a row's several positives (``"sum"``, the authors' code; :func:`companion.losses.angle.ibn_loss`);
     ``n_top`` the number of top layers fine-tuned (default: the base's own split); ``select_on`` and ``eval_every``
-    keep each run's best checkpoint on a validation set (the gpu profile; ``upper_experiment``).
+    keep each run's best checkpoint on a validation set (the gpu profile; ``upper_experiment``); ``profile`` the
+    notebook's ``cfg.profile`` (the gpu profile's runs checkpoint and are kept, ``upper_experiment``).
     """
 
     base: Any
@@ -327,6 +337,7 @@ class AblationRuns:
     positives: str = "sum"
     select_on: Any = None
     eval_every: int = 0
+    profile: str | None = None
 
     def objective(self, weights: Sequence[float], **overrides) -> AnglEObjective:
         """AnglE's objective with Table 4's ``(w_cos, w_ibn, w_angle)`` weights; ``overrides`` replace settings of
@@ -344,7 +355,7 @@ class AblationRuns:
         r = upper_experiment(self.base, self.train_data, self.evals, objective or self.objective(weights), seed=seed,
                              steps=self.steps, batch_size=self.batch_size, lr=self.lr, warmup_steps=self.warmup,
                              buckets=self.buckets, return_cosines=True, pooling=pooling, n_top=self.n_top,
-                             select_on=self.select_on, eval_every=self.eval_every)
+                             select_on=self.select_on, eval_every=self.eval_every, profile=self.profile)
         return {"ours": r["scores"]["STS-B"], "cos": r["cosines"]["STS-B"], "train_s": r["train_s"],
                 "run_s": time.perf_counter() - t1, "loss_first10": r["loss_first"], "loss_last10": r["loss_last"],
                 "loss_curve": r["loss_curve"], **_movement(r)}

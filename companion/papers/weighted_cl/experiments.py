@@ -27,7 +27,7 @@ from companion.losses.weighted import (
 )
 from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
 from companion.papers.weighted_cl.theorems import numerical_rank
-from companion.training import TrainResult, gpu_checkpoint, gpu_profile, index_batches, seed_everything, train
+from companion.training import TrainResult, gpu_checkpoint, index_batches, run_profile, seed_everything, train
 
 __all__ = ["yaware_sweep", "xclr_sweep", "digit_mlp", "fit_digit_encoder", "monitor_every", "run_curve",
            "loss_moved", "dev_plateau", "dev_plateau_groups", "lower_bound", "line_fraction", "arc_order",
@@ -102,8 +102,8 @@ def digit_mlp(q: int, hidden: int = 256, n_in: int = 64) -> nn.Module:
 def fit_digit_encoder(X: torch.Tensor, train_idx: np.ndarray, test_idx: np.ndarray, q: int, W_full: torch.Tensor,
                       similarity: str, *, tau: float = 1.0, seed: int = 0, steps: int, batch: int, lr: float,
                       weight_decay: float, hidden: int, desc: str = "train",
-                      monitor: Callable[[nn.Module], dict] | None = None, every: int = 0
-                      ) -> tuple[nn.Module, torch.Tensor, TrainResult]:
+                      monitor: Callable[[nn.Module], dict] | None = None, every: int = 0,
+                      profile: str | None = None) -> tuple[nn.Module, torch.Tensor, TrainResult]:
     r"""Train :func:`digit_mlp` (output ``q``) on the rows ``train_idx`` of ``X`` with weighted InfoNCE.
 
     Each step draws a minibatch of ``batch`` training rows (shuffled from ``seed``), takes the sub-matrix of the
@@ -113,9 +113,9 @@ def fit_digit_encoder(X: torch.Tensor, train_idx: np.ndarray, test_idx: np.ndarr
     rows ``test_idx`` and the training record (Vock et al. §4.1 and §4.3, digit analogues).
 
     ``monitor(model)`` (optional) returns a dict of held-out numbers, recorded in the history every ``every`` steps
-    (model in eval mode, no gradients): the dev curves the plateau checks read (:func:`dev_plateau`). A gpu-profile
-    run checkpoints under a key of its data and settings (:func:`companion.training.gpu_checkpoint`), so that a
-    preempted run resumes there.
+    (model in eval mode, no gradients): the dev curves the plateau checks read (:func:`dev_plateau`). A run of the
+    gpu ``profile`` (the notebook's ``cfg.profile``, handed down) checkpoints under a key of its data and settings
+    (:func:`companion.training.gpu_checkpoint`), so that a preempted run resumes there.
     """
     if similarity not in ENCODER_SIMILARITIES:
         raise ValueError(f"similarity must be one of {ENCODER_SIMILARITIES}, got {similarity!r}.")
@@ -136,10 +136,10 @@ def fit_digit_encoder(X: torch.Tensor, train_idx: np.ndarray, test_idx: np.ndarr
     log_fn = (lambda step: {k: float(v) for k, v in monitor(model).items()}) if monitor is not None else None
     key = _digit_run_key(X, idx_train, W_full, similarity=similarity, q=q, tau=tau, seed=seed, steps=steps,
                          batch=batch, lr=lr, weight_decay=weight_decay, hidden=hidden,
-                         monitor_every=every if monitor is not None else 0) if gpu_profile() else None
+                         monitor_every=every if monitor is not None else 0) if run_profile(profile) == "gpu" else None
     result = train(model, loss_fn, batches, steps=steps, lr=lr, weight_decay=weight_decay, schedule="constant",
                    max_grad_norm=None, desc=desc, progress=False, log_fn=log_fn,
-                   log_every=every if monitor is not None else 0, **gpu_checkpoint(key))
+                   log_every=every if monitor is not None else 0, **gpu_checkpoint(key, profile))
     with torch.no_grad():
         Z_test = model(X[torch.as_tensor(test_idx)]).double()
     return model, Z_test, result
@@ -391,8 +391,8 @@ def topk_ridge(Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, y_t
 
 def xclr_digit_table(X: torch.Tensor, labels: np.ndarray, train_idx: np.ndarray, test_idx: np.ndarray,
                      geometries: dict, *, q: int, tau: float, tau_prime: float, seeds: Sequence[int], steps: int,
-                     batch: int, lr: float, weight_decay: float, hidden: int, every: int = 0
-                     ) -> tuple[pd.DataFrame, dict[tuple[str, int], TrainResult]]:
+                     batch: int, lr: float, weight_decay: float, hidden: int, every: int = 0,
+                     profile: str | None = None) -> tuple[pd.DataFrame, dict[tuple[str, int], TrainResult]]:
     r"""Vock et al. App. E, Table 1's protocol on digits: an MLP encoder (:func:`fit_digit_encoder`) trained with
     X-CLR, :math:`w = e^{\cos(y_i, y_j)/\tau'}` and :math:`s = \cos/\tau`, for each label geometry in
     ``geometries`` (name -> one row per class), and per seed: held-out :math:`r^2_\mathrm{Proc}` against Thm. 3.12's
@@ -400,7 +400,8 @@ def xclr_digit_table(X: torch.Tensor, labels: np.ndarray, train_idx: np.ndarray,
     accuracy of a cross-validated ridge probe fitted on the training representations (:func:`topk_ridge`).
 
     Returns the table (one row per geometry and seed) and the training records by ``(geometry, seed)``; with
-    ``every`` > 0 the same four numbers are recorded every ``every`` steps (the dev curves of :func:`dev_plateau`)."""
+    ``every`` > 0 the same four numbers are recorded every ``every`` steps (the dev curves of :func:`dev_plateau`).
+    ``profile`` (the notebook's ``cfg.profile``): the gpu profile's runs checkpoint (:func:`fit_digit_encoder`)."""
     from companion.losses.weighted import cosine_similarities, xclr_weights
     from companion.papers.weighted_cl.distance_geometry import delta_w, r2_procrustes
 
@@ -427,7 +428,7 @@ def xclr_digit_table(X: torch.Tensor, labels: np.ndarray, train_idx: np.ndarray,
             model, _, result = fit_digit_encoder(X, train_idx, test_idx, q, W_full, "cosine", tau=tau, seed=seed,
                                                  steps=steps, batch=batch, lr=lr, weight_decay=weight_decay,
                                                  hidden=hidden, desc=name, monitor=metrics if every else None,
-                                                 every=every)
+                                                 every=every, profile=profile)
             rows.append({"Target": name, "seed": seed, **metrics(model)})
             runs[(name, seed)] = result
     return pd.DataFrame(rows), runs

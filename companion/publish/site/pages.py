@@ -520,17 +520,19 @@ def gpu_settings_markdown(paper: str) -> list[str]:
     """The lines of a paper page's section on its gpu profile: one table per backbone notebook of ``paper``
     (:func:`companion.gpu_settings.gpu_table`: every choice, its value, the paper's location or the released code's
     default it follows, and why wherever it departs); none when no notebook of ``paper`` has one."""
-    from companion.gpu_settings import COLUMNS, TABLES, gpu_table
+    from companion.gpu_settings import COLUMNS, gpu_table
+    from companion.publish.notebooks import all_settings
 
-    notebooks = [nb for nb in TABLES if nb.split("/")[0] == paper]
+    notebooks = {nb: spec for nb, spec in all_settings().items() if nb.split("/")[0] == paper and spec.rows}
     if not notebooks:
         return []
     out = ["## The gpu profile, setting by setting", "",
            "What `--profile gpu` runs in each notebook that trains or evaluates a paper backbone, generated from the "
-           "notebook's settings (`companion.gpu_settings`): the source is the paper's location or the authors' "
-           "released code, the reason says why a setting departs from it or why the paper is silent.", ""]
-    for nb in notebooks:
-        table = gpu_table(nb)
+           f"notebook's settings (`companion.papers.{paper.replace('-', '_')}.settings`): the source is the paper's "
+           "location or the authors' released code, the reason says why a setting departs from it or why the paper "
+           "is silent.", ""]
+    for nb, spec in notebooks.items():
+        table = gpu_table(spec)
         rows = [[str(row[c]) for c in COLUMNS] for _, row in table.iterrows()]
         out += [f"### {nb.split('/')[1]}", "", md_table(list(COLUMNS), rows), ""]
     return out

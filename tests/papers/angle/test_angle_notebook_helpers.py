@@ -175,6 +175,23 @@ def test_sts_task_runs_rows_in_order(monkeypatch):
     assert calls[-1]["n_top"] == 3 and all(c["n_top"] == 3 for c in calls[-8:])
 
 
+def test_a_task_pools_as_told_and_the_profile_reaches_every_run(monkeypatch):
+    """``poolings`` sets one task's pooling (its untrained row and its runs; the others keep the base's), and the
+    notebook's profile reaches every trained run (the gpu profile's checkpoints) and no untrained one."""
+    calls = []
+    monkeypatch.setattr(ex, "upper_experiment", _fake_upper(calls))
+    tasks = {"STS-B": ("train", {"STS-B": "test"}, 3, 4.0, None), "NLI": ("train", {"STS12": "test"}, 2, None, None)}
+    ex.sts_task_runs(None, tasks, [0], taus=dict(tau_cos=0.05, tau_ibn=0.05, tau_angle=1.0), batch_size=4, lr=1e-4,
+                     warmup=1, buckets=1, pretrained_label="untrained", progress=False, profile="gpu",
+                     poolings={"NLI": "cls-mean"})
+    assert [c.get("pooling") for c in calls] == [None] * 4 + ["cls-mean"] * 4  # 1 untrained + 3 objectives a task
+    assert [c.get("profile") for c in calls] == [None, "gpu", "gpu", "gpu"] * 2
+    calls.clear()
+    ex.batch_size_runs("base", "train", {"avg": "test"}, "objective", [8], [0], pairs=64, lr=1e-4, warmup=0,
+                       buckets=1, progress=False, profile="gpu", pooling="cls-mean")
+    assert (calls[0]["pooling"], calls[0]["profile"]) == ("cls-mean", "gpu")
+
+
 def test_batch_size_runs_see_the_same_pairs_at_every_size(monkeypatch):
     calls = []
     monkeypatch.setattr(ex, "upper_experiment", _fake_upper(calls))

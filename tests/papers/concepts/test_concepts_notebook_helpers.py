@@ -303,15 +303,13 @@ def test_a_preempted_gpu_condition_run_resumes_with_its_draw_of_negatives(tiny, 
     rows.negatives[:, 1] = [f"another {w}" for w in rows.term]  # two negatives a row: max_negatives=1 draws one
     rows.neg_mask[:, 1] = True
     recipe = finetune.top_layer_recipe(dict(SETTINGS, steps=6), ("negation", "antonym"))
-    preemption.profile("cpu")
-    whole, res, _ = finetune.train_condition(tiny, None, rows, "B1", 0, recipe)
-    preemption.profile("gpu")
+    whole, res, _ = finetune.train_condition(tiny, None, rows, "B1", 0, recipe, profile="cpu")
     preemption.stop_at(5)
     with pytest.raises(KeyboardInterrupt):
-        finetune.train_condition(tiny, None, rows, "B1", 0, recipe)
+        finetune.train_condition(tiny, None, rows, "B1", 0, recipe, profile="gpu")
     (left,) = preemption.left()
     assert left.stem == finetune.run_key(tiny, rows, "B1", 0, recipe)
-    resumed, res_r, _ = finetune.train_condition(tiny, None, rows, "B1", 0, recipe)
+    resumed, res_r, _ = finetune.train_condition(tiny, None, rows, "B1", 0, recipe, profile="gpu")
     assert all(torch.equal(v, resumed.state_dict()[k]) for k, v in whole.state_dict().items())
     assert res_r.history == res.history and preemption.left() == []
 

@@ -88,9 +88,8 @@ def test_a_preempted_gpu_digit_encoder_resumes_with_its_monitor_curve(digits_lik
     W = soft_supcon_weights(labels, math.exp(-1)).float()
     kw = dict(seed=3, steps=8, batch=10, lr=1e-2, weight_decay=0.0, hidden=16, every=3,
               monitor=lambda m: {"norm": float(m(X[:5]).norm())})
-    preemption.profile("cpu")
-    _, Z, res = fit_digit_encoder(X, train_idx, test_idx, 4, W, "cosine", **kw)
-    preemption.profile("gpu")
+    _, Z, res = fit_digit_encoder(X, train_idx, test_idx, 4, W, "cosine", profile="cpu", **kw)
+    kw["profile"] = "gpu"
     preemption.stop_at(7)  # after the checkpoint at step 6
     with pytest.raises(KeyboardInterrupt):
         fit_digit_encoder(X, train_idx, test_idx, 4, W, "cosine", **kw)
