@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from companion.profiles import PROFILES
+from companion.profiles import GPU_GRIDS, PROFILES
 
 EPILOG = """first steps:
   python -m companion run --profile smoke   every notebook in seconds (placeholder verdicts, scratch output)
@@ -30,11 +30,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         from companion.publish import plan
 
         plan.check_plan(args.profile, args.plan, args.dry_run)
-        print(plan.format_plan(plan.plan_frame(args.only)))
+        print(plan.format_plan(plan.plan_frame(args.only, gpu_grid=args.grid)))
         return 0
     try:
         results = runner.run(args.profile, only=args.only, output_dir=args.output_dir, timeout=args.timeout,
-                             jobs=args.jobs, dry_run=args.dry_run, allow_cpu=args.allow_cpu)
+                             jobs=args.jobs, dry_run=args.dry_run, allow_cpu=args.allow_cpu, gpu_grid=args.grid)
     except runner.Interrupted as exc:
         print(exc.line(), file=sys.stderr)
         return INTERRUPTED
@@ -252,6 +252,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "scratch output)")
     run.add_argument("--allow-cpu", action="store_true",
                      help="gpu profile only: run it although torch sees no CUDA GPU (refused otherwise)")
+    run.add_argument("--grid", choices=GPU_GRIDS, default="day",
+                     help="gpu profile only: 'day' (default), the grid sized for one GPU-day on one H100 in bf16; "
+                          "'full', the paper's full grid (more seeds and runs; --plan prices either)")
     run.add_argument("--plan", action="store_true",
                      help="gpu profile only: print each notebook's runs and their estimated GPU hours, run nothing "
                           "(no GPU needed)")

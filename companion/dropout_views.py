@@ -182,7 +182,7 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
                       steps: int, batch_size: int, lr: float, seed: int, dev: tuple | None = None,
                       eval_every: int = 0, probe: Sequence[str] | None = None, cache: str | None = None,
                       reuse: bool = True, score_fn: Callable | None = None, score_key: str | None = None,
-                      sigma: float | None = None, **train_kwargs) -> dict:
+                      sigma: float | None = None, profile: str | None = None, **train_kwargs) -> dict:
     """One dropout-view run (as SimACE's experiments train) on an :class:`~companion.encoders.upper.UpperEncoder`
     ``base`` (its cached lower states are shared, its weights never touched): seed, ``base.fresh()``,
     :func:`train_dropout_views`, optional STS-B dev monitoring every ``eval_every`` steps with best-checkpoint
@@ -193,8 +193,9 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
     With ``cache`` (a folder), the trained weights and the history are saved as ``<cache>/<run_key>.pt``, the key
     hashing every setting, the encoder's weights fingerprint and the training texts; with ``reuse`` an existing
     file is loaded instead of training (``from_cache`` is then True and the recorded times are those of the
-    original run). A gpu-profile run also checkpoints its training under the same key
-    (:func:`companion.training.gpu_checkpoint`, the monitor's records included), so a preempted run resumes there.
+    original run). A run of the gpu ``profile`` (the notebook's ``cfg.profile``, handed down) also checkpoints its
+    training under the same key (:func:`companion.training.gpu_checkpoint`, the monitor's records included), so a
+    preempted run resumes there; the profile is no part of the key.
     ``score_fn(model) -> dict`` (e.g. the 7-set STS evaluation) scores the returned model; its
     result is cached with the weights under ``score_key`` (a string naming the evaluation) and recomputed on reload
     when the key differs. Returns ``{"model", "history", "monitor", "best_step", "train_s", "monitor_s", "scores",
@@ -243,7 +244,7 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
                     "score_s": time.perf_counter() - start}
         return {**meta, "model": model, "from_cache": True, "key": key}
     monitor = DevMonitor(model, *dev, probe=probe, eligible_from=1) if eval_every else None
-    resume = gpu_checkpoint(key)  # a gpu-profile run checkpoints under its run key (companion.training)
+    resume = gpu_checkpoint(key, profile)  # a gpu-profile run checkpoints under its run key (companion.training)
     if resume and monitor is not None:
         resume["extra_state"] = monitor
     result = train_dropout_views(model, model.embed, texts, objective, tau, margin_deg, steps, batch_size, lr, seed,

@@ -10,16 +10,26 @@ profile    meaning
 ``gpu``    paper scale: the paper's backbones by hub id and its hyper-parameters (needs a GPU and hub access).
 =========  ==================================================================================================
 
-A notebook declares its settings per profile and picks one::
+Every notebook's settings live in its paper's settings module (``companion/papers/<paper>/settings.py``), one
+:class:`Profiles` per notebook with the values of every profile and the gpu profile's settings table; the notebook
+calls it with its profile and its parameters, which override (``None`` values are ignored)::
 
-    cfg = settings(profile,
-                   smoke=dict(steps=5, seeds=[0]),
-                   cpu=dict(steps=400, seeds=[0, 1, 2]),
-                   gpu=dict(steps=8000, seeds=[0, 1, 2, 3, 4], model="bert-base-uncased"),
-                   common=dict(lr=3e-5),
-                   overrides=dict(steps=steps_override))   # None values are ignored
+    EXPERIMENTS = Profiles("circumplex/02-experiments",
+                           smoke=dict(steps=5, seeds=[0]),
+                           cpu=dict(steps=400, seeds=[0, 1, 2]),
+                           gpu=dict(steps=8000, seeds=[42], model="bert-base-uncased"),
+                           full=dict(seeds=[42, 43, 44]),        # the gpu profile's full paper grid (--grid full)
+                           common=dict(lr=3e-5))
+    cfg = EXPERIMENTS(profile, gpu_grid=gpu_grid, steps=steps)    # in the notebook
 
-``cfg`` is a read-only attribute namespace; ``cfg.profile`` names the profile.
+``cfg`` is a read-only attribute namespace; ``cfg.profile`` names the profile (and, in the gpu profile,
+``cfg.gpu_grid`` the grid: :data:`GPU_GRIDS`). Code that needs the profile (the ledger's provenance, the gpu
+profile's checkpoints) is handed ``cfg`` or ``cfg.profile``: nothing is remembered between calls.
+
+**The gpu profile's two grids.** ``gpu`` holds what ``--profile gpu`` runs by default: a grid sized to fit one
+GPU-day on one H100 in bf16 (``python -m companion run --profile gpu --plan`` prices it), with the seeds and runs
+each claim needs; ``full`` holds what the paper's full grid changes (``python -m companion run --profile gpu --grid
+full``, the notebook parameter ``gpu_grid="full"``), and ``grid_reason`` why the default is enough.
 
 **Dry run of the gpu profile.** With ``COMPANION_DRY_RUN=1`` in the environment (``python -m companion run
 --profile gpu --dry-run`` sets it for every notebook's kernel), ``settings("gpu", ...)`` runs the gpu code path on
@@ -36,13 +46,17 @@ loader's own tests, not in CI.
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 PROFILES = ("smoke", "cpu", "gpu")
+#: the gpu profile's grids: ``day`` (the default, one GPU-day on one H100 in bf16) and ``full`` (the paper's grid)
+GPU_GRIDS = ("day", "full")
 TINY_PREFIX = "tiny-"  # load_encoder("tiny-bert") -> companion.encoders.tiny_encoder("bert")
 DRY_RUN_ENV = "COMPANION_DRY_RUN"  # "1": settings("gpu", ...) gives the dry-run settings (module docstring)
 #: settings a dry run keeps from the gpu profile although the smoke profile defines them: they choose a code path
@@ -110,7 +124,6 @@ def dry_run_values(gpu: dict[str, Any], smoke: dict[str, Any]) -> dict[str, Any]
         if isinstance(gpu.get(key), str) and gpu.get(key) != smoke.get(key):
             out[key] = stand_in(gpu[key])
     return out
-_LAST: Settings | None = None  # the most recent settings() result (recorded in the ledger's provenance)
 
 
 def check_profile(profile: Any) -> str:
@@ -199,14 +212,72 @@ def settings(
                 + (PAPERMILL_TEXT_HINT.format(key=key, value=value) if isinstance(value, str) else "")
             )
         values[key] = value
-    global _LAST
-    _LAST = Settings(profile, values)
-    return _LAST
+    return Settings(profile, values)
 
 
-def last_settings() -> Settings | None:
-    """The settings most recently returned by :func:`settings` in this process (``None`` before any call).
+def check_gpu_grid(gpu_grid: Any, profile: str = "gpu") -> str:
+    """Return ``gpu_grid`` if it is one of :data:`GPU_GRIDS` and ``profile`` has it (the smoke and cpu profiles have
+    one grid, ``"day"``); otherwise a one-line error."""
+    if not isinstance(gpu_grid, str) or gpu_grid not in GPU_GRIDS:
+        raise ValueError(f"Unknown gpu grid {gpu_grid!r}; choose one of {', '.join(GPU_GRIDS)}.")
+    if gpu_grid != "day" and profile != "gpu":
+        raise ValueError(f"the {gpu_grid} grid (--grid {gpu_grid}) is the gpu profile's; the {profile} profile has one "
+                         "grid.")
+    return gpu_grid
 
-    :meth:`companion.results.Ledger.save` writes them into the run's provenance, so the site can say at which
-    scale (backbone, subsets, steps) each notebook ran."""
-    return _LAST
+
+def _frozen(values: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return MappingProxyType(copy.deepcopy(dict(values or {})))
+
+
+@dataclass(frozen=True, eq=False)
+class Profiles:
+    """One notebook's settings in every profile, in one place: its paper's settings module (module docstring).
+
+    ``notebook``: ``<paper>/<stem>`` as ``python -m companion list`` names it. ``smoke``, ``cpu``, ``gpu``: each
+    profile's values, ``common`` every profile's (a profile's own value wins). ``full``: what the gpu profile's full
+    paper grid changes in ``gpu``; ``grid_reason``: why the default grid's seeds and runs are enough for the claims
+    (shown in the settings table). ``rows``: the gpu profile's settings table, every choice with its source
+    (:class:`companion.gpu_settings.Row`; empty for a notebook that trains no paper backbone).
+
+    Calling it gives the :class:`Settings` of ``profile``: ``gpu_grid`` picks the gpu profile's grid (the other
+    profiles have one grid; asking them for ``"full"`` is an error), ``overrides`` are the notebook's parameters
+    (:func:`settings`: ``None`` values ignored, unknown names and wrong types refused). Each call builds fresh values:
+    the module's dicts are never handed out."""
+
+    notebook: str
+    smoke: Mapping[str, Any]
+    cpu: Mapping[str, Any]
+    gpu: Mapping[str, Any]
+    common: Mapping[str, Any] = field(default_factory=dict)
+    full: Mapping[str, Any] = field(default_factory=dict)
+    grid_reason: str = ""
+    rows: tuple = ()
+
+    def __post_init__(self):
+        if not isinstance(self.notebook, str) or self.notebook.count("/") != 1:
+            raise ValueError(f"Profiles.notebook must be '<paper>/<stem>', got {self.notebook!r}.")
+        for name in ("smoke", "cpu", "gpu", "common", "full"):
+            object.__setattr__(self, name, _frozen(getattr(self, name)))
+        unknown = set(self.full) - set(self.gpu) - set(self.common)
+        if unknown:
+            raise ValueError(f"{self.notebook}: the full grid changes {', '.join(sorted(unknown))}, which the gpu "
+                             "profile does not define.")
+        object.__setattr__(self, "rows", tuple(self.rows))
+
+    def profile_values(self, profile: str, gpu_grid: str = "day") -> dict[str, Any]:
+        """The values of ``profile`` (and grid), ``common`` included, as written: no dry run, no overrides."""
+        check_profile(profile)
+        values = {**copy.deepcopy(dict(self.common)), **copy.deepcopy(dict(getattr(self, profile)))}
+        if profile == "gpu" and check_gpu_grid(gpu_grid) == "full":
+            values.update(copy.deepcopy(dict(self.full)))
+        return values
+
+    def __call__(self, profile: str, gpu_grid: str = "day", **overrides: Any) -> Settings:
+        check_gpu_grid(gpu_grid, check_profile(profile))
+        gpu = {**self.gpu, **(self.full if gpu_grid == "full" else {})}
+        cfg = settings(profile, smoke=copy.deepcopy(dict(self.smoke)), cpu=copy.deepcopy(dict(self.cpu)),
+                       gpu=copy.deepcopy(gpu), common=copy.deepcopy(dict(self.common)), overrides=overrides)
+        if profile != "gpu":
+            return cfg
+        return Settings(profile, {**{k: v for k, v in cfg.items() if k != "profile"}, "gpu_grid": gpu_grid})

@@ -5,7 +5,7 @@ A notebook records what it checked::
 
     from companion import stats
     from companion.results import Ledger, holds
-    ledger = Ledger("angle", "03-ablation-and-analysis", profile=cfg.profile, seeds=cfg.seeds)
+    ledger = Ledger("angle", "03-ablation-and-analysis", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
     ledger.claim("t4-all-vs-only-cosine", "All three objectives beat the cosine objective alone on STS-B",
                  kind="paper", source="Table 4: 86.26 - 85.28", paper_value=0.98,
                  ours=stats.paired(all_scores, cosine_scores),          # one value per seed, paired by seed
@@ -45,7 +45,7 @@ import os
 import platform
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -67,7 +67,9 @@ from companion.stats import (
     as_check,
     as_erratum,
     regime_label,
-    validity_gate,
+)
+from companion.stats import (
+    validity as _validity,
 )
 
 KINDS = ("paper", "check", "beyond", "erratum")
@@ -80,6 +82,17 @@ PAPERS = _papers.IDS
 # --------------------------------------------------------------------------------------------- exact criteria
 # For deterministic quantities (free-embedding optima, closed forms, counts): no seed noise, no interval.
 # Comparisons over seeds use companion.stats.direction / level instead.
+def _paper_side(criterion: Criterion, ours: Any) -> int | None:
+    """The way the claim's quantity must move to approach the paper's statement (+1 up, −1 down), where the
+    criterion says: the paper's sign for a difference, the paper's level against our estimate for a level."""
+    if criterion.name == "direction":
+        return int(criterion.params["sign"])
+    if criterion.name == "level" and isinstance(ours, Comparison):
+        gap = float(criterion.params["paper_value"]) - float(ours.estimate)
+        return 0 if gap == 0 else int(math.copysign(1, gap))
+    return None
+
+
 def _number(ours: Any, what: str) -> float:
     if isinstance(ours, Comparison):
         raise TypeError(f"{what} is for deterministic values; judge a seed comparison with stats.direction/level")
@@ -358,7 +371,10 @@ _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 class Ledger:
     """Claims checked by one notebook run. See the module docstring."""
 
-    def __init__(self, paper: str, notebook: str, profile: str, seeds: Sequence[int] = ()):
+    def __init__(self, paper: str, notebook: str, profile: str, seeds: Sequence[int] = (),
+                 settings: Mapping[str, Any] | None = None):
+        """``settings``: the notebook's settings (its ``cfg``, of ``profile``), which :meth:`save` writes into the
+        provenance; a sub-regime's own settings join them by name (:meth:`regime_settings`)."""
         if paper not in PAPERS:
             raise ValueError(f"Unknown paper {paper!r}; choose one of {', '.join(PAPERS)}.")
         self.paper = paper
@@ -368,6 +384,17 @@ class Ledger:
         self.claims: list[dict[str, Any]] = []
         self.started = time.perf_counter()
         self.results_dir, self.figures_dir = output_dirs(self.profile)
+        if settings is not None and settings.get("profile", self.profile) != self.profile:
+            raise ValueError(f"settings of profile {settings.get('profile')!r} for a {self.profile} ledger.")
+        self.settings = None if settings is None else dict(settings)
+        self.regimes: dict[str, dict[str, Any]] = {}
+
+    def regime_settings(self, name: str, settings: Mapping[str, Any]) -> None:
+        """Record the settings of a sub-regime the notebook also runs (e.g. concepts/03's ``mpnet`` section), which
+        :meth:`save` writes into the provenance under ``regimes`` by ``name``, beside the notebook's own."""
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"a regime's name must be a non-empty string, got {name!r}.")
+        self.regimes[name] = dict(settings)
 
     def claim(self, id: str, claim: str, paper_value: Any = None, ours: Any = None,
               criterion: Criterion | None = None, note: str | None = None, *, kind: str,
@@ -403,10 +430,7 @@ class Ledger:
             raise TypeError(f"Claim {id!r}: validity= takes companion.stats.Validity checks")
         if criterion.name == "minor" and kind != "erratum":
             raise ValueError(f"Claim {id!r}: minor_erratum() grades errata only, not {kind!r} claims")
-        judgement = criterion.judge(ours)
-        gate = validity_gate(checks)
-        if gate is not None and judgement.verdict != "not testable":
-            judgement = gate
+        judgement = _validity.gate(criterion.judge(ours), checks, side=_paper_side(criterion, ours))
         if kind == "check":
             judgement = as_check(judgement)
         elif kind == "erratum":
@@ -422,6 +446,10 @@ class Ledger:
         record["verdict"] = judgement.verdict
         if judgement.reason:
             record["reason"] = judgement.reason
+        effect = criterion.params.get("paper_effect") if criterion.name == "direction" else None
+        needs = _validity.to_decide(judgement, checks, ours, paper_effect=effect)
+        if needs and kind in ("paper", "beyond"):
+            record["to_decide"] = needs
         if kind in ("paper", "beyond") or regime:
             record["regime"] = regime_label(regime)
         if checks:
@@ -476,11 +504,10 @@ class Ledger:
         ledger = json_bytes(self.to_dict())
         wall = time.perf_counter() - self.started
         record = provenance(self.profile, self.seeds, wall)
-        from companion.profiles import last_settings
-
-        cfg = last_settings()
-        if cfg is not None and cfg.profile == self.profile:
-            record["settings"] = _jsonable(dict(cfg))
+        if self.settings is not None:
+            record["settings"] = _jsonable(self.settings)
+        if self.regimes:
+            record["regimes"] = {name: _jsonable(cfg) for name, cfg in self.regimes.items()}
         record["ledger_sha256"] = hashlib.sha256(ledger).hexdigest()
         write_json_atomic(self.path.with_suffix(".provenance.json"), record)
         write_atomic(self.path, lambda handle: handle.write(ledger), suffix=".tmp")
@@ -520,7 +547,8 @@ def criteria_entries(claims: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def criteria_text(paper: str, notebook: str, claims: Sequence[dict[str, Any]]) -> str:
-    payload = {"paper": paper, "notebook": Path(notebook).stem, "criteria": criteria_entries(claims)}
+    payload = {"paper": paper, "notebook": Path(notebook).stem, "gates": _validity.GATE_POLICY,
+               "criteria": criteria_entries(claims)}
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
 
 

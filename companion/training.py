@@ -23,6 +23,8 @@ to go on where this one stopped, every N steps (atomically: a killed save leaves
 that finds the file resumes from it and a completed run deletes it. The gpu profile's runs checkpoint every
 :data:`CHECKPOINT_EVERY` steps under ``<cache>/checkpoints/<run key>.pt`` (:func:`gpu_checkpoint`), so a preempted
 run of hours goes on from its last checkpoint when the notebook is run again; the smoke and cpu profiles save none.
+The profile is handed down from the notebook's settings by every caller (``profile=cfg.profile``): nothing is
+remembered between calls.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import math
 import os
 import random
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -124,21 +126,22 @@ def checkpoint_path(key: str) -> Path:
     return cache_dir() / "checkpoints" / f"{key}.pt"
 
 
-def gpu_profile() -> bool:
-    """Whether this process runs the gpu profile: the settings it made last are the gpu profile's
-    (:func:`companion.profiles.last_settings`; a notebook run with ``--profile gpu``, its dry run included)."""
-    from companion.profiles import last_settings
+def run_profile(profile: str | Mapping | None) -> str | None:
+    """The profile a run belongs to, as its caller hands it over: a profile name (``cfg.profile``), the notebook's
+    settings themselves (their ``"profile"``), or ``None`` (a script or test with no profile)."""
+    if profile is None or isinstance(profile, str):
+        return profile
+    if isinstance(profile, Mapping):
+        return profile.get("profile")
+    raise TypeError(f"profile must be a profile name, the settings or None, got {type(profile).__name__}")
 
-    cfg = last_settings()
-    return cfg is not None and cfg.profile == "gpu"
 
-
-def gpu_checkpoint(key: str | None) -> dict[str, Any]:
-    """The checkpoint arguments of :func:`train` for the run named ``key`` in a gpu-profile run
-    (:func:`gpu_profile`): ``{"checkpoint": checkpoint_path(key), "checkpoint_every": CHECKPOINT_EVERY}``; ``{}``
-    otherwise (the smoke and cpu profiles, a script without settings, a ``key`` of None), so that those runs call
-    :func:`train` exactly as before."""
-    if key is None or not gpu_profile():
+def gpu_checkpoint(key: str | None, profile: str | Mapping | None) -> dict[str, Any]:
+    """The checkpoint arguments of :func:`train` for the run named ``key`` of a run in ``profile`` (the notebook's
+    ``cfg.profile`` or ``cfg``, handed down explicitly, :func:`run_profile`): ``{"checkpoint": checkpoint_path(key),
+    "checkpoint_every": CHECKPOINT_EVERY}`` in the gpu profile (its dry run included); ``{}`` otherwise (the smoke
+    and cpu profiles, no profile, a ``key`` of None), so that those runs call :func:`train` exactly as before."""
+    if key is None or run_profile(profile) != "gpu":
         return {}
     return {"checkpoint": checkpoint_path(key), "checkpoint_every": CHECKPOINT_EVERY}
 

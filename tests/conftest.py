@@ -17,14 +17,13 @@ if "COMPANION_DATA_DIR" not in os.environ and _mirror.is_dir():
 class Preemption:
     """The gpu profile's checkpoints in a test: every ``every`` steps, in a scratch cache; :meth:`stop_at` makes
     the next :func:`companion.training.train` call stop after its ``step``-th step (``KeyboardInterrupt`` from its
-    ``after_step``, as a preempted job stops)."""
+    ``after_step``, as a preempted job stops). A test hands each run its profile (``profile="gpu"``), as a notebook
+    hands down ``cfg.profile``."""
 
     def __init__(self, monkeypatch, cache: Path, every: int):
-        import companion.profiles as profiles
         from companion import training
 
         monkeypatch.setenv("COMPANION_CACHE_DIR", str(cache))
-        monkeypatch.setattr(profiles, "_LAST", profiles.Settings("gpu", {}))
         monkeypatch.setattr(training, "CHECKPOINT_EVERY", every)
         self.monkeypatch, self.cache, self.stop, self.checkpoints = monkeypatch, cache, None, []
         self.original = training.train
@@ -36,13 +35,6 @@ class Preemption:
 
     def stop_at(self, step: int) -> None:
         self.stop = step
-
-    def profile(self, name: str) -> None:
-        """From here on the process runs profile ``name`` (the gpu profile's at the start; the others checkpoint
-        nothing)."""
-        import companion.profiles as profiles
-
-        self.monkeypatch.setattr(profiles, "_LAST", profiles.Settings(name, {}))
 
     def left(self) -> list[Path]:
         """The checkpoint files in the cache."""

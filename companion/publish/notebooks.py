@@ -138,4 +138,35 @@ def select(notebooks: list[Notebook], only: str | None) -> list[Notebook]:
     return chosen
 
 
-__all__ = ["TWIN_SUFFIX", "Notebook", "list_notebooks", "paper_of", "select", "twin_differences", "twin_path"]
+def all_settings() -> dict:
+    """Every notebook's settings, ``<paper>/<stem>`` -> its :class:`companion.profiles.Profiles`, from the papers'
+    settings modules (``companion/papers/<paper>/settings.py``): what the gpu plan prices, the site's settings tables
+    show and the tests check, the same objects the notebooks call."""
+    # imported here, not at the top: the settings modules load torch and the papers' code, which the notebook list,
+    # the runner's start-up and `python -m companion list` do not need
+    from companion.papers.angle import settings as angle
+    from companion.papers.baselines import settings as baselines
+    from companion.papers.circumplex import settings as circumplex
+    from companion.papers.concepts import settings as concepts
+    from companion.papers.simace import settings as simace
+    from companion.papers.synthesis import settings as synthesis
+    from companion.papers.weighted_cl import settings as weighted_cl
+
+    out: dict = {}
+    for module in (baselines, circumplex, simace, weighted_cl, concepts, angle, synthesis):
+        out.update(module.NOTEBOOKS)
+    return out
+
+
+def notebook_settings(key: str):
+    """The :class:`companion.profiles.Profiles` of notebook ``key`` (``<paper>/<stem>``, as :class:`Notebook` names
+    it); a one-line error for a notebook without one."""
+    found = all_settings()
+    if key not in found:
+        raise ValueError(f"No settings for notebook {key!r}: add its Profiles to its paper's settings module "
+                         "(companion/papers/<paper>/settings.py, NOTEBOOKS).")
+    return found[key]
+
+
+__all__ = ["TWIN_SUFFIX", "Notebook", "all_settings", "list_notebooks", "notebook_settings", "paper_of", "select",
+           "twin_differences", "twin_path"]

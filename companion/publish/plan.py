@@ -1,11 +1,16 @@
 """``python -m companion run --profile gpu --plan``: every notebook's gpu-profile work and its estimated cost, printed
 before anything runs (and nothing runs).
 
-Each notebook's grid is :data:`companion.publish.plan_grids.GRIDS`' function of its gpu settings (read from its
-``.pct.py``, :func:`companion.gpu_settings.notebook_settings`) and the measured token lengths
+Each notebook's grid is :data:`companion.publish.plan_grids.GRIDS`' function of its gpu settings (its paper's settings
+module, :func:`companion.publish.notebooks.notebook_settings`; the default grid, or the paper's full grid with
+``--grid full``) and the measured token lengths
 (:mod:`companion.publish.plan_tokens`). The cost is an estimate: FLOPs = 6 x parameters x training tokens + 2 x
 parameters x evaluation tokens, over a peak throughput (:data:`H100_BF16_PEAK`, :data:`H100_TF32_PEAK`, from the
-vendor's datasheet) times an assumed model-FLOPs utilisation (:data:`MFU`). Where ``data/gpu-step-times.json``
+vendor's datasheet) times an assumed model-FLOPs utilisation (:data:`MFU`), and no training step faster than a floor
+(:func:`step_floor_s`): the one published step time of a planned workload (SimACE's Table 8, one SimCSE epoch of
+BERT-base on an A100) moved to the H100 by the ratio of their peaks and scaled by the layers a step runs through.
+Small steps (a few thousand tokens, the SimCSE, AnglE and concept runs) are bound by that floor, not by their FLOPs:
+Table 8's time is about nine times the FLOP estimate of the same run. Where ``data/gpu-step-times.json``
 (:data:`STEP_TIMES_FILE`) gives measured seconds per training step for a gpu path, those replace the estimate for
 that path's runs, and the output says so. Runs a notebook reloads from an earlier notebook's run cache are counted
 once, where they are first trained in the plan's order.
@@ -80,6 +85,31 @@ def hours(flops: float, peak: float, mfu: float = MFU) -> float:
     return flops / (peak * mfu) / 3600
 
 
+def table8_step_s() -> float:
+    """Seconds per training step of SimACE's Table 8 SimCSE row: one epoch of wiki1m at batch 64 (10^6 / 64 =
+    15,625 steps, §4.2) of BERT-base on one A100, evaluation every 125 steps included (``data/simace/table8.csv``)."""
+    from companion.papers.tables import paper_table
+
+    table8 = paper_table("simace", "table8")
+    row = table8[(table8.Method == "SimCSE") & (table8.Similarity == "Cosine")].iloc[0]
+    return float(str(row.Time).rstrip("min")) * 60 / (10**6 / int(row["Batch size"]))
+
+
+def step_floor_s(layers: int) -> float:
+    """The least time a training step takes here: :func:`table8_step_s` (a 12-layer BERT-base step on an A100) on the
+    H100 (times the ratio of their bf16 peaks) and for ``layers`` transformer layers (times ``layers / 12``): a
+    step's kernels run layer by layer, so a small step costs about the same whatever its tokens. An assumption,
+    replaced by measured step times where the calibration file gives them."""
+    return table8_step_s() * A100_BF16_PEAK / H100_BF16_PEAK * layers / 12
+
+
+def work_hours(cost: dict, layers: int, peak: float, mfu: float = MFU) -> float:
+    """GPU hours of one group of runs (:meth:`companion.publish.plan_grids.Work.cost`): its training at the larger
+    of its FLOP time and ``steps`` x :func:`step_floor_s`, plus its evaluation's FLOP time."""
+    train = max(hours(cost["train_flops"], peak, mfu), cost["steps"] * step_floor_s(layers) / 3600)
+    return train + hours(cost["eval_flops"], peak, mfu)
+
+
 def _short(key: str) -> str:
     """``simace/02-sts-experiments`` -> ``simace/02``."""
     paper, _, stem = key.partition("/")
@@ -100,11 +130,12 @@ def _count(x: float) -> str:
     return f"{x:.3g}"
 
 
-def _cpu_note(key: str, what: str, results: Path) -> str:
+def _cpu_note(key: str, what: str, results: Path, gpu_grid: str = "day") -> str:
     """What a CPU-class notebook does, how its gpu settings differ from its cpu ones, and the cpu run's wall time."""
-    from companion.gpu_settings import notebook_settings
+    from companion.publish.notebooks import notebook_settings
 
-    gpu, cpu = notebook_settings(key, "gpu"), notebook_settings(key, "cpu")
+    spec = notebook_settings(key)
+    gpu, cpu = spec.profile_values("gpu", gpu_grid), spec.profile_values("cpu")
     changed = sorted(k for k in gpu if k != "profile" and gpu.get(k) != cpu.get(k))
     note = f"CPU-class: {what}; " + (f"gpu differs from cpu in {', '.join(changed)}" if changed else "gpu = cpu")
     paper, _, stem = key.partition("/")
@@ -117,23 +148,24 @@ def _cpu_note(key: str, what: str, results: Path) -> str:
     return note
 
 
-def plan_frame(only: str | None = None, *, step_times: Path | None = None, tokens: Path | None = None,
-               mfu: float = MFU):
+def plan_frame(only: str | None = None, *, gpu_grid: str = "day", step_times: Path | None = None,
+               tokens: Path | None = None, mfu: float = MFU):
     """The gpu plan as a DataFrame (:data:`COLUMNS`), one row per group of runs of each selected notebook (``only``:
     as ``run --only``), in the run order; a CPU-class notebook is one row with NaN hours and its work in ``note``.
     ``runs`` counts the runs trained there, ``reloaded`` those an earlier notebook of the plan trains; ``measured``
-    names the precisions whose hours come from the calibration file (``step_times``) rather than the estimate."""
+    names the precisions whose hours come from the calibration file (``step_times``) rather than the estimate.
+    ``gpu_grid``: the gpu profile's default grid (``"day"``) or the paper's full grid (``"full"``)."""
     import pandas as pd
 
-    from companion.gpu_settings import notebook_settings
-    from companion.profiles import DRY_RUN_ENV, dry_run
+    from companion.profiles import DRY_RUN_ENV, check_gpu_grid, dry_run
     from companion.publish import plan_tokens
-    from companion.publish.notebooks import list_notebooks, select
+    from companion.publish.notebooks import list_notebooks, notebook_settings, select
     from companion.publish.plan_grids import GRIDS, PARAMS, Tokens
     from companion.settings import results_dir
 
     if dry_run():
         raise ValueError(f"{DRY_RUN_ENV} asks for the dry run's sizes; the plan prices the gpu profile itself: unset it.")
+    check_gpu_grid(gpu_grid)
     measured_steps = read_step_times(step_times)
     lengths = Tokens(plan_tokens.read(tokens))
     peaks = {"bf16": H100_BF16_PEAK, "fp32": H100_TF32_PEAK}
@@ -144,10 +176,10 @@ def plan_frame(only: str | None = None, *, step_times: Path | None = None, token
     for nb in chosen:
         if nb.key not in GRIDS:
             raise ValueError(f"No gpu plan for {nb.key}: add its grid to companion.publish.plan_grids.GRIDS.")
-        entry = GRIDS[nb.key](notebook_settings(nb.key, "gpu"), lengths)
+        entry = GRIDS[nb.key](notebook_settings(nb.key)("gpu", gpu_grid=gpu_grid), lengths)
         if entry.cpu_class:
-            rows.append({"notebook": nb.key, "work": entry.cpu_class, "note": _cpu_note(nb.key, entry.cpu_class,
-                                                                                          results_dir())})
+            rows.append({"notebook": nb.key, "work": entry.cpu_class,
+                         "note": _cpu_note(nb.key, entry.cpu_class, results_dir(), gpu_grid)})
             continue
         for work in entry.works:
             earlier = sorted({trained_by[i] for i in work.ids if i in trained_by}, key=order.index)
@@ -162,13 +194,13 @@ def plan_frame(only: str | None = None, *, step_times: Path | None = None, token
             calibrated = measured_steps.get(work.path, {}) if cost["steps"] else {}
             for precision, peak in peaks.items():
                 row[f"{precision}_h"] = (cost["steps"] * calibrated[precision] / 3600 if precision in calibrated
-                                         else hours(cost["flops"], peak, mfu))
+                                         else work_hours(cost, work.layers, peak, mfu))
             row["measured"] = ",".join(p for p in peaks if p in calibrated)
             if earlier:
                 row["work"] += f" ({row['reloaded']} reloaded from {', '.join(earlier)})"
             rows.append(row)
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
-    frame.attrs.update(device=device_name(), mfu=mfu, params={k: v for k, v in PARAMS.items()},
+    frame.attrs.update(device=device_name(), mfu=mfu, gpu_grid=gpu_grid, params={k: v for k, v in PARAMS.items()},
                        step_times=str(step_times or step_times_path()), calibrated=sorted(measured_steps))
     return frame
 
@@ -197,23 +229,23 @@ def _row_note(r) -> str:
 
 
 def table8_check(frame) -> str:
-    """The one published wall time of a planned run, against the estimate: SimACE's Table 8 times one SimCSE epoch
-    of BERT-base (batch 64) on one A100; the estimate of such a run at the A100's bf16 peak (:data:`A100_BF16_PEAK`)
-    and the same utilisation, and the utilisation that time implies. Empty when the plan holds no such run."""
-    from companion.papers.tables import paper_table
-
+    """The one published wall time of a planned run, against the FLOP estimate, and the step floor it gives
+    (:func:`step_floor_s`): SimACE's Table 8 times one SimCSE epoch of BERT-base (batch 64) on one A100; the FLOP
+    estimate of such a run at the A100's bf16 peak (:data:`A100_BF16_PEAK`) and the same utilisation falls far
+    short of it. Empty when the plan holds no such run."""
     rows = frame[(frame.path == "dropout-views/bert-base-uncased/b64") & (frame.runs > 0) & (frame.measured == "")]
     if rows.empty:
         return ""
-    table8 = paper_table("simace", "table8")
-    paper_min = float(table8[(table8.Method == "SimCSE") & (table8.Similarity == "Cosine")].Time.iloc[0].rstrip("min"))
     r = rows.iloc[0]
-    minutes = r.flops / r.runs / (A100_BF16_PEAK * frame.attrs.get("mfu", MFU)) / 60
-    return (f"check: SimACE's Table 8 times one SimCSE epoch of BERT-base (batch 64) at {paper_min:.0f} min on one "
-            f"A100; this estimate gives {minutes:.0f} min there ({A100_BF16_PEAK / 1e12:.0f} TFLOP/s bf16 at the same "
-            f"utilisation), so such runs of short texts, evaluated every 125 steps, reach about "
-            f"{frame.attrs.get('mfu', MFU) * minutes / paper_min:.2f} of the peak: read the dropout-view rows as a lower "
-            "bound until calibrated.")
+    step, runs = table8_step_s(), r.runs
+    paper_min = step * r.steps / runs / 60
+    minutes = r.flops / runs / (A100_BF16_PEAK * frame.attrs.get("mfu", MFU)) / 60
+    return (f"floor: SimACE's Table 8 times one SimCSE epoch of BERT-base (batch 64) at {paper_min:.0f} min on one "
+            f"A100 ({step:.3f} s a step, evaluation every 125 steps included); the FLOP estimate gives {minutes:.0f} "
+            f"min there ({A100_BF16_PEAK / 1e12:.0f} TFLOP/s bf16 at the same utilisation): such small steps are "
+            f"bound by latency, not FLOPs. So no training step is priced below that step time moved to the H100 by "
+            f"the ratio of the peaks ({step_floor_s(12):.3f} s for 12 layers, in proportion to a backbone's layers); "
+            "a measured step time replaces it.")
 
 
 def format_plan(frame, width: int = WIDTH) -> str:
@@ -226,10 +258,15 @@ def format_plan(frame, width: int = WIDTH) -> str:
     widths = (14, 4, 8, 6, 6, 6)
     indent = sum(widths) + 2 * len(widths)
     device, mfu = frame.attrs.get("device", ASSUMED_DEVICE), frame.attrs.get("mfu", MFU)
+    grid = frame.attrs.get("gpu_grid", "day")
     lines = textwrap.wrap(
-        f"gpu plan (nothing runs): the gpu profile's work per notebook, estimated for {device} from FLOPs = 6 x params "
+        f"gpu plan (nothing runs) of the {grid} grid"
+        + (" (the default, sized for one GPU-day; --grid full: the paper's)" if grid == "day" else
+           " (the paper's; the default grid is --grid day)") +
+        f": the gpu profile's work per notebook, estimated for {device} from FLOPs = 6 x params "
         f"x training tokens + 2 x params x evaluation tokens at {mfu:g} of the H100 SXM datasheet's dense peak "
-        f"({H100_BF16_PEAK / 1e12:.0f} TFLOP/s bf16; TF32's {H100_TF32_PEAK / 1e12:.0f} for fp32). runs: trained "
+        f"({H100_BF16_PEAK / 1e12:.0f} TFLOP/s bf16; TF32's {H100_TF32_PEAK / 1e12:.0f} for fp32), no training step "
+        "faster than the floor below. runs: trained "
         "there; steps: per run; tokens: training tokens through the encoder, every pass; note: batch x tokens per "
         "example (padded as trained) x encoder passes, evaluation tokens.", width) + [""]
     lines.append("  ".join([heads[0].ljust(widths[0])] + [h.rjust(w) for h, w in zip(heads[1:], widths[1:])])
@@ -257,7 +294,8 @@ def format_plan(frame, width: int = WIDTH) -> str:
     calibrated = frame.attrs.get("calibrated", [])
     lines += textwrap.wrap(
         f"total: {_total(gpu.bf16_h.sum())} GPU hours in bf16, {_total(gpu.fp32_h.sum())} in fp32 on {device}, an "
-        "estimate"
+        f"estimate ({_total(sum(hours(f, H100_BF16_PEAK, mfu) for f in gpu.flops))} in bf16 from the FLOPs alone, "
+        "without the step floor)"
         + (" (measured step times where marked *)" if (frame.measured.fillna("") != "").any() else "") +
         f"; {int(gpu.runs.sum())} training runs in {gpu.notebook.nunique()} notebook(s), {int(gpu.reloaded.sum())} "
         f"more reloaded from an earlier notebook's run cache; {len(cpu)} notebook(s) of CPU-class work (minutes "
@@ -277,7 +315,7 @@ def format_plan(frame, width: int = WIDTH) -> str:
         "pairs, wiki1m's from its first 11,914 lines.",
         "calibration: " + (f"measured seconds per step from data/{STEP_TIMES_FILE} replace the estimate (*) for "
                            f"{', '.join(calibrated)}" if calibrated else
-                           f"no data/{STEP_TIMES_FILE}, so every hour is the FLOP estimate")
+                           f"no data/{STEP_TIMES_FILE}, so every hour is the estimate (FLOPs and the step floor)")
         + "; the file maps a gpu path to measured seconds per training step (a run's wall time over its steps), "
           "{\"<path>\": {\"bf16\": s, \"fp32\": s}}; the paths: " + ", ".join(paths) + ".",
     ]

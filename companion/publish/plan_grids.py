@@ -1,7 +1,7 @@
 """The gpu profile's run grid of every notebook, in one place, for the gpu plan (:mod:`companion.publish.plan`).
 
-:data:`GRIDS` maps each notebook to one small function of its gpu settings (``cfg``, read from the notebook's
-``.pct.py`` by :func:`companion.gpu_settings.notebook_settings`) and the measured token lengths
+:data:`GRIDS` maps each notebook to one small function of its gpu settings (``cfg``, the notebook's
+:class:`companion.profiles.Profiles` called for the gpu profile and the plan's grid) and the measured token lengths
 (:class:`Tokens`) that returns its :class:`Entry`: the groups of identical training runs (:class:`Work`), each with
 the settings that define it, and a note saying what was counted. A notebook that trains no backbone (free vectors,
 closed forms, small MLPs and ConvNets) returns a CPU-class entry: its work is stated, not priced on a GPU.
@@ -73,22 +73,30 @@ class Work:
     def params(self) -> float:
         return PARAMS[self.backbone][0] if self.backbone else 0.0
 
+    @property
+    def layers(self) -> int:
+        """The transformer layers a training step runs through: the backbone's (its depth in
+        :data:`companion.profiles.STAND_INS`), or the head's one block on cached states."""
+        from companion.profiles import STAND_INS
+
+        return STAND_INS[self.backbone][1] if self.backbone else 1
+
     def _per_run(self, name: str) -> list:
         value = getattr(self, name)
         return list(value) if isinstance(value, tuple) else [value] * self.runs
 
     def cost(self, keep: list[bool] | None = None) -> dict[str, float]:
         """Runs, steps, training tokens (every pass), evaluation tokens and FLOPs (6 x params x training tokens
-        + 2 x params x evaluation tokens, the head's share on the passes that reach it) of the runs ``keep`` marks
-        (default: all)."""
+        + 2 x params x evaluation tokens, the head's share on the passes that reach it; also apart, ``train_flops``
+        and ``eval_flops``) of the runs ``keep`` marks (default: all)."""
         keep = [True] * self.runs if keep is None else keep
         steps = sum(s for s, k in zip(self._per_run("steps"), keep) if k)
         evals = sum(e for e, k in zip(self._per_run("eval_tokens"), keep) if k)
         per_pass = steps * self.batch * self.tokens
-        flops = 6 * per_pass * (self.params * self.passes + self.head * self.head_passes) + \
-            2 * evals * (self.params + (self.head if self.head_eval else 0.0))
+        train = 6 * per_pass * (self.params * self.passes + self.head * self.head_passes)
+        evaluation = 2 * evals * (self.params + (self.head if self.head_eval else 0.0))
         return {"runs": sum(keep), "steps": steps, "train_tokens": per_pass * self.passes, "eval_tokens": evals,
-                "flops": flops}
+                "flops": train + evaluation, "train_flops": train, "eval_flops": evaluation}
 
 
 @dataclass(frozen=True)
@@ -197,10 +205,10 @@ def simace_03(cfg, t: Tokens) -> Entry:
 
 
 def synthesis_02(cfg, t: Tokens) -> Entry:
-    from companion.gpu_settings import notebook_settings
     from companion.papers.synthesis import theory_trained as tt
+    from companion.papers.synthesis.settings import SIMACE_RUNS
 
-    sim = notebook_settings("simace/03-analysis", "gpu")  # synthesis/02's sim_cfg: simace's shared run settings
+    sim = SIMACE_RUNS("gpu", gpu_grid=cfg.get("gpu_grid", "day"))  # synthesis/02's sim_cfg: simace's run settings
     matched = [tt.matched_name(x) for x in sorted(set(tt.matched_temperatures(sim["batch_size"]).values()))]
     runs = _simace_run(sim, t, f"{', '.join(tt.SIMACE_REFERENCE)} and SimCSE at {len(matched)} matched tau x "
                                f"{len(sim['seeds'])} seeds", [*tt.SIMACE_REFERENCE, *matched], sim["seeds"])
@@ -240,10 +248,13 @@ def angle_02(cfg, t: Tokens) -> Entry:
                     cfg["steps_mrpc"], "mrpc-train", b, False, t.all("mrpc-test", cap)),
              _angle(cfg, t, f"NLI -> 7 STS sets: {without} objectives x {len(seeds)} seeds, one epoch", without *
                     len(seeds), nli_steps, "nli", b, True, sts7)]
-    works += [_angle(cfg, t, f"App. A.5 batch {size}: AnglE x {len(seeds)} seeds, one NLI epoch", len(seeds),
-                     NLI_PAIRS // size, "nli", size, False, sts7) for size in cfg["batch_sizes"] if size != b]
+    share = cfg.get("batch_epochs", 1.0)  # the share of an NLI epoch each App. A.5 batch size sees
+    seen, reuse = round(share * NLI_PAIRS), share == 1.0 and not cfg["steps_snli"]
+    works += [_angle(cfg, t, f"App. A.5 batch {size}: AnglE x {len(seeds)} seeds, {share:g} NLI epoch", len(seeds),
+                     seen // size, "nli", size, False, sts7) for size in cfg["batch_sizes"] if size != b or not reuse]
     return Entry(tuple(works), f"NLI: about {NLI_PAIRS:,} SNLI + MultiNLI pairs without neutral, lengths of the "
-                               "mirror's SNLI dev/test; the batch-32 NLI runs serve App. A.5 too")
+                               "mirror's SNLI dev/test" + ("; the batch-32 NLI runs serve App. A.5 too" if reuse else
+                                                          "; App. A.5's batch 32 trains its own share"))
 
 
 def angle_03(cfg, t: Tokens) -> Entry:

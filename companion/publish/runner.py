@@ -34,7 +34,7 @@ from pathlib import Path
 
 from companion import settings as _settings
 from companion._io import cache_key, file_mode
-from companion.profiles import PROFILES, check_profile
+from companion.profiles import PROFILES, check_gpu_grid, check_profile
 from companion.publish.notebooks import Notebook, list_notebooks, select
 from companion.results import completed_provenance, ledger_provenance, provenance
 
@@ -92,9 +92,10 @@ def _check_timeout(timeout: int | None) -> None:
         raise ValueError(f"timeout (--timeout) must be a whole number of seconds >= 1, got {timeout!r}")
 
 
-def _check_dry_run(profile: str, dry_run: bool) -> None:
+def _check_dry_run(profile: str, dry_run: bool, gpu_grid: str = "day") -> None:
     if dry_run and profile != "gpu":
         raise ValueError(f"--dry-run is the gpu profile's dry run; got profile {profile!r} (use --profile gpu).")
+    check_gpu_grid(gpu_grid, profile)
 
 
 def check_device(profile: str, dry_run: bool = False, allow_cpu: bool = False) -> None:
@@ -115,10 +116,8 @@ def replaced_profiles(chosen: list[Notebook], profile: str, dry_run: bool = Fals
 
 
 def _describe_failure(exc: Exception) -> str:
-    cell = getattr(exc, "cell_index", None)
-    count = getattr(exc, "exec_count", None)
-    ename = getattr(exc, "ename", type(exc).__name__)
-    evalue = getattr(exc, "evalue", str(exc))
+    cell, count = getattr(exc, "cell_index", None), getattr(exc, "exec_count", None)
+    ename, evalue = getattr(exc, "ename", type(exc).__name__), getattr(exc, "evalue", str(exc))
     where = f"cell {cell}" + (f" [{count}]" if count is not None else "") if cell is not None else "notebook"
     last = str(evalue).strip().splitlines()[-1] if str(evalue).strip() else ""
     return f"{where}: {ename}: {last}"
@@ -153,10 +152,8 @@ def _finalise(output: Path, profile: str, wall: float, scratch: Path | None = No
     from companion.publish.notebook_outputs import clean
 
     nb = nbformat.read(output, as_version=4)
-    defaults: dict = {}
-    for cell in nb.cells:
-        if "parameters" in cell.get("metadata", {}).get("tags", []):
-            defaults = parameter_defaults(cell.source)
+    tagged = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    defaults = parameter_defaults(tagged[-1].source) if tagged else {}
     if defaults.get("profile") == profile:
         nb.cells = [c for c in nb.cells if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
     nb.metadata["companion"] = run_provenance(profile, wall, ledger_record)
@@ -283,22 +280,23 @@ def _ledger_saved(nb: Notebook, results_root: Path, since: float) -> bool:
 
 
 def execute(nb: Notebook, profile: str, output_dir: Path | None = None, timeout: int | None = None,
-            progress: bool = False, dry_run: bool = False, lock: bool = True) -> RunResult:
+            progress: bool = False, dry_run: bool = False, lock: bool = True, gpu_grid: str = "day") -> RunResult:
     """Execute one notebook with papermill in ``profile``; never raises for a failing cell (see ``status``).
 
-    ``dry_run=True`` (gpu only) sets ``COMPANION_DRY_RUN=1`` for the kernel and writes to scratch like smoke.
-    ``lock``: hold the notebook's lock (:func:`notebook_lock`; ``False`` where the caller holds it); raises
+    ``dry_run=True`` (gpu only) sets ``COMPANION_DRY_RUN=1`` for the kernel and writes to scratch like smoke;
+    ``gpu_grid`` (gpu only) is the notebook parameter of that name (:data:`companion.profiles.GPU_GRIDS`). ``lock``:
+    hold the notebook's lock (:func:`notebook_lock`; ``False`` where the caller holds it); raises
     :class:`NotebookBusy` when another run holds it. Interrupted (``KeyboardInterrupt``), it removes its temporary
     notebook and kernel folder, writes no executed notebook and raises :class:`Interrupted`."""
     check_profile(profile)
-    _check_dry_run(profile, dry_run)
+    _check_dry_run(profile, dry_run, gpu_grid)
     _check_timeout(timeout)
     with notebook_lock(nb, profile, output_dir, dry_run) if lock else contextlib.nullcontext():
-        return _execute(nb, profile, output_dir, timeout, progress, dry_run)
+        return _execute(nb, profile, output_dir, timeout, progress, dry_run, gpu_grid)
 
 
 def _execute(nb: Notebook, profile: str, output_dir: Path | None, timeout: int | None, progress: bool,
-             dry_run: bool) -> RunResult:
+             dry_run: bool, gpu_grid: str = "day") -> RunResult:
     import papermill
 
     from companion.profiles import DRY_RUN_ENV
@@ -324,7 +322,8 @@ def _execute(nb: Notebook, profile: str, output_dir: Path | None, timeout: int |
         sockets = Path(tempfile.mkdtemp(prefix="companion-kernel-")) if os.name == "posix" else None
         try:
             with _noting_interrupts():
-                papermill.execute_notebook(str(nb.path), str(tmp), parameters={"profile": profile},
+                grid = {"gpu_grid": gpu_grid} if profile == "gpu" else {}
+                papermill.execute_notebook(str(nb.path), str(tmp), parameters={"profile": profile, **grid},
                                            kernel_name=KERNEL, cwd=str(nb.path.parent), progress_bar=progress,
                                            execution_timeout=timeout, config=_kernel_config(sockets))
         except Exception as exc:  # noqa: BLE001 - papermill raises PapermillExecutionError and others
@@ -435,7 +434,7 @@ def _worker_execute(nb: Notebook, *args) -> RunResult:
 
 def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None = None,
         timeout: int | None = None, jobs: int = 1, dry_run: bool = False, allow_cpu: bool = False,
-        echo=None) -> list[RunResult]:
+        echo=None, gpu_grid: str = "day") -> list[RunResult]:
     """Execute the selected notebooks, with a progress display; returns one result per notebook, in order.
 
     ``jobs > 1`` runs that many notebooks at once, each in its own worker process (a notebook's kernel inherits its
@@ -443,9 +442,9 @@ def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None
     smoke profile on a multi-core machine; for ``cpu`` timings keep ``jobs=1`` so that notebooks do not share cores.
     In the ``gpu`` profile each worker gets its own GPU (``CUDA_VISIBLE_DEVICES``, :func:`gpu_assignments`), so
     ``--jobs N`` on an N-GPU machine runs N notebooks at once, one per GPU.
-    ``dry_run`` (gpu only): see :func:`execute`. The gpu profile without a CUDA GPU is refused unless ``allow_cpu``
-    (:func:`check_device`); a notebook whose committed ledger comes from another profile is named before it runs
-    (:func:`replaced_profiles`, through ``echo``, default the progress display's writer).
+    ``dry_run`` and ``gpu_grid`` (gpu only): see :func:`execute`. The gpu profile without a CUDA GPU is refused
+    unless ``allow_cpu`` (:func:`check_device`); a notebook whose committed ledger comes from another profile is
+    named before it runs (:func:`replaced_profiles`, through ``echo``, default the progress display's writer).
 
     The lock of every selected notebook (:func:`notebook_lock`) is taken before the first starts, so a run that
     would write what another run is writing refuses at once (:class:`NotebookBusy`). Interrupted, it stops the
@@ -454,7 +453,7 @@ def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None
     from tqdm.auto import tqdm
 
     check_profile(profile)
-    _check_dry_run(profile, dry_run)
+    _check_dry_run(profile, dry_run, gpu_grid)
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise ValueError(f"jobs must be a whole number >= 1, got {jobs!r}")
     _check_timeout(timeout)
@@ -484,12 +483,13 @@ def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None
                     bar.set_postfix_str(nb.key)
                     try:
                         report(execute(nb, profile, output_dir=output_dir, timeout=timeout,
-                                       progress=profile != "smoke" and not dry_run, dry_run=dry_run, lock=False))
+                                       progress=profile != "smoke" and not dry_run, dry_run=dry_run, lock=False,
+                                       gpu_grid=gpu_grid))
                     except KeyboardInterrupt as exc:  # a second Ctrl-C may come before execute says what it stopped
                         note(exc if isinstance(exc, Interrupted) else Interrupted(stopped=[nb.key]))
                         raise
             else:
-                _run_parallel(chosen, profile, output_dir, timeout, jobs, dry_run, report, note)
+                _run_parallel(chosen, profile, output_dir, timeout, jobs, dry_run, report, note, gpu_grid)
         except KeyboardInterrupt:
             stopped = {key: saved for key, saved in stopped.items() if key not in results}
             raise Interrupted([results[nb.key] for nb in chosen if nb.key in results], list(stopped),
@@ -501,7 +501,7 @@ def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None
 
 
 def _run_parallel(chosen: list[Notebook], profile: str, output_dir: Path | None, timeout: int | None, jobs: int,
-                  dry_run: bool, report, note) -> None:
+                  dry_run: bool, report, note, gpu_grid: str = "day") -> None:
     """:func:`run`'s ``jobs > 1``: one worker process per notebook running at once. Interrupted, it passes the
     interrupt on to the workers (:func:`_interrupt_once`), cancels the notebooks not started and waits for the
     running ones to clean up; ``note`` hears of each notebook a worker stopped."""
@@ -519,7 +519,7 @@ def _run_parallel(chosen: list[Notebook], profile: str, output_dir: Path | None,
             queue.put(gpu)
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker,
                                initargs=(queue,))
-    futures = [pool.submit(_worker_execute, nb, profile, output_dir, timeout, False, dry_run, False)
+    futures = [pool.submit(_worker_execute, nb, profile, output_dir, timeout, False, dry_run, False, gpu_grid)
                for nb in chosen]
     reported = set()
     try:

@@ -33,10 +33,14 @@ result against the paper in a scaled regime is ``not reproduced`` with that regi
 Deterministic quantities (free-embedding optima, closed forms, counts) use the exact criteria of
 :mod:`companion.results` (``within``, ``holds``, …): there is no seed noise to put an interval on.
 
-Two modules hold the code: :mod:`companion.stats.comparisons` (the numbers: intervals, tests, power, the bootstrap)
-and :mod:`companion.stats.verdicts` (the rules that turn them into verdicts); every name is imported from here.
+Three modules hold the code: :mod:`companion.stats.comparisons` (the numbers: intervals, tests, power, the
+bootstrap), :mod:`companion.stats.verdicts` (the rules that turn them into verdicts) and
+:mod:`companion.stats.validity` (the one ``trained``, ``plateau`` and ``ceiling``/``floor`` rule for every paper, over
+one tidy curve frame, and the gate that applies them: a gate fires only when more training or more room could change
+the verdict); every name is imported from here.
 """
 
+from companion.stats import validity
 from companion.stats.comparisons import (
     POWER,
     WILCOXON_MIN_N,
@@ -72,7 +76,7 @@ from companion.stats.verdicts import (
     validity_gate,
 )
 
-__all__ = ["VERDICTS", "CHECK_VERDICTS", "ERRATUM_VERDICTS", "WILCOXON_MIN_N", "POWER", "TOLERANCE_FRACTION",
+__all__ = ["validity", "VERDICTS", "CHECK_VERDICTS", "ERRATUM_VERDICTS", "WILCOXON_MIN_N", "POWER", "TOLERANCE_FRACTION",
            "TOLERANCE_SE", "PLATEAU_FRACTION", "Comparison", "paired", "sample", "holm", "paired_table",
            "difference_se", "mde", "n_for_power", "hierarchical_bootstrap", "Judgement", "Criterion", "Validity",
            "validity_gate", "plateau", "Tolerance", "tolerance", "direction", "level", "inconclusive",

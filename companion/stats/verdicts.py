@@ -80,6 +80,10 @@ class Validity:
     name: str
     passed: bool
     detail: str
+    #: for a plateau read on the claim's own quantity: the way it still moves (+1 up, −1 down, 0 flat), else None
+    trend: int | None = None
+    #: for a ceiling/floor: the side (+1 up, −1 down) that lacks room for the paper's change, else None
+    blocked: int | None = None
 
     def __post_init__(self):
         if not (isinstance(self.name, str) and self.name.strip()):
@@ -96,7 +100,12 @@ class Validity:
         return f"{word}: {self.detail}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "passed": bool(self.passed), "detail": self.detail}
+        out = {"name": self.name, "passed": bool(self.passed), "detail": self.detail}
+        if self.trend is not None:
+            out["trend"] = int(self.trend)
+        if self.blocked is not None:
+            out["blocked"] = int(self.blocked)
+        return out
 
 
 def validity_gate(checks: Sequence[Validity] | None) -> Judgement | None:
@@ -175,6 +184,11 @@ def tolerance(paper_effect: float, *, paper_se: float | None = None) -> Toleranc
     the paper's estimate (``paper_se``, e.g. :func:`difference_se` of two printed means); otherwise it is
     :data:`TOLERANCE_FRACTION` of the paper's effect. The larger of the two never applies: one rule, stated.
 
+    **Quantities whose scale depends on the sample** (effective rank grows with the dimension and the number of
+    texts; an entropic gap or an r² changes with the data set) are compared as ratios: both sides pass the log of
+    A / B (the paper's log ratio is the paper effect), so the tolerance is half the paper's log ratio, a share of
+    its relative change, never of a difference in units our sample cannot share.
+
     >>> tolerance(2.0).value
     1.0
     >>> tolerance(2.0, paper_se=0.25).value
@@ -237,11 +251,18 @@ def direction(paper_effect: float | None = None, *, sign: int | None = None, pap
         side = sign
     word = "A > B" if side > 0 else "A < B"
     if tol is not None:
-        desc = (f"{word} (paper {_fmt(paper_effect)}; tolerance ±{tol.value:g}: {tol.reason}). CI of ours on the "
-                f"paper's side of 0: reproduced if |ours − paper| <= {tol.value:g}, else partly; CI on the other "
-                f"side: not reproduced; CI covering 0 but inside ±{tol.value:g}: not reproduced (effect absent); "
-                f"CI covering 0 with a minimum detectable effect above |paper|: inconclusive (underpowered); "
-                f"otherwise inconclusive")
+        if tol.value < abs(paper_effect):
+            desc = (f"{word} (paper {_fmt(paper_effect)}; tolerance ±{tol.value:g}: {tol.reason}). CI of ours inside "
+                    f"the negligible band ±{tol.value:g}: not reproduced (negligible), whether or not it excludes 0; "
+                    f"CI on the other side of 0: not reproduced (reversed); CI on the paper's side: reproduced if "
+                    f"|ours − paper| <= {tol.value:g}, partly if ours lies beyond the band but outside that "
+                    f"tolerance, inconclusive if ours lies inside the band; CI covering 0: inconclusive "
+                    f"(underpowered when the minimum detectable effect exceeds |paper|)")
+        else:
+            desc = (f"{word} (paper {_fmt(paper_effect)}; tolerance ±{tol.value:g}: {tol.reason}, which exceeds "
+                    f"the paper's own effect: only its direction is testable). CI of ours on the paper's side of 0: "
+                    f"reproduced if |ours − paper| <= {tol.value:g}, else partly; on the other side: not "
+                    f"reproduced; covering 0: inconclusive")
     else:
         desc = (f"{word} (the paper states the direction only). CI of ours on the paper's side of 0: reproduced; "
                 f"on the other side: not reproduced; covering 0: inconclusive")
@@ -258,21 +279,40 @@ def direction(paper_effect: float | None = None, *, sign: int | None = None, pap
             return Judgement("inconclusive", "underpowered: one seed, no confidence interval")
         where = cmp.excludes_zero()
         lo, hi = cmp.interval
-        if where == side:
-            if tol is None or abs(cmp.estimate - paper_effect) <= tol.value:
+        if tol is None:                                   # the paper states the direction only
+            if where == side:
                 return Judgement("reproduced")
-            bigger = abs(cmp.estimate) > abs(paper_effect)
-            return Judgement("partly", f"direction holds; magnitude {_fmt(cmp.estimate)} is "
-                                       f"{'larger' if bigger else 'smaller'} than the paper's {_fmt(paper_effect)} "
-                                       f"by more than the tolerance {tol.value:g}")
+            if where == -side:
+                return Judgement("not reproduced", f"reversed: the CI [{lo:+.4g}, {hi:+.4g}] lies on the other "
+                                                   "side of 0")
+            return Judgement("inconclusive", f"the CI [{lo:+.4g}, {hi:+.4g}] covers 0 (the paper gives no "
+                                             "magnitude to judge the power against)")
+        band = tol.value
+        testable_size = band < abs(paper_effect)          # the paper's effect lies outside its own negligible band
         if where == -side:
             return Judgement("not reproduced", f"reversed: the CI [{lo:+.4g}, {hi:+.4g}] lies on the other side of 0")
-        if tol is None:
-            return Judgement("inconclusive", f"the CI [{lo:+.4g}, {hi:+.4g}] covers 0 (the paper gives no magnitude "
-                                             "to judge the power against)")
-        if abs(paper_effect) > tol.value and -tol.value <= lo and hi <= tol.value:
-            return Judgement("not reproduced", f"absent: the CI [{lo:+.4g}, {hi:+.4g}] lies inside ±{tol.value:g} "
-                                               f"while the paper's effect is {_fmt(paper_effect)}")
+        if testable_size and -band <= lo and hi <= band:
+            return Judgement("not reproduced", f"negligible: the CI [{lo:+.4g}, {hi:+.4g}] lies inside the band "
+                                               f"±{band:g} while the paper's effect is {_fmt(paper_effect)}")
+        if where == side:
+            if abs(cmp.estimate - paper_effect) <= band:
+                if testable_size:
+                    return Judgement("reproduced")
+                return Judgement("reproduced", f"direction holds; the paper's own uncertainty (±{band:g}) exceeds "
+                                               f"its effect {_fmt(paper_effect)}, so only the direction is tested")
+            beyond = side * cmp.estimate > band
+            if beyond or not testable_size:
+                bigger = abs(cmp.estimate) > abs(paper_effect)
+                return Judgement("partly", f"direction holds; magnitude {_fmt(cmp.estimate)} is "
+                                           f"{'larger' if bigger else 'smaller'} than the paper's "
+                                           f"{_fmt(paper_effect)} by more than the tolerance {band:g}")
+            return Judgement("inconclusive", f"the direction holds but ours {_fmt(cmp.estimate)} lies inside the "
+                                             f"negligible band ±{band:g} while its CI [{lo:+.4g}, {hi:+.4g}] "
+                                             "reaches beyond it: a small effect and the paper's cannot be told "
+                                             "apart from a negligible one")
+        if not testable_size:
+            return Judgement("inconclusive", f"the CI [{lo:+.4g}, {hi:+.4g}] covers 0, and the paper's own "
+                                             f"uncertainty (±{band:g}) exceeds its effect {_fmt(paper_effect)}")
         power = cmp.mde
         if power is not None and power > abs(paper_effect):
             need = n_for_power(cmp.sd, paper_effect, cmp.confidence)
@@ -283,7 +323,7 @@ def direction(paper_effect: float | None = None, *, sign: int | None = None, pap
             return Judgement("inconclusive", f"the CI [{lo:+.4g}, {hi:+.4g}] covers both 0 and the paper's "
                                              f"{_fmt(paper_effect)}")
         return Judgement("inconclusive", f"the CI [{lo:+.4g}, {hi:+.4g}] covers 0 and excludes the paper's "
-                                         f"{_fmt(paper_effect)}, but reaches beyond ±{tol.value:g}: neither the "
+                                         f"{_fmt(paper_effect)}, but reaches beyond ±{band:g}: neither the "
                                          "effect nor its absence is shown")
 
     return Criterion(desc, rule, name="direction", params=params)

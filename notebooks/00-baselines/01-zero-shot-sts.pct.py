@@ -86,6 +86,7 @@ if "google.colab" in sys.modules:
 
 # %% tags=["parameters"]
 profile = "cpu"
+gpu_grid = "day"  # the gpu profile's grid: "day" (one GPU-day on one H100) or "full" (the paper's)
 sets = None
 max_pairs = None
 
@@ -104,21 +105,14 @@ from sentence_transformers import SentenceTransformer
 
 from companion import sts
 from companion.encoders import load_encoder, resolve_model
-from companion.profiles import settings
+from companion.papers.baselines.settings import ZERO_SHOT_STS
 from companion.results import Ledger, at_most, show_provenance
 from companion.display import reader_display
 
 reader_display()  # tables whole, numbers to three significant digits
 
-cfg = settings(profile,
-               smoke=dict(sets=["STS16", "STS-B"], max_pairs=60),
-               cpu=dict(sets=list(sts.DISPLAY_NAMES.values()), max_pairs=0),
-               # gpu = cpu: this is the zero-shot all-MiniLM-L6-v2 baseline itself (Reimers & Gurevych 2019), no paper
-               # backbone and no training; every pair of the seven STS sets already runs on a CPU
-               gpu=dict(sets=list(sts.DISPLAY_NAMES.values()), max_pairs=0),
-               common=dict(model="sentence-transformers/all-MiniLM-L6-v2", max_length=256, batch_size=64),
-               overrides=dict(sets=sets, max_pairs=max_pairs))
-ledger = Ledger("baselines", "01-zero-shot-sts", profile=cfg.profile, seeds=[])
+cfg = ZERO_SHOT_STS(profile, gpu_grid=gpu_grid, sets=sets, max_pairs=max_pairs)
+ledger = Ledger("baselines", "01-zero-shot-sts", profile=cfg.profile, seeds=[], settings=cfg)
 sns.set_theme(style="whitegrid", context="notebook")
 cfg
 

@@ -85,6 +85,7 @@ if "google.colab" in sys.modules:
 
 # %% tags=["parameters"]
 profile = "cpu"
+gpu_grid = "day"  # the gpu profile's grid: "day" (one GPU-day on one H100) or "full" (the paper's)
 steps = None
 seeds = None
 
@@ -101,21 +102,15 @@ from companion.papers.circumplex.heads import GPTHead, NGPTHead
 from companion.losses.circumplex import ECM_LABELS, LOSSES, circumplex_target, ecm_angles, ecm_table, population_bound
 from companion.papers.circumplex.experiments import optimise_free_vectors
 from companion.papers.circumplex.geometry import centroid_angles, geometry_summary, regular_simplex
-from companion.profiles import settings
+from companion.papers.circumplex.settings import METHODOLOGY
 from companion.results import Ledger, at_most, holds, show_provenance, within
 from companion.display import reader_display
 
 reader_display()  # tables whole, numbers to three significant digits
 
-cfg = settings(profile,
-               smoke=dict(steps=5, n_per_label=2, dim=16, seeds=[0]),
-               cpu=dict(steps=2000, n_per_label=6, dim=16, seeds=[0]),
-               # gpu: free vectors on the circle (no backbone): only more points, dimensions and seeds
-               gpu=dict(steps=4000, n_per_label=16, dim=64, seeds=[0, 1, 2]),
-               common=dict(tau=0.05, lr=0.05),
-               overrides=dict(steps=steps, seeds=seeds))
+cfg = METHODOLOGY(profile, gpu_grid=gpu_grid, steps=steps, seeds=seeds)
 torch.set_num_threads(1)  # tiny tensors: one thread avoids OpenMP contention on a shared 2-core machine
-ledger = Ledger("circumplex", "01-methodology", profile=cfg.profile, seeds=cfg.seeds)
+ledger = Ledger("circumplex", "01-methodology", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 T0 = time.perf_counter()
 cfg
 
@@ -479,7 +474,7 @@ ledger.claim("circular-ring-loss", "The optimiser drives free vectors to Circula
              "reachable)", kind="check", paper_value=0.0, ours=circ["final loss"], criterion=at_most(1e-3),
              note="the ring at the ECM angles has loss 0 exactly (section 3)")
 ledger.claim("circular-ring-rank", "§5.1: the optimum of CircularCSE is a 2-dimensional circle (free vectors: Gram "
-             "rank 2 and top-2 variance >= 0.99)", kind="paper", source="§5.1", paper_value="2-dimensional circle",
+             "rank 2 and top-2 variance >= 0.99)", kind="check", source="§5.1", paper_value="2-dimensional circle",
              ours={"Gram rank == 2": bool(circ["gram_rank"] == 2), "top-2 variance >= 0.99": bool(circ["top2_var"] >= 0.99)},
              criterion=holds(), regime=FREE, note=f"rank {circ['gram_rank']}, top-2 variance {circ['top2_var']:.4f}, "
                                      f"d = {cfg.dim}, seed {seed0}")

@@ -85,6 +85,7 @@ if "google.colab" in sys.modules:
 
 # %% tags=["parameters"]
 profile = "cpu"
+gpu_grid = "day"  # the gpu profile's grid: "day" (one GPU-day on one H100) or "full" (the paper's)
 seeds = None
 steps_emolit = None
 steps_go = None
@@ -105,7 +106,7 @@ from companion.papers.circumplex.experiments import (emolit_frames, goemotions_s
 from companion.papers.circumplex.figures import plot_avgcossim, plot_pca_panels, plot_table4_bars
 from companion.papers.circumplex.finetune import backbone_options
 from companion.papers.circumplex.heads import CLIP_NORM, frozen_features, paper_pooling
-from companion.profiles import settings
+from companion.papers.circumplex.settings import EXPERIMENTS
 from companion.results import Ledger, not_testable, show_provenance
 from companion.settings import cache_dir
 from companion.display import reader_display
@@ -158,28 +159,9 @@ reader_display()  # tables whole, numbers to three significant digits
 # scale from the backbone's width (`base_scale`).
 
 # %%
-cfg = settings(profile,
-               smoke=dict(seeds=[42], steps_emolit=2, steps_go=2, batch_size=24, n_train=4, n_test=2,
-                          model="tiny-bert", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2, curve_points=2,
-                          pooling=paper_pooling("bert-like")),
-               cpu=dict(seeds=[42, 43, 44], steps_emolit=705, steps_go=430, batch_size=128, n_train=None,
-                        n_test=None, model="sentence-transformers/all-MiniLM-L6-v2", head_dim=64, max_tokens=32,
-                        lr=3e-3, n_heads=4, curve_points=5, pooling=paper_pooling("bert-like")),
-               # gpu: mE5 = intfloat/multilingual-e5-large (App. D Table 3, §4 'Models'), bf16, batch 128, lr 5e-5
-               # constant, 15 epochs (705 steps = 15 x 6,000/128 Emolit; 470 on the GoEmotions subset), head with
-               # the backbone's width and 16 heads (Table 3); seed 42 (Table 3), 43 and 44 added for a spread
-               # gpu: mE5 fine-tuned whole with the head (§4.1, Table 3), inputs up to 512 tokens, bf16, dropout 0.1
-               # on SoftCSE's head input (the authors' train_emolit.sh); backbone_training="frozen": the head only
-               gpu=dict(seeds=[42, 43, 44], steps_emolit=705, steps_go=470, batch_size=128, n_train=None,
-                        n_test=None, model="intfloat/multilingual-e5-large", head_dim=0, max_tokens=512,
-                        lr=5e-5, n_heads=16, curve_points=5, pooling=paper_pooling("intfloat/multilingual-e5-large"),
-                        backbone_training="full", precision="bf16", head_dropout={"SoftCSE": 0.1},),
-               # every profile: the authors' training of the head (App. D: the Trainer's defaults, clipping at
-               # CLIP_NORM; nGPT's base scale from the backbone's width, §4.1's head as wide as the backbone)
-               common=dict(tau=0.05, probe_factor=2, base_scale="backbone", clip_norm=CLIP_NORM),
-               overrides=dict(seeds=seeds, steps_emolit=steps_emolit, steps_go=steps_go))
+cfg = EXPERIMENTS(profile, gpu_grid=gpu_grid, seeds=seeds, steps_emolit=steps_emolit, steps_go=steps_go)
 torch.set_num_threads(1)  # small tensors on a shared 2-core machine: 2 OpenMP threads were 3-40x slower
-ledger = Ledger("circumplex", "02-experiments", profile=cfg.profile, seeds=cfg.seeds)
+ledger = Ledger("circumplex", "02-experiments", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 T0 = time.perf_counter()
 cfg
 
@@ -189,7 +171,7 @@ cfg
 # %%
 from companion.gpu_settings import gpu_table  # noqa: E402
 
-gpu_table("circumplex/02-experiments", cfg)
+gpu_table(EXPERIMENTS, cfg)
 
 # %% [markdown]
 # ## 1 · Data and cached backbone states
@@ -248,7 +230,7 @@ DATASETS = {"Emolit": ("train", "test", emolit_train, emolit_test, cfg.steps_emo
             "GoEmotions-9": ("go_train", "go_test", go_train, go_test, cfg.steps_go)}
 runs, keep = table4_runs(DATASETS, feats, pretrained, seeds=cfg.seeds, kinds=("GPT", "nGPT"), losses=list(LOSSES),
                          batch_size=cfg.batch_size, lr=cfg.lr, n_heads=cfg.n_heads, curve_points=cfg.curve_points,
-                         curve_seeds=cfg.seeds[:1], probe_factor=cfg.probe_factor, **HEAD)
+                         curve_seeds=cfg.seeds[:1], probe_factor=cfg.probe_factor, **HEAD, profile=cfg.profile)
 runs.drop(columns="curve").to_csv(cache_dir() / "circumplex" / f"02-runs-{cfg.profile}.csv", index=False)
 torch.save({"keep": keep, "info": info, "cfg": dict(cfg), "runs": runs},
            cache_dir() / "circumplex" / f"02-{cfg.profile}.pt")

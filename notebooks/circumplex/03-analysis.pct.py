@@ -85,7 +85,9 @@ if "google.colab" in sys.modules:
 
 # %% tags=["parameters"]
 profile = "cpu"
+gpu_grid = "day"  # the gpu profile's grid: "day" (one GPU-day on one H100) or "full" (the paper's)
 seeds = None
+steps_emolit = None
 
 # %%
 import time
@@ -112,7 +114,7 @@ from companion.papers.circumplex.geometry import avg_cos_sim, cd_r
 from companion.papers.circumplex.heads import (CLIP_NORM, embed_with_head, featurize, frozen_features, paper_pooling,
                                                pooled_states)
 from companion.papers.circumplex.validity import missing_record, run_checks
-from companion.profiles import settings
+from companion.papers.circumplex.settings import ANALYSIS
 from companion.results import Ledger, show_provenance
 from companion.settings import REPO_ROOT, cache_dir
 from companion.display import reader_display
@@ -157,27 +159,9 @@ reader_display()  # tables whole, numbers to three significant digits
 # `n_emobank` EmoBank sentences, printed below), then the claims ledger.
 
 # %%
-cfg = settings(profile,
-               smoke=dict(seeds=[42], steps_emolit=2, batch_size=24, n_train=4, n_test=2, n_other=3, n_emobank=20,
-                          model="tiny-bert", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2, pca_dims=[2, 4, 8],
-                          curve_points=2, pooling=paper_pooling("bert-like")),
-               cpu=dict(seeds=[42, 43, 44], steps_emolit=705, batch_size=128, n_train=None, n_test=None, n_other=20,
-                        n_emobank=500, model="sentence-transformers/all-MiniLM-L6-v2", head_dim=64, max_tokens=32,
-                        lr=3e-3, n_heads=4, pca_dims=[2, 3, 4, 8, 16, 32, 64], curve_points=5,
-                        pooling=paper_pooling("bert-like")),
-               # gpu: mE5 = intfloat/multilingual-e5-large, batch 128, lr 5e-5, 15 epochs, 16 heads, seed 42 (+43, 44)
-               # (App. D Table 3); PCA up to its width 1024 (Fig. 5a); all 10,062 EmoBank texts
-               gpu=dict(seeds=[42, 43, 44], steps_emolit=705, batch_size=128, n_train=None, n_test=None,
-                        n_other=100, n_emobank=10062, model="intfloat/multilingual-e5-large", head_dim=0,
-                        max_tokens=512, lr=5e-5, n_heads=16,
-                        pca_dims=[2, 3, 4, 8, 16, 32, 64, 128, 256, 512, 1024], curve_points=5,
-                        pooling=paper_pooling("intfloat/multilingual-e5-large"),
-                        backbone_training="full", precision="bf16", head_dropout={"SoftCSE": 0.1},),
-               # fig5_backbone: the heads of the paper's Fig 5 (§5.1); how a head is trained, as in notebook 02
-               common=dict(fig5_backbone="mE5", probe_factor=2, base_scale="backbone", clip_norm=CLIP_NORM),
-               overrides=dict(seeds=seeds))
+cfg = ANALYSIS(profile, gpu_grid=gpu_grid, seeds=seeds, steps_emolit=steps_emolit)
 torch.set_num_threads(1)  # small tensors on a shared 2-core machine: 2 OpenMP threads were 3-40x slower
-ledger = Ledger("circumplex", "03-analysis", profile=cfg.profile, seeds=cfg.seeds)
+ledger = Ledger("circumplex", "03-analysis", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 T0 = time.perf_counter()
 S0 = cfg.seeds[0]
 cfg
@@ -188,7 +172,7 @@ cfg
 # %%
 from companion.gpu_settings import gpu_table  # noqa: E402
 
-gpu_table("circumplex/03-analysis", cfg)
+gpu_table(ANALYSIS, cfg)
 
 # %% [markdown]
 # ## 0 · Features and the trained heads (from 02, or retrained)
@@ -222,7 +206,7 @@ saved_path = cache_dir() / "circumplex" / f"02-{cfg.profile}.pt"
 cache02 = torch.load(saved_path, weights_only=False) if saved_path.exists() else {}
 saved = cache02.get("keep", {})
 heads, source = emolit_heads(saved, feats["train"], emolit_train.label, seeds=cfg.seeds, steps=cfg.steps_emolit,
-                             batch_size=cfg.batch_size, lr=cfg.lr, n_heads=cfg.n_heads, **HEAD)
+                             batch_size=cfg.batch_size, lr=cfg.lr, n_heads=cfg.n_heads, **HEAD, profile=cfg.profile)
 runs02 = cache02.get("runs")
 if runs02 is not None:  # notebook 02's record of the Emolit runs, for the heads reloaded from its cache
     runs02 = runs02[(runs02.dataset == "Emolit") & (runs02.loss != "pretrained")].rename(columns={"head": "kind"})

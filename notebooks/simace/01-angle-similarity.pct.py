@@ -85,6 +85,7 @@ if "google.colab" in sys.modules:
 
 # %% tags=["parameters"]
 profile = "cpu"
+gpu_grid = "day"  # the gpu profile's grid: "day" (one GPU-day on one H100) or "full" (the paper's)
 seeds = None
 steps = None
 
@@ -102,7 +103,7 @@ from companion import stats
 from companion.papers.simace.claims import seed_paired
 from companion.papers.simace.synthetic import (closed_form_orthogonal, cone_run, gradient_norms, make_data,
                                                plot_pair_forces, pull_grid, push_grid, similarity_derivative)
-from companion.profiles import settings
+from companion.papers.simace.settings import ANGLE_SIMILARITY
 from companion.results import Ledger, at_most, holds, show_provenance
 from companion.similarities import cos_to_angle
 from companion.display import panel_grid, reader_display
@@ -134,15 +135,8 @@ reader_display()  # tables whole, numbers to three significant digits
 
 # %%
 torch.set_num_threads(1)  # tiny models on a shared 2-core machine: one thread avoids oversubscription
-cfg = settings(profile,
-               smoke=dict(seeds=[0], steps=4, n_points=256, log_every=2, grid=6),
-               cpu=dict(seeds=[0, 1, 2, 3, 4], steps=400, n_points=4096, log_every=10, grid=60),
-               # gpu = cpu: a toy encoder on synthetic points (no backbone) already runs at full scale on a CPU
-               gpu=dict(seeds=[0, 1, 2, 3, 4], steps=400, n_points=4096, log_every=10, grid=60),
-               common=dict(batch_size=64, lr=1e-3, tau=0.05, margin_deg=10.0, dim_in=32, dim_out=64, bias=8.0,
-                           dropout=0.1, n_clusters=16),
-               overrides=dict(seeds=seeds, steps=steps))
-ledger = Ledger("simace", "01-angle-similarity", profile=cfg.profile, seeds=cfg.seeds)
+cfg = ANGLE_SIMILARITY(profile, gpu_grid=gpu_grid, seeds=seeds, steps=steps)
+ledger = Ledger("simace", "01-angle-similarity", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 sns.set_theme(style="whitegrid", context="notebook")
 cfg
 

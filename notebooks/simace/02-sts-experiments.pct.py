@@ -87,8 +87,10 @@ if "google.colab" in sys.modules:
 
 # %% tags=["parameters"]
 profile = "cpu"
+gpu_grid = "day"  # the gpu profile's grid: "day" (one GPU-day on one H100) or "full" (the paper's)
 seeds = None
 steps = None
+roberta_steps = None
 
 # %%
 import time
@@ -101,18 +103,17 @@ import torch
 from companion import stats
 from companion.metrics.geometry import anisotropy, mean_negative_angle, mean_positive_angle
 from companion.losses.simace import contrastive_loss
-from companion.papers.simace import (MAIN, ROBERTA_GPU, ROBERTA_NAMES, rbf_jobs, rbf_name, roberta_settings, run_jobs,
-                                     run_settings)
+from companion.papers.simace import MAIN, ROBERTA_NAMES, rbf_jobs, rbf_name, roberta_settings, run_jobs
 from companion.papers.simace.analysis import (gap_stability, plateau, plateau_validity, select_sigma, setup,
                                               shared_runs)
 from companion.papers.simace.claims import TABLE2_SEEDS, gap_fields, paper_gap, seed_paired, spread_gap
 from companion.papers.simace.cls_top import check_cls_top
-from companion.papers.simace.masked_lm import MLM_PROBABILITY, MLM_WEIGHT, mlm_base
+from companion.papers.simace.masked_lm import mlm_base
 from companion.papers.simace.runs import step_times
 from companion.papers.simace.summary import claims_summary, paired_rows, scale_table
-from companion.papers.simace.transfer import (SENTEVAL_REGS, TASKS, evaluate_transfer, summarise, task_texts, transfer_sizes,
+from companion.papers.simace.transfer import (TASKS, evaluate_transfer, summarise, task_texts, transfer_sizes,
                                               transfer_tasks)
-from companion.profiles import settings
+from companion.papers.simace.settings import STS_EXPERIMENTS
 from companion.results import Ledger, at_most, holds, not_testable, show_provenance
 from companion.settings import REPO_ROOT
 from companion.sts import COLUMNS, score_pairs, sts_pairs_subset
@@ -180,27 +181,14 @@ reader_display()  # tables whole, numbers to three significant digits
 # runs (the dev plateau below) makes a claim *inconclusive* (`budget: …`). The claims table and the summary table at
 # the end are the results.
 #
-# The run settings are shared with 03 (`companion.papers.simace.RUN_SETTINGS`); this notebook adds the transfer
-# probe's sizes:
+# The run settings are shared with 03 (`companion.papers.simace.settings.RUN_SETTINGS`); this notebook adds the
+# transfer probe's sizes, the RoBERTa-base and the MLM runs (`STS_EXPERIMENTS` there):
 
 # %%
-cfg = settings(profile, **run_settings(smoke=dict(n_transfer=24, n_transfer_test=24, transfer_folds=2,
-                                                  transfer_inner=2, transfer_regs=[1.0], timing_rounds=2,
-                                                  roberta_steps=2, roberta_batch_size=8),
-                                       cpu=dict(n_transfer=1000, n_transfer_test=None, transfer_folds=10,
-                                                transfer_inner=3, transfer_regs=list(SENTEVAL_REGS),
-                                                timing_rounds=11),
-                                       # gpu: SentEval's full sets and its 10-fold protocol (App. J); the
-                                       # RoBERTa-base runs of the equal-tau claims (Table 7's RoBERTa-base row);
-                                       # the MLM term of Table 13's "with MLM" runs (App. J; SimCSE's defaults)
-                                       gpu=dict(n_transfer=None, n_transfer_test=None, transfer_folds=10,
-                                                transfer_inner=5, transfer_regs=list(SENTEVAL_REGS),
-                                                timing_rounds=21, **ROBERTA_GPU, mlm_weight=MLM_WEIGHT,
-                                                mlm_probability=MLM_PROBABILITY)),
-               overrides=dict(seeds=seeds, steps=steps))
+cfg = STS_EXPERIMENTS(profile, gpu_grid=gpu_grid, seeds=seeds, steps=steps, roberta_steps=roberta_steps)
 if cfg.threads:
     torch.set_num_threads(cfg.threads)  # shared 2-core machine: one thread per process
-ledger = Ledger("simace", "02-sts-experiments", profile=cfg.profile, seeds=cfg.seeds)
+ledger = Ledger("simace", "02-sts-experiments", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 sns.set_theme(style="whitegrid", context="notebook")
 DATA = REPO_ROOT / "data" / "simace"
 table1 = pd.read_csv(DATA / "table1.csv", comment="#")
@@ -219,7 +207,7 @@ cfg
 # %%
 from companion.gpu_settings import gpu_table  # noqa: E402
 
-gpu_table("simace/02-sts-experiments", cfg)
+gpu_table(STS_EXPERIMENTS, cfg)
 
 # %% [markdown]
 # ## The paper's numbers

@@ -85,6 +85,7 @@ if "google.colab" in sys.modules:
 
 # %% tags=["parameters"]
 profile = "cpu"
+gpu_grid = "day"  # the gpu profile's grid: "day" (one GPU-day on one H100) or "full" (the paper's)
 seeds = None
 steps = None
 
@@ -99,10 +100,10 @@ from sklearn.decomposition import PCA
 
 from companion import stats
 from companion.metrics.geometry import anisotropy, effective_rank, pairwise_angles
-from companion.papers.simace import run_jobs, run_settings
+from companion.papers.simace import run_jobs
 from companion.papers.simace.analysis import plateau_validity, setup, shared_runs
 from companion.papers.simace.claims import caption, caption_beside, caption_gap, gap_fields
-from companion.profiles import settings
+from companion.papers.simace.settings import ANALYSIS
 from companion.papers.simace.summary import claims_summary, paired_rows
 from companion.results import Ledger, show_provenance
 from companion.settings import REPO_ROOT
@@ -149,13 +150,11 @@ reader_display()  # tables whole, numbers to three significant digits
 # The run settings are 02's, with this notebook's addition (the PCA sample):
 
 # %%
-# the run settings are 02-sts-experiments' own (companion.papers.simace): its cached runs are keyed by them
-cfg = settings(profile, **run_settings(smoke=dict(n_pca=40), cpu=dict(n_pca=1000),
-                                       gpu=dict(n_pca=1000)),  # 1000 PCA samples (Fig. 2 caption)
-               overrides=dict(seeds=seeds, steps=steps))
+# the run settings are 02-sts-experiments' own (companion.papers.simace.settings): its cached runs are keyed by them
+cfg = ANALYSIS(profile, gpu_grid=gpu_grid, seeds=seeds, steps=steps)
 if cfg.threads:
     torch.set_num_threads(cfg.threads)
-ledger = Ledger("simace", "03-analysis", profile=cfg.profile, seeds=cfg.seeds)
+ledger = Ledger("simace", "03-analysis", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 sns.set_theme(style="whitegrid", context="notebook")
 DATA = REPO_ROOT / "data" / "simace"
 table2 = pd.read_csv(DATA / "table2.csv", comment="#").set_index("PLMs")
@@ -169,7 +168,7 @@ cfg
 # %%
 from companion.gpu_settings import gpu_table  # noqa: E402
 
-gpu_table("simace/03-analysis", cfg)
+gpu_table(ANALYSIS, cfg)
 
 # %%
 t0 = time.perf_counter()

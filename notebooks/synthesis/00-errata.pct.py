@@ -86,7 +86,10 @@ if "google.colab" in sys.modules:
 
 # %% tags=["parameters"]
 profile = "cpu"
+gpu_grid = "day"  # the gpu profile's grid: "day" (one GPU-day on one H100) or "full" (the paper's)
 seeds = None
+lbfgs_steps = None
+toy_steps = None
 
 # %%
 import math
@@ -110,7 +113,7 @@ from companion.losses.simace import check_margin
 from companion.losses.weighted import (soft_supcon_beta, soft_supcon_simplex_tau, soft_supcon_simplex_tau_paper,
                                        soft_supcon_weights)
 from companion.papers.weighted_cl.distance_geometry import block_cosines
-from companion.profiles import settings
+from companion.papers.synthesis.settings import ERRATA
 from companion.results import Ledger, holds, show_provenance
 from companion.settings import REPO_ROOT
 from companion.display import reader_display
@@ -156,14 +159,8 @@ reader_display()  # tables whole, numbers to three significant digits
 
 # %%
 torch.set_num_threads(1)
-cfg = settings(profile,
-               smoke=dict(seeds=[0], lbfgs_steps=60, n_pairs=64, per_class=3, toy_steps=40),
-               cpu=dict(seeds=[0, 1, 2], lbfgs_steps=3000, n_pairs=2000, per_class=3, toy_steps=200),
-               # gpu = cpu: closed forms and free-vector optimisations (no backbone), already at full scale
-               gpu=dict(seeds=[0, 1, 2], lbfgs_steps=3000, n_pairs=2000, per_class=3, toy_steps=200),
-               common=dict(n_classes=10, eps=math.exp(-1), half_dim=16),
-               overrides=dict(seeds=seeds))
-ledger = Ledger("synthesis", "00-errata", profile=cfg.profile, seeds=cfg.seeds)
+cfg = ERRATA(profile, gpu_grid=gpu_grid, seeds=seeds, lbfgs_steps=lbfgs_steps, toy_steps=toy_steps)
+ledger = Ledger("synthesis", "00-errata", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 DATA = REPO_ROOT / "data"
 statements = pd.read_csv(DATA / "synthesis" / "errata_statements.csv", comment="#", dtype=str).set_index("id")
 stated = partial(errata.stated, statements)  # stated(key): the statement's number as printed (30°, 3,063, 3k) -> float

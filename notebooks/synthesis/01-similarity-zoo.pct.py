@@ -85,6 +85,7 @@ if "google.colab" in sys.modules:
 
 # %% tags=["parameters"]
 profile = "cpu"
+gpu_grid = "day"  # the gpu profile's grid: "day" (one GPU-day on one H100) or "full" (the paper's)
 seeds = None
 steps = None
 
@@ -107,7 +108,7 @@ from companion.encoders import load_encoder
 from companion.losses.weighted import soft_supcon_beta
 from companion.papers.angle.experiments import DRIFT_MIN, MOVEMENT_COLUMNS, moved_validity
 from companion.papers.angle.pairs import PairData
-from companion.profiles import settings
+from companion.papers.synthesis.settings import SIMILARITY_ZOO
 from companion.results import Ledger, show_provenance
 from companion.training import seed_everything, train
 from companion.encoders.upper import UpperEncoder
@@ -155,21 +156,9 @@ reader_display()  # tables whole, numbers to three significant digits
 
 # %%
 T0, C0 = time.perf_counter(), time.process_time()
-cfg = settings(profile,
-               smoke=dict(seeds=[0, 1], steps=3, batch_size=24, model="tiny-bert", n_top=1, n_pairs=8, n_dev=16,
-                          n_sample=24, emolit_per_label=3, max_length=32, eval_max_length=32),
-               cpu=dict(seeds=[0, 1, 2, 3, 4], steps=30, batch_size=48, model="sentence-transformers/all-MiniLM-L6-v2",
-                        n_top=1, n_pairs=150, n_dev=None, n_sample=1000, emolit_per_label=None, max_length=32,
-                        eval_max_length=128),
-               # gpu: one shared encoder for every objective (the zoo compares objectives, not backbones; no paper
-               # trains them all), so all-MiniLM-L6-v2 stays, with all 6 layers, more steps and five seeds
-               gpu=dict(seeds=[0, 1, 2, 3, 4], steps=1000, batch_size=48,
-                        model="sentence-transformers/all-MiniLM-L6-v2", n_top=6, n_pairs=None, n_dev=None,
-                        n_sample=3000, emolit_per_label=None, max_length=32, eval_max_length=128),
-               common=dict(lr=1e-4, dropout=0.1, pooling="mean", threads=1),
-               overrides=dict(seeds=seeds, steps=steps))
+cfg = SIMILARITY_ZOO(profile, gpu_grid=gpu_grid, seeds=seeds, steps=steps)
 torch.set_num_threads(cfg.threads)  # shared 2-core machine: one thread per process
-ledger = Ledger("synthesis", "01-similarity-zoo", profile=cfg.profile, seeds=cfg.seeds)
+ledger = Ledger("synthesis", "01-similarity-zoo", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 NAMES = list(zoo.OBJECTIVES)
 pd.DataFrame([{"objective": o.name, "data": o.data, "source": o.paper, "hyper-parameters": o.params}
               for o in zoo.OBJECTIVES.values()]).set_index("objective")

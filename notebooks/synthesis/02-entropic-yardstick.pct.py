@@ -86,7 +86,10 @@ if "google.colab" in sys.modules:
 
 # %% tags=["parameters"]
 profile = "cpu"
+gpu_grid = "day"  # the gpu profile's grid: "day" (one GPU-day on one H100) or "full" (the paper's)
 free_steps = None
+steps_emolit = None
+simace_steps = None
 
 # %%
 import time
@@ -104,10 +107,9 @@ from companion.papers.circumplex.experiments import emolit_frames, per_label
 from companion.papers.circumplex.geometry import avg_cos_sim
 from companion.papers.circumplex.heads import CLIP_NORM, embed_with_head, frozen_features, paper_pooling
 from companion.papers.circumplex.validity import TRAINED_RATIO, missing_record, run_checks
-from companion.papers.simace import run_settings
 from companion.papers.simace.analysis import plateau_validity, setup, shared_runs
 from companion.papers.synthesis import theory
-from companion.profiles import settings
+from companion.papers.synthesis.settings import ENTROPIC_YARDSTICK, SIMACE_RUNS
 from companion.results import Ledger, holds, show_provenance
 from companion.settings import cache_dir
 from companion.similarities import complex_angle, row_cosine
@@ -151,27 +153,12 @@ reader_display()  # tables whole, numbers to three significant digits
 
 # %%
 T0 = time.perf_counter()
-sim_cfg = settings(profile, **run_settings())
-cfg = settings(profile,
-               smoke=dict(seeds=[42], free_seeds=[0], free_steps=40, steps_emolit=2, batch_size=24, n_train=4,
-                          n_test=2, model="tiny-bert", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2, n_held_out=20,
-                          pooling=paper_pooling("bert-like")),
-               cpu=dict(seeds=[42, 43, 44], free_seeds=[0, 1, 2], free_steps=500, steps_emolit=705, batch_size=128,
-                        n_train=None, n_test=None, model="sentence-transformers/all-MiniLM-L6-v2", head_dim=64,
-                        max_tokens=32, lr=3e-3, n_heads=4, n_held_out=200, pooling=paper_pooling("bert-like")),
-               # gpu: the heads of circumplex/02's gpu profile (mE5-large, App. D Table 3) and simace/02's paper-scale
-               # runs (BERT-base, Table 7); the free-vector problems only get more initialisations
-               gpu=dict(seeds=[42, 43, 44], free_seeds=[0, 1, 2, 3, 4], free_steps=1000, steps_emolit=705,
-                        batch_size=128, n_train=None, n_test=None, model="intfloat/multilingual-e5-large", head_dim=0,
-                        max_tokens=64, lr=5e-5, n_heads=16, n_held_out=1000,
-                        pooling=paper_pooling("intfloat/multilingual-e5-large")),
-               # pooling, base_scale, clip_norm: how circumplex/02 trains its heads (its saved heads are reused only
-               # when trained with the same settings)
-               common=dict(threads=1, base_scale="backbone", clip_norm=CLIP_NORM),
-               overrides=dict(free_steps=free_steps))
+sim_cfg = SIMACE_RUNS(profile, gpu_grid=gpu_grid, steps=simace_steps)  # simace/02's run settings
+cfg = ENTROPIC_YARDSTICK(profile, gpu_grid=gpu_grid, free_steps=free_steps, steps_emolit=steps_emolit)
 torch.set_num_threads(cfg.threads)  # small tensors on a shared 2-core machine
 ledger = Ledger("synthesis", "02-entropic-yardstick", profile=cfg.profile,
-                seeds=sorted(set(sim_cfg.seeds) | set(cfg.seeds)))
+                seeds=sorted(set(sim_cfg.seeds) | set(cfg.seeds)), settings=cfg)
+ledger.regime_settings("simace runs", sim_cfg)  # the provenance records them beside the notebook's own settings
 pd.DataFrame({"setting": ["free-vector initialisations", "L-BFGS iterations per stage", "SimACE seeds",
                           "SimACE batch", "SimACE steps", "head seeds", "head steps", "backbone (heads)"],
               "value": [len(cfg.free_seeds), cfg.free_steps, len(sim_cfg.seeds), sim_cfg.batch_size, sim_cfg.steps,
@@ -488,7 +475,8 @@ cache02 = torch.load(saved_path, weights_only=False) if saved_path.exists() else
 heads, source, record = theory.emolit_heads(cache02.get("keep", {}), feats["train"], list(emolit_train.label),
                                             losses=theory.HEAD_LOSSES, seeds=cfg.seeds, steps=cfg.steps_emolit,
                                             batch_size=cfg.batch_size, lr=cfg.lr, n_heads=cfg.n_heads,
-                                            pooling=cfg.pooling, base_scale=cfg.base_scale, clip_norm=cfg.clip_norm)
+                                            pooling=cfg.pooling, base_scale=cfg.base_scale, clip_norm=cfg.clip_norm,
+                                            profile=cfg.profile)
 labels_te = list(emolit_test.label)
 geometry = {key: theory.label_geometry(embed_with_head(h, feats["test"]), labels_te) for key, h in heads.items()}
 geo = theory.head_geometry_table(geometry)

@@ -86,7 +86,9 @@ if "google.colab" in sys.modules:
 
 # %% tags=["parameters"]
 profile = "cpu"
+gpu_grid = "day"  # the gpu profile's grid: "day" (one GPU-day on one H100) or "full" (the paper's)
 seeds = None
+lbfgs_steps = None
 
 # %%
 import math
@@ -106,8 +108,9 @@ from companion.losses.weighted import distance_weights, entropic_bound, weighted
 from companion.papers.weighted_cl.distance_geometry import (classical_mds, edm, embedding_dimension, is_edm,
                                                             is_spherical_edm, r2_procrustes, spherical_radius,
                                                             spherical_realisation)
-from companion.papers.weighted_cl.experiments import fit_exp_similarity, free_s_optimum, paper_number, thm37_cases
-from companion.profiles import settings
+from companion.papers.weighted_cl.experiments import free_s_optimum, paper_number
+from companion.papers.weighted_cl.theorems import fit_exp_similarity, thm37_cases
+from companion.papers.weighted_cl.settings import ENTROPIC_BOUND
 from companion.results import Ledger, at_least, at_most, holds, show_provenance, within
 from companion.display import reader_display
 
@@ -140,15 +143,8 @@ reader_display()  # tables whole, numbers to three significant digits
 
 # %%
 torch.set_num_threads(1)  # tiny float64 problems: one thread is fastest on a shared CPU
-cfg = settings(profile,
-               smoke=dict(seeds=[0], lbfgs_steps=15, n_random=20, n_points=10, ratios=[0.6, 1.3], n_euclid=1, taus=[0.5]),
-               cpu=dict(seeds=[0, 1, 2, 3, 4], lbfgs_steps=3000, n_random=2000, n_points=15,
-                        ratios=[0.5, 0.7, 0.85, 0.95, 1.0, 1.05, 1.15, 1.3, 1.5], n_euclid=5, taus=[0.2, 0.5, 1.0]),
-               # gpu = cpu: free embeddings optimised by L-BFGS (the theorems of §3; no network), already at full scale
-               gpu=dict(seeds=[0, 1, 2, 3, 4], lbfgs_steps=3000, n_random=2000, n_points=15,
-                        ratios=[0.5, 0.7, 0.85, 0.95, 1.0, 1.05, 1.15, 1.3, 1.5], n_euclid=5, taus=[0.2, 0.5, 1.0]),
-               overrides=dict(seeds=seeds))
-ledger = Ledger("weighted-cl", "01-entropic-bound-and-geometry", profile=cfg.profile, seeds=cfg.seeds)
+cfg = ENTROPIC_BOUND(profile, gpu_grid=gpu_grid, seeds=seeds, lbfgs_steps=lbfgs_steps)
+ledger = Ledger("weighted-cl", "01-entropic-bound-and-geometry", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 sns.set_theme(style="whitegrid", context="notebook")
 cfg
 

@@ -85,7 +85,10 @@ if "google.colab" in sys.modules:
 
 # %% tags=["parameters"]
 profile = "cpu"
+gpu_grid = "day"  # the gpu profile's grid: "day" (one GPU-day on one H100) or "full" (the paper's)
 seeds = None
+lbfgs_steps = None
+adam_steps = None
 
 # %%
 import math
@@ -106,7 +109,7 @@ from companion.losses.weighted import (euclidean_similarities, hard_supcon_optim
 from companion.papers.weighted_cl.distance_geometry import (block_cosines, class_prototypes, delta_w,
                                                             solve_supcon_prototypes)
 from companion.papers.weighted_cl.experiments import chain_sequence, chain_weights, paper_number, shape_spread
-from companion.profiles import settings
+from companion.papers.weighted_cl.settings import SUPERVISED
 from companion.results import Ledger, at_least, at_most, holds, show_provenance, within
 from IPython.display import display
 from companion.display import reader_display
@@ -139,18 +142,8 @@ reader_display()  # tables whole, numbers to three significant digits
 # %%
 torch.set_num_threads(1)  # small full-batch problems: one thread is fastest on a shared CPU
 EPS = math.exp(-1)
-cfg = settings(profile,
-               smoke=dict(seeds=[0], lbfgs_steps=15, annotate=False, Cs=[3], taus=[0.5], per_class=5, adam_steps=30, base=2, ratios=[1, 10],
-                          soft_taus=[0.9, 10 / 9]),
-               cpu=dict(seeds=[0, 1, 2], lbfgs_steps=3000, annotate=True, Cs=[3, 4, 10], taus=[0.1, 0.5], per_class=5, adam_steps=20000, base=5,
-                        ratios=[1, 2, 3, 5, 7, 10], soft_taus=[0.5, 0.9, 10 / 9]),
-               # gpu = cpu: free embeddings as in §4.2 (App. F Table 2: no network, Adam lr 5e-2, full batch, hard tau 0.1,
-               # d = C = 10), already at the paper's scale
-               gpu=dict(seeds=[0, 1, 2], lbfgs_steps=3000, annotate=True, Cs=[3, 4, 10], taus=[0.1, 0.5], per_class=5, adam_steps=20000, base=5,
-                        ratios=[1, 2, 3, 5, 7, 10], soft_taus=[0.5, 0.9, 10 / 9]),
-               common=dict(adam_lr=5e-2, hard_tau=0.1, dim=10),
-               overrides=dict(seeds=seeds))
-ledger = Ledger("weighted-cl", "02-supervised-contrastive-geometry", profile=cfg.profile, seeds=cfg.seeds)
+cfg = SUPERVISED(profile, gpu_grid=gpu_grid, seeds=seeds, lbfgs_steps=lbfgs_steps, adam_steps=adam_steps)
+ledger = Ledger("weighted-cl", "02-supervised-contrastive-geometry", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 sns.set_theme(style="whitegrid", context="notebook")
 offdiag = lambda M: M[~np.eye(len(M), dtype=bool)]  # noqa: E731
 cfg
@@ -505,7 +498,7 @@ pd.DataFrame({name: {"Delta_W at m=1": g[np.argmin(abs(ms - 1))], "Delta_W at m=
 ledger.claim("euclid-supcon-degenerate", "Euclidean SupCon: scaled prototypes of an equilateral, a right-angled and "
              "a scalene (obtuse) triangle all come arbitrarily close to the bound: max Delta_W at m = 10",
              "quasi-optima in qualitatively distinct configurations", float(max(g[-1] for g in gaps.values())),
-             at_most(1e-8), kind="paper", source="App. D",
+             at_most(1e-8), kind="check", source="App. D",
              note="The paper's illustration is a loss within 1e-10 of the bound for large m; Delta_W is relative, "
                   "1e-8 at m = 10 with the bound of order 1.")
 ledger.claim("euclid-supcon-monotone", "...and Delta_W decreases monotonically in m for every triangle", True,

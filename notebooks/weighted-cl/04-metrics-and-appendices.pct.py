@@ -86,7 +86,10 @@ if "google.colab" in sys.modules:
 
 # %% tags=["parameters"]
 profile = "cpu"
+gpu_grid = "day"  # the gpu profile's grid: "day" (one GPU-day on one H100) or "full" (the paper's)
 seeds = None
+lbfgs_steps = None
+t1_steps = None
 
 # %%
 import math
@@ -112,7 +115,7 @@ from companion.papers.weighted_cl.distance_geometry import (delta_w, edm, r2_pro
                                                             random_isometry)
 import companion.papers.weighted_cl.experiments as wx
 from companion import stats
-from companion.profiles import settings
+from companion.papers.weighted_cl.settings import METRICS
 from companion.results import Ledger, at_least, at_most, holds, not_testable, show_provenance, within
 from companion.settings import REPO_ROOT
 from companion.display import panel_grid, reader_display
@@ -149,22 +152,8 @@ reader_display()  # tables whole, numbers to three significant digits
 
 # %%
 torch.set_num_threads(1)  # float64 free-embedding problems: one thread is fastest on a shared CPU
-cfg = settings(profile,
-               smoke=dict(seeds=[0], lbfgs_steps=15, per_class=2, n_classes=20, xclr_dim=32, n_digits=120,
-                          noise=[0.0, 0.5], t1_seeds=[0, 1], t1_steps=3, t1_images=400, batch=64, fig7_qs=[8, 48],
-                          fig7_seeds=[0, 1]),
-               cpu=dict(seeds=[0], lbfgs_steps=3000, per_class=3, n_classes=100, xclr_dim=128, n_digits=300,
-                        noise=[0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0], t1_seeds=[0, 1, 2, 3, 4], t1_steps=400,
-                        t1_images=None, batch=512, fig7_qs=[8, 16, 32, 48, 64], fig7_seeds=[0, 1, 2, 3, 4]),
-               # gpu: App. E's X-CLR runs train a ResNet-50 on CIFAR-100 for 150 epochs (App. F Table 2), not a text
-               # backbone; the text metric check keeps all-MiniLM-L6-v2, with more digits and seeds
-               gpu=dict(seeds=[0, 1, 2], lbfgs_steps=3000, per_class=3, n_classes=100, xclr_dim=128, n_digits=600,
-                        noise=[0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0], t1_seeds=[0, 1, 2, 3, 4], t1_steps=400,
-                        t1_images=None, batch=512, fig7_qs=[8, 16, 32, 48, 64], fig7_seeds=[0, 1, 2, 3, 4]),
-               common=dict(tau=0.05, tau_prime=0.1, model="sentence-transformers/all-MiniLM-L6-v2", t1_q=32, lr=1e-3,
-                           weight_decay=2e-6, hidden=256),
-               overrides=dict(seeds=seeds))
-ledger = Ledger("weighted-cl", "04-metrics-and-appendices", profile=cfg.profile, seeds=cfg.seeds)
+cfg = METRICS(profile, gpu_grid=gpu_grid, seeds=seeds, lbfgs_steps=lbfgs_steps, t1_steps=t1_steps)
+ledger = Ledger("weighted-cl", "04-metrics-and-appendices", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 sns.set_theme(style="whitegrid", context="notebook")
 cfg
 
@@ -380,7 +369,7 @@ digit_geometries = {"Simplex": np.eye(10),
 t1, t1_runs = wx.xclr_digit_table(X_dig, d_labels, d_train, d_test, digit_geometries, q=cfg.t1_q, tau=0.1,
                                   tau_prime=0.1, seeds=cfg.t1_seeds, steps=cfg.t1_steps, batch=cfg.batch, lr=cfg.lr,
                                   weight_decay=cfg.weight_decay, hidden=cfg.hidden,
-                                  every=wx.monitor_every(cfg.t1_steps))
+                                  every=wx.monitor_every(cfg.t1_steps), profile=cfg.profile)
 t1_mean = t1.groupby("Target").agg(["mean", "std"]).drop(columns="seed")
 beside = pd.concat({"paper (CIFAR-100, ResNet-50)": table1.drop(columns="source"),
                     "ours (digits, MLP), mean of seeds": t1.groupby("Target").mean().drop(columns="seed")}, axis=1)
@@ -567,7 +556,7 @@ fig7_mean
 at48 = fig7[fig7["q"] == 48].sort_values("seed")["r2_sim vs PCA"]
 ledger.claim("fig7-r2sim-q48", "r2_sim between the w-InfoNCE representation and PCA at q = 48, over digit subsets",
              P_F7, stats.sample(at48), stats.level(P_F7, tol=F7_TOL, tol_reason=F7_TOL_REASON),
-             kind="paper", source=P_F7_SRC,
+             kind="check", source=P_F7_SRC,
              regime=F7_REGIME + f", {len(cfg.fig7_seeds)} subsets; 64 pixels, so q = 48 is near the data's rank",
              note="per q (mean of subsets): " + ", ".join(f"{q}: {v:.3f}" for q, v in fig7_mean["r2_sim vs PCA"].items()))
 

@@ -215,10 +215,9 @@ def test_training_glue_bad_input():
 
 def test_a_preempted_gpu_run_resumes_from_its_checkpoint(base, preemption):
     kw = dict(steps=6, batch_size=4, lr=1e-3, seed=3, dev=(S1, S2, GOLD), eval_every=2, probe=TRAIN[:4])
-    preemption.profile("cpu")
-    whole = run_dropout_views(base, TRAIN, "simace", 0.06, 10.0, **kw)
+    whole = run_dropout_views(base, TRAIN, "simace", 0.06, 10.0, profile="cpu", **kw)
     assert preemption.checkpoints == [None]  # the cpu profile saves no checkpoint
-    preemption.profile("gpu")
+    kw["profile"] = "gpu"
     preemption.stop_at(5)
     with pytest.raises(KeyboardInterrupt):
         run_dropout_views(base, TRAIN, "simace", 0.06, 10.0, **kw)

@@ -14,8 +14,10 @@ from companion.encoders import position_limit, tiny_encoder
 from companion.encoders.states import LowerStates, cut_ids
 from companion.encoders.upper import UpperEncoder
 from companion.papers.concepts.readouts import TopLayerConceptModel
-from companion.papers.simace import make_base, run_settings
+from companion.papers.simace import make_base
+from companion.papers.simace.settings import with_runs
 from companion.profiles import DRY_RUN_ENV, settings, stand_in
+from companion.publish.notebooks import all_settings
 from companion.settings import DataNotFoundError
 
 TEXTS = ["A man is playing a guitar.", "Someone plays music on a stage tonight with friends.", "Cats sleep.",
@@ -23,6 +25,9 @@ TEXTS = ["A man is playing a guitar.", "Someone plays music on a stage tonight w
 #: bert-base-uncased (SimACE, AnglE), roberta-base (SimACE Table 2), mE5 (circumplex), all-mpnet (concepts)
 ARCHS = ["bert", "roberta", "xlm-roberta", "mpnet"]
 
+
+#: the SimACE dropout-view runs' settings alone (no notebook's additions)
+RUNS = with_runs("simace/runs")
 
 pytestmark = pytest.mark.usefixtures("scratch_cache")  # tests/core/conftest.py
 
@@ -84,7 +89,7 @@ def _one_step(model, lr=1e-3):
 
 
 def _simace_cfg(profile, **extra):
-    cfg = dict(settings(profile, **run_settings()))
+    cfg = dict(RUNS(profile))
     cfg.update(extra)
     return settings("gpu", smoke={}, cpu={}, gpu=cfg)
 
@@ -122,7 +127,7 @@ def test_every_trained_part_sits_on_the_backbone_s_device(mlm):
 
 def test_the_cpu_path_keeps_the_embeddings_frozen():
     enc = tiny_encoder("bert", layers=2, max_length=32)
-    cpu = make_base(enc, settings("cpu", **run_settings()))
+    cpu = make_base(enc, RUNS("cpu"))
     assert cpu.embeddings is None and cpu.mlp is None and cpu.n_top == 1
     every = UpperEncoder(enc, n_top=2, pooling="cls")  # every layer, but embeddings cached and frozen
     lower_before = every.lower(TEXTS)[0].clone()
@@ -191,7 +196,7 @@ def test_simace_gpu_evaluates_untruncated_and_trains_at_max_seq():
     assert not torch.allclose(untruncated, cut, atol=1e-3)
     ids, mask = base.lower([long])
     assert ids.shape[1] == 32 and torch.equal(ids[0], enc.tokenize([long])["input_ids"][0])
-    cpu = make_base(enc, settings("cpu", **run_settings()))
+    cpu = make_base(enc, RUNS("cpu"))
     cpu.precompute([long])
     assert cpu.store.length(long) == 32  # the cpu profile's states are cut at the training length
 
@@ -224,7 +229,7 @@ def test_the_gpu_setting_refuses_a_missing_head_or_cut_wiki(tmp_path, monkeypatc
     from companion.papers.simace.analysis import training_sentences
 
     _wiki(tmp_path, monkeypatch, lines)
-    cfg = settings("gpu", **run_settings())
+    cfg = RUNS("gpu")
     assert cfg.wiki == "full"
     with pytest.raises(DataNotFoundError, match="data fetch --only wiki-full"):
         training_sentences(cfg)
@@ -240,12 +245,12 @@ def test_the_mirror_head_is_not_the_full_file(tmp_path, monkeypatch):
 
 
 def test_only_the_dry_run_reads_the_mirror_head(monkeypatch):
-    assert settings("gpu", **run_settings()).wiki == "full"
+    assert RUNS("gpu").wiki == "full"
     monkeypatch.setenv(DRY_RUN_ENV, "1")
-    dry = settings("gpu", **run_settings())
+    dry = RUNS("gpu")
     assert dry.wiki == "head" and dry.train_embeddings and dry.mlp_head and dry.model == "tiny-bert-L12"
     for profile in ("smoke", "cpu"):
-        assert "wiki" not in settings(profile, **run_settings())
+        assert "wiki" not in RUNS(profile)
 
 
 # ---------------------------------------------------------------------------- NLI training splits (AnglE gpu)
@@ -280,12 +285,12 @@ def test_the_nli_training_splits_are_read_whole(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("lines", [None, 10, 39, 41])
 def test_the_angle_gpu_setting_refuses_a_missing_subset_or_cut_nli_file(tmp_path, monkeypatch, lines):
-    from companion.gpu_settings import notebook_settings
     from companion.papers.angle.experiments import nli_pairs
+    from companion.publish.notebooks import notebook_settings
 
     _nli(tmp_path, monkeypatch, "snli", lines)
     _nli(tmp_path, monkeypatch, "mnli", SMALL_NLI["mnli"])
-    cfg = notebook_settings("angle/02-sts-experiments", "gpu")
+    cfg = notebook_settings("angle/02-sts-experiments")("gpu")
     assert cfg.nli == "full" and cfg.snli_pairs is None
     with pytest.raises(DataNotFoundError, match="data fetch --only snli-train"):
         nli_pairs(cfg.nli, cfg.snli_pairs)
@@ -325,93 +330,97 @@ GPU_DATA_SIZES = {
 
 @pytest.mark.parametrize("notebook", sorted(GPU_DATA_SIZES))
 def test_no_gpu_setting_reads_a_subset_or_a_head(notebook):
-    from companion.gpu_settings import notebook_settings
+    from companion.publish.notebooks import notebook_settings
 
-    cfg = notebook_settings(notebook, "gpu")
+    cfg = notebook_settings(notebook)("gpu")
     assert {k: cfg.get(k) for k in GPU_DATA_SIZES[notebook]} == GPU_DATA_SIZES[notebook]
 
 
 def test_only_the_dry_run_reads_the_mirrors_nli_pairs(monkeypatch):
-    from companion.gpu_settings import notebook_settings
+    from companion.publish.notebooks import notebook_settings
 
     monkeypatch.setenv(DRY_RUN_ENV, "1")
-    dry = notebook_settings("angle/02-sts-experiments", "gpu")
+    dry = notebook_settings("angle/02-sts-experiments")("gpu")
     assert dry.nli == "mirror" and dry.train_embeddings and dry.model == "tiny-bert-L12"
 
 
 # --------------------------------------------------------------------------------------- (d) settings tables
-@pytest.mark.parametrize("notebook", sorted(__import__("companion.gpu_settings", fromlist=["TABLES"]).TABLES))
+@pytest.mark.parametrize("notebook", sorted(k for k, spec in all_settings().items() if spec.rows))
 @pytest.mark.parametrize("profile", ["gpu", "cpu"])
 def test_every_setting_of_a_backbone_notebook_has_a_sourced_or_justified_row(notebook, profile):
-    from companion.gpu_settings import COLUMNS, notebook_settings, settings_table, undocumented
-    from companion.profiles import last_settings
+    from companion.gpu_settings import COLUMNS, settings_table, undocumented
 
-    before = last_settings()
-    cfg = notebook_settings(notebook, profile)
-    assert last_settings() is before  # reading a notebook's settings leaves the process's record alone
+    spec = all_settings()[notebook]
+    cfg = spec(profile)
     assert cfg.profile == profile
-    table = settings_table(notebook, cfg)
+    table = settings_table(spec, cfg)
     assert list(table.columns) == list(COLUMNS) and len(table) >= 10
     unsourced = table[(table.source.str.strip() == "") & (table.reason.str.strip() == "")]
     assert unsourced.empty, f"rows with neither a source nor a reason: {list(unsourced.choice)}"
     assert (table.value.str.strip() != "").all()
-    assert undocumented(notebook, cfg) == [], "settings no row documents"
+    assert undocumented(spec, cfg) == [], "settings no row documents"
 
 
 def test_the_simace_table_says_what_the_gpu_profile_runs():
-    from companion.gpu_settings import notebook_settings, settings_table
+    from companion.gpu_settings import settings_table
+    from companion.papers.simace.settings import STS_EXPERIMENTS
 
-    table = settings_table("simace/02-sts-experiments", notebook_settings("simace/02-sts-experiments", "gpu"))
+    table = settings_table(STS_EXPERIMENTS, STS_EXPERIMENTS("gpu"))
     value = dict(zip(table.choice, table.value))
     assert value["layers trained"] == "all 12 layers and the embedding layer (full fine-tuning)"
     assert value["pooling and head at training"] == "cls + Linear/tanh head"
     assert value["training data"].startswith("wiki1m_for_simcse.txt, all 10^6")
     assert value["evaluation length"].startswith("512 tokens")
     assert value["gradient clipping"].endswith("1") and "weight decay 0" in value["optimiser"]
-    cpu = settings_table("simace/02-sts-experiments", notebook_settings("simace/02-sts-experiments", "cpu"))
+    cpu = settings_table(STS_EXPERIMENTS, STS_EXPERIMENTS("cpu"))
     assert dict(zip(cpu.choice, cpu.value))["layers trained"].startswith("top 1 layer(s)")
 
 
-def test_the_simace_02_table_has_the_roberta_base_and_mlm_runs_on_the_gpu_profile_only():
-    from companion.gpu_settings import notebook_settings, settings_table
+def test_the_simace_02_table_has_the_roberta_base_and_mlm_runs_on_the_full_gpu_grid_only():
+    from companion.gpu_settings import settings_table
+    from companion.papers.simace.settings import ANALYSIS, STS_EXPERIMENTS
 
-    gpu = settings_table("simace/02-sts-experiments", notebook_settings("simace/02-sts-experiments", "gpu"))
+    gpu = settings_table(STS_EXPERIMENTS, STS_EXPERIMENTS("gpu", gpu_grid="full"))
     value, source = dict(zip(gpu.choice, gpu.value)), dict(zip(gpu.choice, gpu.source))
     assert value["RoBERTa-base runs"].startswith("roberta-base: simcse tau 0.05, margin 0°; simace tau 0.05")
     assert (value["RoBERTa-base learning rate"], value["RoBERTa-base batch size"]) == ("1e-05", "128")
     assert value["RoBERTa-base steps"] == "7813" and "Table 7" in source["RoBERTa-base learning rate"]
     assert value["MLM auxiliary objective (weight)"].startswith("0.1 x masked-LM cross-entropy")
     assert value["MLM masking"].startswith("0.15 of the tokens") and "App. J" in source["MLM auxiliary objective (weight)"]
-    cpu = settings_table("simace/02-sts-experiments", notebook_settings("simace/02-sts-experiments", "cpu"))
+    assert value["seeds"] == "0, 1, 2, 3, 4" and value["grid"].startswith("full: the paper's full grid")
+    day = settings_table(STS_EXPERIMENTS, STS_EXPERIMENTS("gpu"))  # the default grid: neither, three seeds
+    value = dict(zip(day.choice, day.value))
+    assert value["RoBERTa-base runs"].startswith("none") and value["MLM auxiliary objective (weight)"].startswith("none")
+    assert value["seeds"] == "0, 1, 2" and value["grid"].startswith("day: the default")
+    assert "roberta_model None; mlm_weight None" not in value["grid"] and "mlm_weight 0.1" in value["grid"]
+    cpu = settings_table(STS_EXPERIMENTS, STS_EXPERIMENTS("cpu"))
     value = dict(zip(cpu.choice, cpu.value))
     assert value["RoBERTa-base runs"].startswith("none") and value["MLM auxiliary objective (weight)"].startswith("none")
-    three = settings_table("simace/03-analysis", notebook_settings("simace/03-analysis", "gpu"))
+    assert "grid" not in set(cpu.choice)
+    three = settings_table(ANALYSIS, ANALYSIS("gpu", gpu_grid="full"))
     assert not three.choice.str.contains("RoBERTa|MLM").any()
 
 
 def test_the_dry_run_stands_in_simace_02_s_second_backbone(monkeypatch):
-    from companion.gpu_settings import notebook_settings
     from companion.papers.simace import roberta_settings
-    from companion.profiles import last_settings
+    from companion.publish.notebooks import notebook_settings
 
     monkeypatch.setenv(DRY_RUN_ENV, "1")
-    dry = notebook_settings("simace/02-sts-experiments", "gpu")
+    dry = notebook_settings("simace/02-sts-experiments")("gpu", gpu_grid="full")  # the full grid's code paths
     assert (dry.model, dry.roberta_model) == ("tiny-bert-L12", "tiny-roberta-L12")
     assert (dry.roberta_steps, dry.roberta_batch_size, dry.roberta_lr, dry.mlm_weight) == (2, 8, 1e-5, 0.1)
-    before = last_settings()
     rcfg = roberta_settings(dry)
-    assert last_settings() is before
     assert (rcfg.model, rcfg.steps, rcfg.batch_size, rcfg.lr, rcfg.n_top) == ("tiny-roberta-L12", 2, 8, 1e-5, 12)
     with pytest.raises(ValueError, match="roberta_model"):
-        roberta_settings(notebook_settings("simace/02-sts-experiments", "cpu"))
+        roberta_settings(notebook_settings("simace/02-sts-experiments")("cpu"))
 
 
 def test_an_undocumented_setting_is_reported():
     from companion.gpu_settings import undocumented
-    from companion.papers.simace import run_settings
+    from companion.papers.simace.settings import ANALYSIS
 
-    cfg = settings("gpu", **run_settings(gpu=dict(n_pca=1000, new_knob=3)))
-    assert undocumented("simace/03-analysis", cfg) == ["new_knob"]
+    cfg = with_runs("simace/03-analysis", gpu=dict(n_pca=1000, new_knob=3))("gpu")
+    assert undocumented(ANALYSIS, cfg) == ["new_knob"]
 
 
 def test_simace_scale_table_says_the_gpu_run_is_full_fine_tuning_and_keeps_the_cpu_wording():
@@ -421,11 +430,11 @@ def test_simace_scale_table_says_the_gpu_run_is_full_fine_tuning_and_keeps_the_c
     from companion.settings import repo_root
 
     settings7 = pd.read_csv(repo_root() / "data" / "simace" / "table7_settings.csv", comment="#")
-    gpu = scale_table(settings("gpu", **run_settings()), 999_000, settings7)["ours"]
+    gpu = scale_table(RUNS("gpu"), 999_000, settings7)["ours"]
     assert gpu["encoder"] == "bert-base-uncased (all 12 layers and the embeddings)"
     assert "(the whole file minus 1000 held out)" in gpu["training data"]
     assert gpu["pooling"] == "cls, MLP pooler in training only"
-    cpu = scale_table(settings("cpu", **run_settings()), 10_914, settings7)["ours"]
+    cpu = scale_table(RUNS("cpu"), 10_914, settings7)["ours"]
     assert cpu["encoder"] == "sentence-transformers/all-MiniLM-L6-v2 (top 1 layer(s), [CLS] path)"
     assert "(the mirrored head minus 1000 held out)" in cpu["training data"] and cpu["pooling"] == "cls, no MLP pooler"
 
@@ -444,9 +453,8 @@ def test_a_preempted_fine_tuned_circumplex_run_resumes_where_it_stopped(preempti
                                   backbone_training="full", head_dropout={"SoftCSE": 0.1})
     labels = list(ECM_LABELS[:4]) * 3
     kw = dict(steps=5, batch_size=4, lr=1e-3, seed=0, n_heads=2, pooling="cls", cache=None)
-    preemption.profile("cpu")
-    whole, head, emb = head_run("GPT", "SoftCSE", feats["train"], labels, feats["train"], labels, **kw)
-    preemption.profile("gpu")
+    whole, head, emb = head_run("GPT", "SoftCSE", feats["train"], labels, feats["train"], labels, profile="cpu", **kw)
+    kw["profile"] = "gpu"
     preemption.stop_at(3)
     with pytest.raises(KeyboardInterrupt):
         head_run("GPT", "SoftCSE", feats["train"], labels, feats["train"], labels, **kw)
@@ -455,3 +463,30 @@ def test_a_preempted_fine_tuned_circumplex_run_resumes_where_it_stopped(preempti
     assert torch.equal(emb, emb_r) and all(torch.equal(v, head_r.state_dict()[k]) for k, v in head.state_dict().items())
     assert (whole["first_loss"], whole["final_loss"]) == (resumed["first_loss"], resumed["final_loss"])
     assert preemption.left() == []
+
+
+def test_the_gpu_settings_follow_the_authors_released_code_and_say_where():
+    """Three settings read from the released code (checked by hand there): every circumplex head drops its input at
+    0.1 (SoftCSE's configuration sets it, the others take modeling_config.py's default); AnglE's released script
+    trains at lr 1e-5 with 100 warm-up steps for 20 epochs by default and validates on the STS test sets; Table 2's
+    AnglE-BERT row is the released model that pools cls_avg (the mean of [CLS] and the token average)."""
+    from companion.gpu_settings import settings_table
+    from companion.papers.angle.settings import ABLATION, STS_EXPERIMENTS
+    from companion.papers.circumplex.settings import EXPERIMENTS
+
+    gpu = EXPERIMENTS("gpu")
+    assert gpu.head_dropout == {"SINCERE": 0.1, "SoftCSE": 0.1, "CircularCSE": 0.1}
+    source = dict(zip(*settings_table(EXPERIMENTS, gpu)[["choice", "source"]].T.values))
+    assert "train_emolit.sh line 92" in source["head dropout"] and "modeling_config.py line 118" in source["head dropout"]
+    for spec in (STS_EXPERIMENTS, ABLATION):
+        for grid in ("day", "full"):
+            cfg = spec("gpu", gpu_grid=grid)
+            assert (cfg.lr, cfg.warmup) == (1e-5, 100)
+    assert ABLATION("gpu", gpu_grid="full").steps == 20 * (5_749 // 32) and ABLATION("gpu").steps == 3 * (5_749 // 32)
+    table = settings_table(STS_EXPERIMENTS, STS_EXPERIMENTS("gpu"))
+    source, reason = (dict(zip(table.choice, table[c])) for c in ("source", "reason"))
+    assert "train_angle.py" in source["learning rate"] and "line 34" in source["learning rate"]
+    assert "line 35" in source["schedule and warm-up"] and "line 38" in source["steps"]
+    assert "line 186" in source["checkpoint selection"] and "STS test sets" in reason["checkpoint selection"]
+    assert STS_EXPERIMENTS("gpu").transfer_pooling == "cls-mean" and "cls_avg" in source["transfer pooling (Table 2)"]
+    assert "transfer_pooling" not in STS_EXPERIMENTS("cpu")  # the cpu profile keeps its pooling

@@ -90,9 +90,9 @@ def _assert_landed(model, expected: dict[str, torch.Tensor], lr: float, grads: d
 
 # ----------------------------------------------------------------------------------------- SimACE (BERT, RoBERTa)
 def _simace_cfg(**extra):
-    from companion.papers.simace import run_settings
+    from companion.papers.simace.settings import with_runs
 
-    cfg = dict(settings("gpu", **run_settings()))
+    cfg = dict(with_runs("simace/runs")("gpu"))
     cfg.update(n_top=2, **extra)
     return settings("gpu", smoke={}, cpu={}, gpu=cfg)
 
@@ -179,10 +179,10 @@ def test_simace_gpu_roberta_step_is_table_7_s_roberta_base_step():
     """The RoBERTa-base runs of notebook 02's gpu profile on a tiny RoBERTa: Table 7's RoBERTa-base row (lr 1e-5,
     SimACE at the baselines' tau 0.05; first-token <s> pooling with the training-only Linear + tanh head), the rest
     as the BERT-base runs."""
-    from companion.gpu_settings import notebook_settings
     from companion.papers.simace import roberta_settings
+    from companion.publish.notebooks import notebook_settings
 
-    gpu = notebook_settings("simace/02-sts-experiments", "gpu")
+    gpu = notebook_settings("simace/02-sts-experiments")("gpu", gpu_grid="full")  # the RoBERTa runs: the full grid
     assert (gpu.roberta_model, gpu.roberta_lr, gpu.roberta_batch_size) == ("roberta-base", 1e-5, 128)
     rcfg = roberta_settings(_simace_cfg(**{k: gpu[k] for k in ("roberta_model", "roberta_lr", "roberta_batch_size",
                                                                   "roberta_steps")}))
@@ -326,11 +326,11 @@ def test_angle_gpu_step_is_the_papers_recipe_on_bert():
     without weight decay at the warm-up's first rate lr / warmup, gradients clipped at 1.0. Dropout is switched off
     so that the hand forward pass needs no shared random stream. The objective itself is checked against the
     paper's equations in the loss tests; here it is the one the settings build."""
-    from companion.gpu_settings import notebook_settings
     from companion.losses.angle import AnglEObjective
     from companion.papers.angle.pairs import PairData, interleave, upper_experiment
+    from companion.publish.notebooks import notebook_settings
 
-    cfg = notebook_settings("angle/03-ablation-and-analysis", "gpu")
+    cfg = notebook_settings("angle/03-ablation-and-analysis")("gpu")
     assert cfg.train_embeddings and cfg.pooling == "cls" and cfg.stsb_positive == 1.0
     enc = tiny_encoder("bert", pooling="cls", layers=2, max_length=cfg.max_length)
     for module in enc.model.modules():
@@ -367,12 +367,12 @@ def test_angle_gpu_step_is_the_papers_recipe_on_bert():
 def test_angle_gpu_positives_are_the_released_codes_and_the_cpu_keeps_gold_4():
     """The in-batch term's positives on graded STS-B labels: every pair labelled 1 or more on the gpu path (the
     released loss casts labels to integers), gold >= 4 on the cpu path (unchanged)."""
-    from companion.gpu_settings import notebook_settings
     from companion.losses.angle import ibn_targets
+    from companion.publish.notebooks import notebook_settings
 
     labels = torch.tensor([4.6, 0.4, 1.2, 3.0])
     for profile, want in (("gpu", [True, False, True, True]), ("cpu", [True, False, False, False])):
-        cfg = notebook_settings("angle/02-sts-experiments", profile)
+        cfg = notebook_settings("angle/02-sts-experiments")(profile)
         pos, _ = ibn_targets(labels, None, cfg.stsb_positive)
         assert [bool(pos[2 * k, 2 * k + 1]) for k in range(4)] == want, profile
 
@@ -388,11 +388,11 @@ def test_circumplex_gpu_step_on_an_xlm_r_is_the_head_recipe(kind):
     hand step rounds them."""
     from functools import partial
 
-    from companion.gpu_settings import notebook_settings
     from companion.losses.circumplex import LOSSES
     from companion.papers.circumplex.heads import NGPTHead, frozen_features, make_head, train_head
+    from companion.publish.notebooks import notebook_settings
 
-    cfg = notebook_settings("circumplex/02-experiments", "gpu")
+    cfg = notebook_settings("circumplex/02-experiments")("gpu")
     assert cfg.pooling == "cls" and not cfg.head_dim and cfg.clip_norm == 1.0
     enc = tiny_encoder("xlm-roberta", pooling="mean", layers=2, max_length=cfg.max_tokens)
     labels = ["joy", "anger", "joy", "sadness", "anger", "joy", "sadness", "anger"]
@@ -438,14 +438,14 @@ def test_circumplex_gpu_step_fine_tunes_the_whole_xlm_r_with_its_head(kind):
     checked below. The hand step runs the plain Hugging Face model and a copy of the untrained head."""
     from functools import partial
 
-    from companion.gpu_settings import notebook_settings
     from companion.losses.circumplex import LOSSES
     from companion.papers.circumplex.finetune import TunedHead, backbone_options
     from companion.papers.circumplex.heads import NGPTHead, frozen_features, make_head, train_head
+    from companion.publish.notebooks import notebook_settings
 
-    cfg = notebook_settings("circumplex/02-experiments", "gpu")
+    cfg = notebook_settings("circumplex/02-experiments")("gpu")
     assert cfg.backbone_training == "full" and cfg.pooling == "cls" and cfg.max_tokens == 512
-    assert cfg.precision == "bf16" and cfg.head_dropout == {"SoftCSE": 0.1} and cfg.clip_norm == 1.0
+    assert cfg.precision == "bf16" and cfg.head_dropout == dict.fromkeys(LOSSES, 0.1) and cfg.clip_norm == 1.0
     enc = tiny_encoder("xlm-roberta", layers=2, max_length=64, prefix="query: ")
     for module in enc.model.modules():
         if isinstance(module, torch.nn.Dropout):
@@ -489,24 +489,28 @@ def test_circumplex_gpu_step_fine_tunes_the_whole_xlm_r_with_its_head(kind):
     _assert_landed(model, expected, cfg.lr, grads)  # every parameter of the encoder and the head
 
 
-def test_circumplex_fine_tuned_softcse_drops_the_head_input_and_the_frozen_option_stays():
-    """SoftCSE's head reads its input through dropout 0.1 (the authors' script), the other losses' without; the
-    frozen-head path is the named option (``backbone_training="frozen"``), the cpu profile's setting."""
-    from companion.gpu_settings import notebook_settings
+def test_circumplex_fine_tuned_heads_drop_their_input_and_the_frozen_option_stays():
+    """Every head of the gpu profile reads its input through dropout 0.1, as the authors' released code runs every
+    loss (SoftCSE's configuration sets it, the others take the default); the cpu profile of notebook 05 keeps
+    SoftCSE's alone; the frozen-head path is the named option (``backbone_training="frozen"``), the cpu profile's
+    setting."""
     from companion.losses.circumplex import LOSSES
     from companion.papers.circumplex.experiments import head_settings, head_settings_table
     from companion.papers.circumplex.finetune import backbone_options
     from companion.papers.circumplex.heads import frozen_features, train_head
+    from companion.publish.notebooks import notebook_settings
 
-    cfg = notebook_settings("circumplex/02-experiments", "gpu")
+    cfg = notebook_settings("circumplex/02-experiments")("gpu")
     enc = tiny_encoder("xlm-roberta", layers=1, max_length=32)
     labels = ["joy", "anger"] * 4
     feats, _, _ = frozen_features(enc, {"train": TEXTS}, max_tokens=cfg.max_tokens, pretrained_pooling="cls",
                                   **backbone_options(cfg))
-    for loss, rate in (("SoftCSE", 0.1), ("SINCERE", 0.0)):
+    for loss in ("SoftCSE", "SINCERE", "CircularCSE"):
         settings_ = head_settings("GPT", loss, feats["train"], steps=1, batch_size=8, lr=1e-3, seed=0, n_heads=4,
                                   pooling="cls")
-        assert settings_["head_dropout"] == rate and settings_["backbone_training"] == "full"
+        assert settings_["head_dropout"] == 0.1 and settings_["backbone_training"] == "full"
+    five = notebook_settings("circumplex/05-fine-tuned-backbone")
+    assert five("cpu").head_dropout == {"SoftCSE": 0.1} and five("gpu").head_dropout == {loss: 0.1 for loss in LOSSES}
     shown = head_settings_table(("GPT",), feats["train"], loss="SoftCSE", steps=1, batch_size=8, lr=1e-3, seed=0,
                                 n_heads=4, pooling="cls")["GPT"]
     assert (shown["backbone_training"], shown["max_length"], shown["precision"]) == ("full", 512, "bf16")
@@ -518,7 +522,7 @@ def test_circumplex_fine_tuned_softcse_drops_the_head_input_and_the_frozen_optio
     torch.testing.assert_close(model(ids, mask), model(ids, mask))
     model.train()
     assert not torch.allclose(model(ids, mask), model(ids, mask))  # training mode: dropout draws
-    cpu = notebook_settings("circumplex/02-experiments", "cpu")
+    cpu = notebook_settings("circumplex/02-experiments")("cpu")
     assert backbone_options(cpu) == {}  # the cpu profile: the head over frozen, cached states
     frozen, _, _ = frozen_features(enc, {"train": TEXTS}, max_tokens=32, backbone_training="frozen")
     assert "backbone_training" not in head_settings("GPT", "SoftCSE", frozen["train"], steps=1, batch_size=8,

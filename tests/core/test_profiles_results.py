@@ -151,17 +151,28 @@ def test_a_minor_erratum_reads_minor_and_grades_errata_only(tmp_path, monkeypatc
     assert errata.loc[0, "minor"] == 1 and errata.loc[0, "not confirmed"] == 1
 
 
-def test_provenance_records_the_chosen_settings(tmp_path, monkeypatch):
+def test_provenance_records_the_settings_it_is_given(tmp_path, monkeypatch):
+    """The ledger records the notebook's settings handed to it, and a sub-regime's beside them by name; settings
+    made later in the process (a sub-regime's) never take their place."""
     monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
     cfg = settings("cpu", smoke=dict(steps=2), cpu=dict(steps=400, model="m"), gpu=dict(steps=9, model="g"),
                    common=dict(lr=0.1))
-    ledger = Ledger("angle", "01-x", profile="cpu", seeds=[0])
+    ledger = Ledger("angle", "01-x", profile="cpu", seeds=[0], settings=cfg)
     ledger.claim("a", "x", 1, 1.0, within(1, 0.1), kind="beyond")
+    sub = settings("cpu", smoke=dict(steps=1), cpu=dict(steps=30, model="mpnet"), gpu=dict(steps=0))
     prov = json.loads(ledger.save().with_suffix(".provenance.json").read_text())
-    assert prov["settings"] == {"lr": 0.1, "steps": 400, "model": "m", "profile": "cpu"} == dict(cfg)
-    settings("smoke", smoke=dict(steps=2), cpu=dict(steps=4), gpu=dict(steps=9))  # another profile: not recorded
+    assert prov["settings"] == {"lr": 0.1, "steps": 400, "model": "m", "profile": "cpu"} and "regimes" not in prov
+    ledger.regime_settings("mpnet", sub)
     prov = json.loads(ledger.save().with_suffix(".provenance.json").read_text())
-    assert "settings" not in prov
+    assert prov["settings"]["model"] == "m" and prov["regimes"] == {"mpnet": {"steps": 30, "model": "mpnet",
+                                                                              "profile": "cpu"}}
+    bare = Ledger("angle", "01-y", profile="cpu", seeds=[0])  # no settings handed over: none recorded
+    bare.claim("a", "x", 1, 1.0, within(1, 0.1), kind="beyond")
+    assert "settings" not in json.loads(bare.save().with_suffix(".provenance.json").read_text())
+    with pytest.raises(ValueError, match="settings of profile 'cpu' for a smoke ledger"):
+        Ledger("angle", "01-x", profile="smoke", settings=cfg)
+    with pytest.raises(ValueError, match="non-empty"):
+        ledger.regime_settings(" ", sub)
 
 
 def test_smoke_ledger_goes_to_scratch(tmp_path, monkeypatch):

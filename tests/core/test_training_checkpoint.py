@@ -132,15 +132,17 @@ def test_checkpoint_arguments_are_checked(tmp_path):
 
 
 def test_only_a_gpu_profile_run_checkpoints(tmp_path, monkeypatch):
+    """The profile is handed over by the caller, as a name or as the settings themselves; nothing else decides."""
     monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path))
-    for profile in ("smoke", "cpu"):
-        monkeypatch.setattr(profiles, "_LAST", profiles.Settings(profile, {}))
-        assert gpu_checkpoint("abc") == {}
-    monkeypatch.setattr(profiles, "_LAST", None)
-    assert gpu_checkpoint("abc") == {}
-    monkeypatch.setattr(profiles, "_LAST", profiles.Settings("gpu", {}))
-    assert gpu_checkpoint(None) == {}
-    assert gpu_checkpoint("abc") == {"checkpoint": tmp_path / "checkpoints" / "abc.pt",
-                                     "checkpoint_every": training.CHECKPOINT_EVERY}
+    for profile in ("smoke", "cpu", None, profiles.Settings("cpu", {})):
+        assert gpu_checkpoint("abc", profile) == {}
+    want = {"checkpoint": tmp_path / "checkpoints" / "abc.pt", "checkpoint_every": training.CHECKPOINT_EVERY}
+    assert gpu_checkpoint("abc", "gpu") == want
+    assert gpu_checkpoint("abc", profiles.Settings("gpu", {})) == want
+    assert gpu_checkpoint(None, "gpu") == {}
+    profiles.Settings("gpu", {})  # building settings elsewhere changes nothing: no process-wide record
+    assert gpu_checkpoint("abc", "cpu") == {}
     with pytest.raises(ValueError, match="plain file name"):
-        gpu_checkpoint("../abc")
+        gpu_checkpoint("../abc", "gpu")
+    with pytest.raises(TypeError, match="profile"):
+        gpu_checkpoint("abc", 3)

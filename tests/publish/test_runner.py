@@ -173,3 +173,25 @@ def test_a_run_names_each_ledger_of_another_profile_it_replaces(tmp_path, monkey
     assert runner.replaced_profiles(nbs, "gpu") == ["note: angle/01-a: its cpu ledger will be replaced by this gpu run"]
     assert runner.replaced_profiles(nbs, "cpu") == ["note: angle/02-b: its gpu ledger will be replaced by this cpu run"]
     assert runner.replaced_profiles(nbs, "smoke") == [] and runner.replaced_profiles(nbs, "gpu", dry_run=True) == []
+
+
+def test_the_gpu_grid_reaches_the_notebook_in_the_gpu_profile_only(monkeypatch, tmp_path):
+    """``--grid full`` becomes the notebook parameter ``gpu_grid``; the other profiles get no such parameter (their
+    executed notebooks stay as they were), and asking them for the full grid is refused in one line."""
+    import papermill
+
+    seen = []
+
+    def fake(source, output, parameters, **kwargs):
+        seen.append(parameters)
+        raise RuntimeError("stopped before the kernel starts")
+
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(papermill, "execute_notebook", fake)
+    nb = next(n for n in runner.list_notebooks() if n.key.startswith("angle/01"))
+    assert runner.execute(nb, "gpu", output_dir=tmp_path, dry_run=True, gpu_grid="full").status != "ok"
+    assert runner.execute(nb, "smoke", output_dir=tmp_path).status != "ok"
+    assert seen == [{"profile": "gpu", "gpu_grid": "full"}, {"profile": "smoke"}]
+    with pytest.raises(ValueError, match="the full grid .* is the gpu profile's") as info:
+        runner.run("cpu", only="angle/01", gpu_grid="full")
+    assert "\n" not in str(info.value)

@@ -89,13 +89,17 @@ def test_first_cell_needs_badge_and_section(tmp_path):
     assert "no Colab badge" in " ".join(checks.first_cell_problems(nb, tmp_path))  # a badge for another notebook
 
 
-def test_settings_call_and_executed_settings(tmp_path):
-    py = tmp_path / "01-x.py"
-    py.write_text('cfg = settings(profile, smoke=dict(steps=2), cpu=dict(steps=40, model="m"),\n'
-                  '               gpu=dict(steps=8000, model="bert-base-uncased", sets=list(range(3))),\n'
-                  '               common=dict(lr=3e-5, seeds=[0, 1]), overrides=dict(steps=None))\n')
-    assert scale.settings_call(py)["gpu"] == {"steps": 8000, "model": "bert-base-uncased", "sets": "list(range(3))"}
-    assert scale.profile_settings(py, "cpu") == {"lr": 3e-5, "seeds": [0, 1], "steps": 40, "model": "m"}
+def test_profile_settings_and_executed_settings(tmp_path, monkeypatch):
+    from companion.profiles import Profiles
+
+    spec = Profiles("angle/01-x", smoke=dict(steps=2), cpu=dict(steps=40, model="m"),
+                    gpu=dict(steps=8000, model="bert-base-uncased", sets=list(range(3))),
+                    common=dict(lr=3e-5, seeds=[0, 1]), full=dict(steps=9000))
+    monkeypatch.setattr(notebooks, "all_settings", lambda: {spec.notebook: spec})
+    assert scale.profile_settings("angle/01-x", "gpu") == {"lr": 3e-5, "seeds": [0, 1], "steps": 8000,
+                                                           "model": "bert-base-uncased", "sets": [0, 1, 2]}
+    assert scale.profile_settings("angle/01-x", "cpu") == {"lr": 3e-5, "seeds": [0, 1], "steps": 40, "model": "m"}
+    assert scale.profile_settings("angle/02-y", "cpu") == {}  # a notebook without settings
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("cfg")
     cell.outputs = [nbformat.v4.new_output("execute_result", {"text/plain": "Settings(steps=40, model='m', "
@@ -116,11 +120,16 @@ def _tiny_project(tmp_path, monkeypatch):
     paper setting and scaled, one over seeds, a beyond claim and a check), its provenance, and a synthesis ledger
     with an erratum about AnglE, a beyond claim and a stray paper claim (the synthesis is not one of the five
     papers: the scoreboard must not count it)."""
-    from companion import profiles, stats
+    from companion import stats
+    from companion.profiles import Profiles
 
     monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
-    # no settings() call of an earlier test may reach this ledger's provenance ("no recorded settings" below)
-    monkeypatch.setattr(profiles, "_LAST", None)
+    # the notebook's settings, as its paper's settings module would hold them; its ledger records none ("no recorded
+    # settings" below)
+    spec = Profiles("angle/01-x", smoke=dict(steps=1), cpu=dict(steps=40, n_train=300),
+                    gpu=dict(steps=9, model="bert-base-uncased"),
+                    common=dict(model="sentence-transformers/all-MiniLM-L6-v2"))
+    monkeypatch.setattr(notebooks, "all_settings", lambda: {spec.notebook: spec})
     rel = "notebooks/angle/01-x.ipynb"
     badge = f"[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/o/r/blob/main/{rel})"
     _notebook(tmp_path / rel, f"# Angle 01\n{badge}\n§3", [
@@ -129,9 +138,7 @@ def _tiny_project(tmp_path, monkeypatch):
         'ledger.claim("d", "four", None, True, holds(), kind="check")',
         'ledger.claim("e", "five", 0.1, cmp, stats.direction(0.1), kind="paper")\n'
         'ledger.claim("f", "six", None, cmp, stats.inconclusive("long"), kind="beyond")'])
-    notebooks.twin_path(tmp_path / rel).write_text(
-        'cfg = settings(profile, smoke=dict(steps=1), cpu=dict(steps=40, n_train=300), gpu=dict(steps=9, '
-        'model="bert-base-uncased"), common=dict(model="sentence-transformers/all-MiniLM-L6-v2"))\n')
+    notebooks.twin_path(tmp_path / rel).write_text('cfg = SPEC(profile, gpu_grid=gpu_grid)\n')
     cmp = stats.paired([0.30, 0.35, 0.40], [0.10, 0.12, 0.15])
     ledger = Ledger("angle", "01-x", profile="cpu", seeds=[0, 1, 2])
     ledger.claim("a", "one", 1, 1.0, within(1, 0.1), kind="paper", source="Table 4")
@@ -416,13 +423,12 @@ def test_twins_do_not_share_the_notebook_stem():
         assert nb.twin.exists(), f"{nb.key} has no twin {nb.twin.name}"
 
 
-def test_settings_shared_through_a_paper_module_are_read(tmp_path):
-    """A notebook may take its settings from its paper's module (``**run_settings(...)``); the site reads them."""
-    py = tmp_path / "01-x.pct.py"
-    py.write_text("from companion.papers.simace import run_settings\n"
-                  "cfg = settings(profile, **run_settings(gpu=dict(n_pca=7)), overrides=dict(seeds=None))\n")
-    gpu = scale.profile_settings(py, "gpu")
-    assert gpu["model"] == "bert-base-uncased" and gpu["n_pca"] == 7 and gpu["pooling"] == "cls"
+def test_every_notebook_has_its_settings_in_its_papers_module():
+    """The site, the plan and the notebooks read one home per notebook: its paper's settings module."""
+    specs = notebooks.all_settings()
+    assert sorted(specs) == sorted(nb.key for nb in notebooks.list_notebooks())
+    gpu = scale.profile_settings("simace/03-analysis", "gpu")
+    assert gpu["model"] == "bert-base-uncased" and gpu["n_pca"] == 1000 and gpu["pooling"] == "cls"
 
 
 def test_claims_comment_names_ids_a_helper_records(tmp_path):

@@ -31,10 +31,7 @@ def _ledger(tmp_path, monkeypatch):
     """AnglE's ledger: 2 reproduced (one scaled), 1 partly, 1 not reproduced, 4 inconclusive (2 underpowered, 1
     budget, 1 did not train), 1 not testable; and claims that are not the paper's (beyond, check, erratum); a title
     for each statement."""
-    from companion import profiles
-
     monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
-    monkeypatch.setattr(profiles, "_LAST", None)
     monkeypatch.setattr(findings, "gpu_hours", lambda paper: 2.0)
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell("# AnglE 01\n§3")]

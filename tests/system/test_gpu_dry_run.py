@@ -85,7 +85,7 @@ def test_dry_run_is_for_the_gpu_profile_only():
 def test_notebook_gpu_dry_run(nb, tmp_path_factory):
     scratch = tmp_path_factory.getbasetemp() / "gpu-dry-run"
     before = nb.path.read_bytes()
-    result = execute(nb, "gpu", output_dir=scratch, dry_run=True)
+    result = execute(nb, "gpu", output_dir=scratch, dry_run=True, gpu_grid="full")  # every gpu code path
     assert result.status == "ok", f"{nb.key} failed in {result.error}"
     assert nb.path.read_bytes() == before, "a dry run must never write the notebook back"
     assert result.output == scratch / "notebooks" / nb.paper / nb.path.name

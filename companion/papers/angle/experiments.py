@@ -34,8 +34,6 @@ from companion.papers.angle.pairs import split_base, upper_experiment
 
 #: the names 02 gives its objectives (AnglE's public code weights 1/1/1 for AnglE); SBERT is its regression objective
 ANGLE, COSENT, INFONCE, SBERT = "AnglE", "CoSENT only", "InfoNCE only (SimCSE-like)", "SBERT (cosine regression)"
-#: a variant "trained" when its mean loss over the last ten steps is at most this fraction of the first ten's
-TRAINED_LOSS_RATIO = 0.98
 #: a run "moved" when its embeddings of the evaluated sentences turned by at least this much on average
 #: (mean 1 − cos between the untrained and the trained embedding; :func:`moved_validity` says why)
 DRIFT_MIN = 1e-3
@@ -111,7 +109,8 @@ def sts_objectives(positive_threshold: float | None, *, tau_cos: float, tau_ibn:
 def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, taus: Mapping[str, float],
                   batch_size: int, lr: float, warmup: int, buckets: int, pretrained_label: str,
                   progress: bool = True, n_top: int | None = None, positives: str = "sum",
-                  select_on: Mapping[str, Any] | None = None, eval_every: int = 0):
+                  select_on: Mapping[str, Any] | None = None, eval_every: int = 0, profile: str | None = None,
+                  poolings: Mapping[str, str] | None = None):
     """Every task's untrained row and its fine-tuning runs (AnglE Tables 2–3 analogue).
 
     ``tasks`` maps a task name to ``(train pairs, {eval name: pairs}, steps, positive threshold, label_max)``
@@ -122,6 +121,10 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
     A task's ``steps`` of ``None`` is one pass over its training pairs (``len // batch_size``). ``select_on`` maps a
     task to its validation pairs: with ``eval_every > 0`` that task's runs keep their best checkpoint on it
     (``upper_experiment``'s ``select_on``; the gpu profile, as the authors train), the others their last step.
+    ``profile`` (the notebook's ``cfg.profile``): the gpu profile's runs checkpoint and are kept. ``poolings`` maps a
+    task to the pooling its runs (and its untrained row) train and evaluate with, where it is not the base's (the
+    gpu profile's transfer runs: the released model of Table 2's AnglE-BERT row pools ``cls_avg``, here
+    ``cls-mean``).
     Returns one row per run: ``task, objective, seed``, a column per evaluation set, and for trained runs ``steps,
     train_s, run_s, loss_first10, loss_last10``, ``loss_curve`` (the training loss at every step) and the movement
     record ``score_change, score_noise, drift`` (:func:`moved_validity`); ``best_step`` when a task selects.
@@ -133,15 +136,17 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
     for task, (train_data, evals, steps, threshold, label_max) in tasks.items():
         steps = len(train_data) // batch_size if steps is None else steps
         select = dict(select_on=select_on[task], eval_every=eval_every) if select_on and task in select_on else {}
+        pooling = {"pooling": poolings[task]} if poolings and task in poolings else {}
         pre = upper_experiment(base, train_data, evals, None, seed=0, steps=0, batch_size=batch_size, lr=lr,
-                               n_top=n_top)
+                               n_top=n_top, **pooling)
         rows.append({"task": task, "objective": pretrained_label, "seed": -1, **pre["scores"]})
         jobs = [(o, s) for o in sts_objectives(threshold, **taus, label_max=label_max, positives=positives).items()
                 for s in seeds]
         for (name, objective), seed in tqdm(jobs, desc=task, disable=not progress):
             t1 = time.perf_counter()
             run = upper_experiment(base, train_data, evals, objective, seed=seed, steps=steps, batch_size=batch_size,
-                                   lr=lr, warmup_steps=warmup, buckets=buckets, n_top=n_top, **select)
+                                   lr=lr, warmup_steps=warmup, buckets=buckets, n_top=n_top, profile=profile,
+                                   **select, **pooling)
             rows.append({"task": task, "objective": name, "seed": seed, **run["scores"], "steps": steps,
                          "train_s": run["train_s"], "run_s": time.perf_counter() - t1,
                          "loss_first10": run["loss_first"], "loss_last10": run["loss_last"],
@@ -152,10 +157,11 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
 
 def batch_size_runs(base, train_data, evals: Mapping[str, Any], objective, sizes: Sequence[int],
                     seeds: Sequence[int], *, pairs: int, lr: float, warmup: int, buckets: int, progress: bool = True,
-                    n_top: int | None = None):
+                    n_top: int | None = None, profile: str | None = None, pooling: str | None = None):
     """AnglE App. A.5's batch-size effect at equal data: for each batch size and seed, one run of ``objective``
     over ``pairs // size`` steps (the same number of pairs seen at every size, one pass), scored on ``evals``
-    (``n_top``: top layers fine-tuned, default the base's). Returns one row per run: ``batch_size, seed, steps``, a
+    (``n_top``: top layers fine-tuned, default the base's; ``profile``: the notebook's ``cfg.profile``, whose gpu
+    runs checkpoint and are kept; ``pooling``: the runs' pooling where it is not the base's). Returns one row per run: ``batch_size, seed, steps``, a
     column per evaluation set, ``loss_curve``, the movement record (``score_change, score_noise, drift``) and
     ``run_s``."""
     import pandas as pd
@@ -168,7 +174,8 @@ def batch_size_runs(base, train_data, evals: Mapping[str, Any], objective, sizes
         t1 = time.perf_counter()
         steps = pairs // size
         run = upper_experiment(base, train_data, evals, objective, seed=seed, steps=steps, batch_size=size, lr=lr,
-                               warmup_steps=min(warmup, steps // 10), buckets=buckets, n_top=n_top)
+                               warmup_steps=min(warmup, steps // 10), buckets=buckets, n_top=n_top, profile=profile,
+                               **({"pooling": pooling} if pooling else {}))
         rows.append({"batch_size": size, "seed": seed, "steps": steps, **run["scores"],
                      "loss_curve": run["loss_curve"], **_movement(run), "run_s": time.perf_counter() - t1})
     return pd.DataFrame(rows)
@@ -192,21 +199,20 @@ def ceiling_validity(vs_untrained, task: str) -> stats.Validity:
     return stats.Validity("ceiling", not below, detail)
 
 
-def idle_validity(runs, task: str, objective: str, *, near_zero: float | None = None,
-                  ratio: float = TRAINED_LOSS_RATIO) -> stats.Validity:
-    """The ``trained`` check of ``objective`` on ``task`` (mean over seeds of ``loss_first10``/``loss_last10`` of
-    :func:`sts_task_runs`' rows): failed for an in-batch-negative objective (pass ``near_zero``, e.g. 0.05: InfoNCE's
-    loss starts near log(batch) for an encoder blind to the pairs) whose loss is already below it over the first ten
-    steps (nothing to learn), or for a loss that did not fall to ``ratio`` of its start."""
+def idle_validity(runs, task: str, objective: str, *, near_zero: float | None = None) -> stats.Validity:
+    """The ``trained`` check of ``objective`` on ``task`` (rows of :func:`sts_task_runs` with their ``loss_curve``):
+    the one rule of :func:`companion.stats.validity.trained` on every seed's curve; and, for an in-batch-negative
+    objective (pass ``near_zero``, e.g. 0.05: InfoNCE's loss starts near log(batch) for an encoder blind to the
+    pairs), failed when its loss is already below ``near_zero`` over the first ten steps (nothing to learn)."""
     sub = runs[(runs["task"] == task) & (runs["objective"] == objective)]
     if sub.empty:
         raise ValueError(f"no runs of {objective!r} on {task!r}.")
-    first, last = float(sub["loss_first10"].mean()), float(sub["loss_last10"].mean())
-    detail = f"{objective} on {task}: loss {first:.3f} -> {last:.3f} (first -> last ten steps)"
+    first = float(sub["loss_first10"].mean())
     if near_zero is not None and first < near_zero:
-        return stats.Validity("trained", False, detail + " (MiniLM was trained with in-batch negatives on about a "
-                                                         "billion pairs, so the term is near zero from step one)")
-    return stats.Validity("trained", bool(last <= ratio * first), detail)
+        return stats.Validity("trained", False, f"{objective} on {task}: loss {first:.3f} over the first ten steps "
+                                                "(MiniLM was trained with in-batch negatives on about a billion "
+                                                "pairs, so the term is near zero from step one)")
+    return _curves_trained(sub, f"{objective} on {task}")
 
 
 def loss_plateau(frame, labels: Sequence[str], *, key: str = "objective", tail: float = 1 / 3) -> stats.Validity:
@@ -313,7 +319,8 @@ class AblationRuns:
     ``positive_threshold`` the in-batch-negative positives (STS-B gold >= 4, our choice), ``positives`` how the
     in-batch term counts a row's several positives (``"sum"``, the authors' code; :func:`companion.losses.angle.ibn_loss`);
     ``n_top`` the number of top layers fine-tuned (default: the base's own split); ``select_on`` and ``eval_every``
-    keep each run's best checkpoint on a validation set (the gpu profile; ``upper_experiment``).
+    keep each run's best checkpoint on a validation set (the gpu profile; ``upper_experiment``); ``profile`` the
+    notebook's ``cfg.profile`` (the gpu profile's runs checkpoint and are kept, ``upper_experiment``).
     """
 
     base: Any
@@ -330,6 +337,7 @@ class AblationRuns:
     positives: str = "sum"
     select_on: Any = None
     eval_every: int = 0
+    profile: str | None = None
 
     def objective(self, weights: Sequence[float], **overrides) -> AnglEObjective:
         """AnglE's objective with Table 4's ``(w_cos, w_ibn, w_angle)`` weights; ``overrides`` replace settings of
@@ -347,7 +355,7 @@ class AblationRuns:
         r = upper_experiment(self.base, self.train_data, self.evals, objective or self.objective(weights), seed=seed,
                              steps=self.steps, batch_size=self.batch_size, lr=self.lr, warmup_steps=self.warmup,
                              buckets=self.buckets, return_cosines=True, pooling=pooling, n_top=self.n_top,
-                             select_on=self.select_on, eval_every=self.eval_every)
+                             select_on=self.select_on, eval_every=self.eval_every, profile=self.profile)
         return {"ours": r["scores"]["STS-B"], "cos": r["cosines"]["STS-B"], "train_s": r["train_s"],
                 "run_s": time.perf_counter() - t1, "loss_first10": r["loss_first"], "loss_last10": r["loss_last"],
                 "loss_curve": r["loss_curve"], **_movement(r)}
@@ -385,45 +393,55 @@ def seed_table(ablation, group: str, seeds: Sequence[int]):
     return sub.pivot(index="seed", columns="variant", values="ours").loc[list(seeds)]
 
 
-def trained_validity(loss, *variants: str, group: str = "objective", ratio: float = TRAINED_LOSS_RATIO,
-                     explain: Mapping[str, str] | None = None) -> stats.Validity:
-    """The ``trained`` check of Table 4 ``variants``: passed when every one's training loss fell.
+def _curves_trained(runs, what: str) -> stats.Validity:
+    """The one ``trained`` rule (:func:`companion.stats.validity.trained`) on the ``loss_curve`` of every run in
+    ``runs`` (one curve per seed)."""
+    import pandas as pd
 
-    ``loss`` is indexed by ``(group, variant)`` with the mean ``loss_first10`` and ``loss_last10`` over seeds; a
-    variant trained when ``loss_last10 <= ratio * loss_first10``. ``explain[variant]``, when given, is appended to an
-    idle variant's entry (the measured cause).
-    """
+    frame = pd.DataFrame([{"run": what, "seed": r["seed"], "step": k, "value": float(v)}
+                          for r in runs.to_dict("records") for k, v in enumerate(r["loss_curve"])])
+    if frame.empty:
+        return stats.Validity("record", False, f"{what}: no training-loss curve recorded")
+    return stats.validity.trained(frame, what=f"{what} training loss")
+
+
+def trained_validity(runs, *variants: str, group: str = "objective",
+                     explain: Mapping[str, str] | None = None) -> stats.Validity:
+    """The ``trained`` check of Table 4 ``variants`` of ``group``: the one rule of
+    :func:`companion.stats.validity.trained` on every run's ``loss_curve`` (``runs``: the ablation runs, columns
+    ``group, variant, seed, loss_curve``). ``explain[variant]``, when given, is appended to an idle variant's entry
+    (the measured cause)."""
     explain = explain or {}
     parts, idle = [], []
     for v in variants:
-        first, last = loss.loc[(group, v), "loss_first10"], loss.loc[(group, v), "loss_last10"]
-        trained = bool(last <= ratio * first)
-        parts.append(f"{v} loss {first:.3f} -> {last:.3f} (first -> last ten steps)"
-                     + ("" if trained or v not in explain else f": {explain[v]}"))
-        idle += [] if trained else [v]
+        sub = runs[(runs["group"] == group) & (runs["variant"] == v)]
+        if sub.empty:
+            raise KeyError(f"trained_validity(): no runs of {v!r} in group {group!r}")
+        check = _curves_trained(sub, v)
+        parts.append(check.detail + ("" if check.passed or v not in explain else f": {explain[v]}"))
+        idle += [] if check.passed else [v]
     return stats.Validity("trained", not idle, "; ".join(parts))
 
 
-def table4_gap(paper4, by_seed, loss, a: str, b: str, *, group: str = "objective",
-               explain: Mapping[str, str] | None = None, ablation=None) -> dict:
+def table4_gap(paper4, by_seed, ablation, a: str, b: str, *, group: str = "objective",
+               explain: Mapping[str, str] | None = None) -> dict:
     """The fields of a Table 4 gap claim: ours A − B paired over seeds against the paper's A − B.
 
     ``paper4`` maps ``(group, variant)`` to the paper's STS-B score, ``by_seed`` is :func:`seed_table`'s table of
-    ``group``, ``loss`` as in :func:`trained_validity`. Returns ``source``, ``paper_value`` (the gap rounded to 2
-    decimals), ``ours`` (:func:`companion.stats.paired`), ``criterion`` (:func:`companion.stats.direction` on the
-    paper's gap: its tolerance comes from the policy, half the gap, as Table 4 prints one run per row) and
-    ``validity`` (:func:`trained_validity` of both variants, with ``explain``'s cause, and, with ``ablation`` (the
-    runs with their ``loss_curve``), :func:`loss_plateau` of both and, where the runs carry their movement record,
-    :func:`moved_validity` of both), for ``Ledger.claim(**...)``.
+    ``group``, ``ablation`` the runs (``group, variant, seed, loss_curve``, and the movement record where kept).
+    Returns ``source``, ``paper_value`` (the gap rounded to 2 decimals), ``ours`` (:func:`companion.stats.paired`),
+    ``criterion`` (:func:`companion.stats.direction` on the paper's gap: its tolerance comes from the policy, half
+    the gap, as Table 4 prints one run per row) and ``validity`` (:func:`trained_validity` of both variants, with
+    ``explain``'s cause; :func:`moved_validity` of both where the runs carry their movement record; and
+    :func:`loss_plateau` of both), for ``Ledger.claim(**...)``.
     """
     pa, pb = float(paper4[(group, a)]), float(paper4[(group, b)])
     gap = round(pa - pb, 2)
-    checks = [trained_validity(loss, a, b, group=group, explain=explain)]
-    if ablation is not None:
-        runs = ablation[ablation["group"] == group]
-        if all(c in runs for c in MOVEMENT_COLUMNS):
-            checks.append(moved_validity(runs, {"variant": [a, b]}))
-        checks.append(loss_plateau(runs, [a, b], key="variant"))
+    checks = [trained_validity(ablation, a, b, group=group, explain=explain)]
+    runs = ablation[ablation["group"] == group]
+    if all(c in runs for c in MOVEMENT_COLUMNS):
+        checks.append(moved_validity(runs, {"variant": [a, b]}))
+    checks.append(loss_plateau(runs, [a, b], key="variant"))
     return {"source": f"Table 4: {pa:.2f} - {pb:.2f}", "paper_value": gap,
             "ours": stats.paired(by_seed[a], by_seed[b]), "criterion": stats.direction(gap), "validity": checks}
 

@@ -389,7 +389,7 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
                      steps: int, batch_size: int, lr: float, warmup_steps: int = 0, buckets: int = 1,
                      return_cosines: bool = False, progress: bool = False, desc: str = "fine-tune",
                      n_top: int | None = None, select_on: PairData | None = None, eval_every: int = 0,
-                     return_model: bool = False, **fresh_overrides) -> dict:
+                     return_model: bool = False, profile: str | None = None, **fresh_overrides) -> dict:
     """Fine-tune a fresh copy of the top layers of ``base`` (:class:`companion.encoders.upper.UpperEncoder`, sharing its
     cached lower states) on ``train_data`` with a pair ``objective`` (:mod:`companion.losses.angle`), then score
     ``eval_sets`` (:func:`evaluate_pair_sets`).
@@ -414,8 +414,8 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
     evaluated sentences — nothing is selected on them, so reading them on the test pairs leaks nothing into the
     run; :func:`companion.papers.angle.experiments.moved_validity` turns it into a ``trained`` check.
 
-    **gpu profile.** A trained run of a gpu-profile process (:func:`companion.training.gpu_profile`) whose
-    ``objective`` is one of :mod:`companion.losses.angle`'s dataclasses is named by :func:`run_key`: it checkpoints
+    **gpu profile.** A trained run of the gpu ``profile`` (the notebook's ``cfg.profile``, handed down; no part of
+    the run's key) whose ``objective`` is one of :mod:`companion.losses.angle`'s dataclasses is named by :func:`run_key`: it checkpoints
     its training under that name (:func:`companion.training.gpu_checkpoint`), so a preempted run resumes there,
     and its result (without the model) is kept in ``<cache>/angle/runs/<key>.pt``, which a later call with the
     same settings returns instead of training (``train_s`` that of the original run; ``return_model`` trains
@@ -427,8 +427,8 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
     from companion.training import (
         RunState,
         gpu_checkpoint,
-        gpu_profile,
         index_batches,
+        run_profile,
         seed_everything,
         train,
     )
@@ -451,7 +451,8 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
         return out
     name = run_key(base, train_data, eval_sets, objective, seed=seed, steps=steps, batch_size=batch_size, lr=lr,
                    warmup_steps=warmup_steps, buckets=buckets, return_cosines=return_cosines,
-                   select_on=select_on, eval_every=eval_every, **fresh_overrides) if gpu_profile() else None
+                   select_on=select_on, eval_every=eval_every, **fresh_overrides) if run_profile(profile) == "gpu" \
+        else None
     kept = run_path(name) if name is not None else None
     if kept is not None and not return_model:
         saved = read_cache(kept, weights_only=False)  # missing or unreadable: trained
@@ -470,7 +471,7 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
             return score if calls["n"] > 1 else float("-inf")
 
         selection = dict(eval_fn=dev_score, eval_every=eval_every, restore_best=True)
-    resume = gpu_checkpoint(name)
+    resume = gpu_checkpoint(name, profile)
     if resume:
         resume["extra_state"] = calls
     res = train(model, step, batches, steps=steps, lr=lr, warmup_steps=warmup_steps,

@@ -47,10 +47,11 @@ def label_subset_runs(train_states, train_labels: Sequence[str], test_states, te
                       batch_size: int, lr: float, n_heads: int, kind: str = "nGPT", curve_every: int = 0,
                       curve_seeds: Sequence[int] = (), probe_steps: int | None = None, pooling: str = "mean",
                       base_scale: str | float = "backbone", clip_norm: float | None = 1.0,
-                      cache: bool | str | None = True) -> pd.DataFrame:
+                      cache: bool | str | None = True, profile: str | None = None) -> pd.DataFrame:
     """Fig 5b: for each label subset, ``kind`` heads retrained on the subset's training rows (same steps, every seed
     and loss; :func:`companion.papers.circumplex.experiments.head_run`, with ``pooling``, ``base_scale`` (the
-    backbone's width recorded on ``train_states``), ``clip_norm`` and ``cache``) and scored (V-Measure, CD-r) on the
+    backbone's width recorded on ``train_states``), ``clip_norm``, ``cache`` and ``profile``, the notebook's
+    ``cfg.profile``: the gpu profile's runs checkpoint) and scored (V-Measure, CD-r) on the
     subset's test rows, with their first and final training loss; the runs of ``curve_seeds`` record the test V every
     ``curve_every`` steps and train on to ``probe_steps`` for that curve only. A subset holding every label reuses
     ``full`` (``(loss, seed)`` -> test embeddings of the heads trained on all labels; no training record). The
@@ -82,7 +83,7 @@ def label_subset_runs(train_states, train_labels: Sequence[str], test_states, te
                                         curve_every=curve_every if probed else 0,
                                         probe_steps=probe_steps if probed else None, pooling=pooling,
                                         base_scale=base_scale, backbone_dim=width, clip_norm=clip_norm,
-                                        cache=cache, keep_weights=False)
+                                        cache=cache, keep_weights=False, profile=profile)
                 rows.append({"labels": n_labels, "kind": kind, "loss": loss, "seed": seed, "steps": steps,
                              **{k: v for k, v in scores.items() if k not in ("mean_offdiag_cos", "train_s")}})
         rows.append({"labels": n_labels, "loss": "pretrained", "seed": seeds[0],

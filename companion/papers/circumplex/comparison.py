@@ -43,7 +43,8 @@ class HeadSetup:
     attention heads) and how every head is built and trained, as
     :func:`companion.papers.circumplex.experiments.head_run` takes them: ``pooling``, nGPT's ``base_scale``
     (``"backbone"``: from the width of the backbone recorded on ``train_states``, :attr:`backbone_dim`),
-    gradient clipping at ``clip_norm`` (None: none) and the run ``cache``."""
+    gradient clipping at ``clip_norm`` (None: none), the run ``cache`` and the runs' ``profile`` (the notebook's
+    ``cfg.profile``: the gpu profile's runs checkpoint, :func:`companion.training.gpu_checkpoint`)."""
 
     train_states: Any
     train_labels: Sequence[str]
@@ -56,6 +57,7 @@ class HeadSetup:
     base_scale: str | float = "backbone"
     clip_norm: float | None = CLIP_NORM
     cache: bool | str | None = True
+    profile: str | None = None
 
     @property
     def backbone_dim(self) -> int:
@@ -136,7 +138,7 @@ def run_plan(plan: pd.DataFrame, setup: HeadSetup):
                                   margin=margin if margin > 0 else None, curve_every=int(run["curve_every"]),
                                   probe_steps=int(run["probe_steps"]) or None, pooling=setup.pooling,
                                   base_scale=setup.base_scale, backbone_dim=width, clip_norm=setup.clip_norm,
-                                  cache=setup.cache, keep_weights=False)
+                                  cache=setup.cache, keep_weights=False, profile=setup.profile)
         rows.append({"kind": kind, "loss": loss, "margin": margin, "seed": seed, "steps": int(run["steps"]), **scores})
         embs[(kind, loss, margin, seed)] = emb
     return pd.DataFrame(rows), embs
@@ -148,15 +150,16 @@ def run_grid(train_states, train_labels: Sequence[str], test_states, test_labels
              curve_every: int = 0, curve_seeds: Sequence[int] = (), probe: Sequence[tuple[str, str]] = (),
              probe_steps: int | Mapping[str, int] | None = None, pooling: str = "mean",
              base_scale: str | float = "backbone", clip_norm: float | None = CLIP_NORM,
-             cache: bool | str | None = True):
+             cache: bool | str | None = True, profile: str | None = None):
     """:func:`grid_plan` and :func:`run_plan` in one call: train and score every ``kind`` x ``loss`` x ``seed``
     head, then CircularCSE ``margin_kind`` heads with each margin in ``margins`` (m > 0); ``pooling``,
-    ``base_scale``, ``clip_norm`` and ``cache`` as in :class:`HeadSetup`. Returns ``(runs, embeddings)`` as
+    ``base_scale``, ``clip_norm``, ``cache`` and ``profile`` as in :class:`HeadSetup`. Returns ``(runs, embeddings)`` as
     :func:`run_plan` does."""
     plan = grid_plan(kinds=kinds, losses=losses, seeds=seeds, steps=steps, margins=margins, margin_kind=margin_kind,
                      curve_every=curve_every, curve_seeds=curve_seeds, probe=probe, probe_steps=probe_steps)
     return run_plan(plan, HeadSetup(train_states, train_labels, test_states, test_labels, batch_size, lr, n_heads,
-                                    pooling=pooling, base_scale=base_scale, clip_norm=clip_norm, cache=cache))
+                                    pooling=pooling, base_scale=base_scale, clip_norm=clip_norm, cache=cache,
+                                    profile=profile))
 
 
 def _per_loss(value: int | Mapping[str, int], losses: Sequence[str], what: str) -> dict[str, int]:

@@ -158,6 +158,17 @@ def states_digest(states) -> str:
     return digest
 
 
+#: A run's training-loss curve is kept as the means of blocks of this many steps (the ``trained`` check reads it).
+LOSS_BLOCK = 10
+
+
+def _thinned(losses) -> list[float]:
+    """The per-step losses as means of consecutive blocks of :data:`LOSS_BLOCK` steps (the last block may be
+    shorter), so a cached run keeps its curve at a small size."""
+    v = np.asarray(losses, dtype=float)
+    return [float(v[i:i + LOSS_BLOCK].mean()) for i in range(0, v.size, LOSS_BLOCK)]
+
+
 def head_cache_dir() -> Path:
     """Where trained head runs are cached: ``<cache_dir>/circumplex/head-runs`` (one file per run settings)."""
     from companion.settings import cache_dir
@@ -282,7 +293,8 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
              test_labels: Sequence[str], *, steps: int, batch_size: int, lr: float, seed: int, n_heads: int,
              margin: float | None = None, curve_every: int = 0, probe_steps: int | None = None,
              pooling: str = "mean", base_scale: str | float = "backbone", backbone_dim: int | None = None,
-             clip_norm: float | None = CLIP_NORM, cache: bool | str | Path | None = True, keep_weights: bool = True):
+             clip_norm: float | None = CLIP_NORM, cache: bool | str | Path | None = True, keep_weights: bool = True,
+             profile: str | None = None):
     """One cell of Table 4 (§4): train a ``kind`` head (``"GPT"``, ``"nGPT"``, ``"nGPT-plain"``) with the loss named
     ``loss`` (a key of :data:`companion.losses.circumplex.LOSSES`; ``margin`` sets CircularCSE's m) on the training
     states for ``steps`` steps, embed the test states and score them.
@@ -310,8 +322,9 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
     same key reloads it instead of training: the same scores (``train_s`` that of the original run), embeddings,
     weights and the random-number state the run left behind. ``keep_weights=False`` stores no weights (the returned
     head is then None), for grids that never use them; such an entry is trained again when weights are asked for.
-    A gpu-profile run checkpoints its training under the same key, with or without ``cache`` (the curve's
-    snapshots included; :func:`companion.training.gpu_checkpoint`), so that a preempted run resumes there.
+    A run of the gpu ``profile`` (the notebook's ``cfg.profile``, handed down) checkpoints its training under the
+    same key, with or without ``cache`` (the curve's snapshots included; :func:`companion.training.gpu_checkpoint`),
+    so that a preempted run resumes there.
     """
     import time
     from functools import partial
@@ -321,7 +334,7 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
     from companion.metrics.clustering import v_measure
     from companion.papers.circumplex.geometry import geometry_summary
     from companion.papers.circumplex.heads import embed_with_head, evaluate_embeddings, train_head
-    from companion.training import RunState, gpu_profile
+    from companion.training import RunState, run_profile
 
     if loss not in LOSSES:
         raise ValueError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}.")
@@ -333,7 +346,7 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
                              n_heads=n_heads, margin=margin, pooling=pooling, base_scale=base_scale,
                              backbone_dim=backbone_dim, clip_norm=clip_norm)
     key = path = None
-    if cache is not None and cache is not False or gpu_profile():  # a gpu-profile run checkpoints under its key
+    if cache is not None and cache is not False or run_profile(profile) == "gpu":  # a gpu run checkpoints under it
         key = head_run_key(settings, train_states, train_labels, test_states, test_labels,
                            curve_every=int(curve_every or 0), probe_steps=probe_steps)
     if cache is not None and cache is not False:
@@ -362,7 +375,7 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
                            progress=False, eval_fn=curve_fn if curve_every else None, eval_every=curve_every,
                            pooling=pooling, clip_norm=clip_norm, base_scale=base_scale,
                            backbone_dim=settings["backbone_dim"] or backbone_dim, checkpoint_key=key,
-                           extra_state=curve if curve_every else None, **_train_kwargs(settings))
+                           extra_state=curve if curve_every else None, profile=profile, **_train_kwargs(settings))
     train_s = time.perf_counter() - t
     curve_steps = [h["step"] for h in res.history if "eval" in h]
     if probe_steps:
@@ -374,7 +387,7 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
     geo = geometry_summary(emb, test_labels, [c for c in ECM_LABELS if c in set(test_labels)])
     scores = {**evaluate_embeddings(emb, test_labels), "mean_offdiag_cos": geo["mean_offdiag_cos"],
               "train_s": train_s, "first_loss": losses[0], "final_loss": float(np.mean(losses[-5:])),
-              **_recorded(settings)}
+              "loss_curve": _thinned(losses), **_recorded(settings)}
     if curve_every:
         scores["curve"] = {h["step"]: h["eval"] for h in res.history if "eval" in h}
     if path is not None:  # a fine-tuned encoder's weights (GBs) are not cached: its scores and embeddings are
@@ -396,7 +409,7 @@ def _recorded(settings: Mapping) -> dict:
 def emolit_heads(saved: dict, train_states, train_labels: Sequence[str], *, seeds: Sequence[int], steps: int,
                  batch_size: int, lr: float, n_heads: int, pooling: str = "mean", base_scale: str | float = "backbone",
                  backbone_dim: int | None = None, clip_norm: float | None = CLIP_NORM,
-                 cache: bool | str | Path | None = True):
+                 cache: bool | str | Path | None = True, profile: str | None = None):
     """Every Emolit head of notebook 02 (both kinds, every loss and seed) for the analyses of §5–6: the weights saved
     by notebook 02 (``saved[("Emolit", kind, loss, "state", seed)]``) when they were trained with the same settings
     (``saved[("Emolit", kind, loss, "settings", seed)]`` equal to :func:`head_settings` of these: steps, batch, lr,
@@ -404,13 +417,13 @@ def emolit_heads(saved: dict, train_states, train_labels: Sequence[str], *, seed
     settings (through a cache of trained heads keyed like :func:`head_run`'s, ``cache``). Saved weights without a
     settings record (from an earlier version) are not reused. On the fine-tuned setting's inputs
     (:class:`~companion.papers.circumplex.finetune.BackboneInputs`) every model is fine-tuned here (notebook 02 keeps
-    no fine-tuned encoders). A model trained here in a gpu-profile run checkpoints under that key
-    (:func:`companion.training.gpu_checkpoint`). Returns ``({(kind, loss, seed): head in eval mode}, {same key: where
+    no fine-tuned encoders). A model trained here in a run of the gpu ``profile`` (the notebook's ``cfg.profile``)
+    checkpoints under that key (:func:`companion.training.gpu_checkpoint`). Returns ``({(kind, loss, seed): head in eval mode}, {same key: where
     it came from})``."""
     from companion._io import read_cache, torch_save_atomic
     from companion.losses.circumplex import LOSSES
     from companion.papers.circumplex.heads import make_head, train_head
-    from companion.training import gpu_profile
+    from companion.training import run_profile
 
     heads, source = {}, {}
     for seed in seeds:
@@ -422,14 +435,14 @@ def emolit_heads(saved: dict, train_states, train_labels: Sequence[str], *, seed
                 state = saved.get(("Emolit", kind, loss, "state", seed))
                 same = saved.get(("Emolit", kind, loss, "settings", seed)) == settings
                 key = head_run_key(settings, train_states, train_labels, trained_only=True) \
-                    if cache not in (None, False) or gpu_profile() else None  # also the run's checkpoint's name
+                    if cache not in (None, False) or run_profile(profile) == "gpu" else None  # also its checkpoint's
                 if "backbone_training" in settings:  # fine-tuned encoders are neither saved nor cached: trained here
                     heads[(kind, loss, seed)], _ = train_head(
                         kind, LOSSES[loss], train_states, list(train_labels), steps=steps,
                         batch_size=min(batch_size, len(train_labels)), lr=lr, seed=seed, n_heads=n_heads,
                         progress=False, pooling=pooling, clip_norm=clip_norm, base_scale=base_scale,
                         backbone_dim=settings["backbone_dim"] or backbone_dim, checkpoint_key=key,
-                        **_train_kwargs(settings))
+                        profile=profile, **_train_kwargs(settings))
                     source[(kind, loss, seed)] = "fine-tuned here"
                     continue
                 kw = {} if settings["base_scale_value"] is None else {"base_scale": settings["base_scale_value"]}
@@ -450,7 +463,7 @@ def emolit_heads(saved: dict, train_states, train_labels: Sequence[str], *, seed
                                              batch_size=min(batch_size, len(train_labels)), lr=lr, seed=seed,
                                              n_heads=n_heads, progress=False, pooling=pooling, clip_norm=clip_norm,
                                              base_scale=base_scale, backbone_dim=settings["backbone_dim"] or
-                                             backbone_dim, checkpoint_key=key)
+                                             backbone_dim, checkpoint_key=key, profile=profile)
                         if path is not None:
                             torch_save_atomic({"settings": settings, "state": {k: v.detach().clone() for k, v in
                                                                                head.state_dict().items()}}, path)
@@ -494,13 +507,14 @@ def table4_runs(datasets: Mapping[str, tuple], feats: Mapping, pretrained: Mappi
                 kinds: Sequence[str], losses: Sequence[str], batch_size: int, lr: float, n_heads: int,
                 curve_points: int = 0, curve_seeds: Sequence[int] = (), probe_factor: int = 1, pooling: str = "mean",
                 base_scale: str | float = "backbone", clip_norm: float | None = CLIP_NORM,
-                cache: bool | str | Path | None = True):
+                cache: bool | str | Path | None = True, profile: str | None = None):
     """Notebook 02's grid (§4, Table 4): every data set x seed x head kind x loss through :func:`head_run`, plus one
     pretrained row per data set. ``datasets[name] = (train key, test key, train frame, test frame, steps)`` names
     the states in ``feats`` / ``pretrained`` and the labelled frames. The runs of ``curve_seeds`` record the test
     V-Measure ``curve_points`` times up to their budget (which ``curve_points`` must divide) and, with
     ``probe_factor`` > 1, train on to ``probe_factor`` x the budget for the curve only (their scores are taken at the
-    budget). ``pooling``, ``base_scale``, ``clip_norm`` and ``cache`` go to every :func:`head_run` (the backbone's
+    budget). ``pooling``, ``base_scale``, ``clip_norm``, ``cache`` and ``profile`` (the notebook's ``cfg.profile``:
+    the gpu profile's runs checkpoint) go to every :func:`head_run` (the backbone's
     width for the base scale is that of the ``pretrained`` embeddings). Returns ``(runs, keep)``: one row per run
     (with its ``steps`` and recorded settings) and, in ``keep``, every head's weights (``(name, kind, loss,
     "state", seed)``) and settings (``(name, kind, loss, "settings", seed)``, :func:`head_settings`; what
@@ -536,7 +550,8 @@ def table4_runs(datasets: Mapping[str, tuple], feats: Mapping, pretrained: Mappi
                                      curve_every=n_steps // curve_points if curve else 0,
                                      probe_steps=probe_factor * n_steps if curve and probe_factor > 1 else None,
                                      pooling=pooling, base_scale=base_scale, backbone_dim=width,
-                                     clip_norm=clip_norm, cache=cache, keep_weights=not is_tuned(feats[ktr]))
+                                     clip_norm=clip_norm, cache=cache, keep_weights=not is_tuned(feats[ktr]),
+                                     profile=profile)
         rows.append({"dataset": ds, "head": kind, "loss": loss, "seed": seed, "steps": n_steps, **scores})
         if head is not None:  # a fine-tuned encoder's weights are not kept (notebook 03 trains its own)
             keep[(ds, kind, loss, "state", seed)] = {k: v.clone() for k, v in head.state_dict().items()}

@@ -427,7 +427,7 @@ def train_head(kind: str, loss_fn: Callable, states: PackedStates, labels: Seque
                eval_fn: Callable[[nn.Module], float] | None = None, eval_every: int = 0,
                clip_norm: float | None = CLIP_NORM, base_scale: str | float = "backbone",
                backbone_dim: int | None = None, head_dropout: float = 0.0, checkpoint_key: str | None = None,
-               extra_state=None, **head_kwargs):
+               extra_state=None, profile: str | None = None, **head_kwargs):
     """Train a fresh ``kind`` head (``"GPT"`` / ``"nGPT"`` / ``"nGPT-plain"``) on cached states with ``loss_fn(emb, labels)``.
 
     AdamW with a constant LR (paper §4.1), no weight decay and no warm-up (nGPT's recipe, used for both heads),
@@ -443,8 +443,9 @@ def train_head(kind: str, loss_fn: Callable, states: PackedStates, labels: Seque
     inputs' precision (bf16 autocast through Accelerate on a GPU). ``head_dropout`` applies to that setting only.
 
     ``checkpoint_key`` (the caller's run key, :func:`~companion.papers.circumplex.experiments.head_run_key`) makes a
-    gpu-profile run checkpoint its training under that name (:func:`companion.training.gpu_checkpoint`), with
-    ``extra_state`` (the state of a stateful ``eval_fn``), so that a preempted run resumes there.
+    run of the gpu ``profile`` (the notebook's ``cfg.profile``, handed down) checkpoint its training under that
+    name (:func:`companion.training.gpu_checkpoint`), with ``extra_state`` (the state of a stateful ``eval_fn``), so
+    that a preempted run resumes there.
     """
     from companion.papers.circumplex.finetune import TunedHead, accelerator_for, is_tuned
     from companion.training import gpu_checkpoint, index_batches, seed_everything, train
@@ -473,7 +474,7 @@ def train_head(kind: str, loss_fn: Callable, states: PackedStates, labels: Seque
     after = head.normalize_weights if isinstance(getattr(head, "head", head), NGPTHead) else None
     curve = {} if eval_fn is None or eval_every <= 0 else dict(eval_fn=lambda: eval_fn(head), eval_every=eval_every,
                                                                restore_best=False)
-    resume = gpu_checkpoint(checkpoint_key)
+    resume = gpu_checkpoint(checkpoint_key, profile)
     if resume and extra_state is not None:
         resume["extra_state"] = extra_state
     result = train(head, step_loss, batches, steps=steps, lr=lr, weight_decay=0.0, warmup_steps=0,

@@ -67,12 +67,20 @@ def missing_record(what: str) -> stats.Validity:
 
 
 def trained(runs: pd.DataFrame, where: Mapping[str, Any]) -> stats.Validity:
-    """``trained``: every selected run's final loss (mean of its last five steps) is below :data:`TRAINED_RATIO` of
-    its first loss. The detail names the run with the smallest relative fall."""
+    """``trained``: the one rule of :func:`companion.stats.validity.trained` on every selected run's training-loss
+    curve (``loss_curve``: block means of the per-step loss). A run cached before curves were kept has only its first
+    and final loss: those are judged by the ratio rule (final below :data:`TRAINED_RATIO` of first), and the detail
+    says so."""
     rows = select(runs, where)
-    if "first_loss" in rows:
-        rows = rows[rows["first_loss"].notna() & rows["final_loss"].notna()]
     if rows.empty or "first_loss" not in rows:
+        return missing_record(f"the runs {dict(where)}")
+    curves = rows["loss_curve"] if "loss_curve" in rows else pd.Series([None] * len(rows), index=rows.index)
+    if all(isinstance(c, (list, tuple)) and len(c) >= 6 for c in curves):
+        frame = pd.DataFrame([{"run": _name(r), "seed": r["seed"], "step": k, "value": v}
+                              for r, c in zip(rows.to_dict("records"), curves) for k, v in enumerate(c)])
+        return stats.validity.trained(frame, what="training loss (means of 10-step blocks)")
+    rows = rows[rows["first_loss"].notna() & rows["final_loss"].notna()]
+    if rows.empty:
         return missing_record(f"the runs {dict(where)}")
     ratio = rows["final_loss"].to_numpy(float) / rows["first_loss"].to_numpy(float)
     worst = int(np.argmax(ratio))
@@ -80,7 +88,7 @@ def trained(runs: pd.DataFrame, where: Mapping[str, Any]) -> stats.Validity:
     return stats.Validity("trained", passed,
                           f"training loss, last five steps over the first: at most {ratio[worst]:.3g} "
                           f"({_name(rows.iloc[worst].to_dict())}) over {len(rows)} run(s); each must be below "
-                          f"{TRAINED_RATIO:g}")
+                          f"{TRAINED_RATIO:g} (a cached run without its loss curve)")
 
 
 def _probed(row: Mapping[str, Any]) -> bool:

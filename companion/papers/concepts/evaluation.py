@@ -24,7 +24,7 @@ from companion.metrics.retrieval import gold_ranks, mrr, pair_roc_auc, recall_at
 from companion.papers.concepts.data import RULES
 
 __all__ = ["ConceptRetrieval", "GeometryMonitor", "split_recalls", "EmbeddingLookup", "t2d_probe_metrics", "t2d_hits",
-           "recall_by_family", "np_layerwise", "table12_beside", "geometry_definitions", "room", "trained_check",
+           "recall_by_family", "np_layerwise", "table12_beside", "geometry_definitions", "room", "loss_trained",
            "loss_plateau", "curve_plateau", "frozen_bootstrap", "exact_direction", "PairedConditionClaims",
            "verdict_summary"]
 
@@ -252,24 +252,20 @@ def table12_beside(table12: pd.DataFrame, encoder, label: str) -> pd.DataFrame:
 
 # ------------------------------------------------------------------------------------ validity checks and claims
 def room(paper_effect: float, base: float, what: str) -> stats.Validity:
-    """A ``ceiling`` (the paper's change is a gain) or ``floor`` (a loss) check of a rate in [0, 1]: does the
-    reference level ``base`` measured in our run leave room for the paper's change ``paper_effect``? A gain larger
-    than ``1 - base`` or a loss larger than ``base`` could not show, and the claim is inconclusive (notebook 03's
-    type-swap and pair AUCs, notebook 04's family recalls)."""
-    gain = paper_effect > 0
-    left = (1.0 - base) if gain else base
-    name = "ceiling" if gain else "floor"
-    detail = (f"{what} is {base:.3f}, leaving {left:.3f} of room for the paper's change of {paper_effect:+.3f}")
-    return stats.Validity(name, bool(left >= abs(paper_effect)), detail)
+    """A ``ceiling`` (the paper's change is a gain) or ``floor`` (a loss) check of a rate in [0, 1]: the one rule of
+    :func:`companion.stats.validity.room` (notebook 03's type-swap and pair AUCs, notebook 04's family recalls). It
+    records the blocked side, so a firm reversal is never held back by it."""
+    return stats.validity.room(base, paper_effect, what=what)
 
 
-def trained_check(first: Mapping[str, Sequence[float]], last: Mapping[str, Sequence[float]], name: str,
-                  fraction: float = 0.9) -> stats.Validity:
-    """``trained``: the loss of condition ``name`` fell below ``fraction`` of its start in every seed (``first`` and
-    ``last``: per condition, the mean loss of the first and of the last tenth of the steps, one value per seed)."""
-    a, b = np.asarray(first[name], float), np.asarray(last[name], float)
-    detail = f"{name}: loss {np.round(a, 3).tolist()} -> {np.round(b, 3).tolist()} (first -> last tenth, per seed)"
-    return stats.Validity("trained", bool(np.all(b < fraction * a)), detail)
+def loss_trained(histories: Sequence[Sequence[Mapping]], name: str) -> stats.Validity:
+    """``trained``: the one rule of :func:`companion.stats.validity.trained` on condition ``name``'s per-step
+    training loss, one curve per seed (``histories``: each a list of ``{"step", "loss", ...}``)."""
+    frame = pd.DataFrame([{"run": name, "seed": i, "step": h["step"], "value": h["loss"]}
+                          for i, hist in enumerate(histories) for h in hist if "loss" in h])
+    if frame.empty:
+        return stats.Validity("record", False, f"{name}: no logged training loss")
+    return stats.validity.trained(frame, what=f"{name} training loss")
 
 
 def loss_plateau(histories: Sequence[Sequence[Mapping]], name: str) -> stats.Validity:
@@ -286,14 +282,13 @@ def loss_plateau(histories: Sequence[Sequence[Mapping]], name: str) -> stats.Val
 
 
 def curve_plateau(curves: pd.DataFrame, col: str, gap: float | None, what: str) -> stats.Validity:
-    """``plateau`` of a logged dev curve: :func:`companion.stats.plateau` on ``col`` of ``curves`` (``step``,
-    ``seed``, ``col``; step 0 = the start) averaged over seeds, with ``gap`` the compared difference (the gain over
-    the last third may be at most a quarter of it). Fewer than three logged points: failed."""
-    curve = curves.groupby("step")[col].mean()
-    if len(curve) < 3:
-        return stats.Validity("plateau", False, f"{what}: {len(curve)} logged points, too few to see a plateau")
-    check = stats.plateau(curve.index.to_numpy(float), curve.to_numpy(float), gap=gap)
-    return stats.Validity("plateau", check.passed, f"{what}: {check.detail}")
+    """``plateau`` of a logged curve of the claim's own quantity ``col`` (``curves``: ``step``, ``seed``, ``col``;
+    step 0 = the start): :func:`companion.stats.validity.plateau` of the seed-mean curve, with ``gap`` the compared
+    difference (the gain over the last third may be at most a quarter of it). Fewer than three logged points:
+    failed."""
+    frame = stats.validity.curve_frame(curves.assign(run=col), value=col,
+                                       seed="seed" if "seed" in curves else None)
+    return stats.validity.plateau(frame, what=what, gap=gap, claim_metric=True)
 
 
 def frozen_bootstrap(estimate: float, replicates: Sequence[float], what: str, confidence: float = 0.95,
@@ -357,7 +352,7 @@ class PairedConditionClaims:
 
     ``frozen``: one row per frozen readout (B0, B0-WM, ...; deterministic, so its value repeats for every seed);
     ``runs``: one row per fine-tuned condition and seed (columns ``condition``, ``seed`` and the metrics);
-    ``checks``: per fine-tuned condition, the validity checks measured in its runs (:func:`trained_check`,
+    ``checks``: per fine-tuned condition, the validity checks measured in its runs (:func:`loss_trained`,
     :func:`loss_plateau`): a failed one makes every claim on that condition inconclusive; ``regime`` (how the run
     differs from the paper's, stored beside the verdict) and ``probe`` describe the run for every claim.
     """
@@ -380,13 +375,17 @@ class PairedConditionClaims:
         return [c for n in dict.fromkeys(names) for c in self.checks.get(n, ())]
 
     def claim(self, cid: str, text: str, a: str, b: str, col: str, source: str, paper_effect, criterion=None,
-              seeds: Sequence[int] | None = None, note: str = "", validity: Sequence[stats.Validity] = ()
-              ) -> stats.Comparison:
+              seeds: Sequence[int] | None = None, note: str = "", validity: Sequence[stats.Validity] = (),
+              ratio: bool = False) -> stats.Comparison:
         """Record the paper's difference ``a - b`` of ``col`` against ours, paired over ``seeds`` (default: all),
         judged by ``criterion`` (default: :func:`companion.stats.direction` of ``paper_effect``), with the checks of
-        ``a`` and ``b`` and the extra ``validity`` (e.g. :func:`room`). Returns the comparison."""
+        ``a`` and ``b`` and the extra ``validity`` (e.g. :func:`room`). ``ratio``: the quantity's scale depends on
+        the sample (effective rank grows with the dimension and the pool), so both sides compare ``log(a / b)``
+        (``paper_effect`` is then the paper's log ratio; :func:`companion.stats.tolerance`'s policy for such
+        quantities). Returns the comparison."""
         seeds = self.seeds if seeds is None else seeds
-        cmp = stats.paired(self.seeds_of(a, col, seeds), self.seeds_of(b, col, seeds), labels=(a, b))
+        va, vb = self.seeds_of(a, col, seeds), self.seeds_of(b, col, seeds)
+        cmp = stats.paired(np.log(va) if ratio else va, np.log(vb) if ratio else vb, labels=(a, b))
         crit = criterion or stats.direction(paper_effect)
         self.ledger.claim(cid, text, paper_effect, cmp, crit, kind="paper", source=source, regime=self.regime,
                           validity=[*self.validity(a, b), *validity],

@@ -29,7 +29,7 @@ from companion.papers.concepts.readouts import (
     save_trained,
     train_concept_model,
 )
-from companion.training import TrainResult, gpu_profile, seed_everything
+from companion.training import TrainResult, run_profile, seed_everything
 
 __all__ = ["GPU_RECIPE", "RECIPE_SETTINGS", "TEST_FRAC", "top_layer_recipe", "recipe_training_rows", "train_condition",
            "load_or_train", "with_recipe_pairs", "run_key"]
@@ -109,19 +109,21 @@ def recipe_training_rows(recipe: Mapping) -> TrainingRows:
 
 
 def train_condition(encoder, lower, rows, name: str, seed: int, recipe: Mapping, monitor=None,
-                    monitor_every: int = 0) -> tuple[TopLayerConceptModel, TrainResult, float]:
+                    monitor_every: int = 0, *, profile: str | None = None
+                    ) -> tuple[TopLayerConceptModel, TrainResult, float]:
     """Train condition ``name`` (a key of :data:`~companion.papers.concepts.readouts.CONDITIONS`) with ``seed``:
     every RNG is seeded with ``seed`` before the model is built, so conditions of one seed start alike and see the
     same batches; warm-up is ``warmup_frac`` of the steps (at least one). ``rows`` are the
     :class:`~companion.papers.concepts.data.TrainingRows`, ``lower`` the frozen lower-layer store. Returns the
     model, the training record and the training time in seconds. ``monitor(model)``, a dict of scalars, joins the
-    record every ``monitor_every`` steps (its cost is included in the time). A gpu-profile run checkpoints under
-    :func:`run_key` (:func:`companion.training.gpu_checkpoint`), so that a preempted run resumes there."""
+    record every ``monitor_every`` steps (its cost is included in the time). A run of the gpu ``profile`` (the
+    notebook's ``cfg.profile``, handed down) checkpoints under :func:`run_key`
+    (:func:`companion.training.gpu_checkpoint`), so that a preempted run resumes there."""
     if name not in CONDITIONS:
         raise ValueError(f"unknown condition {name!r}; choose one of {', '.join(CONDITIONS)}.")
     readout, use_hn = CONDITIONS[name]
     rows = with_recipe_pairs(rows, recipe)
-    key = run_key(encoder, rows, name, seed, recipe, monitor_every) if gpu_profile() else None
+    key = run_key(encoder, rows, name, seed, recipe, monitor_every) if run_profile(profile) == "gpu" else None
     seed_everything(seed)
     model = TopLayerConceptModel(encoder, readout, n_top=recipe["n_top"], k=condition_k(name, recipe["k"]), lower=lower,
                                  train_embeddings=_trains_embeddings(encoder, recipe))
@@ -131,7 +133,7 @@ def train_condition(encoder, lower, rows, name: str, seed: int, recipe: Mapping,
                               warmup_steps=max(1, round(recipe["warmup_frac"] * recipe["steps"])),
                               temperature=recipe["tau"], seed=seed, max_negatives=recipe["max_negatives"],
                               desc=f"{name} s{seed}", monitor=monitor, monitor_every=monitor_every,
-                              checkpoint_key=key)
+                              checkpoint_key=key, profile=profile)
     return model, res, time.perf_counter() - t0
 
 
@@ -146,10 +148,12 @@ def run_key(encoder, rows: TrainingRows, name: str, seed: int, recipe: Mapping, 
                       "rows": [len(rows), cache_key(rows.texts())]})
 
 
-def load_or_train(encoder, lower, recipe: Mapping, name: str, seed: int) -> tuple[TopLayerConceptModel, str]:
+def load_or_train(encoder, lower, recipe: Mapping, name: str, seed: int, *, profile: str | None = None
+                  ) -> tuple[TopLayerConceptModel, str]:
     """The model of condition ``name`` and ``seed`` under ``recipe``: its weights cached by notebook 03 when present,
     otherwise trained here with :func:`train_condition` on the recipe's rows (:func:`recipe_training_rows`, built
-    only then) and saved for the next run. Returns the model and where it came from, in words."""
+    only then; ``profile``, the notebook's ``cfg.profile``: a gpu-profile run checkpoints) and saved for the next
+    run. Returns the model and where it came from, in words."""
     full = dict(recipe, condition=name, seed=seed)
     readout, _ = CONDITIONS[name]
     model = TopLayerConceptModel(encoder, readout, n_top=recipe["n_top"], k=condition_k(name, recipe["k"]), lower=lower,
@@ -158,6 +162,6 @@ def load_or_train(encoder, lower, recipe: Mapping, name: str, seed: int) -> tupl
         return model, f"reloaded from {recipe_path(full).name} (trained by notebook 03)"
     t0 = time.perf_counter()
     rows = recipe_training_rows(recipe)
-    model, _, _ = train_condition(encoder, lower, rows, name, seed, recipe)
+    model, _, _ = train_condition(encoder, lower, rows, name, seed, recipe, profile=profile)
     save_trained(model, full)
     return model, f"trained here ({time.perf_counter() - t0:.0f} s; no cached weights from notebook 03)"

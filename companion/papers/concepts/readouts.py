@@ -325,7 +325,8 @@ def train_concept_model(model: TopLayerConceptModel, rows, hn: str | None, steps
                         lr: float = 5e-5, pooling_lr_mult: float = 5.0, layer_decay: float = 0.9,
                         warmup_steps: int = 0, weight_decay: float = 0.01, temperature: float = 0.05,
                         seed: int = 0, max_negatives: int | None = None, progress: bool | None = None,
-                        desc: str = "train", monitor=None, monitor_every: int = 0, checkpoint_key: str | None = None):
+                        desc: str = "train", monitor=None, monitor_every: int = 0, checkpoint_key: str | None = None,
+                        profile: str | None = None):
     r"""Paper 4's recipe (§4.3) on a :class:`TopLayerConceptModel`: :math:`L = L_\mathrm{syn} + L_\mathrm{t2d}
     [+ 0.7\,L_\mathrm{d2d}] + 0.5\,L_\mathrm{neg}`, the d2d term where ``rows`` carry definition pairs
     (:func:`~companion.papers.concepts.data.with_d2d_pairs`: the gpu recipe's; the cpu rows have none), each term
@@ -338,9 +339,9 @@ def train_concept_model(model: TopLayerConceptModel, rows, hn: str | None, steps
     keeps at most that many of a definition's hard negatives per step, drawn afresh each step from ``seed`` and the
     step number (the same draw for every condition). ``monitor(model)`` (a dict of scalars, computed in eval mode
     without gradients) is recorded in the history every ``monitor_every`` steps: the geometry curves of P1.
-    ``checkpoint_key`` (the run's name) makes a gpu-profile run checkpoint under it
-    (:func:`companion.training.gpu_checkpoint`; the step count of the negatives' draw included), so that a preempted
-    run resumes there. Returns the :class:`companion.training.TrainResult`.
+    ``checkpoint_key`` (the run's name) makes a run of the gpu ``profile`` (the notebook's ``cfg.profile``, handed
+    down) checkpoint under it (:func:`companion.training.gpu_checkpoint`; the step count of the negatives' draw
+    included), so that a preempted run resumes there. Returns the :class:`companion.training.TrainResult`.
     """
     from companion.losses.concepts import concept_loss
     from companion.training import RunState, gpu_checkpoint, index_batches, train
@@ -417,7 +418,7 @@ def train_concept_model(model: TopLayerConceptModel, rows, hn: str | None, steps
         groups.append({"params": model.readout_parameters(), "lr": lr * pooling_lr_mult, "weight_decay": 0.0})
     batches = index_batches(len(rows), batch, seed=seed, epochs=None)
     log_fn = None if monitor is None else (lambda step: monitor(model))
-    resume = gpu_checkpoint(checkpoint_key)
+    resume = gpu_checkpoint(checkpoint_key, profile)
     if resume:
         resume["extra_state"] = drawn
     return train(model, loss_fn, batches, steps=steps, lr=lr, warmup_steps=warmup_steps, weight_decay=weight_decay,

@@ -1,68 +1,30 @@
-"""SimACE: the settings its notebooks share and their run jobs (trained by :mod:`companion.dropout_views`; the run
-specs and the step timing in :mod:`companion.papers.simace.runs`).
+"""SimACE: the runs its notebooks share, their names and jobs (trained by :mod:`companion.dropout_views`; the run
+specs and the step timing in :mod:`companion.papers.simace.runs`; the settings of every profile in
+:mod:`companion.papers.simace.settings`).
 
 ``02-sts-experiments`` trains the main runs; ``03-analysis`` reloads them from the run cache, which is keyed by
-these settings, so both notebooks read them from here rather than each keeping a copy.
+their settings, so both notebooks read them from one place rather than each keeping a copy.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-#: Per-profile settings of the dropout-view runs (paper Table 7 for the gpu profile: BERT-base, batch 64, lr 3e-5,
-#: one epoch of the 1M wiki sentences = 15,625 steps, dev check every 125 steps (§5 'Training Setups'), [CLS] pooling,
-#: length 32; five seeds as in Table 2's mean and standard deviation over 5 runs). The gpu profile alone also holds
-#: how the paper trains, which the cpu profile shortcuts (:data:`GPU_TRAINING`, its sources there).
-RUN_SETTINGS: dict[str, dict[str, Any]] = {
-    "smoke": dict(seeds=[0], steps=2, batch_size=8, model="tiny-bert", n_top=1, n_pairs=8, n_dev=40, lr=1e-4,
-                  eval_every=1, threads=1, n_probe=8, rbf_sigmas=[0.5, 1.0]),
-    "cpu": dict(seeds=[0, 1, 2], steps=640, batch_size=64, model="sentence-transformers/all-MiniLM-L6-v2",
-                n_top=1, n_pairs=500, n_dev=None, lr=1e-4, eval_every=64, threads=1, n_probe=64,
-                rbf_sigmas=[0.5, 0.7, 1.0, 1.4]),
-    "gpu": dict(seeds=[0, 1, 2, 3, 4], steps=15625, batch_size=64, model="bert-base-uncased", n_top=12,
-                n_pairs=None, n_dev=None, lr=3e-5, eval_every=125, threads=None, n_probe=64,
-                rbf_sigmas=[0.5, 0.7, 1.0, 1.4], mlp_head=True, train_embeddings=True, eval_max_length=512,
-                wiki="full"),
-    "common": dict(dropout=0.1, pooling="cls", max_length=32, n_heldout=1000),
-}
-
-#: The gpu profile's full fine-tuning, with where each setting comes from (the cpu profile runs none of it: a top
-#: layer over frozen, cached lower states, no head, the mirrored wiki1m head, evaluation cut at the training length).
-GPU_TRAINING: dict[str, tuple[Any, str]] = {
-    "mlp_head": (True, "§4.2 ([CLS] with the pooler in training, the [CLS] output without it at evaluation) and "
-                       "Table 7's caption ('cls': a linear layer and an activation); SimCSE's run_unsup_example.sh "
-                       "passes --pooler_type cls --mlp_only_train. The Linear + tanh head is initialised as SimCSE's "
-                       "cl_init does (the model's init_weights: normal(0, 0.02), zero bias)"),
-    "train_embeddings": (True, "full fine-tuning (SimCSE's train.py trains every parameter of BertForCL, the "
-                               "embeddings with their dropout included); every one of BERT-base's 12 layers"),
-    "eval_max_length": (512, "no truncation at evaluation: SimCSE's evaluation.py tokenises SentEval's sentences with "
-                             "padding only (no max_length); 512 is BERT-base's position limit, longer than any STS "
-                             "sentence. Training keeps max_seq 32 (Table 7)"),
-    "wiki": ("full", "§4.1: the 10^6 Wikipedia sentences of SimCSE (wiki1m_for_simcse.txt, read whole: "
-                     "`python -m companion data fetch --only wiki-full`), one epoch = 15,625 steps at batch 64"),
-}
-
-#: Notebook 02's gpu-only RoBERTa-base runs (Table 7's RoBERTa-base row: batch 128, lr 1e-5, max_seq 32, every
-#: objective at tau 0.05, margin 10°, [CLS] pooler; one epoch, §4.2 'Training Setups': 10^6 / 128 = 7,812.5, rounded up
-#: to whole batches): the settings that differ from the BERT-base runs, as ``settings`` keys of notebook 02's gpu
-#: profile (:func:`roberta_settings` applies them). Table 2's RoBERTa-base gap is the one the equal-temperature claims
-#: are graded against.
-ROBERTA_GPU: dict[str, Any] = dict(roberta_model="roberta-base", roberta_lr=1e-5, roberta_batch_size=128,
-                                   roberta_steps=7813)
+#: the settings of notebook 02's gpu profile that name its RoBERTa-base runs (values and sources in
+#: :data:`companion.papers.simace.settings.ROBERTA_GPU`)
+ROBERTA_KEYS: tuple[str, ...] = ("roberta_model", "roberta_lr", "roberta_batch_size", "roberta_steps")
 #: the RoBERTa-base runs the equal-temperature claims compare (names and specs as in :data:`MAIN` and
 #: :data:`CONTROLS`): SimCSE and SimACE at tau 0.05 (Table 7's RoBERTa-base setting) and both at 0.06
 ROBERTA_NAMES: tuple[str, ...] = ("SimCSE", "SimACE τ=0.05", "SimACE", "SimCSE τ=0.06")
 
 
 def roberta_settings(cfg):
-    """The settings of the RoBERTa-base runs of ``cfg`` (notebook 02's gpu profile, :data:`ROBERTA_GPU`): ``cfg``
+    """The settings of the RoBERTa-base runs of ``cfg`` (notebook 02's gpu profile, :data:`ROBERTA_KEYS`): ``cfg``
     with ``model``, ``lr``, ``batch_size`` and ``steps`` replaced by its ``roberta_*`` values; everything else (the
-    full fine-tuning, pooling, head, length, data, seeds, selection) is the BERT-base runs'. Not recorded as the
-    notebook's settings (:func:`companion.profiles.last_settings` is left alone)."""
+    full fine-tuning, pooling, head, length, data, seeds, selection) is the BERT-base runs'."""
     from companion.profiles import Settings
 
-    missing = [k for k in ROBERTA_GPU if cfg.get(k) is None]
+    missing = [k for k in ROBERTA_KEYS if cfg.get(k) is None]
     if missing:
         raise ValueError(f"roberta_settings(): cfg has no {', '.join(missing)} (notebook 02's gpu profile has them).")
     values = {k: v for k, v in cfg.items() if k != "profile"}
@@ -126,7 +88,7 @@ def run_jobs(seeds, names=None) -> list[tuple[str, tuple[str, float, float], int
 def make_base(encoder, cfg):
     """The trainable model every run starts from.
 
-    The gpu profile (``cfg`` with the :data:`GPU_TRAINING` settings): the whole network, embeddings included, as an
+    The gpu profile (``cfg`` with its ``mlp_head`` and ``train_embeddings`` settings): the whole network, embeddings included, as an
     :class:`~companion.encoders.upper.UpperEncoder` from token ids, with SimCSE's training-only MLP head
     (normal(0, 0.02) weights, zero bias) and evaluation cut only at ``eval_max_length`` (at most the model's position
     limit, :func:`companion.encoders.position_limit`).
@@ -148,22 +110,6 @@ def make_base(encoder, cfg):
                             train_embeddings=bool(getattr(cfg, "train_embeddings", None)), eval_max_length=length)
     cls = ClsTopEncoder if cfg.pooling == "cls" else UpperEncoder
     return cls(encoder, n_top=cfg.n_top, pooling=cfg.pooling, dropout=cfg.dropout, cache=True)
-
-
-def run_settings(**extra: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """:data:`RUN_SETTINGS` with per-profile additions (``smoke=dict(...)``, ``cpu=...``, ``gpu=...``), as keyword
-    arguments for :func:`companion.profiles.settings`. An addition may not redefine a shared run setting."""
-    unknown = set(extra) - set(RUN_SETTINGS)
-    if unknown:
-        raise ValueError(f"Unknown profile(s) {', '.join(sorted(unknown))}; use {', '.join(RUN_SETTINGS)}.")
-    out = {}
-    for profile, values in RUN_SETTINGS.items():
-        added = extra.get(profile, {})
-        clash = set(added) & (set(values) | set(RUN_SETTINGS["common"]))
-        if clash:
-            raise ValueError(f"{', '.join(sorted(clash))} is a shared run setting; change it in RUN_SETTINGS.")
-        out[profile] = {**values, **added}
-    return out
 
 
 def run_cache(profile: str) -> Path:

@@ -51,13 +51,14 @@ def setup(cfg, progress: bool = True):
 
 def shared_runs(env, cfg, jobs, *, held_out_texts, progress: bool = True):
     """:func:`analysis_runs` over ``jobs`` with the settings of ``cfg`` and the shared set-up ``env``
-    (:func:`setup`): both notebooks call this, so a run trained by one is reloaded by the other."""
+    (:func:`setup`): both notebooks call this, so a run trained by one is reloaded by the other. The runs of a
+    gpu-profile ``cfg`` checkpoint (its profile handed down to :func:`companion.training.gpu_checkpoint`)."""
     from companion.papers.simace import run_cache, sts_key
 
     return analysis_runs(env.base, env.train_texts, jobs, steps=cfg.steps, batch_size=cfg.batch_size, lr=cfg.lr,
                          dev=env.dev, eval_every=cfg.eval_every, probe=env.probe, cache=str(run_cache(cfg.profile)),
                          pairs=env.pairs, score_key=sts_key(cfg.n_pairs), held_out_texts=held_out_texts,
-                         progress=progress)
+                         progress=progress, profile=cfg.profile)
 
 
 def run_record(name: str, seed: int, run: dict, held_out_angle: float) -> tuple[dict, object]:
@@ -170,12 +171,15 @@ def plateau_validity(curves, a: str, b: str | None = None, *, column: str = "dev
     detail = (f"{at} of {len(runs)} runs at their STS-B dev plateau (largest climb: {worst['model']} seed "
               f"{worst['seed']}, {worst['detail']})")
     passed = at == len(runs)
-    if b is not None:
-        stable = gap_stability(curves, [(a, b)], column=column, tail=tail).iloc[0]
-        detail += (f"; the {column} gap {a} − {b} is {'stable' if stable['stable'] else 'not stable'} over the last "
-                   f"third ({stable['detail']})")
-        passed = passed or bool(stable["stable"])
-    return stats.Validity("plateau", bool(passed), detail)
+    trend = None
+    if b is not None:      # the compared gap's own curve (stats.validity): on dev, it stands for the claim's test gap
+        frame = stats.validity.curve_frame(sub.assign(run=sub["model"]), value=column)
+        stable = stats.validity.plateau(stats.validity.gap_frame(frame, a, b), what=f"the {column} gap",
+                                        gap=end_gap, claim_metric=True, tail=tail)
+        detail += (f"; the {column} gap {a} − {b} is {'stable' if stable.passed else 'not stable'} over the last "
+                   f"third ({stable.detail})")
+        passed, trend = passed or stable.passed, stable.trend
+    return stats.Validity("plateau", bool(passed), detail, trend=trend)
 
 
 def select_sigma(finals) -> tuple[float, object]:
@@ -198,12 +202,14 @@ def select_sigma(finals) -> tuple[float, object]:
 
 def analysis_runs(base, train_texts: Sequence[str], jobs: Sequence[tuple[str, tuple, int]], *, steps: int,
                   batch_size: int, lr: float, dev: tuple, eval_every: int, probe: Sequence[str], cache: str,
-                  pairs: dict, score_key: str, held_out_texts: Sequence[str], progress: bool = True):
+                  pairs: dict, score_key: str, held_out_texts: Sequence[str], progress: bool = True,
+                  profile: str | None = None):
     """Every ``(name, (objective, tau, margin), seed)`` of ``jobs``, in order, through
     :func:`~companion.dropout_views.run_dropout_views` with ``reuse=True`` (02's runs come from the cache
     ``cache``; the cache key includes the run's ``desc`` "<name> seed <seed>", 02's own), scored on the STS
     ``pairs`` (:func:`companion.sts.score_pairs`, 7-set average). For :data:`HELD_OUT_MODELS` the mean pairwise
-    angle of ``held_out_texts`` is measured. Returns ``(finals, curves, models, reloaded)``: one
+    angle of ``held_out_texts`` is measured; ``profile`` (the notebook's ``cfg.profile``): a gpu-profile run
+    checkpoints (:func:`companion.training.gpu_checkpoint`). Returns ``(finals, curves, models, reloaded)``: one
     :func:`run_record` row per run, every run's monitor log, every trained model by ``(name, seed)`` and how many
     runs came from the cache."""
     import pandas as pd
@@ -220,7 +226,7 @@ def analysis_runs(base, train_texts: Sequence[str], jobs: Sequence[tuple[str, tu
         r = run_dropout_views(base, train_texts, objective, tau, margin, steps, batch_size, lr, seed, dev=dev,
                               eval_every=eval_every, probe=probe, cache=str(cache), reuse=True,
                               score_fn=lambda model: score_pairs(model.encode, pairs, average=True),
-                              score_key=score_key, desc=f"{name} seed {seed}", sigma=sigma,
+                              score_key=score_key, desc=f"{name} seed {seed}", sigma=sigma, profile=profile,
                               progress=False)  # progress bars do not enter the cache key
         reloaded += r["from_cache"]
         held_angle = (float(pairwise_angles(r["model"].encode(held_out_texts)).mean())

@@ -59,7 +59,8 @@ def head_loss(name: str) -> Callable[[torch.Tensor, Sequence[str]], torch.Tensor
 
 def emolit_heads(saved: Mapping, train_states, train_labels: Sequence[str], *, losses: Sequence[str],
                  seeds: Sequence[int], steps: int, batch_size: int, lr: float, n_heads: int, kind: str = "GPT",
-                 pooling: str = "mean", base_scale: str | float = "backbone", clip_norm: float | None = 1.0):
+                 pooling: str = "mean", base_scale: str | float = "backbone", clip_norm: float | None = 1.0,
+                 profile: str | None = None):
     """GPT heads on the frozen Emolit features, one per loss of ``losses`` and seed: the weights ``circumplex/02``
     saved (``saved[("Emolit", kind, loss, "state", seed)]``) where they were trained with these settings (its record
     ``saved[("Emolit", kind, loss, "settings", seed)]`` equal to
@@ -67,11 +68,12 @@ def emolit_heads(saved: Mapping, train_states, train_labels: Sequence[str], *, l
     ``pooling``, ``base_scale``, ``clip_norm``) and fit, otherwise trained here with them
     (:func:`companion.papers.circumplex.heads.train_head`). Returns ``(heads, source, losses)``:
     ``{(loss, seed): head}``, where each came from, and ``{(loss, seed): (first loss, final loss)}`` for the heads
-    trained here (the mean of the last five steps, as ``circumplex/02`` records it). A head trained here in a
-    gpu-profile run checkpoints under its run key (:func:`companion.training.gpu_checkpoint`)."""
+    trained here (the mean of the last five steps, as ``circumplex/02`` records it). A head trained here in a run of
+    the gpu ``profile`` (the notebook's ``cfg.profile``) checkpoints under its run key
+    (:func:`companion.training.gpu_checkpoint`)."""
     from companion.papers.circumplex.experiments import head_run_key, head_settings
     from companion.papers.circumplex.heads import make_head, train_head
-    from companion.training import gpu_profile
+    from companion.training import run_profile
 
     heads, source, record = {}, {}, {}
     for seed in seeds:
@@ -88,11 +90,11 @@ def emolit_heads(saved: Mapping, train_states, train_labels: Sequence[str], *, l
                 source[(name, seed)] = "circumplex/02 cache"
             else:
                 key = head_run_key(settings, train_states, train_labels, trained_only=True,
-                                   losses="synthesis") if gpu_profile() else None  # its checkpoint's name
+                                   losses="synthesis") if run_profile(profile) == "gpu" else None  # its checkpoint
                 head, result = train_head(kind, head_loss(name), train_states, list(train_labels), steps=steps,
                                           batch_size=min(batch_size, len(train_labels)), lr=lr, seed=seed,
                                           n_heads=n_heads, progress=False, pooling=pooling, base_scale=base_scale,
-                                          clip_norm=clip_norm, checkpoint_key=key)
+                                          clip_norm=clip_norm, checkpoint_key=key, profile=profile)
                 curve = [h["loss"] for h in result.history if "loss" in h]
                 record[(name, seed)] = (curve[0], float(np.mean(curve[-5:])))
                 source[(name, seed)] = "trained here"

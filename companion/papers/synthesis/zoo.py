@@ -451,18 +451,18 @@ def loss_matrix(runs, name: str) -> np.ndarray:
 
 
 def trained_check(runs, names: Sequence[str]) -> stats.Validity:
-    """``trained``: every objective of ``names`` moved its loss off its start — over the seeds, the mean loss of the
-    first third of the steps minus that of the last third has a 95 % CI above 0 (:func:`companion.stats.sample`).
-    Fails for an objective whose loss stays where it started (within the minibatch noise), and with one seed."""
+    """``trained``: the one rule of :func:`companion.stats.validity.trained` on every seed's training-loss curve of
+    each objective of ``names`` (its last third against its first, beyond two standard errors of its own scatter)."""
+    import pandas as pd
+
     parts, ok = [], True
     for name in names:
         L = loss_matrix(runs, name)
-        k = max(1, L.shape[1] // 3)
-        cmp = stats.sample(L[:, :k].mean(1) - L[:, -k:].mean(1))
-        moved = cmp.excludes_zero() == 1
-        ok &= moved
-        ci = f"[{cmp.ci[0]:+.3g}, {cmp.ci[1]:+.3g}]" if cmp.ci else "no CI (one seed)"
-        parts.append(f"{name}: loss fell {cmp.estimate:+.3g} from the first to the last third, 95 % CI {ci}")
+        frame = pd.DataFrame([{"run": name, "seed": i, "step": k, "value": v}
+                              for i, row in enumerate(L) for k, v in enumerate(row)])
+        check = stats.validity.trained(frame, what=f"{name} training loss")
+        ok &= check.passed
+        parts.append(check.detail)
     return stats.Validity("trained", bool(ok), "; ".join(parts))
 
 

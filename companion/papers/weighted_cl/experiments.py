@@ -26,11 +26,13 @@ from companion.losses.weighted import (
     y_aware_weights,
 )
 from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
-from companion.training import TrainResult, gpu_checkpoint, gpu_profile, index_batches, seed_everything, train
+from companion.papers.weighted_cl.theorems import numerical_rank
+from companion.training import TrainResult, gpu_checkpoint, index_batches, run_profile, seed_everything, train
 
 __all__ = ["yaware_sweep", "xclr_sweep", "digit_mlp", "fit_digit_encoder", "monitor_every", "run_curve",
-           "loss_moved", "dev_plateau", "dev_plateau_groups", "lower_bound", "line_fraction", "arc_order", "end_of_rise", "xclr_target_embedding",
-           "hyperboloid_dissimilarities", "thm37_cases", "fit_exp_similarity", "chain_weights", "chain_sequence",
+           "loss_moved", "dev_plateau", "dev_plateau_groups", "lower_bound", "line_fraction", "arc_order",
+           "end_of_rise", "xclr_target_embedding",
+           "chain_weights", "chain_sequence",
            "sne_distance_slope", "local_global_r2", "pca_sweep", "topk_ridge", "xclr_digit_table",
            "paper_number", "shape_spread"]
 
@@ -100,8 +102,8 @@ def digit_mlp(q: int, hidden: int = 256, n_in: int = 64) -> nn.Module:
 def fit_digit_encoder(X: torch.Tensor, train_idx: np.ndarray, test_idx: np.ndarray, q: int, W_full: torch.Tensor,
                       similarity: str, *, tau: float = 1.0, seed: int = 0, steps: int, batch: int, lr: float,
                       weight_decay: float, hidden: int, desc: str = "train",
-                      monitor: Callable[[nn.Module], dict] | None = None, every: int = 0
-                      ) -> tuple[nn.Module, torch.Tensor, TrainResult]:
+                      monitor: Callable[[nn.Module], dict] | None = None, every: int = 0,
+                      profile: str | None = None) -> tuple[nn.Module, torch.Tensor, TrainResult]:
     r"""Train :func:`digit_mlp` (output ``q``) on the rows ``train_idx`` of ``X`` with weighted InfoNCE.
 
     Each step draws a minibatch of ``batch`` training rows (shuffled from ``seed``), takes the sub-matrix of the
@@ -111,9 +113,9 @@ def fit_digit_encoder(X: torch.Tensor, train_idx: np.ndarray, test_idx: np.ndarr
     rows ``test_idx`` and the training record (Vock et al. §4.1 and §4.3, digit analogues).
 
     ``monitor(model)`` (optional) returns a dict of held-out numbers, recorded in the history every ``every`` steps
-    (model in eval mode, no gradients): the dev curves the plateau checks read (:func:`dev_plateau`). A gpu-profile
-    run checkpoints under a key of its data and settings (:func:`companion.training.gpu_checkpoint`), so that a
-    preempted run resumes there.
+    (model in eval mode, no gradients): the dev curves the plateau checks read (:func:`dev_plateau`). A run of the
+    gpu ``profile`` (the notebook's ``cfg.profile``, handed down) checkpoints under a key of its data and settings
+    (:func:`companion.training.gpu_checkpoint`), so that a preempted run resumes there.
     """
     if similarity not in ENCODER_SIMILARITIES:
         raise ValueError(f"similarity must be one of {ENCODER_SIMILARITIES}, got {similarity!r}.")
@@ -134,10 +136,10 @@ def fit_digit_encoder(X: torch.Tensor, train_idx: np.ndarray, test_idx: np.ndarr
     log_fn = (lambda step: {k: float(v) for k, v in monitor(model).items()}) if monitor is not None else None
     key = _digit_run_key(X, idx_train, W_full, similarity=similarity, q=q, tau=tau, seed=seed, steps=steps,
                          batch=batch, lr=lr, weight_decay=weight_decay, hidden=hidden,
-                         monitor_every=every if monitor is not None else 0) if gpu_profile() else None
+                         monitor_every=every if monitor is not None else 0) if run_profile(profile) == "gpu" else None
     result = train(model, loss_fn, batches, steps=steps, lr=lr, weight_decay=weight_decay, schedule="constant",
                    max_grad_norm=None, desc=desc, progress=False, log_fn=log_fn,
-                   log_every=every if monitor is not None else 0, **gpu_checkpoint(key))
+                   log_every=every if monitor is not None else 0, **gpu_checkpoint(key, profile))
     with torch.no_grad():
         Z_test = model(X[torch.as_tensor(test_idx)]).double()
     return model, Z_test, result
@@ -178,58 +180,53 @@ def run_curve(results: Sequence[TrainResult], key: str) -> tuple[np.ndarray, np.
     return np.asarray(steps, dtype=float), np.mean([[v for _, v in c] for c in curves], axis=0)
 
 
-def loss_moved(results: Sequence[TrainResult], *, window: float = 0.1) -> stats.Validity:
-    """``trained``: in every run the training loss moved off its start — the mean over the last ``window`` of the
-    steps lies below the mean over the first ``window`` by more than twice the standard error of that difference
-    (the minibatch noise of the two stretches). Measured from each run's loss curve; it fails for a run whose loss
-    stayed where it began."""
+def _frame(results: Sequence[TrainResult], key: str, run: str):
+    """The curve frame (:func:`companion.stats.validity.curve_frame`) of ``key`` over the runs ``results``."""
+    import pandas as pd
+
+    rows = [{"run": run, "seed": i, "step": h["step"], "value": h[key]}
+            for i, r in enumerate(results) for h in r.history if key in h]
+    if not rows:
+        raise ValueError(f"no run recorded {key!r}: train with a monitor that returns it.")
+    return stats.validity.curve_frame(pd.DataFrame(rows))
+
+
+def loss_moved(results: Sequence[TrainResult]) -> stats.Validity:
+    """``trained``: the one rule of :func:`companion.stats.validity.trained` on each run's training-loss curve (the
+    last third differs from the first third by more than two standard errors of the points' own scatter)."""
     if not results:
         raise ValueError("loss_moved() needs at least one training run.")
-    drops, moved = [], []
-    for r in results:
-        losses = np.asarray([h["loss"] for h in r.history if "loss" in h], dtype=float)
-        if losses.size < 2:
-            raise ValueError(f"a loss curve needs at least 2 steps, got {losses.size}.")
-        k = max(1, int(round(window * losses.size)))
-        first, last = losses[:k], losses[-k:]
-        se = math.sqrt(first.var(ddof=1) / k + last.var(ddof=1) / k) if k > 1 else 0.0
-        drop = float(first.mean() - last.mean())
-        drops.append(drop)
-        moved.append(drop > 2 * se)
-    return stats.Validity("trained", bool(all(moved)),
-                          f"the training loss fell beyond its minibatch noise in {sum(moved)} of {len(moved)} runs "
-                          f"(mean fall {np.mean(drops):+.3g}, smallest {min(drops):+.3g})")
+    import pandas as pd
+
+    rows = [{"run": "training loss", "seed": i, "step": n, "value": h["loss"]}
+            for i, r in enumerate(results) for n, h in enumerate([h for h in r.history if "loss" in h])]
+    if not rows:
+        raise ValueError("a loss curve needs at least 2 steps, got 0.")
+    return stats.validity.trained(pd.DataFrame(rows), what="the training loss")
 
 
 def dev_plateau(results: Sequence[TrainResult], key: str, *, gap: float | None = None,
                 what: str | None = None) -> stats.Validity:
-    """``plateau``: :func:`companion.stats.plateau` of the dev curve ``key`` (mean over the runs ``results``):
-    the slope over its last third has a CI covering 0, or its gain there is at most a quarter of ``gap`` (the
-    compared gap, or the tolerance a level is judged at)."""
-    steps, values = run_curve(results, key)
-    check = stats.plateau(steps, values, gap=gap)
-    return stats.Validity("plateau", check.passed, f"{what or key} (mean of {len(results)} runs): {check.detail}")
+    """``plateau`` (:func:`companion.stats.validity.plateau`) of the dev curve ``key``, the claim's own quantity,
+    mean over the runs ``results``: the slope over its last third has a CI covering 0, or its gain there is at most
+    a quarter of ``gap`` (the compared gap, or the tolerance a level is judged at). It records the way the
+    quantity still moves, so a curve moving away from the paper never holds back a result against it."""
+    return stats.validity.plateau(_frame(results, key, what or key), what=f"{what or key} ({len(results)} runs)",
+                                  gap=gap, claim_metric=True)
 
 
 def dev_plateau_groups(groups: dict, key: str, *, gap: float | None = None) -> stats.Validity:
     """:func:`dev_plateau` for several configurations at once (``groups``: label -> the runs of one configuration,
-    e.g. one q over the seeds): it passes when every configuration's mean curve passes, and names those that fail
-    (else the one with the largest gain over its last third)."""
+    e.g. one q over the seeds): it passes when every configuration's mean curve passes, and names those that fail."""
     if not groups:
         raise ValueError("dev_plateau_groups() needs at least one group of runs.")
-    curves = {label: run_curve(runs, key) for label, runs in groups.items()}
-    checks = {label: stats.plateau(*curve, gap=gap) for label, curve in curves.items()}
-    failed = [label for label, c in checks.items() if not c.passed]
-    if failed:
-        label = failed[0]
-        detail = (f"{key} not at its plateau for {', '.join(map(str, failed))} of {len(groups)} configurations; "
-                  f"{label}: {checks[label].detail}")
-        return stats.Validity("plateau", False, detail)
-    # the configuration whose mean curve moved most over its last third, to show the margin
-    late = {label: abs(float(v[-1] - v[int(len(v) * 2 / 3)])) for label, (_, v) in curves.items()}
-    label = max(late, key=late.get)
-    return stats.Validity("plateau", True, f"{key} at its plateau in all {len(groups)} configurations; the latest "
-                                           f"mover, {label}: {checks[label].detail}")
+    import pandas as pd
+
+    frame = pd.concat([_frame(runs, key, str(label)) for label, runs in groups.items()], ignore_index=True)
+    check = stats.validity.plateau(frame, what=f"{key} over {len(groups)} configurations", gap=gap,
+                                   claim_metric=True)
+    return check
+
 
 def lower_bound(cmp: stats.Comparison) -> float:
     """The lower end of a comparison's 95 % interval over seeds (its estimate with one seed): a threshold claim on a
@@ -281,97 +278,6 @@ def xclr_target_embedding(Y: np.ndarray, ratio: float) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------ Thm. 3.7 in both directions
-def _rank(M: np.ndarray, rtol: float = 1e-9) -> int:
-    return int(np.linalg.matrix_rank(M, tol=rtol * max(1.0, float(np.abs(M).max()))))
-
-
-def hyperboloid_dissimilarities(n: int, rng: np.random.Generator, radius: float = 0.7) -> np.ndarray:
-    r"""Squared Minkowski distances :math:`(x_i-x_j)^2 + (y_i-y_j)^2 - (t_i-t_j)^2` between ``n`` points on the upper
-    sheet of the hyperboloid :math:`x^2 + y^2 - t^2 = -\mathrm{radius}^2`: symmetric, hollow and non-negative, of
-    rank at most 4, but not an EDM (the centred Gram matrix has a negative eigenvalue). A test case for the "only
-    if" of Vock et al. Thm. 3.7 with :math:`q = 2`."""
-    if n < 3:
-        raise ValueError(f"need at least 3 points, got n={n}.")
-    t, phi = rng.uniform(0.2, 1.2, n), rng.uniform(0, 2 * np.pi, n)
-    P = radius * np.c_[np.sinh(t) * np.cos(phi), np.sinh(t) * np.sin(phi), np.cosh(t)]
-    diff = P[:, None, :] - P[None, :, :]
-    D = (diff[..., 0] ** 2 + diff[..., 1] ** 2 - diff[..., 2] ** 2)
-    return np.clip((D + D.T) / 2, 0.0, None) * (1 - np.eye(n))
-
-
-def thm37_cases(seed: int, steps: int, n: int = 15, q: int = 2) -> pd.DataFrame:
-    r"""Vock et al. Thm. 3.7 (Euclidean DGP) tested in both directions by optimisation, not by its closed form.
-
-    Five dissimilarity matrices :math:`D`, each fitted by float64 L-BFGS on free embeddings in :math:`\mathbb{R}^q`
-    with :math:`w = e^{-d}` and :math:`s = -\|z_i - z_j\|^2` (init ``seed``, ``steps`` iterations):
-
-    - *EDM, dim q*: a Gaussian cloud in :math:`\mathbb{R}^q` (``n`` points) — the theorem predicts the bound attained;
-    - *EDM, dim q + 1 on a sphere*: points on a sphere in :math:`\mathbb{R}^{q+1}`, rank(D) = q + 2 — predicted not
-      attained (an EDM, but of embedding dimension > q);
-    - *not an EDM* (:func:`hyperboloid_dissimilarities`, only for q = 2), rank(D) <= 4 — predicted not attained;
-    - *n <= 2q + 3*: ``q + 2`` points of a q-dimensional cloud with a constant c = 1 added off the diagonal
-      (an EDM of dimension q + 1; every D has rank <= q + 2 at this size): the dimension condition fails;
-    - *rank(D) > q + 2*: the same construction with ``n`` points (the rank condition fails).
-
-    Each row gives the hypotheses (n > 2q + 3, rank(D) <= q + 2), whether D is an EDM of embedding dimension <= q
-    (the theorem's criterion), the entropic gap reached and the residuals of the realisation
-    :math:`\|z_i - z_j\|^2 = d_{ij}` (the theorem's conclusion, written with squared distances as in Def. 3.6) and of
-    the constant-shifted one :math:`\|z_i - z_j\|^2 = d_{ij} + c` (Cor. 3.4).
-    """
-    from companion.losses.weighted import distance_weights
-    from companion.papers.weighted_cl.distance_geometry import edm, embedding_dimension, is_edm
-
-    if n <= 2 * q + 3:
-        raise ValueError(f"n must exceed 2q + 3 = {2 * q + 3} for the cases that meet the condition, got n={n}.")
-    rng = np.random.default_rng(seed)
-    E = np.ones((n, n)) - np.eye(n)
-    Y = rng.normal(size=(n, q)) * 0.6
-    U = rng.normal(size=(n, q + 1))
-    U = 0.8 * U / np.linalg.norm(U, axis=1, keepdims=True)
-    small = q + 2
-    cases = {"EDM of dim q": edm(Y), "EDM of dim q+1 on a sphere": edm(U)}
-    if q == 2:
-        cases["not an EDM (hyperboloid)"] = hyperboloid_dissimilarities(n, rng)
-    cases["n <= 2q+3: EDM(dim q) + 1 off-diagonal"] = edm(Y[:small]) + (np.ones((small, small)) - np.eye(small))
-    cases["rank(D) > q+2: EDM(dim q) + 1 off-diagonal"] = edm(Y) + E
-    rows = []
-    for name, D in cases.items():
-        m = len(D)
-        fit = fit_free_embeddings(distance_weights(D), dim=q, similarity="euclidean", seed=seed, steps=steps)
-        Dz, off = edm(fit.Z), ~np.eye(m, dtype=bool)
-        c = float((Dz - D)[off].mean())
-        criterion = bool(is_edm(D) and embedding_dimension(D) <= q)
-        rows.append({"case": name, "seed": seed, "n": m, "q": q, "n > 2q+3": m > 2 * q + 3,
-                     "rank(D)": _rank(D), "rank(D) <= q+2": _rank(D) <= q + 2, "EDM": bool(is_edm(D)),
-                     "embedding dim": embedding_dimension(D) if is_edm(D) else None,
-                     "theorem: attained": criterion, "Delta_W": fit.delta_w,
-                     "max |‖z_i−z_j‖² − d_ij|": float(np.abs(Dz - D)[off].max()),
-                     "c (mean of ‖z_i−z_j‖² − d_ij)": c,
-                     "max |‖z_i−z_j‖² − d_ij − c|": float(np.abs(Dz - D - c)[off].max()),
-                     "max |‖z_i−z_j‖ − d_ij|": float(np.abs(np.sqrt(Dz) - D)[off].max())})
-    return pd.DataFrame(rows)
-
-
-def fit_exp_similarity(W, dim: int, seed: int, steps: int) -> float:
-    r"""Entropic gap reached (float64 L-BFGS, free embeddings) with the similarity written in Vock et al.'s statement
-    of Thm. 3.7, :math:`s_{ij} = \exp(-\|z_i - z_j\|^2)`, put into Def. 3.1's softmax of :math:`e^{s_{ij}}`. Such
-    logits lie in (0, 1], so the bound is out of reach whenever the weights span more than a factor e."""
-    from companion.losses.weighted import check_weights, entropic_bound, entropic_gap
-    from companion.papers.weighted_cl.free_embeddings import minimise
-
-    W = check_weights(W).to(torch.float64)
-    gen = torch.Generator().manual_seed(int(seed))
-    X0 = torch.randn(W.shape[0], dim, generator=gen, dtype=torch.float64)
-
-    def objective(X):
-        sq = (X * X).sum(1)
-        return weighted_infonce(W, torch.exp(-(sq[:, None] + sq[None, :] - 2 * X @ X.T)), float64=True)
-
-    X, _, _ = minimise(objective, X0, steps=steps)
-    with torch.no_grad():
-        return entropic_gap(objective(X), entropic_bound(W))
-
-
 # --------------------------------------------------------------------- Thm. D.1 (4): a chain of positive weights
 def chain_weights(n: int) -> torch.Tensor:
     """Sparse, well-conditioned weights of a path: :math:`w_{i,i+1} = w_{i+1,i} = 1`, every other entry 0."""
@@ -423,7 +329,7 @@ def sne_distance_slope(X: np.ndarray, sigma: float, q: int, seed: int, steps: in
     a, b = np.sqrt(Dx[iu]) / sigma, np.sqrt(edm(fit.Z)[iu])
     slope = float(a @ b / (a @ a))
     return {"slope": slope, "r2": float(1 - ((b - slope * a) ** 2).sum() / ((b - b.mean()) ** 2).sum()),
-            "Delta_W": fit.delta_w, "rank of X": _rank(X - X.mean(0)), "q": q}
+            "Delta_W": fit.delta_w, "rank of X": numerical_rank(X - X.mean(0)), "q": q}
 
 
 # ------------------------------------------------------------------ Fig. 3(b): local and global Procrustes r2
@@ -485,8 +391,8 @@ def topk_ridge(Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, y_t
 
 def xclr_digit_table(X: torch.Tensor, labels: np.ndarray, train_idx: np.ndarray, test_idx: np.ndarray,
                      geometries: dict, *, q: int, tau: float, tau_prime: float, seeds: Sequence[int], steps: int,
-                     batch: int, lr: float, weight_decay: float, hidden: int, every: int = 0
-                     ) -> tuple[pd.DataFrame, dict[tuple[str, int], TrainResult]]:
+                     batch: int, lr: float, weight_decay: float, hidden: int, every: int = 0,
+                     profile: str | None = None) -> tuple[pd.DataFrame, dict[tuple[str, int], TrainResult]]:
     r"""Vock et al. App. E, Table 1's protocol on digits: an MLP encoder (:func:`fit_digit_encoder`) trained with
     X-CLR, :math:`w = e^{\cos(y_i, y_j)/\tau'}` and :math:`s = \cos/\tau`, for each label geometry in
     ``geometries`` (name -> one row per class), and per seed: held-out :math:`r^2_\mathrm{Proc}` against Thm. 3.12's
@@ -494,7 +400,8 @@ def xclr_digit_table(X: torch.Tensor, labels: np.ndarray, train_idx: np.ndarray,
     accuracy of a cross-validated ridge probe fitted on the training representations (:func:`topk_ridge`).
 
     Returns the table (one row per geometry and seed) and the training records by ``(geometry, seed)``; with
-    ``every`` > 0 the same four numbers are recorded every ``every`` steps (the dev curves of :func:`dev_plateau`)."""
+    ``every`` > 0 the same four numbers are recorded every ``every`` steps (the dev curves of :func:`dev_plateau`).
+    ``profile`` (the notebook's ``cfg.profile``): the gpu profile's runs checkpoint (:func:`fit_digit_encoder`)."""
     from companion.losses.weighted import cosine_similarities, xclr_weights
     from companion.papers.weighted_cl.distance_geometry import delta_w, r2_procrustes
 
@@ -521,7 +428,7 @@ def xclr_digit_table(X: torch.Tensor, labels: np.ndarray, train_idx: np.ndarray,
             model, _, result = fit_digit_encoder(X, train_idx, test_idx, q, W_full, "cosine", tau=tau, seed=seed,
                                                  steps=steps, batch=batch, lr=lr, weight_decay=weight_decay,
                                                  hidden=hidden, desc=name, monitor=metrics if every else None,
-                                                 every=every)
+                                                 every=every, profile=profile)
             rows.append({"Target": name, "seed": seed, **metrics(model)})
             runs[(name, seed)] = result
     return pd.DataFrame(rows), runs

@@ -1,6 +1,6 @@
 """At which scale each notebook ran, and how long it took: read from each run's provenance, the executed notebook
-(its settings cell's output and ``metadata.companion``) and, as a last resort, the notebook's static
-``settings(...)`` call; the smoke times come from the benchmark report.
+(its settings cell's output and ``metadata.companion``) and, as a last resort, the notebook's settings in its
+paper's settings module; the smoke times come from the benchmark report.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from companion.publish import notebooks as _notebook_list
 from companion.publish.site import format as fmt
 from companion.publish.site.common import (
     BENCHMARK_REPORT,
@@ -26,75 +27,12 @@ from companion.results import provenance_belongs
 
 
 # --------------------------------------------------------------------------------------------- scale & timing
-def settings_call(py_path: Path) -> dict[str, dict[str, Any]]:
-    """The per-profile dicts of the notebook's ``settings(profile, smoke=..., cpu=..., gpu=..., common=...)`` call,
-    read statically from its ``.py`` twin (non-literal values are kept as their source text)."""
-    try:
-        tree = ast.parse(Path(py_path).read_text(encoding="utf-8"))
-    except (OSError, SyntaxError):
-        return {}
-    imported = {alias.asname or alias.name: (node.module, alias.name) for node in ast.walk(tree)
-                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("companion")
-                for alias in node.names}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "settings":
-            out: dict[str, dict[str, Any]] = {}
-            for kw in node.keywords:
-                if kw.arg is None:  # **shared(...): settings a paper module keeps for several notebooks
-                    for profile, values in _shared_settings(kw.value, imported).items():
-                        out.setdefault(profile, {}).update(values)
-                if kw.arg not in ("smoke", "cpu", "gpu", "common"):
-                    continue
-                pairs: list[tuple[str, ast.AST]] = []
-                if isinstance(kw.value, ast.Call) and getattr(kw.value.func, "id", None) == "dict":
-                    pairs = [(k.arg, k.value) for k in kw.value.keywords if k.arg]
-                elif isinstance(kw.value, ast.Dict):
-                    pairs = [(k.value, v) for k, v in zip(kw.value.keys, kw.value.values)
-                             if isinstance(k, ast.Constant)]
-                values = {}
-                for key, expr in pairs:
-                    try:
-                        values[key] = ast.literal_eval(expr)
-                    except ValueError:
-                        values[key] = ast.unparse(expr)
-                out[kw.arg] = values
-            if out:
-                return out
-    return {}
-
-
-def _shared_settings(expr: ast.AST, imported: dict[str, tuple[str, str]]) -> dict[str, dict[str, Any]]:
-    """Evaluate ``**name(...)`` / ``**NAME`` in a settings call when ``name`` is imported from a companion module
-    and its arguments are literals; anything else gives ``{}``."""
-    import importlib
-
-    func, kwargs = expr, {}
-    if isinstance(expr, ast.Call):
-        func = expr.func
-        def literal(node: ast.AST) -> Any:
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "dict" and not node.args:
-                return {k.arg: literal(k.value) for k in node.keywords if k.arg}
-            return ast.literal_eval(node)
-
-        try:
-            kwargs = {k.arg: literal(k.value) for k in expr.keywords if k.arg}
-        except ValueError:
-            return {}
-    if not isinstance(func, ast.Name) or func.id not in imported:
-        return {}
-    module, name = imported[func.id]
-    try:
-        value = getattr(importlib.import_module(module), name)
-        value = value(**kwargs) if isinstance(expr, ast.Call) else value
-    except Exception:  # noqa: BLE001 - a page must still build; the value is then shown as unknown
-        return {}
-    return {k: dict(v) for k, v in value.items() if isinstance(v, dict)} if isinstance(value, dict) else {}
-
-
-def profile_settings(py_path: Path, profile: str) -> dict[str, Any]:
-    """``common`` updated by the profile's dict, as :func:`companion.profiles.settings` does."""
-    call = settings_call(py_path)
-    return {**call.get("common", {}), **call.get(profile, {})}
+def profile_settings(key: str, profile: str) -> dict[str, Any]:
+    """The values of ``profile`` (``common`` included; the gpu profile's default grid) of notebook ``key``, read from
+    its paper's settings module (:func:`companion.publish.notebooks.all_settings`); ``{}`` for a notebook without
+    one."""
+    spec = _notebook_list.all_settings().get(key)
+    return spec.profile_values(profile) if spec is not None else {}
 
 
 def executed_settings(nb_path: Path) -> dict[str, Any] | None:
@@ -144,7 +82,7 @@ def notebook_scale(nb, root: Path | None = None) -> dict[str, Any]:
 
     Read from ``results/<paper>/<nb>.provenance.json`` (profile, seeds, hardware, settings when recorded), the
     executed notebook (``metadata.companion`` wall time; the settings cell's output) and, as a last resort, the
-    notebook's static ``settings(...)`` call."""
+    notebook's settings module (:func:`profile_settings`)."""
     root = _root(root)
     prov = _read_json(_results_dir(root) / nb.paper / f"{nb.stem}.provenance.json")
     if prov is not None and not provenance_belongs(prov, _results_dir(root) / nb.paper / f"{nb.stem}.json"):
@@ -154,7 +92,7 @@ def notebook_scale(nb, root: Path | None = None) -> dict[str, Any]:
     cfg = (prov or {}).get("settings") or executed_settings(nb.path)
     source = "provenance" if (prov or {}).get("settings") else "settings cell output"
     if cfg is None and profile:
-        cfg, source = profile_settings(nb.twin, profile), "notebook source"
+        cfg, source = profile_settings(nb.key, profile), "notebook source"
     cfg = cfg or {}
     wall = meta.get("wall_time_s") if meta.get("profile") == profile else None
     wall = wall if wall is not None else (prov or {}).get("wall_time_s")
@@ -208,13 +146,13 @@ def timings_markdown(page: str = RUN_PAGE, root: Path | None = None) -> str:
 
 
 def gpu_backbones_markdown(page: str = RUN_PAGE, root: Path | None = None) -> str:
-    """Backbone per notebook in the ``cpu`` and ``gpu`` profiles, read from each notebook's ``settings(...)`` call."""
+    """Backbone per notebook in the ``cpu`` and ``gpu`` profiles, read from each notebook's settings
+    (:func:`profile_settings`)."""
     root = _root(root)
     base = _base(page)
     rows = []
     for nb in _notebooks(root):
-        py = nb.twin
-        cpu, gpu = profile_settings(py, "cpu").get("model"), profile_settings(py, "gpu").get("model")
+        cpu, gpu = profile_settings(nb.key, "cpu").get("model"), profile_settings(nb.key, "gpu").get("model")
         hub = f"[`{gpu}`](https://huggingface.co/{gpu})" if isinstance(gpu, str) and gpu else "none"
         rows.append([f"[{nb.key}]({base}{nb.path.relative_to(root).as_posix()})",
                      f"`{cpu}`" if cpu else "none", hub])
@@ -243,16 +181,18 @@ def gpu_settings_markdown(paper: str) -> str:
     """A paper page's section on its gpu profile: one table per backbone notebook of ``paper``
     (:func:`companion.gpu_settings.gpu_table`: every choice, its value, the paper's location or the released code's
     default it follows, and why wherever it departs); empty when no notebook of ``paper`` has one."""
-    from companion.gpu_settings import COLUMNS, TABLES, gpu_table
+    from companion.gpu_settings import COLUMNS, gpu_table
+    from companion.publish.notebooks import all_settings
 
-    notebooks = [nb for nb in TABLES if nb.split("/")[0] == paper]
+    notebooks = {nb: spec for nb, spec in all_settings().items() if nb.split("/")[0] == paper and spec.rows}
     if not notebooks:
         return ""
     out = ["What `--profile gpu` runs in each notebook that trains or evaluates a paper backbone, generated from the "
-           "notebook's settings (`companion.gpu_settings`): the source is the paper's location or the authors' "
-           "released code, the reason says why a setting departs from it or why the paper is silent.", ""]
-    for nb in notebooks:
-        table = gpu_table(nb)
+           f"notebook's settings (`companion.papers.{paper.replace('-', '_')}.settings`): the source is the paper's "
+           "location or the authors' released code, the reason says why a setting departs from it or why the paper "
+           "is silent.", ""]
+    for nb, spec in notebooks.items():
+        table = gpu_table(spec)
         rows = [[str(row[c]) for c in COLUMNS] for _, row in table.iterrows()]
         out += [f"**{nb.split('/')[1]}**", "", md_table(list(COLUMNS), rows), ""]
     return "\n".join(out).rstrip()

@@ -21,11 +21,12 @@ MID = stats.sample(0.25 + 0.5 * (_Z - _Z.mean()) / _Z.std(ddof=1))  # 12 values:
     (CLEAR_UP, stats.direction(sign=1), "reproduced", None),
     (CLEAR_UP, stats.direction(paper_effect=1.0), "reproduced", None),
     (CLEAR_UP, stats.direction(paper_effect=1.0, paper_se=0.1), "reproduced", None),
-    (CLEAR_UP, stats.direction(paper_effect=3.0), "partly", "smaller"),      # ours 1 against 3 ± 1.5
+    (CLEAR_UP, stats.direction(paper_effect=3.0), "not reproduced", "negligible"),  # ours 1 inside ±1.5
+    (CLEAR_UP, stats.direction(paper_effect=3.0, paper_se=0.2), "partly", "smaller"),  # 1 beyond ±0.392
     (CLEAR_UP, stats.direction(paper_effect=0.3), "partly", "larger"),       # ours 1 against 0.3 ± 0.15
     (CLEAR_DOWN, stats.direction(sign=1), "not reproduced", "reversed"),
     (CLEAR_DOWN, stats.direction(paper_effect=5.57), "not reproduced", "reversed"),
-    (TIGHT_ZERO, stats.direction(paper_effect=0.5), "not reproduced", "absent"),
+    (TIGHT_ZERO, stats.direction(paper_effect=0.5), "not reproduced", "negligible"),
     (MID, stats.direction(paper_effect=0.5), "inconclusive", "covers both"),
     (NOISY, stats.direction(paper_effect=1.0), "inconclusive", "neither the effect nor its absence"),
     (WIDE, stats.direction(paper_effect=0.5), "inconclusive", "underpowered"),
@@ -40,6 +41,57 @@ def test_direction_gives_every_verdict(ours, criterion, verdict, why):
         assert why in judgement.reason
     if verdict in ("inconclusive", "not testable", "partly", "not reproduced"):
         assert judgement.reason
+
+
+def test_a_firm_effect_inside_the_negligible_band_is_negligible_not_partly():
+    # hand values: paper +1.0, tolerance 0.5 (half the effect, no spread printed); ours 0.1 ± 0.01 excludes 0
+    firm_tiny = stats.sample([0.09, 0.10, 0.11, 0.10, 0.10])
+    judgement = stats.direction(paper_effect=1.0).judge(firm_tiny)
+    assert judgement.verdict == "not reproduced" and "negligible" in judgement.reason
+    # the same estimate measured less precisely: CI covers 0 but stays inside ±0.5 -> the same verdict
+    loose_tiny = stats.sample([-0.2, 0.1, 0.4, 0.1, 0.1])
+    assert stats.direction(paper_effect=1.0).verdict(loose_tiny) == "not reproduced"
+
+
+def test_an_estimate_inside_the_band_with_a_ci_reaching_beyond_is_inconclusive():
+    # ours 0.3, CI about [0.12, 0.48] with n=3 and sd 0.07 -> t(0.975, 2) * 0.07 / sqrt(3) = 0.174
+    ours = stats.sample([0.23, 0.30, 0.37])
+    lo, hi = ours.interval
+    assert 0 < lo < 0.5 < hi or hi < 0.5     # the interval's position decides; assert the rule on both readings
+    verdict = stats.direction(paper_effect=1.0).judge(ours)
+    if hi <= 0.5:
+        assert verdict.verdict == "not reproduced"
+    else:
+        assert verdict.verdict == "inconclusive" and "inside the negligible band" in verdict.reason
+    wide = stats.sample([0.1, 0.3, 0.5])         # CI [-0.20, 0.80]: covers 0 and 0.5's edge
+    assert stats.direction(paper_effect=1.0, paper_se=0.1).verdict(wide) == "inconclusive"
+    firm_inside = stats.sample([0.2, 0.3, 0.4, 0.3, 0.3, 0.25, 0.35])  # mean 0.3, CI ≈ [0.23, 0.37]
+    assert stats.direction(paper_effect=2.0).judge(firm_inside).verdict == "not reproduced"   # inside ±1.0
+    straddle = stats.sample([0.1, 0.9, 0.5, 0.2, 0.8])   # mean 0.5, CI ≈ [0.07, 0.93], band ±0.6
+    judgement = stats.direction(paper_effect=1.2).judge(straddle)
+    assert judgement.verdict == "inconclusive" and "inside the negligible band" in judgement.reason
+
+
+def test_magnitude_rule_is_monotone_in_precision():
+    # one estimate (0.2 against the paper's 1.0, band ±0.5) measured ever more precisely never reads partly
+    verdicts = []
+    for spread in (0.8, 0.4, 0.2, 0.1, 0.05, 0.01):
+        ours = stats.sample([0.2 - spread, 0.2, 0.2 + spread, 0.2 - spread / 2, 0.2 + spread / 2])
+        verdicts.append(stats.direction(paper_effect=1.0).verdict(ours))
+    assert "partly" not in verdicts and "reproduced" not in verdicts
+    assert verdicts[-1] == "not reproduced"
+    # once negligible, more precision keeps it negligible
+    first = verdicts.index("not reproduced")
+    assert all(v == "not reproduced" for v in verdicts[first:])
+
+
+def test_when_the_papers_uncertainty_exceeds_its_effect_the_reason_says_so():
+    # paper +0.2 with SE 0.25 -> tolerance 0.49 > 0.2: only the direction is tested
+    judgement = stats.direction(paper_effect=0.2, paper_se=0.25).judge(stats.sample([0.30, 0.32, 0.28, 0.31]))
+    assert judgement.verdict == "reproduced" and "only the direction" in judgement.reason
+    noisy = stats.direction(paper_effect=0.2, paper_se=0.25).judge(NOISY)
+    assert noisy.verdict == "inconclusive" and "exceeds its effect" in noisy.reason
+    assert stats.direction(paper_effect=0.2, paper_se=0.25).verdict(CLEAR_DOWN) == "not reproduced"
 
 
 def test_direction_is_symmetric_in_the_sign_of_the_effect():
@@ -237,7 +289,7 @@ def test_direction_boundaries_of_absence_and_power(comparison):
 
 def test_direction_reasons_name_the_side_and_the_magnitude(comparison):
     big = stats.direction(paper_effect=0.3).judge(CLEAR_UP)
-    small = stats.direction(paper_effect=3.0).judge(CLEAR_UP)
+    small = stats.direction(paper_effect=3.0, paper_se=0.2).judge(CLEAR_UP)
     assert "larger" in big.reason and "smaller" in small.reason
     at = stats.direction(paper_effect=1.0).judge(comparison((0.9, 1.1), estimate=1.0))
     assert at.verdict == "reproduced" and at.reason is None

@@ -137,21 +137,19 @@ def test_a_preempted_gpu_run_resumes_and_its_result_is_kept(preemption):
     train_data, test, dev = _pairs(48, 3), _pairs(24, 4), _pairs(16, 5)
     obj = AnglEObjective(1, 1, 1, positive_threshold=2.5)
     kw = dict(seed=5, steps=6, batch_size=8, lr=1e-2, select_on=dev, eval_every=2, return_cosines=True)
-    preemption.profile("cpu")
-    whole = upper_experiment(base, train_data, {"t": test}, obj, **kw)
+    whole = upper_experiment(base, train_data, {"t": test}, obj, profile="cpu", **kw)
     assert preemption.checkpoints == [None] and not (preemption.cache / "angle").exists()  # cpu: nothing kept
-    preemption.profile("gpu")
     preemption.stop_at(5)  # after the checkpoint at step 4: dev evaluations at 0, 2 and 4 done
     with pytest.raises(KeyboardInterrupt):
-        upper_experiment(base, train_data, {"t": test}, obj, **kw)
+        upper_experiment(base, train_data, {"t": test}, obj, profile="gpu", **kw)
     key = run_key(base, train_data, {"t": test}, obj, **kw)
     assert [p.stem for p in preemption.left()] == [key]
-    resumed = upper_experiment(base, train_data, {"t": test}, obj, **kw)
+    resumed = upper_experiment(base, train_data, {"t": test}, obj, profile="gpu", **kw)
     assert preemption.left() == [] and run_path(key).exists()
     same = ("scores", "loss_curve", "loss_first", "loss_last", "best_step", "movement")
     assert {k: resumed[k] for k in same} == {k: whole[k] for k in same}
     assert (resumed["cosines"]["t"] == whole["cosines"]["t"]).all()
     calls = len(preemption.checkpoints)
-    again = upper_experiment(base, train_data, {"t": test}, obj, **kw)  # the kept result, no training
+    again = upper_experiment(base, train_data, {"t": test}, obj, profile="gpu", **kw)  # the kept result, no training
     assert len(preemption.checkpoints) == calls and again["scores"] == whole["scores"]
     assert run_key(base, train_data, {"t": test}, lambda e, y, t: obj(e, y, t), **kw) is None

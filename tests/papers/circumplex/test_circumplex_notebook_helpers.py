@@ -55,7 +55,8 @@ def test_head_run_scores_a_trained_head(packed_states):
     states = packed_states
     kw = dict(steps=3, batch_size=64, lr=1e-2, seed=7, n_heads=2)  # the batch is cut to the 24 rows
     scores, head, emb = head_run("nGPT", "SINCERE", states, LABELS, states, LABELS, cache=None, **kw)
-    assert list(scores) == ["V", "CD-r", "mean_offdiag_cos", "train_s", "first_loss", "final_loss", "base_scale",
+    assert list(scores) == ["V", "CD-r", "mean_offdiag_cos", "train_s", "first_loss", "final_loss", "loss_curve",
+                            "base_scale",
                             "clip_norm", "pooling", "from_cache"]
     assert scores["base_scale"] == pytest.approx(8 ** -0.5) and scores["clip_norm"] == 1.0
     assert scores["pooling"] == "mean" and scores["from_cache"] is False
@@ -267,9 +268,8 @@ def test_per_label_keeps_the_first_rows_of_each_label_in_order():
 def test_a_preempted_gpu_head_run_resumes_with_its_curve(packed_states, preemption):
     states = packed_states
     kw = dict(steps=3, margin=0.1, batch_size=8, lr=1e-2, seed=7, n_heads=2, curve_every=3, probe_steps=9)
-    preemption.profile("cpu")
-    whole, head, emb = head_run("nGPT", "CircularCSE", states, LABELS, states, LABELS, cache=None, **kw)
-    preemption.profile("gpu")
+    whole, head, emb = head_run("nGPT", "CircularCSE", states, LABELS, states, LABELS, cache=None, profile="cpu", **kw)
+    kw["profile"] = "gpu"
     preemption.stop_at(7)  # after the checkpoint at step 6: curve points 0, 3 and 6 and the weights at step 3 saved
     with pytest.raises(KeyboardInterrupt):
         head_run("nGPT", "CircularCSE", states, LABELS, states, LABELS, cache=None, **kw)

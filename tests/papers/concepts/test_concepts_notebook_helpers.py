@@ -22,12 +22,12 @@ from companion.papers.concepts.evaluation import (
     exact_direction,
     frozen_bootstrap,
     loss_plateau,
+    loss_trained,
     paired_item_bootstrap,
     recall_by_family,
     t2d_hits,
     t2d_probe_metrics,
     table12_beside,
-    trained_check,
     verdict_summary,
 )
 from companion.papers.concepts.toy import capacity_toy_trace, toy_endpoints
@@ -137,11 +137,13 @@ def test_table12_beside_adds_the_encoder_cosines():
 
 
 # ------------------------------------------------------------------------------------------ validity checks
-def test_trained_check_needs_every_seed_to_fall():
-    first, last = {"B1": [2.0, 2.0], "B3": [2.0, 2.0]}, {"B1": [1.0, 1.5], "B3": [1.0, 1.95]}
-    ok, stuck = trained_check(first, last, "B1"), trained_check(first, last, "B3")
-    assert ok.name == "trained" and ok.passed and "B1: loss [2.0, 2.0] -> [1.0, 1.5]" in ok.detail
-    assert not stuck.passed and stuck.reason.startswith("did not train: B3")
+def test_loss_trained_needs_every_seed_to_move_beyond_its_scatter():
+    moving = [{"step": k, "loss": 3.0 - 0.1 * k + (0.01 if k % 2 else -0.01)} for k in range(12)]
+    flat = [{"step": k, "loss": 3.0 + (0.01 if k % 2 else -0.01)} for k in range(12)]
+    assert loss_trained([moving, moving], "B1").passed
+    stuck = loss_trained([moving, flat], "B3")
+    assert not stuck.passed and "B3 seed 1" in stuck.detail
+    assert loss_trained([[]], "B2").name == "record"
 
 
 def _history(losses):
@@ -301,15 +303,13 @@ def test_a_preempted_gpu_condition_run_resumes_with_its_draw_of_negatives(tiny, 
     rows.negatives[:, 1] = [f"another {w}" for w in rows.term]  # two negatives a row: max_negatives=1 draws one
     rows.neg_mask[:, 1] = True
     recipe = finetune.top_layer_recipe(dict(SETTINGS, steps=6), ("negation", "antonym"))
-    preemption.profile("cpu")
-    whole, res, _ = finetune.train_condition(tiny, None, rows, "B1", 0, recipe)
-    preemption.profile("gpu")
+    whole, res, _ = finetune.train_condition(tiny, None, rows, "B1", 0, recipe, profile="cpu")
     preemption.stop_at(5)
     with pytest.raises(KeyboardInterrupt):
-        finetune.train_condition(tiny, None, rows, "B1", 0, recipe)
+        finetune.train_condition(tiny, None, rows, "B1", 0, recipe, profile="gpu")
     (left,) = preemption.left()
     assert left.stem == finetune.run_key(tiny, rows, "B1", 0, recipe)
-    resumed, res_r, _ = finetune.train_condition(tiny, None, rows, "B1", 0, recipe)
+    resumed, res_r, _ = finetune.train_condition(tiny, None, rows, "B1", 0, recipe, profile="gpu")
     assert all(torch.equal(v, resumed.state_dict()[k]) for k, v in whole.state_dict().items())
     assert res_r.history == res.history and preemption.left() == []
 

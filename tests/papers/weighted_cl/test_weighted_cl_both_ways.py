@@ -16,16 +16,14 @@ from companion.papers.weighted_cl.distance_geometry import edm, is_edm
 from companion.papers.weighted_cl.experiments import (
     chain_sequence,
     chain_weights,
-    fit_exp_similarity,
-    hyperboloid_dissimilarities,
     local_global_r2,
     paper_number,
     pca_sweep,
     shape_spread,
     sne_distance_slope,
-    thm37_cases,
     topk_ridge,
 )
+from companion.papers.weighted_cl.theorems import fit_exp_similarity, hyperboloid_dissimilarities, thm37_cases
 
 
 @pytest.fixture(scope="module")
