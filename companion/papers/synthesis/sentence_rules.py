@@ -1,7 +1,7 @@
 """The sentence sweep's tests: a comparative or universal sentence of a paper, written as a computation on the
 cells of the paper's own transcribed tables (``data/<paper>/*.csv``, every cell as printed), with a verdict.
 
-Two kinds of test (the ``test`` column of ``data/<paper>/sentences.csv``):
+The kinds of test (the ``test`` column of ``data/<paper>/sentences.csv``):
 
 **order** — ``<file>: <lhs> <op> <rhs> @ <columns> [; option]...``
 
@@ -23,6 +23,12 @@ difference of gains, a ratio. Each comparison is one pair.
 
 **share** — ``share: <file>: {<part>} of {<within>} <op> <number>``: the share of the rows of ``<within>`` that
 ``<part>`` selects ("most models use ...": ``> 0.5``). One pair.
+
+**columns** — ``columns: <file>: <column> <op> <column>, <column>... [; where <selector>]``: within every row,
+one column against each of the others (a data set against two others, English against three languages).
+
+**corr** — ``corr: <file>: <column> ~ <column> <op> <number> [; where <selector>]``: Pearson's correlation of two
+columns over the rows, at the printed values, against a number ("a negative correlation": ``< 0``). One pair.
 
 Several tests joined by ``&&`` make one: contradicted when one of them is, else not checkable when one is.
 
@@ -232,7 +238,7 @@ def run_order(spec: str, book: Book, paper: str) -> Result:
         left = select(sub, lhs.selector)
         right = sub.drop(left.index) if rhs.selector is None else select(sub, rhs.selector)
         if left.empty or right.empty:
-            raise ValueError(f"{paper}/{file}: a side selects no row in group {name!r} ({head!r})")
+            continue  # a group without both sides (Pretrained, which has no head) compares nothing
         for col in cols:
             a = _fold(_values(left, col, file, keys, result.read, result.skipped), lhs.aggregate)
             b = _fold(_values(right, col, file, keys, result.read, result.skipped), rhs.aggregate)
@@ -309,14 +315,81 @@ def run_share(spec: str, book: Book, paper: str) -> Result:
     return Result([Pair(a, m.group(5), m.group(4), _compare(share, bound, m.group(4)))], 1)
 
 
+# --------------------------------------------------------------------------------------------------- columns
+def run_columns(spec: str, book: Book, paper: str) -> Result:
+    """A ``columns`` test (module docstring): within each row, one column against others."""
+    head, *options = [s.strip() for s in spec.split(";")]
+    m = re.fullmatch(r"columns:\s*([\w.\-]+?)(?:\.csv)?\s*:\s*(.+?)\s*(>=|<=|>|<)\s*(.+)", head)
+    if not m:
+        raise ValueError(f"not a columns test: {head!r} (columns: <file>: <column> <op> <column>, ...)")
+    file, op = f"{m.group(1)}.csv", m.group(3)
+    left, right = m.group(2).strip(), [c.strip() for c in m.group(4).split(",")]
+    where = []
+    for opt in options:
+        if not opt.startswith("where "):
+            raise ValueError(f"unknown option {opt!r} of a columns test (where)")
+        where = parse_selector(opt[6:])
+    frame = select(book.table(paper, file), where)
+    keys = label_columns(frame, [left, *right])
+    result = Result([], 0)
+    for _, r in frame.iterrows():
+        row = frame.loc[[r.name]]
+        a = _values(row, left, file, keys, result.read, result.skipped)
+        for col in right:
+            b = _values(row, col, file, keys, result.read, result.skipped)
+            result.pairs += [Pair(sa, sb, op, _compare(va, vb, op)) for sa, va in a for sb, vb in b]
+    if not result.pairs:
+        raise ValueError(f"{paper}/{file}: the test compares no printed cells ({head!r})")
+    result.need = len(result.pairs)
+    return result
+
+
+# ------------------------------------------------------------------------------------------------------ corr
+def run_corr(spec: str, book: Book, paper: str) -> Result:
+    """A ``corr`` test (module docstring): Pearson's correlation of two columns over the selected rows, at the
+    printed values, against a number."""
+    head, *options = [s.strip() for s in spec.split(";")]
+    m = re.fullmatch(r"corr:\s*([\w.\-]+?)(?:\.csv)?\s*:\s*(.+?)\s*~\s*(.+?)\s*(>=|<=|>|<)\s*(-?[\d.]+)", head)
+    if not m:
+        raise ValueError(f"not a corr test: {head!r} (corr: <file>: <column> ~ <column> <op> <number>)")
+    file, x_col, y_col, op = f"{m.group(1)}.csv", m.group(2), m.group(3), m.group(4)
+    where = []
+    for opt in options:
+        if not opt.startswith("where "):
+            raise ValueError(f"unknown option {opt!r} of a corr test (where)")
+        where = parse_selector(opt[6:])
+    frame = select(book.table(paper, file), where)
+    result = Result([], 1)
+    xs, ys = [], []
+    for _, r in frame.iterrows():
+        px, py = printed(r[x_col]), printed(r[y_col])
+        if px is None or py is None:
+            result.skipped.append(f"{table_name(file)} [{_label(r, label_columns(frame, [x_col, y_col]))}]")
+            continue
+        xs.append(float(px.value))
+        ys.append(float(py.value))
+        result.read += [(file, str(r.get("source", "")), str(r[x_col])), (file, str(r.get("source", "")), str(r[y_col]))]
+    if len(xs) < 3:
+        raise ValueError(f"{paper}/{file}: fewer than three rows to correlate ({head!r})")
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    sxx, syy = sum((x - mx) ** 2 for x in xs), sum((y - my) ** 2 for y in ys)
+    r = Decimal(repr(round(sxy / (sxx * syy) ** 0.5, 6)))
+    shown = f"{table_name(file)}: Pearson r of {x_col} and {y_col} over {len(xs)} rows = {format_recomputed(r)}"
+    result.pairs.append(Pair(shown, m.group(5), op, _compare(r, Decimal(m.group(5)), op)))
+    return result
+
+
 def run_test(spec: str, book: Book, paper: str) -> Result:
-    """A test of ``paper``: ``order``, ``expr`` or ``share`` (the module docstring gives each form); several
+    """A test of ``paper``: ``order``, ``expr``, ``share``, ``columns`` or ``corr`` (the module docstring gives each
+    form); several
     joined by ``&&`` are one test whose pairs are all of theirs; it is contradicted when one of them is, not checkable
     when one of them is and none is contradicted."""
     out = Result([], 0)
     for part in spec.split("&&"):
         part = part.strip()
-        run = run_expr if part.startswith("expr:") else run_share if part.startswith("share:") else run_order
+        kind = part.split(":", 1)[0].strip()
+        run = {"expr": run_expr, "share": run_share, "columns": run_columns, "corr": run_corr}.get(kind, run_order)
         res = run(part, book, paper)
         out.parts.append(res)
         out.pairs += res.pairs
