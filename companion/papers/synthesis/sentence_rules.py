@@ -6,7 +6,9 @@ The kinds of test (the ``test`` column of ``data/<paper>/sentences.csv``):
 **order** — ``<file>: <lhs> <op> <rhs> @ <columns> [; option]...``
 
 * ``<lhs>`` is ``{<selector>}``, or ``max{...}``, ``min{...}``, ``mean{...}`` (the rows' cells folded to one value
-  per column); ``<rhs>`` the same, or ``rest`` (every other row of the group: "best", "outperforms every other");
+  per column), or ``next{...}`` (the rows printed right after the selected ones: a "+ angle" row under its
+  original); ``<rhs>`` the same, or ``rest`` (every other row of the group: "best", "outperforms every other"), or
+  ``previous`` (each left row against the row printed right before it: a variant against its original);
 * a selector is ``key=value`` conditions joined by ``&``, a condition ``key=v1|v2`` (one of) or ``key!=v`` (not
   ``v``); ``{}`` is every row;
 * ``<op>`` is ``>``, ``<``, ``>=`` or ``<=``; ``<columns>`` the columns compared, separated by commas;
@@ -155,23 +157,32 @@ def label_columns(frame, compared=()) -> list[str]:
 
 
 # ----------------------------------------------------------------------------------------------------- order
-_SIDE = re.compile(r"\s*(?:(max|min|mean)?\{([^{}]*)\}|(rest))\s*")
+_SIDE = re.compile(r"\s*(?:(max|min|mean|next)?\{([^{}]*)\}|(rest|previous))\s*")
 
 
 @dataclass(frozen=True)
 class _Side:
-    aggregate: str | None
-    selector: list | None  # None: rest
+    aggregate: str | None  # max, min, mean; "next": the rows printed right after the selected ones
+    selector: list | None  # None: rest or previous
+    previous: bool = False
 
     @classmethod
     def parse(cls, text: str, *, rest: bool) -> _Side:
         m = _SIDE.fullmatch(text)
         if not m or (m.group(3) and not rest):
-            raise ValueError(f"not a side: {text!r} ({{selector}}, max{{...}}, min{{...}}, mean{{...}}"
-                             + (" or rest" if rest else "") + ")")
+            raise ValueError(f"not a side: {text!r} ({{selector}}, max{{...}}, min{{...}}, mean{{...}}, next{{...}}"
+                             + (", rest or previous" if rest else "") + ")")
         if m.group(3):
-            return cls(None, None)
+            return cls(None, None, m.group(3) == "previous")
         return cls(m.group(1), parse_selector(m.group(2)))
+
+    def rows(self, sub, full):
+        """The rows of ``sub`` this side selects (``full``: the whole table, for ``next``)."""
+        chosen = select(full if self.aggregate == "next" else sub, self.selector)
+        if self.aggregate == "next":
+            after = [full.index[full.index.get_loc(i) + 1] for i in chosen.index if full.index.get_loc(i) + 1 < len(full)]
+            return sub[sub.index.isin(after)]
+        return chosen
 
 
 def _values(rows, col: str, file: str, keys: list[str], read: list, skipped: list):
@@ -234,15 +245,23 @@ def run_order(spec: str, book: Book, paper: str) -> Result:
     keys = label_columns(frame, cols)
     result = Result([], 0)
     parts = frame.groupby(groups, sort=False) if groups else [(None, frame)]
-    for name, sub in parts:
-        left = select(sub, lhs.selector)
-        right = sub.drop(left.index) if rhs.selector is None else select(sub, rhs.selector)
-        if left.empty or right.empty:
-            continue  # a group without both sides (Pretrained, which has no head) compares nothing
-        for col in cols:
-            a = _fold(_values(left, col, file, keys, result.read, result.skipped), lhs.aggregate)
-            b = _fold(_values(right, col, file, keys, result.read, result.skipped), rhs.aggregate)
-            result.pairs += [Pair(sa, sb, op, _compare(va, vb, op)) for sa, va in a for sb, vb in b]
+    full = book.table(paper, file)
+    fold = {"aggregate": None} if lhs.aggregate == "next" else {"aggregate": lhs.aggregate}
+    for _, sub in parts:
+        left = lhs.rows(sub, full)
+        if rhs.previous:  # each left row against the row printed just before it
+            pairs = [(left.loc[[i]], full.iloc[[full.index.get_loc(i) - 1]]) for i in left.index
+                     if full.index.get_loc(i) > 0]
+        else:
+            right = sub.drop(left.index) if rhs.selector is None else rhs.rows(sub, full)
+            pairs = [(left, right)]
+        for lrows, rrows in pairs:
+            if lrows.empty or rrows.empty:
+                continue  # a group without both sides (Pretrained, which has no head) compares nothing
+            for col in cols:
+                a = _fold(_values(lrows, col, file, keys, result.read, result.skipped), fold["aggregate"])
+                b = _fold(_values(rrows, col, file, keys, result.read, result.skipped), rhs.aggregate)
+                result.pairs += [Pair(sa, sb, op, _compare(va, vb, op)) for sa, va in a for sb, vb in b]
     n = len(result.pairs)
     if not n:
         raise ValueError(f"{paper}/{file}: the test compares no printed cells ({head!r})")

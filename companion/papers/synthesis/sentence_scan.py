@@ -1,6 +1,6 @@
 """The sentence sweep's scan: every sentence of a paper's text that a comparative or universal word makes a candidate
-(:data:`PATTERNS`: comparatives, superlatives, "more/less ... than", "outperforms", "all", "consistently",
-"robust", "state of the art"), each with the place where it stands.
+(:data:`PATTERNS`: comparatives, superlatives, "more" and "less", "outperforms", "all", "consistently", "robust",
+"state of the art"; a word hyphenated across a line is joined before matching), each with the place where it stands.
 
 A *place* is a source string :func:`companion.papers.text.locate` reads, plus the sentence's number in that block:
 ``§4.3, s.5`` is the fifth sentence of §4.3's body; ``Table 4 caption, s.2`` the second sentence of that caption.
@@ -19,8 +19,9 @@ __all__ = ["PATTERNS", "Hit", "scan", "sentences"]
 
 #: the scan's patterns: name -> regular expression (matched case-insensitively, except ``state of the art``)
 PATTERNS: dict[str, str] = {
-    "comparative": r"\b(?:better|worse|higher|lower|larger|smaller|greater|stronger|weaker|faster|slower)\b",
-    "more/less than": r"\b(?:more|less|fewer)\b[^.;]{0,60}?\bthan\b",
+    "comparative": r"\b(?:better|worse|higher|lower|larger|smaller|greater|stronger|weaker|faster|slower|closer|"
+                   r"narrower|wider|tighter|easier|harder)\b|\b\w{3,}er than\b",
+    "more/less": r"\b(?:more|less|fewer)\b",
     "superlative": r"\b(?:best|worst|highest|lowest|largest|smallest|strongest|weakest|most|least|top)\b",
     "outperforms": r"\b(?:outperform\w*|surpass\w*|exceed\w*|superior|inferior|beat\w*|improve\w*|gains?)\b",
     "universal": r"\b(?:all|every|consistently|always|never|uniformly)\b",
@@ -125,7 +126,8 @@ def scan(paper: str) -> list[Hit]:
             raise ValueError(f"{paper}: block {name} found twice")
         seen.add(name)
         for n, sentence in enumerate(_split(raw, start, end, holes), 1):
-            matched = tuple(k for k, pat in _COMPILED.items() if pat.search(sentence))
+            joined = re.sub(r"(\w)- (\w)", r"\1\2", sentence)  # a word hyphenated across a line: "out- performs"
+            matched = tuple(k for k, pat in _COMPILED.items() if pat.search(joined))
             if matched:
                 hits.append(Hit(paper, f"{name}, s.{n}", matched, sentence))
     return hits
