@@ -8,7 +8,8 @@ The kinds of test (the ``test`` column of ``data/<paper>/sentences.csv``):
 * ``<lhs>`` is ``{<selector>}``, or ``max{...}``, ``min{...}``, ``mean{...}`` (the rows' cells folded to one value
   per column), or ``next{...}`` (the rows printed right after the selected ones: a "+ angle" row under its
   original); ``<rhs>`` the same, or ``rest`` (every other row of the group: "best", "outperforms every other"), or
-  ``previous`` (each left row against the row printed right before it: a variant against its original);
+  ``previous`` (each left row against the row printed right before it: a variant against its original), or a
+  number (a bound the sentence states: ``p < 0.001``);
 * a selector is ``key=value`` conditions joined by ``&``, a condition ``key=v1|v2`` (one of) or ``key!=v`` (not
   ``v``); ``{}`` is every row;
 * ``<op>`` is ``>``, ``<``, ``>=`` or ``<=``; ``<columns>`` the columns compared, separated by commas;
@@ -153,25 +154,28 @@ def label_columns(frame, compared=()) -> list[str]:
     """The columns that name a row: those not compared, not a note, source or mark, whose cells are not all
     printed numbers (``group``, ``model``; a long table's ``row`` and ``column``)."""
     return [c for c in frame.columns if c not in (*compared, *_NOT_LABELS) and not c.startswith("our_")
-            and not all(printed(v) is not None for v in frame[c])]
+            and not any(printed(v) is not None for v in frame[c])]
 
 
 # ----------------------------------------------------------------------------------------------------- order
-_SIDE = re.compile(r"\s*(?:(max|min|mean|next)?\{([^{}]*)\}|(rest|previous))\s*")
+_SIDE = re.compile(r"\s*(?:(max|min|mean|next)?\{([^{}]*)\}|(rest|previous)|(-?\d+(?:\.\d+)?))\s*")
 
 
 @dataclass(frozen=True)
 class _Side:
     aggregate: str | None  # max, min, mean; "next": the rows printed right after the selected ones
-    selector: list | None  # None: rest or previous
+    selector: list | None  # None: rest, previous or a number
     previous: bool = False
+    number: str | None = None  # a bound stated in the sentence (p < 0.001)
 
     @classmethod
     def parse(cls, text: str, *, rest: bool) -> _Side:
         m = _SIDE.fullmatch(text)
-        if not m or (m.group(3) and not rest):
+        if not m or ((m.group(3) or m.group(4)) and not rest):
             raise ValueError(f"not a side: {text!r} ({{selector}}, max{{...}}, min{{...}}, mean{{...}}, next{{...}}"
-                             + (", rest or previous" if rest else "") + ")")
+                             + (", rest, previous or a number" if rest else "") + ")")
+        if m.group(4):
+            return cls(None, None, number=m.group(4))
         if m.group(3):
             return cls(None, None, m.group(3) == "previous")
         return cls(m.group(1), parse_selector(m.group(2)))
@@ -249,6 +253,11 @@ def run_order(spec: str, book: Book, paper: str) -> Result:
     fold = {"aggregate": None} if lhs.aggregate == "next" else {"aggregate": lhs.aggregate}
     for _, sub in parts:
         left = lhs.rows(sub, full)
+        if rhs.number is not None:  # every left cell against a stated bound
+            for col in cols:
+                a = _fold(_values(left, col, file, keys, result.read, result.skipped), fold["aggregate"])
+                result.pairs += [Pair(sa, rhs.number, op, _compare(va, Decimal(rhs.number), op)) for sa, va in a]
+            continue
         if rhs.previous:  # each left row against the row printed just before it
             pairs = [(left.loc[[i]], full.iloc[[full.index.get_loc(i) - 1]]) for i in left.index
                      if full.index.get_loc(i) > 0]
@@ -270,7 +279,30 @@ def run_order(spec: str, book: Book, paper: str) -> Result:
 
 
 # ------------------------------------------------------------------------------------------------------ expr
-_CELL = re.compile(r"\[\s*([\w.\-]+?)(?:\.csv)?\s*:\s*([^\[\]@]*?)\s*@\s*([^\[\]]+?)\s*\]")
+_CELL = re.compile(r"\s*([\w.\-]+?)(?:\.csv)?\s*:\s*([^@]*?)\s*@\s*(.+?)\s*")
+
+
+def _sub_cells(text: str, fn) -> str:
+    """``text`` with every cell reference ``[<file>: <selector> @ <column>]`` replaced by ``fn(match)``; brackets
+    inside a reference (a method printed as ``SimACE [*]``) are matched in pairs."""
+    out, i = [], 0
+    while i < len(text):
+        if text[i] != "[":
+            out.append(text[i])
+            i += 1
+            continue
+        depth, j = 0, i
+        while j < len(text):
+            depth += {"[": 1, "]": -1}.get(text[j], 0)
+            if depth == 0:
+                break
+            j += 1
+        m = _CELL.fullmatch(text[i + 1:j])
+        if j >= len(text) or not m:
+            raise ValueError(f"not a cell reference: {text[i:j + 1]!r} ([<file>: <selector> @ <column>])")
+        out.append(fn(m))
+        i = j + 1
+    return "".join(out)
 
 
 def run_expr(spec: str, book: Book, paper: str) -> Result:
@@ -297,7 +329,7 @@ def run_expr(spec: str, book: Book, paper: str) -> Result:
             shown[var] = f"{table_name(file)} [{_label(r, label_columns(book.table(paper, file), [col]))}, {col}]"
             return var
 
-        text = _CELL.sub(cell, comparison)
+        text = _sub_cells(comparison, cell)
         m = re.fullmatch(r"(.+?)\s*(>=|<=|>|<)\s*(.+)", text)
         if not m or not re.fullmatch(r"[v\d\s.+\-*/()]+", m.group(1) + m.group(3)):
             raise ValueError(f"not a comparison of cell arithmetic: {comparison!r}")
