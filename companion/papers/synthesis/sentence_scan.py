@@ -23,7 +23,8 @@ PATTERNS: dict[str, str] = {
                    r"narrower|wider|tighter|easier|harder)\b|\b\w{3,}er than\b",
     "more/less": r"\b(?:more|less|fewer)\b",
     "superlative": r"\b(?:best|worst|highest|lowest|largest|smallest|strongest|weakest|most|least|top)\b",
-    "outperforms": r"\b(?:outperform\w*|surpass\w*|exceed\w*|superior|inferior|beat\w*|improve\w*|gains?)\b",
+    "outperforms": r"\b(?:outperform\w*|underperform\w*|surpass\w*|exceed\w*|superior|inferior|beat\w*|improv\w*|"
+                   r"gains?)\b",
     "universal": r"\b(?:all|every|consistently|always|never|uniformly)\b",
     "robust": r"\brobust\w*",
     "state of the art": r"[Ss]tate[- ]of[- ]the[- ]art|\bSOTA\b",
