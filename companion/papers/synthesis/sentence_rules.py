@@ -3,7 +3,8 @@ cells of the paper's own transcribed tables (``data/<paper>/*.csv``, every cell 
 
 The kinds of test (the ``test`` column of ``data/<paper>/sentences.csv``):
 
-**order** — ``<file>: <lhs> <op> <rhs> @ <columns> [; option]...``
+**order** — ``<file>: <lhs> <op> <rhs> @ <columns> [; option]...`` (the ``@`` between spaces: a column may be
+``R@10``)
 
 * ``<lhs>`` is ``{<selector>}``, or ``max{...}``, ``min{...}``, ``mean{...}`` (the rows' cells folded to one value
   per column), or ``next{...}`` (the rows printed right after the selected ones: a "+ angle" row under its
@@ -224,7 +225,7 @@ def _compare(a: Decimal, b: Decimal, op: str) -> str:
 def run_order(spec: str, book: Book, paper: str) -> Result:
     """An ``order`` test (module docstring) on ``paper``'s tables read through ``book``."""
     head, *options = [s.strip() for s in spec.split(";")]
-    m = re.fullmatch(r"([\w.\-]+?)(?:\.csv)?\s*:\s*(.+?)\s*(>=|<=|>|<)\s*(.+?)\s*@\s*(.+)", head)
+    m = re.fullmatch(r"([\w.\-]+?)(?:\.csv)?\s*:\s*(.+?)\s*(>=|<=|>|<)\s*(.+?)\s+@\s+(.+)", head)
     if not m:
         raise ValueError(f"not an order test: {head!r} (<file>: <lhs> <op> <rhs> @ <columns>)")
     file = f"{m.group(1)}.csv"
@@ -279,7 +280,7 @@ def run_order(spec: str, book: Book, paper: str) -> Result:
 
 
 # ------------------------------------------------------------------------------------------------------ expr
-_CELL = re.compile(r"\s*([\w.\-]+?)(?:\.csv)?\s*:\s*([^@]*?)\s*@\s*(.+?)\s*")
+_CELL = re.compile(r"\s*([\w.\-]+?)(?:\.csv)?\s*:\s*(.*)\s@\s+(.+?)\s*")  # the last " @ ": columns hold "R@10"
 
 
 def _sub_cells(text: str, fn) -> str:
