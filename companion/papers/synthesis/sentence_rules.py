@@ -364,7 +364,8 @@ def run_share(spec: str, book: Book, paper: str) -> Result:
         raise ValueError(f"{paper}/{file}: {{{m.group(3)}}} selects no row")
     share, bound = Decimal(len(part)) / Decimal(len(within)), Decimal(m.group(5))
     a = f"{table_name(file)}: {len(part)} of {len(within)} rows {{{m.group(2)}}} = {format_recomputed(share)}"
-    return Result([Pair(a, m.group(5), m.group(4), _compare(share, bound, m.group(4)))], 1)
+    outcome = "holds" if OPS[m.group(4)](share, bound) else "fails"  # a count is exact: equal is not a tie of prints
+    return Result([Pair(a, m.group(5), m.group(4), outcome)], 1)
 
 
 # --------------------------------------------------------------------------------------------------- columns
