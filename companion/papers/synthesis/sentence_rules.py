@@ -51,7 +51,7 @@ from decimal import Decimal
 from companion.papers.synthesis.audit_book import Book, table_name
 from companion.papers.synthesis.audit_rules import format_recomputed, printed
 
-__all__ = ["Pair", "Result", "parse_selector", "run_test", "select"]
+__all__ = ["Pair", "Result", "label_columns", "parse_selector", "run_test", "select"]
 
 OPS = {">": lambda a, b: a > b, "<": lambda a, b: a < b, ">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b}
 AGGREGATES = ("max", "min", "mean")

@@ -84,6 +84,8 @@ class SweepReport:
     pattern_hits: dict[str, dict[str, int]]  # paper -> pattern -> sentences it matched
     problems: list[str]
     classes: dict[str, str] = field(default_factory=dict)  # erratum id -> class
+    unaccounted: list[str] = field(default_factory=list)  # hits without a row, rows without a hit, doubled rows
+    failed_tests: list[str] = field(default_factory=list)  # tests that do not run on the tables
 
     @property
     def ok(self) -> bool:
@@ -174,7 +176,7 @@ def sweep(root: str | Path | None = None, papers: Sequence[str] | None = None) -
     root = Path(root) if root is not None else settings.repo_root()
     book = Book(root)
     classes = _classes(root)
-    rows, hits, patterns, problems = [], {}, {}, []
+    rows, hits, patterns, problems, unaccounted, failed = [], {}, {}, [], [], []
     for paper in papers or REPRODUCED:
         found = scan(paper)
         hits[paper] = len(found)
@@ -182,27 +184,28 @@ def sweep(root: str | Path | None = None, papers: Sequence[str] | None = None) -
         by_place = {h.place: h for h in found}
         mine = read_rows(paper, root)
         places = [r.source for r in mine]
-        problems += [f"{paper}: {p} has more than one row" for p in sorted({p for p in places if places.count(p) > 1})]
-        problems += [f"{paper}: hit {h.place} ({', '.join(h.patterns)}) has no row" for h in found
-                     if h.place not in places]
+        unaccounted += [f"{paper}: {p} has more than one row"
+                        for p in sorted({p for p in places if places.count(p) > 1})]
+        unaccounted += [f"{paper}: hit {h.place} ({', '.join(h.patterns)}) has no row" for h in found
+                        if h.place not in places]
         for r in mine:
             hit = by_place.get(r.source)
             if hit is None:
-                problems.append(f"{paper}, {r.source}: no hit of the scan at this place (stale row)")
+                unaccounted.append(f"{paper}, {r.source}: no hit of the scan at this place (stale row)")
             else:
                 r.patterns = hit.patterns
             if r.kind == "checked" and r.test:
                 try:
                     res = run_test(r.test, book, paper)
                 except (ValueError, KeyError) as exc:
-                    problems.append(f"{paper}, {r.source}: test {r.test!r}: {exc}")
+                    failed.append(f"{paper}, {r.source}: test {r.test!r}: {exc}")
                 else:
                     r.verdict, r.detail, r.cells, r.read = res.verdict, res.detail, res.cells, res.read
             elif r.kind == "not checkable":
                 r.verdict = "not checkable"
             problems += _row_problems(r, classes)
             rows.append(r)
-    return SweepReport(rows, hits, patterns, problems, classes)
+    return SweepReport(rows, hits, patterns, unaccounted + failed + problems, classes, unaccounted, failed)
 
 
 def format_report(report: SweepReport) -> str:
