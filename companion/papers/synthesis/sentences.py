@@ -141,10 +141,12 @@ def read_rows(paper: str, root: str | Path) -> list[Row]:
 
 
 def _classes(root: Path) -> dict[str, str]:
-    from companion.papers.synthesis.classes import read_classes
+    """Erratum id -> class, from ``data/synthesis/errata_classes.csv`` (read here, not through
+    :mod:`~companion.papers.synthesis.classes`, which imports this module to show each erratum's cells)."""
+    from companion.papers.tables import paper_table
 
-    frame = read_classes(root)
-    return dict(zip(frame.index, frame["class"]))
+    frame = paper_table("synthesis", "errata_classes", root=root)
+    return dict(zip(frame["id"], frame["class"]))
 
 
 def _row_problems(r: Row, classes: dict[str, str]) -> list[str]:
