@@ -51,6 +51,7 @@ from companion.papers.synthesis.theory_checks import (
     closed_form_checks,
     placement_checks,
     relation_holds,
+    simcse_against_the_family,
 )
 from companion.papers.synthesis.theory_free import (
     ANNEAL,
@@ -123,6 +124,7 @@ __all__ = [
     "best_fit", "class_geometry", "SIZES", "free_problems", "prediction_text", "numerical_summary",
     # theory_checks
     "closed_form_checks", "IDENTITY_RTOL", "IDENTITY_ATOL", "relation_holds", "placement_checks",
+    "simcse_against_the_family",
     "angle_soft_supcon_checks", "circular_target_fit",
     # theory_trained
     "HEAD_LOSSES", "head_loss", "emolit_heads", "label_geometry", "head_geometry_table", "predicted_between",
