@@ -234,6 +234,14 @@ def _cmd_audit_tables(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _cmd_audit_text(args: argparse.Namespace) -> int:
+    from companion.papers.synthesis import sentences
+
+    report = sentences.sweep(papers=args.paper or None)
+    print(sentences.format_report(report))
+    return 0 if report.ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m companion", description=__doc__, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -327,6 +335,12 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument("--paper", nargs="*", default=None, metavar="PAPER",
                      help="only these papers (default: all five)")
     aud.set_defaults(func=_cmd_audit_tables)
+    txt = sub.add_parser("audit-text", help="every comparative or universal sentence of the papers against their own "
+                                            "tables (data/<paper>/sentences.csv); exit 1 on a hit without a row or a "
+                                            "contradicted sentence that no erratum records")
+    txt.add_argument("--paper", nargs="*", default=None, metavar="PAPER",
+                     help="only these papers (default: all five)")
+    txt.set_defaults(func=_cmd_audit_text)
     board = sub.add_parser("scoreboard", help="headline verdict counts of the five papers' statements by regime, "
                                               "their split statements, then the errata, beyond-the-paper "
                                               "questions and our own checks, apart")

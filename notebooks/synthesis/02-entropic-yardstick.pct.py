@@ -181,8 +181,10 @@ theory.show(theory.framework_table())
 # and falls below it otherwise (it leaves the other positives out of its denominator: no single softmax per anchor,
 # so no weighted InfoNCE); SoftCSE is SINCERE on logits shifted by $\log w$ (weights inside the log-sum-exp act as
 # per-pair margins); y-Aware on unit-circle labels is X-CLR with $\tau' = 1/(2\gamma)$ (Thm 3.11's exception);
-# in-batch negatives on positive pairs are SupCon with two examples per class; AnglE's complex-angle similarity
-# spans $[0, \sqrt 2]$.
+# in-batch negatives on positive pairs are SupCon with two examples per class; SimCSE is the family's term with the
+# anchor's own view taken out of the softmax and lies below the family's term over every other example (Def. 3.1), so
+# its candidates, the other view only, place it outside the family as Def. 3.1 writes it; AnglE's complex-angle
+# similarity spans $[0, \sqrt 2]$.
 
 # %%
 placement = theory.placement_checks()
@@ -190,8 +192,8 @@ display_placement = pd.DataFrame([{"identity": k, "a": theory.fmt(a, 6), "b": th
                                    "|a - b|": theory.fmt(abs(a - b), 2), "holds": theory.relation_holds(a, b, r)}
                                   for k, (a, b, r) in placement.items()])
 ledger.claim("placement-identities", "The identities behind the placements hold on random vectors (SINCERE vs "
-             "SupCon, SoftCSE as shifted SINCERE, y-Aware as X-CLR on the ring, in-batch negatives as SupCon, the "
-             "complex angle's range)", kind="check",
+             "SupCon, SoftCSE as shifted SINCERE, y-Aware as X-CLR on the ring, in-batch negatives as SupCon, SimCSE "
+             "as the family's term restricted to the other view, the complex angle's range)", kind="check",
              ours={k: theory.relation_holds(a, b, r) for k, (a, b, r) in placement.items()},
              criterion=holds("each identity holds within 1e-9 (relative) or 1e-13 (absolute), each inequality "
                              "strictly"))
@@ -458,9 +460,13 @@ theory.show(pd.DataFrame([c for c in ledger.claims if c["id"].startswith("simace
 # steps of batch 128, pooled by `pooling` with gradients clipped at `clip_norm`, as `circumplex/02` trains them) are
 # reloaded from its cache when they were trained with these settings (trained here with its recipe otherwise); SupCon and
 # Soft SupCon heads (the zoo's τ = 0.1, ε = 0.01) are trained here with the same recipe. On the Emolit test
-# split: the mean cosine between labels (every optimum above predicts −1/11, Soft SupCon's 1 + τ log ε), and how the
+# split: the mean cosine between labels (every optimum above predicts −1/11, Soft SupCon's 1 + τ log ε), how the
 # label-to-label cosines correlate with the ring ($\cos\Delta\theta$) and with SoftCSE's predicted tilt
-# ($-\tau\log(1-\cos\Delta\theta)$).
+# ($-\tau\log(1-\cos\Delta\theta)$), and the gap between adjacent labels (30° apart) and opposite ones (180°).
+# The mean between labels cannot tell the ring from the simplex or the tilt: all three give −1/11. The gap can: the
+# ring's is $\cos 30° - \cos 180° = 1.866$, the tilt's $\tau\log\frac{1-\cos 180°}{1-\cos 30°} = 0.135$ at
+# τ = 0.05, a simplex's (and Soft SupCon's uniform β's) 0. CircularCSE is judged on its gap, with a band of half the
+# distance from the ring's to the tilt's, the nearest other prediction.
 
 # %%
 t0 = time.perf_counter()
@@ -481,8 +487,8 @@ labels_te = list(emolit_test.label)
 geometry = {key: theory.label_geometry(embed_with_head(h, feats["test"]), labels_te) for key, h in heads.items()}
 geo = theory.head_geometry_table(geometry)
 print(f"heads: {pd.Series(source).value_counts().to_dict()}; {time.perf_counter() - t0:.0f} s")
-geo.groupby("loss", sort=False)[["between", "between at the optimum", "ring_r", "softcse_r", "within"]].agg(
-    ["mean", "std"]).round(3)
+geo.groupby("loss", sort=False)[["between", "between at the optimum", "ring_gap", "gap at the optimum", "ring_r",
+                                  "softcse_r", "within"]].agg(["mean", "std"]).round(3)
 
 # %%
 runs02 = cache02.get("runs")
@@ -515,7 +521,7 @@ HEAD_REGIME = (f"{cfg.model} frozen, GPT heads only on its token states ({cfg.po
 per_seed = {name: geo[geo.loss == name].sort_values("seed") for name in theory.HEAD_LOSSES}
 BAND = 1 / 22  # half the distance from the regular simplex (-1/11) to orthogonal labels (0)
 # claims: between:{loss}
-for name in theory.HEAD_LOSSES:
+for name in [n for n in theory.HEAD_LOSSES if n != "CircularCSE"]:  # the ring shares -1/11: judged on its gap
     pred = theory.predicted_between(name)
     ledger.claim(f"between:{name.lower().replace(' ', '-')}", f"{name} heads reach the between-label cosine of "
                  f"their free-vector optimum ({pred:.4f})", kind="beyond",
@@ -525,6 +531,15 @@ for name in theory.HEAD_LOSSES:
                  criterion=stats.level(pred, tol=BAND, tol_reason="half the distance from the regular simplex "
                                                                  "(-1/11) to orthogonal labels (0)"),
                  regime=HEAD_REGIME, validity=head_checks([name]))
+ring_gap, tilt_gap = theory.predicted_gap("CircularCSE"), theory.predicted_gap("SoftCSE")
+ledger.claim("ring-gap:circularcse", "CircularCSE heads' label cosines fall from adjacent to opposite labels as the "
+             f"ring's do: adjacent minus opposite reaches the ring's {ring_gap:.4f} (SoftCSE's tilt: {tilt_gap:.4f}, "
+             "a simplex: 0)", kind="beyond", source=SOURCES["circularcse"], paper_value=round(ring_gap, 6),
+             ours=stats.sample(per_seed["CircularCSE"]["ring_gap"]),
+             criterion=stats.level(ring_gap, tol=(ring_gap - tilt_gap) / 2,
+                                   tol_reason="half the distance from the ring's gap to SoftCSE's tilt, the nearest "
+                                              "other prediction"),
+             regime=HEAD_REGIME, validity=head_checks(["CircularCSE"]))
 ledger.claim("softcse-follows-its-weights", "SoftCSE heads' label-to-label cosines follow its weighting's "
              "predicted tilt -tau log(1 - cos dtheta) more closely than the ring cos dtheta (Pearson r, paired by "
              "head)", kind="beyond", source="circumplex | Eq. 8", paper_value="A > B",
@@ -550,7 +565,8 @@ ledger.claim("soft-supcon-above-supcon", "Soft SupCon heads keep labels closer t
                                labels=("Soft SupCon", "SupCon")),
              criterion=stats.direction(sign=+1), regime=HEAD_REGIME, validity=head_checks(["Soft SupCon", "SupCon"]))
 theory.show(pd.DataFrame([c for c in ledger.claims if c["id"].startswith(
-    ("between:", "softcse-", "circular-follows", "soft-supcon-above"))])[["id", "ours", "verdict", "reason"]].fillna(""))
+    ("between:", "ring-gap:", "softcse-", "circular-follows", "soft-supcon-above"))])[["id", "ours", "verdict",
+                                                                                      "reason"]].fillna(""))
 
 # %% [markdown]
 # The label-to-label cosine against the labels' angular distance, for the first seed's heads, beside the three
@@ -589,7 +605,8 @@ _ = ledger.savefig(fig, "trained-label-profiles")
 def head_text(name):
     g = per_seed[name]
     return (f"between-label cosine {g['between'].mean():.3f} ± {g['between'].std(ddof=1) if len(g) > 1 else 0:.3f} "
-            f"(optimum {theory.predicted_between(name):.3f}); r with the ring {g['ring_r'].mean():.2f}, with "
+            f"(optimum {theory.predicted_between(name):.3f}); adjacent minus opposite {g['ring_gap'].mean():.3f} "
+            f"(optimum {theory.predicted_gap(name):.3f}); r with the ring {g['ring_r'].mean():.2f}, with "
             f"SoftCSE's tilt {g['softcse_r'].mean():.2f} ({len(g)} GPT heads)")
 
 
@@ -611,7 +628,7 @@ claim_ids = {"supcon": ["free:supcon", "between:supcon", "soft-supcon-above-supc
              "sincere": ["free:sincere", "between:sincere", "softcse-more-ring-than-sincere"],
              "softcse": ["free:softcse", "between:softcse", "softcse-follows-its-weights",
                          "softcse-more-ring-than-sincere"],
-             "circularcse": ["free:circularcse", "circular-target-is-xclr-optimum", "between:circularcse",
+             "circularcse": ["free:circularcse", "circular-target-is-xclr-optimum", "ring-gap:circularcse",
                              "circular-follows-the-ring"],
              "simcse": ["free:simcse", "simace:temperature-part"],
              "simace": ["free:simace", "simace:angle-gain-explained", "simace:headline-gain-explained",

@@ -22,8 +22,9 @@ __all__ = ["CLASSES", "RECORDED", "RULES", "criterion", "read_classes", "recorde
 CLASSES = ("erratum", "minor", "withdrawn", "merged")
 #: the classes the errata notebook records in its ledger
 RECORDED = ("erratum", "minor")
-#: the rules that find an erratum: the table auditor's, the definitions sweep's, and a paper notebook's measurement
-RULES = (*AUDIT_RULES, *(r for r in SWEEP_RULES if r not in AUDIT_RULES), "evidence")
+#: the rules that find an erratum: the table auditor's, the definitions sweep's, a paper notebook's measurement and
+#: the sentence sweep's (a comparative sentence against the paper's own tables)
+RULES = (*AUDIT_RULES, *(r for r in SWEEP_RULES if r not in AUDIT_RULES), "evidence", "sentence")
 
 
 def rules_of(cell: str) -> list[str]:
@@ -88,9 +89,10 @@ def _split(cells: str) -> tuple[str, str]:
 
 def sides(root: str | Path | None = None) -> dict[str, list[dict[str, str]]]:
     """Per recorded erratum id, the cells that show it side by side: one entry per auditor finding assigned to it
-    (``audit_errata.csv``) and per row of the definitions sweep that names it, each with its ``rule``, the two
-    places ``a`` and ``b`` (what the paper prints there) and what was ``recomputed``."""
-    from companion.papers.synthesis import audit, definitions
+    (``audit_errata.csv``), per row of the definitions sweep that names it and per contradicted sentence of the
+    sentence sweep (``data/<paper>/sentences.csv``) that names it, each with its ``rule``, the two places ``a`` and
+    ``b`` (what the paper prints there) and what was ``recomputed``."""
+    from companion.papers.synthesis import audit, definitions, sentences
 
     out: dict[str, list[dict[str, str]]] = {}
     report = audit.audit(root)
@@ -109,4 +111,10 @@ def sides(root: str | Path | None = None) -> dict[str, list[dict[str, str]]]:
         out.setdefault(r.erratum, []).append({
             "rule": r.rule, "a": f"{r.location_a}: {form_a}", "b": f"{r.location_b}: {form_b}",
             "recomputed": f"{r.verdict}; {recomputed}"})
+    report = sentences.sweep(root)
+    for r in report.contradicted():
+        if report.classes.get(r.erratum) in RECORDED:
+            out.setdefault(r.erratum, []).append({
+                "rule": "sentence", "a": f"{r.source}: {r.statement}", "b": r.rests_on,
+                "recomputed": f"contradicted; {r.detail}"})
     return out

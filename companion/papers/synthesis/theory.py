@@ -12,10 +12,10 @@ This module applies that yardstick to every objective the five papers train (:da
 
 * **where it sits** — inside the family (a target distribution, its entropy as the bound, whether the similarity's
   logit range can realise it) or outside it, and why: weights inside the log-sum-exp denominator (SoftCSE), other
-  positives left out of the denominator (SINCERE), a margin on the positive (SimACE's constant weight on every
-  negative, ArcCon's different similarity for the positive), a ranking loss (CoSENT, AnglE's angle objective), a
-  regression of the Gram matrix (CircularCSE), a pointwise logistic loss with a threshold (the concept paper's BCE
-  term);
+  positives left out of the denominator (SINCERE), candidates restricted to the other view (SimCSE: Def. 3.1's
+  softmax runs over every other example), a margin on the positive (SimACE's constant weight on every negative,
+  ArcCon's different similarity for the positive), a ranking loss (CoSENT, AnglE's angle objective), a regression of
+  the Gram matrix (CircularCSE), a pointwise logistic loss with a threshold (the concept paper's BCE term);
 * **its predicted optimum on free vectors** — a closed form where a theorem or a short argument gives one
   (:func:`sincere_optimal_loss`, :func:`softcse_optimal_gram`, :func:`one_positive_optimal_loss`,
   :func:`xclr_ring_gram`, :func:`angle_soft_supcon_angle`, …), stated as named conditions
@@ -51,6 +51,7 @@ from companion.papers.synthesis.theory_checks import (
     closed_form_checks,
     placement_checks,
     relation_holds,
+    simcse_against_the_family,
 )
 from companion.papers.synthesis.theory_free import (
     ANNEAL,
@@ -105,6 +106,8 @@ from companion.papers.synthesis.theory_trained import (
     matched_name,
     matched_temperatures,
     predicted_between,
+    predicted_gap,
+    ring_gap,
     summary_table,
     temperature_jobs,
 )
@@ -121,9 +124,11 @@ __all__ = [
     "best_fit", "class_geometry", "SIZES", "free_problems", "prediction_text", "numerical_summary",
     # theory_checks
     "closed_form_checks", "IDENTITY_RTOL", "IDENTITY_ATOL", "relation_holds", "placement_checks",
+    "simcse_against_the_family",
     "angle_soft_supcon_checks", "circular_target_fit",
     # theory_trained
     "HEAD_LOSSES", "head_loss", "emolit_heads", "label_geometry", "head_geometry_table", "predicted_between",
+    "predicted_gap", "ring_gap",
     "SIMACE_REFERENCE", "matched_name", "matched_temperatures", "temperature_jobs", "explained_within",
     "summary_table",
 ]

@@ -105,6 +105,30 @@ def relation_holds(a: float, b: float, relation: str = "=") -> bool:
     raise ValueError(f"relation must be '=', '>' or '<=', got {relation!r}.")
 
 
+def simcse_against_the_family(z1: torch.Tensor, z2: torch.Tensor, tau: float) -> tuple[float, float, float]:
+    r"""SimCSE (SimACE Eq. 1) on two views ``z1``, ``z2`` (N × d) beside the weighted-InfoNCE term of the same
+    anchors (the first view) with the positive its other view on the 2N stacked vectors: ``(simcse, masked,
+    full)``, where ``masked``'s softmax runs over the other view only and ``full``'s over every other example, as
+    Def. 3.1's does. ``simcse == masked`` and ``full > simcse``: SimCSE's candidates are the other view.
+
+    Example: z1 = z2 = (e1, e2) at τ = 1 gives simcse = log(1 + e^{-1}) and full = log(1 + 2e^{-1}) (the
+    other sentence of the anchor's own view joins the denominator)."""
+    from companion.losses.core import contrastive_nll
+    from companion.losses.simace import simcse_loss
+    from companion.losses.weighted import cosine_similarities
+
+    n = z1.shape[0]
+    S, idx = cosine_similarities(torch.cat([z1, z2]), tau), torch.arange(2 * n)
+    partner = torch.zeros(2 * n, 2 * n, dtype=torch.bool)
+    partner[idx, (idx + n) % (2 * n)] = True
+    other_view = (idx[:, None] // n) != (idx[None, :] // n)
+    others = ~torch.eye(2 * n, dtype=torch.bool)
+    first = slice(0, n)  # SimCSE's anchors: the first view
+    return (float(simcse_loss(z1, z2, tau)),
+            float(contrastive_nll(S[first], partner[first], denominator_mask=other_view[first])),
+            float(contrastive_nll(S[first], partner[first], denominator_mask=others[first])))
+
+
 def placement_checks(seed: int = 0) -> dict[str, tuple[float, float, str]]:
     """The identities behind the placements, on random vectors: ``{name: (a, b, relation)}``
     (:func:`relation_holds`).
@@ -114,6 +138,9 @@ def placement_checks(seed: int = 0) -> dict[str, tuple[float, float, str]]:
     * SoftCSE equals SINCERE on logits shifted by log w on the negatives (weights inside the log-sum-exp);
     * y-Aware (γ = 1) on unit-circle labels equals X-CLR with τ′ = 1/2 (the weights differ by a constant factor);
     * in-batch negatives on a batch of positive pairs equal SupCon with two examples per class;
+    * SimCSE equals the family's form on the two views with the anchor's own view masked out of the softmax, and
+      lies below the family's term, whose softmax runs over every other example (Def. 3.1) — SimCSE's candidates
+      are the other view only, so it is not Def. 3.1's weighted InfoNCE on the batch;
     * AnglE's complex-angle similarity never exceeds √2 and reaches it."""
     from companion.losses.angle import ibn_loss
     from companion.losses.circumplex import ECM_LABELS, sincere_loss, softcse_loss, softcse_weights
@@ -161,6 +188,10 @@ def placement_checks(seed: int = 0) -> dict[str, tuple[float, float, str]]:
         float(ibn_loss(X, torch.ones(P, dtype=torch.float64), tau=0.05)),
         float(weighted_infonce(supcon_weights(torch.arange(P).repeat_interleave(2)), cosine_similarities(X, 0.05))),
         "=")
+    z = torch.randn(2, 8, 16, generator=gen, dtype=torch.float64)
+    simcse, masked, full = simcse_against_the_family(z[0], z[1], 0.05)
+    out["SimCSE = the family's term with the anchor's own view out of the softmax"] = (simcse, masked, "=")
+    out["SimCSE < the family's term over every other example (Def. 3.1)"] = (full, simcse, ">")
     U = torch.randn(4000, 16, generator=gen, dtype=torch.float64)
     V = torch.randn(4000, 16, generator=gen, dtype=torch.float64)
     out["complex angle <= sqrt 2 over 4000 random pairs"] = (float(complex_angle(U, V).max()), math.sqrt(2.0), "<=")

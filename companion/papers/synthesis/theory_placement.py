@@ -333,9 +333,12 @@ OBJECTIVES: dict[str, Objective] = {o.key: o for o in [
               "0, attained: T is PSD of rank 2 with a unit diagonal (a ring)",
               "the ring at the ECM angles, up to rotation — the X-CLR optimum on ring labels at τ = τ′", _R,
               dict(margin=0.0)),
-    Objective("simcse", "SimCSE", "simace", "losses.simace.simcse_loss", "cosine", 0.05, "weighted InfoNCE",
-              "one positive per anchor (the other view), candidates the other view's batch",
-              "a point mass on the other view", "H = 0, not attained (finite range)",
+    Objective("simcse", "SimCSE", "simace", "losses.simace.simcse_loss", "cosine", 0.05, "outside",
+              "its softmax runs over the other view only (N candidates, the positive among them), where Def. 3.1's "
+              "runs over every other example: the anchor's N − 1 same-view sentences are left out of the "
+              "denominator, which no weight can do (a zero weight leaves the target, not the softmax); on that "
+              "bipartite candidate set it has the family's form, one positive with weight 1",
+              "a point mass on the other view", "0 on its candidates (a point mass), not attained (finite range)",
               "views coincide; sentences on a regular simplex (cosine −1/(N−1)); L* = log(1 + (N−1)e^{−N/((N−1)τ)})",
               _V, dict(tau=0.05)),
     Objective("simace", "SimACE (angle, m = 10°)", "simace", "losses.simace.simace_loss", "angle", 0.06, "outside",

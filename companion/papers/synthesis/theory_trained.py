@@ -4,7 +4,7 @@ the overview is :mod:`companion.papers.synthesis.theory`).
 
 * the heads: :data:`HEAD_LOSSES`, :func:`head_loss`, :func:`emolit_heads` (``circumplex/02``'s saved heads or
   trained here with its recipe), their label geometry (:func:`label_geometry`, :func:`head_geometry_table`,
-  :func:`predicted_between`);
+  :func:`predicted_between`, :func:`ring_gap`, :func:`predicted_gap`);
 * the SimACE runs: :data:`SIMACE_REFERENCE`, :func:`matched_temperatures`, :func:`temperature_jobs` and the
   criterion :func:`explained_within`;
 * :func:`summary_table`: one row per objective, with the verdicts read from the ledger.
@@ -105,7 +105,11 @@ def emolit_heads(saved: Mapping, train_states, train_labels: Sequence[str], *, l
 def label_geometry(emb, labels: Sequence[str], tau_softcse: float = 0.05) -> dict[str, float]:
     """The label geometry of embeddings with ECM labels (every label present at least twice):
 
-    * ``between``: the mean AvgCosSim between different labels (a regular simplex and the ring: −1/11);
+    * ``between``: the mean AvgCosSim between different labels (a regular simplex, SoftCSE's tilt and the ring all
+      give −1/11: it cannot tell them apart);
+    * ``ring_gap``: the mean AvgCosSim of adjacent labels (30° apart on the ring) minus that of opposite labels
+      (180° apart): how far the label cosines fall with the angular distance (:func:`predicted_gap`: the ring
+      1 + √3/2 = 1.866, SoftCSE's tilt about 0.135 at τ = 0.05, a simplex 0);
     * ``ring_r``: Pearson r of AvgCosSim with cos Δθ over the label pairs (the ring: 1);
     * ``softcse_r``: Pearson r with SoftCSE's optimal Gram (:func:`softcse_optimal_gram`);
     * ``within``: the mean AvgCosSim of a label with itself (collapse: 1)."""
@@ -121,18 +125,48 @@ def label_geometry(emb, labels: Sequence[str], tau_softcse: float = 0.05) -> dic
     ring = np.cos(np.radians(np.subtract.outer(RING_DEGREES, RING_DEGREES)))
     soft = softcse_optimal_gram(RING_DEGREES, tau_softcse)
     a = np.asarray(A)[iu]
-    return {"between": float(a.mean()), "ring_r": float(np.corrcoef(a, ring[iu])[0, 1]),
+    return {"between": float(a.mean()), "ring_gap": ring_gap(np.asarray(A)),
+            "ring_r": float(np.corrcoef(a, ring[iu])[0, 1]),
             "softcse_r": float(np.corrcoef(a, soft[iu])[0, 1]), "within": float(np.diag(np.asarray(A)).mean())}
 
 
+def ring_gap(gram) -> float:
+    """The mean of a 12 × 12 label Gram (rows and columns in the ECM ring's order, :data:`RING_DEGREES`) over the
+    label pairs 30° apart minus its mean over the pairs 180° apart: 0 for any Gram that does not depend on the
+    angular distance (a regular simplex, Soft SupCon's uniform β), 1 + √3/2 for the ring cos Δθ.
+
+    >>> ring = np.cos(np.radians(np.subtract.outer(RING_DEGREES, RING_DEGREES)))
+    >>> round(ring_gap(ring), 4)
+    1.866
+    """
+    dtheta = np.abs(np.subtract.outer(RING_DEGREES, RING_DEGREES)) % 360
+    dtheta = np.minimum(dtheta, 360 - dtheta)
+    g = np.asarray(gram, dtype=float)
+    return float(g[np.isclose(dtheta, 30)].mean() - g[np.isclose(dtheta, 180)].mean())
+
+
 def head_geometry_table(geometry: Mapping[tuple[str, int], Mapping[str, float]]):
-    """One row per (loss, seed) of :func:`label_geometry` results, with the between-label cosine of the loss's
-    free-vector optimum (:func:`predicted_between`) beside it."""
+    """One row per (loss, seed) of :func:`label_geometry` results, with the between-label cosine and the
+    adjacent-minus-opposite gap of the loss's free-vector optimum (:func:`predicted_between`,
+    :func:`predicted_gap`) beside them."""
     import pandas as pd
 
-    rows = [{"loss": loss, "seed": seed, **values, "between at the optimum": predicted_between(loss)}
-            for (loss, seed), values in geometry.items()]
+    rows = [{"loss": loss, "seed": seed, **values, "between at the optimum": predicted_between(loss),
+             "gap at the optimum": predicted_gap(loss)} for (loss, seed), values in geometry.items()]
     return pd.DataFrame(rows)
+
+
+def predicted_gap(loss: str) -> float:
+    """:func:`ring_gap` at the free-vector optimum of a head loss: the ring's 1 + √3/2 for CircularCSE, the tilted
+    simplex's τ log((1 − cos 180°)/(1 − cos 30°)) for SoftCSE (τ = 0.05, :func:`softcse_optimal_gram`), 0 for SINCERE
+    and SupCon (a regular simplex) and Soft SupCon (every pair at β)."""
+    if loss not in HEAD_LOSSES:
+        raise ValueError(f"Unknown head loss {loss!r}.")
+    if loss == "CircularCSE":
+        return ring_gap(np.cos(np.radians(np.subtract.outer(RING_DEGREES, RING_DEGREES))))
+    if loss == "SoftCSE":
+        return ring_gap(softcse_optimal_gram(RING_DEGREES, 0.05))
+    return 0.0
 
 
 def predicted_between(loss: str, n_classes: int = 12) -> float:

@@ -30,9 +30,17 @@ def test_label_geometry_reads_the_ring_and_the_tilt():
     Z, labels = _ring_embeddings(ring)
     g = theory_trained.label_geometry(Z, labels)
     assert g["ring_r"] == pytest.approx(1.0, abs=1e-4) and g["between"] == pytest.approx(-1 / 11, abs=1e-3)
+    assert g["ring_gap"] == pytest.approx(math.cos(math.radians(30)) + 1, abs=1e-3)  # cos 30 - cos 180
     Z, labels = _ring_embeddings(theory_placement.softcse_optimal_gram())
     g = theory_trained.label_geometry(Z, labels)
     assert g["softcse_r"] == pytest.approx(1.0, abs=1e-3) and g["softcse_r"] > g["ring_r"]
+    # the tilt: tau (log(1 - cos 180) - log(1 - cos 30)) at tau = 0.05, the same mean -1/11 as the ring
+    assert g["ring_gap"] == pytest.approx(0.05 * math.log(2 / (1 - math.cos(math.radians(30)))), abs=1e-3)
+    assert g["between"] == pytest.approx(-1 / 11, abs=1e-3)
+    simplex = np.full((12, 12), -1 / 11) + np.eye(12) * (1 + 1 / 11)
+    Z, labels = _ring_embeddings(simplex)
+    g = theory_trained.label_geometry(Z, labels)
+    assert g["ring_gap"] == pytest.approx(0.0, abs=1e-3) and g["between"] == pytest.approx(-1 / 11, abs=1e-3)
     assert g["within"] == pytest.approx(1.0, abs=1e-4)
     with pytest.raises(ValueError, match="every ECM label"):
         theory_trained.label_geometry(Z[:6], labels[:6])
@@ -52,6 +60,11 @@ def test_head_losses_are_the_weighted_infonce():
         theory_trained.head_loss("InfoNCE")
     assert theory_trained.predicted_between("Soft SupCon") == pytest.approx(1 + 0.1 * math.log(0.01))
     assert theory_trained.predicted_between("SoftCSE") == pytest.approx(-1 / 11)
+    assert theory_trained.predicted_gap("CircularCSE") == pytest.approx(1 + math.sqrt(3) / 2)
+    assert theory_trained.predicted_gap("SoftCSE") == pytest.approx(0.05 * math.log(2 / (1 - math.sqrt(3) / 2)))
+    assert theory_trained.predicted_gap("SINCERE") == theory_trained.predicted_gap("Soft SupCon") == 0.0
+    with pytest.raises(ValueError):
+        theory_trained.predicted_gap("InfoNCE")
 
 def test_temperature_jobs_reload_simace_02s_runs_and_add_the_matched_ones():
     jobs = theory_trained.temperature_jobs([0, 1], 64)
