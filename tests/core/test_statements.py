@@ -187,7 +187,9 @@ def test_the_scoreboard_counts_statements_by_default_and_rows_on_request(tmp_pat
 # --------------------------------------------------------------------------------------------- the committed ledgers
 #: statements per paper on the committed ledgers (evidence rows before: angle 37, circumplex 55, concepts 92,
 #: simace 27, weighted-cl 63 of which 5 are the evidence of errata)
-STATEMENTS = {"angle": 28, "circumplex": 50, "concepts": 52, "simace": 22, "weighted-cl": 58}
+# five planted, identity or closed-form claims are checks, not statements: circular-ring-rank, d5_aniso_falls,
+# d5_lead_share_falls, euclid-supcon-degenerate, fig7-r2sim-q48 (and fig2b's MiniLM row, whose raw twin remains)
+STATEMENTS = {"angle": 28, "circumplex": 49, "concepts": 50, "simace": 22, "weighted-cl": 56}
 ERRATUM_EVIDENCE = {("weighted-cl", "01-entropic-bound-and-geometry", "thm3.7-distance-as-printed"):
                     "weighted-cl:thm37-distance",
                     ("weighted-cl", "01-entropic-bound-and-geometry", "thm3.7-similarity-as-printed"):
@@ -209,8 +211,8 @@ def committed():
 def test_the_committed_ledgers_have_the_stated_number_of_statements(committed):
     _, mine, heads = committed
     assert heads.groupby("paper").size().to_dict() == STATEMENTS
-    assert mine.groupby("paper").size().to_dict() == {"angle": 37, "circumplex": 55, "concepts": 92, "simace": 27,
-                                                      "weighted-cl": 63}
+    assert mine.groupby("paper").size().to_dict() == {"angle": 36, "circumplex": 54, "concepts": 90, "simace": 27,
+                                                      "weighted-cl": 61}
     assert int(heads["split"].sum()) == 25
     board = scoreboard()
     assert board.set_index("paper")["total"].to_dict() == STATEMENTS

@@ -200,18 +200,16 @@ def ceiling_validity(vs_untrained, task: str) -> stats.Validity:
 
 
 def idle_validity(runs, task: str, objective: str, *, near_zero: float | None = None) -> stats.Validity:
-    """The ``trained`` check of ``objective`` on ``task`` (rows of :func:`sts_task_runs` with their ``loss_curve``):
-    the one rule of :func:`companion.stats.validity.trained` on every seed's curve; and, for an in-batch-negative
-    objective (pass ``near_zero``, e.g. 0.05: InfoNCE's loss starts near log(batch) for an encoder blind to the
-    pairs), failed when its loss is already below ``near_zero`` over the first ten steps (nothing to learn)."""
+    """``trained`` of ``objective`` on ``task`` (:func:`sts_task_runs` rows): the one rule of
+    :func:`companion.stats.validity.trained` on every seed's ``loss_curve``; failed for an in-batch-negative loss
+    already below ``near_zero`` (e.g. 0.05) over the first ten steps: nothing to learn."""
     sub = runs[(runs["task"] == task) & (runs["objective"] == objective)]
     if sub.empty:
         raise ValueError(f"no runs of {objective!r} on {task!r}.")
-    first = float(sub["loss_first10"].mean())
-    if near_zero is not None and first < near_zero:
-        return stats.Validity("trained", False, f"{objective} on {task}: loss {first:.3f} over the first ten steps "
-                                                "(MiniLM was trained with in-batch negatives on about a billion "
-                                                "pairs, so the term is near zero from step one)")
+    if near_zero is not None and (first := float(sub["loss_first10"].mean())) < near_zero:
+        return stats.Validity("trained", False, f"{objective} on {task}: loss {first:.3f} over the first ten steps ("
+                              "MiniLM was trained with in-batch negatives on about a billion pairs, so the term is "
+                              "near zero from step one)")
     return _curves_trained(sub, f"{objective} on {task}")
 
 
@@ -394,10 +392,8 @@ def seed_table(ablation, group: str, seeds: Sequence[int]):
 
 
 def _curves_trained(runs, what: str) -> stats.Validity:
-    """The one ``trained`` rule (:func:`companion.stats.validity.trained`) on the ``loss_curve`` of every run in
-    ``runs`` (one curve per seed)."""
+    """:func:`companion.stats.validity.trained` on the ``loss_curve`` of every run in ``runs`` (one per seed)."""
     import pandas as pd
-
     frame = pd.DataFrame([{"run": what, "seed": r["seed"], "step": k, "value": float(v)}
                           for r in runs.to_dict("records") for k, v in enumerate(r["loss_curve"])])
     if frame.empty:
@@ -407,12 +403,10 @@ def _curves_trained(runs, what: str) -> stats.Validity:
 
 def trained_validity(runs, *variants: str, group: str = "objective",
                      explain: Mapping[str, str] | None = None) -> stats.Validity:
-    """The ``trained`` check of Table 4 ``variants`` of ``group``: the one rule of
-    :func:`companion.stats.validity.trained` on every run's ``loss_curve`` (``runs``: the ablation runs, columns
-    ``group, variant, seed, loss_curve``). ``explain[variant]``, when given, is appended to an idle variant's entry
-    (the measured cause)."""
-    explain = explain or {}
-    parts, idle = [], []
+    """``trained`` of Table 4 ``variants`` of ``group``: :func:`companion.stats.validity.trained` on every run's
+    ``loss_curve`` (``runs``: ``group, variant, seed, loss_curve``); ``explain[variant]`` is appended to an idle
+    variant's entry (the measured cause)."""
+    explain, parts, idle = explain or {}, [], []
     for v in variants:
         sub = runs[(runs["group"] == group) & (runs["variant"] == v)]
         if sub.empty:
