@@ -138,7 +138,14 @@ def test_regimes_in_a_few_words():
 def test_the_readme_carries_the_generated_findings():
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split(pages.FINDINGS_START, 1)[1].split(pages.FINDINGS_END, 1)[0].strip()
-    assert block == pages.readme_findings(REPO_ROOT)
+    # generated in a fresh process, so no state left by other tests (caches, patched modules) can reach it
+    import subprocess
+    import sys
+    code = ("import sys; from companion.publish.site import pages; from companion import settings; "
+            "sys.stdout.write(pages.readme_findings(settings.repo_root()))")
+    fresh = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           cwd=REPO_ROOT).stdout
+    assert block == fresh.strip()
     top = readme.split("## ", 1)[0]
     assert pages.FINDINGS_START in top  # the findings come before any section, and so before any command
     assert readme.index("python -m companion scoreboard") < readme.index("--profile smoke")
