@@ -369,6 +369,17 @@ def run_share(spec: str, book: Book, paper: str) -> Result:
 
 
 # --------------------------------------------------------------------------------------------------- columns
+def _where_only(options: list[str], kind: str) -> list:
+    """The selector of a test whose only option is ``where <selector>`` (the last one given wins); any other
+    option is an error naming the test ``kind``."""
+    where = []
+    for opt in options:
+        if not opt.startswith("where "):
+            raise ValueError(f"unknown option {opt!r} of a {kind} test (where)")
+        where = parse_selector(opt[6:])
+    return where
+
+
 def run_columns(spec: str, book: Book, paper: str) -> Result:
     """A ``columns`` test (module docstring): within each row, one column against others."""
     head, *options = [s.strip() for s in spec.split(";")]
@@ -377,11 +388,7 @@ def run_columns(spec: str, book: Book, paper: str) -> Result:
         raise ValueError(f"not a columns test: {head!r} (columns: <file>: <column> <op> <column>, ...)")
     file, op = f"{m.group(1)}.csv", m.group(3)
     left, right = m.group(2).strip(), [c.strip() for c in m.group(4).split(",")]
-    where = []
-    for opt in options:
-        if not opt.startswith("where "):
-            raise ValueError(f"unknown option {opt!r} of a columns test (where)")
-        where = parse_selector(opt[6:])
+    where = _where_only(options, "columns")
     frame = select(book.table(paper, file), where)
     keys = label_columns(frame, [left, *right])
     result = Result([], 0)
@@ -406,11 +413,7 @@ def run_corr(spec: str, book: Book, paper: str) -> Result:
     if not m:
         raise ValueError(f"not a corr test: {head!r} (corr: <file>: <column> ~ <column> <op> <number>)")
     file, x_col, y_col, op = f"{m.group(1)}.csv", m.group(2), m.group(3), m.group(4)
-    where = []
-    for opt in options:
-        if not opt.startswith("where "):
-            raise ValueError(f"unknown option {opt!r} of a corr test (where)")
-        where = parse_selector(opt[6:])
+    where = _where_only(options, "corr")
     frame = select(book.table(paper, file), where)
     result = Result([], 1)
     xs, ys = [], []
