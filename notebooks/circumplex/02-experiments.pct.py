@@ -129,7 +129,8 @@ reader_display()  # tables whole, numbers to three significant digits
 # regime of every claim says "frozen MiniLM backbone, head only". Its last-layer token states are computed once and
 # cached; in the `cpu` profile they are cut to the first `max_tokens` tokens and projected by a fixed PCA (fitted on
 # the Emolit training tokens) to the head width `head_dim`, and each head trains for
-# `steps_emolit` and `steps_go` steps of `batch_size` (the paper's 15 epochs on each data set) at a larger constant
+# `steps_emolit` and `steps_go` steps of `batch_size` (in `cpu`, 30 Emolit epochs, twice the paper's 15, so that
+# CircularCSE's V-Measure can reach its plateau, set before the run; 15 on GoEmotions) at a larger constant
 # learning rate `lr` (chosen when the heads trained a few epochs, where the paper's 5e-5 barely moved a freshly
 # initialised head), on one thread. The heads are trained as the authors train theirs: gradients clipped at `clip_norm`, and
 # nGPT's α and s_qk stepped at the rate of the backbone's width (`base_scale`), not the narrower head's. The settings

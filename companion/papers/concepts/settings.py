@@ -133,7 +133,8 @@ PRINCIPLES = Profiles(
     "concepts/03-principles",
     smoke=dict(seeds=[0], n_rows=24, n_split_rows=24, n_train=48, steps=2, n_top=1, conditions=CONDITIONS_03,
                threads=2, max_negatives=None, p1_steps=4, p1_every=2, p1_n_train=48, p2_n_top=2),
-    cpu=dict(seeds=[0, 1, 2], n_rows=500, n_split_rows=300, n_train=800, steps=150, n_top=1,
+    # cpu: 600 steps (was 150), the length at which the P1 runs' curves pass their plateau check (set before the run)
+    cpu=dict(seeds=[0, 1, 2], n_rows=500, n_split_rows=300, n_train=800, steps=600, n_top=1,
              conditions=CONDITIONS_03, threads=1, max_negatives=2, p1_steps=600, p1_every=50, p1_n_train=1600,
              p2_n_top=3),
     # gpu: all-mpnet-base-v2, 8k steps x batch 16 (Table 1 caption), all 12 layers fine-tuned with the
@@ -171,7 +172,7 @@ MODIFIER_FAMILIES = Profiles(
     "concepts/04-modifier-families",
     smoke=dict(seeds=[0], per_family=6, n_train=48, steps=2, threads=2, backbone="all-mpnet-base-v2",
                max_negatives=None, n_backbone_rows=20, per_kind=1, eps_per_item=1, n_definitions=40),
-    cpu=dict(seeds=[0, 1, 2], per_family=None, n_train=800, steps=150, threads=1,
+    cpu=dict(seeds=[0, 1, 2], per_family=None, n_train=800, steps=600, threads=1,
              backbone="all-mpnet-base-v2", max_negatives=2, n_backbone_rows=300, per_kind=2,
              eps_per_item=5, n_definitions=1536),
     # gpu: all-mpnet-base-v2, 8k steps x batch 16 (Table 1 caption), all 12 layers (§4.4); one seed in
