@@ -160,7 +160,7 @@ SCOREBOARD_SECTIONS = (
 
 
 def _cmd_scoreboard(args: argparse.Namespace) -> int:
-    from companion import papers, statements
+    from companion import paper_registry, statements
     from companion.results import claims_frame, scoreboard
 
     print("The five papers' statements, each counted once by its headline verdict (that of its evidence row closest "
@@ -169,7 +169,7 @@ def _cmd_scoreboard(args: argparse.Namespace) -> int:
           "the ledger rows that test them, 'split': statements whose rows disagree, listed below:")
     print(scoreboard(by_regime=True).rename(columns={"total": "statements"}).to_string(index=False))
     frame = claims_frame()
-    mine = frame[(frame["kind"] == "paper") & frame["paper"].isin(papers.REPRODUCED)]
+    mine = frame[(frame["kind"] == "paper") & frame["paper"].isin(paper_registry.REPRODUCED)]
     heads = statements.headlines(mine)
     if heads["split"].any():
         print("\nSplit statements (the headline verdict first, then every verdict with its regime and rows):")

@@ -4,7 +4,7 @@ A file is written to a temporary file with a unique name in the same folder (``t
 fsynced and renamed over the target with ``os.replace``: a process killed mid-write leaves at most a hidden
 ``.*.part`` file that no reader opens, never a truncated target, and two processes writing the same target at the
 same time cannot interleave their bytes in one shared temporary file (a fixed ``path.with_suffix(".tmp")`` name
-allowed exactly that). :func:`companion.results.write_json_atomic` does the same for the claims ledgers.
+allowed exactly that). :func:`companion.results.records.write_json_atomic` does the same for the claims ledgers.
 
 ``mkstemp`` creates its file readable by its owner only (mode 0600); the written file gets the mode any new file of
 the user gets, ``0666`` less the process's umask (:func:`file_mode`), before it takes its final name.

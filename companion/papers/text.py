@@ -3,7 +3,7 @@
 The five paper texts live in ``../shared/papers/<paper>.txt`` (beside the repository; ``COMPANION_PAPERS_DIR``
 overrides, and ``$COMPANION_DATA_DIR/../papers`` is tried too). They come from three kinds of extraction (plain
 lines with tab-separated tables, markdown, arXiv HTML); how each paper's text was extracted is part of its entry in
-the registry (the ``text_*`` fields of :class:`companion.papers.Paper`), and the locator reads it from there.
+the registry (the ``text_*`` fields of :class:`companion.paper_registry.Paper`), and the locator reads it from there.
 
 A *source* string names a block by its first comma-separated component (before any ``:``):
 ``Table 4, Emolit, Qwen3 SINCERE-nGPT, V`` (a table: caption plus body), ``Fig. 7 caption`` (a figure: its
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from companion import papers as _papers
+from companion import paper_registry as _papers
 from companion import settings as _settings
 
 PAPERS = _papers.REPRODUCED

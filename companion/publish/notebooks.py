@@ -1,8 +1,8 @@
 """The notebooks: where they are, in which order, what each one is, and its jupytext twin.
 
-``notebooks/<paper>/<NN>-<section>.ipynb``, in the registry's paper order (:mod:`companion.papers`) then section
-order, each paired with a py:percent twin ``<NN>-<section>.pct.py``. The runner, the stored-output checks, the Colab
-cells and the site all read the notebooks through :func:`list_notebooks`.
+``notebooks/<paper>/<NN>-<section>.ipynb``, in the registry's paper order (:mod:`companion.paper_registry`) then
+section order, each paired with a py:percent twin ``<NN>-<section>.pct.py``. The runner, the stored-output checks, the
+Colab cells and the site all read the notebooks through :func:`list_notebooks`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from companion import papers as _papers
+from companion import paper_registry as _papers
 from companion import settings as _settings
 
 # The jupytext twin of ``NN-name.ipynb`` is ``NN-name.pct.py`` (jupytext.toml). It must not share the notebook's

@@ -30,14 +30,15 @@ The **regime** (how our set-up differs from the paper's: backbone, layers traine
 verdict: :meth:`companion.results.Ledger.claim` stores it beside the verdict (:func:`regime_label`), and a
 result against the paper in a scaled regime is ``not reproduced`` with that regime named.
 
-Deterministic quantities (free-embedding optima, closed forms, counts) use the exact criteria of
-:mod:`companion.results` (``within``, ``holds``, …): there is no seed noise to put an interval on.
+Deterministic quantities (free-embedding optima, closed forms, counts) use the exact criteria (``within``,
+``at_least``, ``at_most``, ``holds``, ``same_sign``, ``not_testable``, ``minor_erratum``): there is no seed noise to
+put an interval on.
 
-Three modules hold the code: :mod:`companion.stats.comparisons` (the numbers: intervals, tests, power, the
-bootstrap), :mod:`companion.stats.verdicts` (the rules that turn them into verdicts) and
+Four modules hold the code: :mod:`companion.stats.comparisons` (the numbers: intervals, tests, power, the
+bootstrap), :mod:`companion.stats.verdicts` (the rules that turn them into verdicts),
 :mod:`companion.stats.validity` (the one ``trained``, ``plateau`` and ``ceiling``/``floor`` rule for every paper, over
 one tidy curve frame, and the gate that applies them: a gate fires only when more training or more room could change
-the verdict); every name is imported from here.
+the verdict) and :mod:`companion.stats.criteria` (the exact criteria); every name is imported from here.
 """
 
 from companion.stats import validity
@@ -54,6 +55,7 @@ from companion.stats.comparisons import (
     paired_table,
     sample,
 )
+from companion.stats.criteria import at_least, at_most, holds, minor_erratum, not_testable, same_sign, within
 from companion.stats.verdicts import (
     CHECK_VERDICTS,
     ERRATUM_VERDICTS,
@@ -80,4 +82,5 @@ __all__ = ["validity", "VERDICTS", "CHECK_VERDICTS", "ERRATUM_VERDICTS", "WILCOX
            "TOLERANCE_SE", "PLATEAU_FRACTION", "Comparison", "paired", "sample", "holm", "paired_table",
            "difference_se", "mde", "n_for_power", "hierarchical_bootstrap", "Judgement", "Criterion", "Validity",
            "validity_gate", "plateau", "Tolerance", "tolerance", "direction", "level", "inconclusive",
-           "regime_label", "as_erratum", "as_check"]
+           "regime_label", "as_erratum", "as_check", "within", "at_least", "at_most", "holds", "same_sign",
+           "not_testable", "minor_erratum"]

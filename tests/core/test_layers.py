@@ -2,8 +2,8 @@
 modules import each other, directly or through others.
 
 Every module under ``companion/`` is parsed with :mod:`ast`; every import counts, also one inside a function. A
-package's ``__init__.py`` is a module of its own (``companion.papers``); ``from companion import settings`` imports
-the submodule ``companion.settings``, ``from companion.papers import REGISTRY`` the package ``companion.papers``.
+package's ``__init__.py`` is a module of its own (``companion.results``); ``from companion import settings`` imports
+the submodule ``companion.settings``, ``from companion.results import Ledger`` the package ``companion.results``.
 """
 
 from __future__ import annotations
@@ -120,6 +120,26 @@ def test_no_import_cycles():
     assert not new, "import cycles: " + " | ".join(_describe(c, graph) for c in new)
     gone = [sorted(c) for c in KNOWN_CYCLES if c not in found]
     assert not gone, f"no longer a cycle, take it off KNOWN_CYCLES: {gone}"
+
+
+#: the papers' own code sits above the shared science: outside ``companion.papers`` only the tooling, the command
+#: line and these modules, which stand above it, import it
+ABOVE_THE_PAPERS = {"companion.gpu_settings"}  # the gpu profile's settings name the papers' own runs
+
+
+def test_the_shared_science_never_imports_a_papers_code():
+    """No arrow runs back up into ``companion.papers``: the ledger, the scoreboard, the losses, the encoders and the
+    rest of the shared science read the paper registry (``companion.paper_registry``, which imports nothing of the
+    package), never a paper's own code."""
+    graph = import_graph()
+    assert graph["companion.paper_registry"] == set(), "the paper registry imports nothing of the package"
+    papers = "companion.papers"
+    offenders = {name: sorted(m for m in targets if m == papers or m.startswith(papers + "."))
+                 for name, targets in graph.items()
+                 if not (name == papers or name.startswith((papers + ".", TOOLING + ".")))
+                 and name not in (TOOLING, COMMAND_LINE) and name not in ABOVE_THE_PAPERS}
+    offenders = {name: found for name, found in offenders.items() if found}
+    assert not offenders, f"the shared science imports a paper's own code: {offenders}"
 
 
 def test_the_graph_sees_every_kind_of_import(tmp_path):

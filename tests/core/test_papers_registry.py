@@ -2,7 +2,8 @@
 
 import pytest
 
-from companion import papers, results
+from companion import paper_registry as papers
+from companion import results
 from companion.papers import text
 from companion.publish import notebooks
 from companion.publish.site import common

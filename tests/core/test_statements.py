@@ -7,7 +7,8 @@ import json
 import pandas as pd
 import pytest
 
-from companion import papers, statements
+from companion import paper_registry as papers
+from companion import statements
 from companion.results import CLAIM_COLUMNS, Ledger, claims_frame, holds, scoreboard, within
 from companion.settings import REPO_ROOT
 

@@ -77,7 +77,7 @@ def _child(root: str, hang: str | None, conn) -> None:
         elif hang in ("results", "provenance"):
             import io
 
-            real_write_atomic = companion.results.write_atomic
+            real_write_atomic = companion.results.records.write_atomic
             target = "interrupt-probe.json" if hang == "results" else "interrupt-probe.provenance.json"
 
             def slow_write_atomic(path, write, **kwargs):  # the real atomic write, stalled half-way through
@@ -92,7 +92,9 @@ def _child(root: str, hang: str | None, conn) -> None:
 
                 return real_write_atomic(path, slow_write, **kwargs)
 
-            companion.results.write_atomic = slow_write_atomic
+            # the ledger's own write and the provenance's (through write_json_atomic)
+            companion.results.ledger.write_atomic = slow_write_atomic
+            companion.results.records.write_atomic = slow_write_atomic
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             enc = tiny_encoder("bert", hidden=32, layers=2, seed=0)
@@ -242,7 +244,7 @@ def test_a_save_stopped_between_its_writes_cannot_pair_a_ledger_with_another_run
     assert "ledger_sha256" not in json.loads(old_ledger)  # the ledger's format is unchanged
 
     written = []
-    real_write_atomic = companion.results.write_atomic
+    real_write_atomic = companion.results.records.write_atomic
 
     def stop_at_the_ledger(target, write, **kwargs):
         written.append(Path(target).name)
@@ -250,7 +252,9 @@ def test_a_save_stopped_between_its_writes_cannot_pair_a_ledger_with_another_run
             raise KeyboardInterrupt
         return real_write_atomic(target, write, **kwargs)
 
-    monkeypatch.setattr(companion.results, "write_atomic", stop_at_the_ledger)
+    # the ledger's own write and the provenance's (through write_json_atomic)
+    monkeypatch.setattr(companion.results.ledger, "write_atomic", stop_at_the_ledger)
+    monkeypatch.setattr(companion.results.records, "write_atomic", stop_at_the_ledger)
     with pytest.raises(KeyboardInterrupt):
         ledger(False).save()
     assert written == ["pairing.provenance.json", "pairing.json"]  # the provenance first, the ledger last
@@ -259,7 +263,8 @@ def test_a_save_stopped_between_its_writes_cannot_pair_a_ledger_with_another_run
     assert new_record["ledger_sha256"] != old_record["ledger_sha256"]
     assert not provenance_belongs(new_record, path)
     assert ledger_provenance("baselines", "pairing", tmp_path / "results") is None  # noticed, not misread
-    monkeypatch.setattr(companion.results, "write_atomic", real_write_atomic)
+    monkeypatch.setattr(companion.results.ledger, "write_atomic", real_write_atomic)
+    monkeypatch.setattr(companion.results.records, "write_atomic", real_write_atomic)
     ledger(False).save()
     assert ledger_provenance("baselines", "pairing", tmp_path / "results")["ledger_sha256"] == \
         hashlib.sha256(path.read_bytes()).hexdigest()

@@ -118,7 +118,7 @@ def test_paper_text_undoes_escapes_and_keeps_the_unicode_minus():
 
 def test_every_paper_text_has_a_known_layout():
     """The registry says how each text was extracted; the locator knows these values only."""
-    from companion import papers
+    from companion import paper_registry as papers
 
     for entry in papers.REGISTRY:
         if not entry.reproduced:

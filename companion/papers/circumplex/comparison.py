@@ -266,7 +266,7 @@ def anchor_average_claim(coverage: pd.DataFrame) -> dict:
     share |A|/B of every training batch (``coverage``: one row per data set and seed, columns ``batches of``,
     ``min``, ``mean``, as :func:`companion.losses.circumplex.anchor_coverage` gives them). A check (our own
     choice), passed when the smallest share is at least 0.99."""
-    from companion.results import at_least
+    from companion.stats import at_least
 
     cov = coverage["min"].min()
     return dict(id="eq5-anchor-average",

@@ -42,7 +42,7 @@ from companion.papers.concepts.evaluation import (
 )
 from companion.papers.concepts.finetune import TEST_FRAC, top_layer_recipe, train_condition
 from companion.papers.concepts.readouts import CONDITIONS, TopLayerConceptModel
-from companion.results import at_most, holds, not_testable
+from companion.stats import at_most, holds, not_testable
 
 __all__ = ["MPNET", "REGIME_CONDITIONS", "load_backbone", "run_backbone_regime",
            "BackboneRegime", "backbone_claims"]

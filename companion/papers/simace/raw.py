@@ -49,11 +49,11 @@ def sweep_table(sweep: Mapping[str, Any]):
 
 def gate_claim(ledger, sweep: Mapping[str, Any]) -> str:
     """Record the gate (a ``check``): the smallest of the chosen setting's per-seed STS-average gains against
-    :data:`GATE_GAIN` (:func:`companion.results.at_least`); seeds after the first that falls short are not run
+    :data:`GATE_GAIN` (:func:`companion.stats.at_least`); seeds after the first that falls short are not run
     (:func:`companion.mlm.finetune.simcse_sweep`), and the note says so. The claim states that the threshold was
     set after pilot runs (:data:`~companion.mlm.finetune.PILOT_BEST_GAIN`), so that its failure is not read as
     a test fixed blind. Returns the verdict."""
-    from companion.results import at_least
+    from companion.stats import at_least
 
     gains = ", ".join(f"seed {s}: {g:+.2f}" for s, g in zip(GATE_SEEDS, sweep["gains"]))
     if len(sweep["gains"]) < len(GATE_SEEDS):

@@ -155,7 +155,7 @@ def audit(root: str | Path | None = None, papers: Sequence[str] | None = None) -
 
 def uncovered_tables(root: str | Path, check_list: Sequence[Check]) -> list[str]:
     """The transcribed tables ``data/<paper>/table*.csv`` that no check covers."""
-    from companion.papers import REPRODUCED as PAPERS
+    from companion.paper_registry import REPRODUCED as PAPERS
 
     covered = set().union(*(c.tables() for c in check_list))
     root = Path(root)

@@ -5,7 +5,7 @@ reading under which the places agree, or states too little to check) or ``merged
 cause, its consequences listed under it).
 
 The notebook grades each erratum with :func:`criterion`, so its ledger status follows the class: ``confirmed`` for an
-erratum, ``minor`` for a minor one (:func:`companion.results.minor_erratum`). :func:`sides` gathers, per erratum,
+erratum, ``minor`` for a minor one (:func:`companion.stats.minor_erratum`). :func:`sides` gathers, per erratum,
 the cells that show it side by side with the rule that found them: the table auditor's findings
 (``audit_errata.csv``) and the rows of the definitions sweep (``definitions.csv``) that name it.
 """
@@ -63,10 +63,10 @@ def recorded(classes) -> list[str]:
 
 
 def criterion(classes, erratum_id: str, description: str):
-    """The criterion that grades erratum ``erratum_id`` by its class: :func:`companion.results.holds` for an
-    erratum, :func:`companion.results.minor_erratum` (with the class's why) for a minor one. A withdrawn or merged
+    """The criterion that grades erratum ``erratum_id`` by its class: :func:`companion.stats.holds` for an
+    erratum, :func:`companion.stats.minor_erratum` (with the class's why) for a minor one. A withdrawn or merged
     erratum is not recorded: asking for its criterion raises."""
-    from companion.results import holds, minor_erratum
+    from companion.stats import holds, minor_erratum
 
     if erratum_id not in classes.index:
         raise KeyError(f"{erratum_id!r} is not classified in data/synthesis/errata_classes.csv")

@@ -323,8 +323,8 @@ def evidence_claims(statements, table, criterion_for=None) -> list[dict]:
     condition per evidence row ("<ledger> · <claim> is <confirms>": whether its verdict is); the erratum is
     confirmed when every condition holds. ``criterion_for(id, description)`` gives each erratum's criterion (the
     errata notebook passes :func:`companion.papers.synthesis.classes.criterion`, so the class decides between
-    ``confirmed`` and ``minor``); by default :func:`companion.results.holds`."""
-    from companion.results import holds
+    ``confirmed`` and ``minor``); by default :func:`companion.stats.holds`."""
+    from companion.stats import holds
 
     if criterion_for is None:
         criterion_for = lambda _id, description: holds(description)  # noqa: E731

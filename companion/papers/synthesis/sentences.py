@@ -173,7 +173,7 @@ def sweep(root: str | Path | None = None, papers: Sequence[str] | None = None) -
     """Scan the chosen ``papers`` (default: all five), read their ``sentences.csv`` under ``root`` (default: the
     checkout), run every test and collect the problems (module docstring)."""
     from companion import settings
-    from companion.papers import REPRODUCED
+    from companion.paper_registry import REPRODUCED
 
     root = Path(root) if root is not None else settings.repo_root()
     book = Book(root)

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from companion import papers as _papers
+from companion import paper_registry as _papers
 from companion.publish import apidoc, colab
 from companion.publish.notebooks import list_notebooks
 from companion.publish.site import format as fmt

@@ -545,7 +545,7 @@ FINDINGS_START, FINDINGS_END = "<!-- findings:start -->", "<!-- findings:end -->
 def readme_findings(root: Path = REPO_ROOT) -> str:
     """The README's findings, generated from the ledgers: the findings table (each paper linked to its notebooks)
     and, folded, each paper's bottom line."""
-    from companion.papers import REGISTRY
+    from companion.paper_registry import REGISTRY
 
     links = {p.id: f"notebooks/{p.folder}" for p in REGISTRY if (root / "notebooks" / p.folder).is_dir()}
     lines = [f"- {line}" for line in findings.bottom_lines(None, root).split("\n\n")]

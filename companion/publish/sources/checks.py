@@ -19,7 +19,7 @@ import json
 import re
 from pathlib import Path
 
-from companion import papers as _papers
+from companion import paper_registry as _papers
 from companion import settings as _settings
 from companion.papers.numbers import equals_derived, evaluate, numbers_in, printed_decimals, printed_in
 from companion.papers.text import locate, split_source

@@ -14,7 +14,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-from companion import papers as _papers
+from companion import paper_registry as _papers
 from companion import results as _results
 from companion import settings as _settings
 from companion.papers.text import (

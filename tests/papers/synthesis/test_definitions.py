@@ -89,7 +89,7 @@ def test_every_recomputation_agrees_with_its_reading(sweep):
 
 
 def test_every_paper_is_swept_and_every_difference_is_accounted_for(sweep):
-    from companion.papers import REPRODUCED
+    from companion.paper_registry import REPRODUCED
     from companion.papers.synthesis import classes
     from companion.settings import repo_root
 
