@@ -102,7 +102,7 @@ from companion.papers.angle.experiments import (ANGLE, COSENT, DRIFT_MIN, INFONC
 from companion.papers.angle.pairs import PairData
 from companion.papers.angle.settings import STS_EXPERIMENTS
 from companion.results import Ledger, at_most, not_testable, show_provenance
-from companion.settings import REPO_ROOT
+from companion.papers.tables import paper_table
 from companion.encoders.upper import UpperEncoder
 from companion.display import reader_display
 
@@ -121,11 +121,11 @@ cfg = STS_EXPERIMENTS(profile, gpu_grid=gpu_grid, seeds=seeds, steps_stsb=steps_
                       steps_snli=steps_snli)
 torch.set_num_threads(cfg.threads)
 ledger = Ledger("angle", "02-sts-experiments", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
-paper3 = pd.read_csv(REPO_ROOT / "data/angle/table3.csv", comment="#")
-paper2 = pd.read_csv(REPO_ROOT / "data/angle/table2.csv", comment="#").rename(columns={"SICR-R": "SICK-R",
+paper3 = paper_table("angle", "table3", parse=True)
+paper2 = paper_table("angle", "table2", parse=True).rename(columns={"SICR-R": "SICK-R",
                                                                                     "Avg.": "avg"})
 paper2 = paper2[paper2["group"] == "Supervised Models"]  # SimCSE-BERT and ConSERT-BERT appear in both groups
-paper4 = pd.read_csv(REPO_ROOT / "data/angle/table4.csv", comment="#")
+paper4 = paper_table("angle", "table4", parse=True)
 t_start = time.perf_counter()
 cfg
 
@@ -466,7 +466,7 @@ a, b = float(p2["Angle-LLaMA2-7B"]), float(p2["SimCSE-LLaMA2-7B"])
 ledger.claim("t2-llama-angle-vs-simcse", "Transfer with LLaMA2-7B (LoRA): AnglE above supervised SimCSE",
              kind="paper", source=f"Table 2: {a:.2f} - {b:.2f}", paper_value=round(a - b, 2), ours=None,
              criterion=not_testable("LLaMA2-7B with LoRA does not fit the CPU budget"))
-t5 = pd.read_csv(REPO_ROOT / "data/angle/table5.csv", comment="#").set_index("model")["Spearman’s"]
+t5 = paper_table("angle", "table5", parse=True).set_index("model")["Spearman’s"]
 ensemble, best_unsup = t5["AngleE-BERT + Ensemble"], t5["DiffCSE-BERT"]
 ledger.claim("t5-llm-supervised", "LLM-supervised AnglE (LLM ensemble) above the best unsupervised baseline on "
              "STS-B", kind="paper", source=f"Table 5: {ensemble:.2f} - {best_unsup:.2f}",

@@ -105,8 +105,7 @@ from companion.papers.angle.pairs import (TABLE4_POOLINGS, TABLE4_UPPER_POOLINGS
                                           bucket_wasserstein)
 from companion.papers.angle.settings import ABLATION
 from companion.results import Ledger, not_testable, show_provenance
-from companion.settings import REPO_ROOT
-from companion.papers.tables import prose_number
+from companion.papers.tables import paper_table, prose_number
 from companion.encoders.upper import UpperEncoder
 from companion.display import reader_display
 
@@ -122,7 +121,7 @@ steps = None
 cfg = ABLATION(profile, gpu_grid=gpu_grid, seeds=seeds, steps=steps)
 torch.set_num_threads(cfg.threads)
 ledger = Ledger("angle", "03-ablation-and-analysis", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
-paper4 = (pd.read_csv(REPO_ROOT / "data/angle/table4.csv", comment="#")
+paper4 = (paper_table("angle", "table4", parse=True)
           .assign(group=lambda t: t["group"].map({"Objective": "objective", "Pooling Strategy": "pooling"}))
           .rename(columns={"our_key": "variant", "Spearman’s Correlation": "stsb_test"}))
 t_start = time.perf_counter()

@@ -116,7 +116,8 @@ from companion.papers.circumplex.heads import (CLIP_NORM, embed_with_head, featu
 from companion.papers.circumplex.validity import missing_record, run_checks
 from companion.papers.circumplex.settings import ANALYSIS
 from companion.results import Ledger, show_provenance
-from companion.settings import REPO_ROOT, cache_dir
+from companion.papers.tables import paper_table
+from companion.settings import cache_dir
 from companion.display import reader_display
 
 reader_display()  # tables whole, numbers to three significant digits
@@ -201,7 +202,7 @@ HEAD = dict(pooling=cfg.pooling, base_scale=cfg.base_scale, clip_norm=cfg.clip_n
 # claims below; heads trained here have no such record, and their claims then carry a failed `record` check.
 
 # %%
-prose = pd.read_csv(REPO_ROOT / "data" / "circumplex" / "prose.csv", comment="#").set_index("quantity")["value"]
+prose = paper_table("circumplex", "prose", parse=True).set_index("quantity")["value"]
 paper4 = table4_rows(cfg.fig5_backbone)  # drawn beside ours where Figs 5a/5b meet Table 4 (no PCA, 12 labels)
 saved_path = cache_dir() / "circumplex" / f"02-{cfg.profile}.pt"
 cache02 = torch.load(saved_path, weights_only=False) if saved_path.exists() else {}

@@ -121,7 +121,7 @@ from companion.papers.concepts.finetune import load_or_train, top_layer_recipe
 from companion.papers.concepts.readouts import TopLayerConceptModel
 from companion import stats
 from companion.results import Ledger, at_most, holds, not_testable, show_provenance
-from companion.settings import REPO_ROOT
+from companion.papers.tables import paper_table
 from companion.display import reader_display
 
 reader_display()  # tables whole, numbers to three significant digits
@@ -176,8 +176,8 @@ gpu_table(MODIFIER_FAMILIES, cfg)
 # %%
 paper = C.paper_numbers()  # the numbers the paper text states for its tables, with their location
 pv = paper.dropna(subset=["number"]).set_index(["table", "row", "column"])["number"]
-table12 = pd.read_csv(REPO_ROOT / "data" / "concepts" / "table12.csv", comment="#")
-probe = pd.read_csv(REPO_ROOT / "data" / "concepts" / "np_probe.csv", comment="#")
+table12 = paper_table("concepts", "table12", parse=True)
+probe = paper_table("concepts", "np_probe", parse=True)
 if cfg.per_family:
     probe = probe.groupby("family", sort=False).head(cfg.per_family).reset_index(drop=True)
 FAMILIES = ["intersective", "subsective", "relational", "modal", "privative"]

@@ -115,7 +115,7 @@ from companion.papers.simace.transfer import (TASKS, evaluate_transfer, summaris
                                               transfer_tasks)
 from companion.papers.simace.settings import STS_EXPERIMENTS
 from companion.results import Ledger, at_most, holds, not_testable, show_provenance
-from companion.settings import REPO_ROOT
+from companion.papers.tables import paper_table
 from companion.sts import COLUMNS, score_pairs, sts_pairs_subset
 from companion.training import index_batches, seed_everything
 from companion.display import panel_grid, reader_display
@@ -190,15 +190,14 @@ if cfg.threads:
     torch.set_num_threads(cfg.threads)  # shared 2-core machine: one thread per process
 ledger = Ledger("simace", "02-sts-experiments", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 sns.set_theme(style="whitegrid", context="notebook")
-DATA = REPO_ROOT / "data" / "simace"
-table1 = pd.read_csv(DATA / "table1.csv", comment="#")
-table2 = pd.read_csv(DATA / "table2.csv", comment="#").set_index("PLMs")
-table5 = pd.read_csv(DATA / "table5.csv", comment="#").set_index("Dataset")
-table6 = pd.read_csv(DATA / "table6.csv", comment="#").set_index("Dataset")
-table7_settings = pd.read_csv(DATA / "table7_settings.csv", comment="#")
-table8 = pd.read_csv(DATA / "table8.csv", comment="#")
-table11 = pd.read_csv(DATA / "table11.csv", comment="#").set_index("Method")
-table13 = pd.read_csv(DATA / "table13.csv", comment="#")
+table1 = paper_table("simace", "table1", parse=True)
+table2 = paper_table("simace", "table2", parse=True).set_index("PLMs")
+table5 = paper_table("simace", "table5", parse=True).set_index("Dataset")
+table6 = paper_table("simace", "table6", parse=True).set_index("Dataset")
+table7_settings = paper_table("simace", "table7_settings", parse=True)
+table8 = paper_table("simace", "table8", parse=True)
+table11 = paper_table("simace", "table11", parse=True).set_index("Method")
+table13 = paper_table("simace", "table13", parse=True)
 cfg
 
 # %% [markdown]

@@ -106,7 +106,7 @@ from companion.papers.simace.claims import caption, caption_beside, caption_gap,
 from companion.papers.simace.settings import ANALYSIS
 from companion.papers.simace.summary import claims_summary, paired_rows
 from companion.results import Ledger, show_provenance
-from companion.settings import REPO_ROOT
+from companion.papers.tables import paper_table
 from companion.sts import score_pairs
 from companion.display import reader_display
 
@@ -156,10 +156,9 @@ if cfg.threads:
     torch.set_num_threads(cfg.threads)
 ledger = Ledger("simace", "03-analysis", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 sns.set_theme(style="whitegrid", context="notebook")
-DATA = REPO_ROOT / "data" / "simace"
-table2 = pd.read_csv(DATA / "table2.csv", comment="#").set_index("PLMs")
-paper_t14 = pd.read_csv(DATA / "table14.csv", comment="#")
-captions = pd.read_csv(DATA / "figures.csv", comment="#")
+table2 = paper_table("simace", "table2", parse=True).set_index("PLMs")
+paper_t14 = paper_table("simace", "table14", parse=True)
+captions = paper_table("simace", "figures", parse=True)
 cfg
 
 # %% [markdown]

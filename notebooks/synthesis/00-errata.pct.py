@@ -164,9 +164,9 @@ torch.set_num_threads(1)
 cfg = ERRATA(profile, gpu_grid=gpu_grid, seeds=seeds, lbfgs_steps=lbfgs_steps, toy_steps=toy_steps)
 ledger = Ledger("synthesis", "00-errata", profile=cfg.profile, seeds=cfg.seeds, settings=cfg)
 DATA = REPO_ROOT / "data"
-statements = pd.read_csv(DATA / "synthesis" / "errata_statements.csv", comment="#", dtype=str).set_index("id")
-stated = partial(errata.stated, statements)  # stated(key): the statement's number as printed (30°, 3,063, 3k) -> float
 table = partial(errata.paper_table, DATA)  # table(paper, file): a transcribed table, every cell as printed
+statements = table("synthesis", "errata_statements").set_index("id")
+stated = partial(errata.stated, statements)  # stated(key): the statement's number as printed (30°, 3,063, 3k) -> float
 kinds = classes.read_classes(REPO_ROOT)  # every erratum, classified: erratum, minor, withdrawn or merged
 judge = partial(classes.criterion, kinds)  # judge(id, what): the criterion its class gives
 sns.set_theme(style="whitegrid", context="notebook")
@@ -651,7 +651,7 @@ ledger.claim("concepts:p3-range",
 # that changes its verdict changes the erratum.
 
 # %%
-evidence = pd.read_csv(DATA / "synthesis" / "errata_evidence.csv", comment="#", dtype=str)
+evidence = table("synthesis", "errata_evidence")
 found = errata.evidence_table(evidence, REPO_ROOT / "results")
 found[["erratum", "ledger", "claim", "verdict", "confirmed"]]
 

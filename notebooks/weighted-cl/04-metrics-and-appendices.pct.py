@@ -117,6 +117,7 @@ import companion.papers.weighted_cl.experiments as wx
 from companion import stats
 from companion.papers.weighted_cl.settings import METRICS
 from companion.results import Ledger, at_least, at_most, holds, not_testable, show_provenance, within
+from companion.papers.tables import paper_table
 from companion.settings import REPO_ROOT
 from companion.display import panel_grid, reader_display
 
@@ -292,7 +293,7 @@ ledger.claim("appE-cifar-training", "X-CLR ResNet-50 encoders trained on CIFAR-1
 # have the best accuracies?
 
 # %%
-table1 = pd.read_csv(REPO_ROOT / "data" / "weighted-cl" / "table1.csv", comment="#").set_index("Target")
+table1 = paper_table("weighted-cl", "table1", parse=True).set_index("Target")
 display(table1)
 best_r2, best_dw = table1["r2_Proc_test"].idxmax(), table1["Delta_W_test (%)"].idxmin()
 best_top1, best_top3 = table1["Top-1 (%)"].idxmax(), table1["Top-3 (%)"].idxmax()

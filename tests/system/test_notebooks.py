@@ -65,3 +65,11 @@ def test_twin_drift_is_caught(tmp_path):
     nb.cells.append(nbformat.v4.new_code_cell("y = 3"))
     nbformat.write(nb, path)
     assert "3 cells in 01-x.ipynb, 2 in 01-x.pct.py" in twin_differences(path)
+
+
+def test_notebooks_read_the_papers_tables_through_paper_table():
+    """A paper's transcribed tables (``data/<paper>/*.csv``) are read with ``companion.papers.tables.paper_table``,
+    the one reader (cells as printed, or ``parse=True``), never with a ``read_csv`` of its own in a cell."""
+    offenders = [f"{nb.key}: line {i}" for nb in NOTEBOOKS
+                 for i, line in enumerate(nb.twin.read_text(encoding="utf-8").splitlines(), 1) if "read_csv(" in line]
+    assert not offenders, "notebooks reading a table with read_csv: " + ", ".join(offenders)

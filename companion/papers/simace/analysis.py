@@ -1,5 +1,12 @@
-"""SimACE §5 (notebook ``simace/03``): the main runs of ``02`` (reloaded from the run cache) and the margin /
-temperature ablation runs, each summarised into one row of the quantities §5's figures and Table 14 compare."""
+"""The SimACE runs the notebooks share and the checks on their training curves.
+
+Notebook ``simace/02`` trains the main runs; ``simace/03`` (§5) reloads them from the run cache beside its margin /
+temperature ablation runs, and ``synthesis/02`` runs its jobs through the same set-up and cache. All three go
+through :func:`setup` and :func:`shared_runs` (one row per run of the quantities §5's figures and Table 14
+compare, :func:`run_record`). The checks on the runs' STS-B dev curves are those of ``02`` and ``03`` (and
+``synthesis/02``'s plateau check): is each run at its plateau (:func:`plateau`), is a compared gap stable
+(:func:`gap_stability`), the ``plateau`` validity of a claim (:func:`plateau_validity`); :func:`select_sigma`
+picks RBF's kernel width on dev for ``02``."""
 
 from __future__ import annotations
 

@@ -335,7 +335,8 @@ def evidence_claims(statements, table, criterion_for=None) -> list[dict]:
         st = statements.loc[erratum]
         paper = st["paper"]
         value = st["value"]
-        paper_value = None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+        empty = value is None or (isinstance(value, float) and math.isnan(value)) or str(value).strip() == ""
+        paper_value = None if empty else value  # a statement without a number: an empty cell, read or parsed
         claim_id = f"{paper}:{erratum[len(paper) + 1:] if erratum.startswith(paper + '-') else erratum}"
         out.append(dict(
             id=claim_id, claim=rows["finding"].iloc[0], kind="erratum", source=st["source"], paper_value=paper_value,
