@@ -8,7 +8,7 @@
   paper and the fields of a Table 4 gap claim (ours A − B over seeds against the paper's A − B) (03);
 * :func:`trained_validity`, :func:`idle_validity`, :func:`ceiling_validity`, :func:`loss_plateau`,
   :func:`moved_validity` — the validity checks measured in our runs (:class:`companion.stats.Validity`) that a claim
-  on trained runs carries.
+  on trained runs carries (:func:`moved_validity` also in notebook ``synthesis/01``).
 
 Every run records whether it moved (``score_change``, ``score_noise``, ``drift``:
 :func:`companion.papers.angle.pairs.movement`), and every experiment takes ``n_top``, the number of top layers to

@@ -1,4 +1,5 @@
-r"""The Table 4 claims of notebook 02 of the circumplex paper (Yamauchi & Aizawa, ACL 2026, §4, Table 4, §5.1).
+r"""The Table 4 claims of notebooks 02 and 05 of the circumplex paper (Yamauchi & Aizawa, ACL 2026, §4, Table 4,
+§5.1), and Table 4's rows as transcribed (:func:`table4_rows`, which notebooks 03 and 04 read too).
 
 Each ordering the paper states ("CircularCSE has the lowest V-Measure", ...) is graded on the same quantity on both
 sides: our per-seed gap (e.g. the lowest V of the other two losses minus CircularCSE's) against the same gap in the
