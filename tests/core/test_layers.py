@@ -124,9 +124,6 @@ def test_no_import_cycles():
 
 #: the papers' own code sits above the shared science: outside ``companion.papers`` only the tooling, the command
 #: line and these modules, which stand above it, import it
-ABOVE_THE_PAPERS = {"companion.gpu_settings"}  # the gpu profile's settings name the papers' own runs
-
-
 def test_the_shared_science_never_imports_a_papers_code():
     """No arrow runs back up into ``companion.papers``: the ledger, the scoreboard, the losses, the encoders and the
     rest of the shared science read the paper registry (``companion.paper_registry``, which imports nothing of the
@@ -137,7 +134,7 @@ def test_the_shared_science_never_imports_a_papers_code():
     offenders = {name: sorted(m for m in targets if m == papers or m.startswith(papers + "."))
                  for name, targets in graph.items()
                  if not (name == papers or name.startswith((papers + ".", TOOLING + ".")))
-                 and name not in (TOOLING, COMMAND_LINE) and name not in ABOVE_THE_PAPERS}
+                 and name not in (TOOLING, COMMAND_LINE)}
     offenders = {name: found for name, found in offenders.items() if found}
     assert not offenders, f"the shared science imports a paper's own code: {offenders}"
 
