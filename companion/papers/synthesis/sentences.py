@@ -236,15 +236,16 @@ def format_report(report: SweepReport) -> str:
     return "\n".join(lines)
 
 
-def markdown(report: SweepReport) -> str:
+def markdown(report: SweepReport, title: bool = True) -> str:
     """A page for the site (markdown): what the sweep is, the counts per paper, every contradicted sentence with
-    its cells and erratum, then every row that is not set aside, paper by paper."""
+    its cells and erratum, then every row that is not set aside, paper by paper. ``title=False`` leaves out the
+    page's heading (a page whose front matter already has it)."""
     def cell(text: str) -> str:
         return str(text).replace("|", "\\|").replace("\n", " ")
 
     counts = report.counts().reset_index()
-    out = ["# The sentence sweep", "",
-           "Every comparative or universal sentence of the five papers (comparatives, superlatives, \"all\", "
+    out = ["# The sentence sweep", ""] if title else []
+    out += ["Every comparative or universal sentence of the five papers (comparatives, superlatives, \"all\", "
            "\"consistently\", \"more ... than\", \"robust\", \"outperforms\", \"state of the art\"), found by a scan "
            "of their text and checked, wherever the paper's own tables can decide it, by a computation on the "
            "transcribed cells (`python -m companion audit-text`). A consistent sentence is a check of the paper "
@@ -254,7 +255,7 @@ def markdown(report: SweepReport) -> str:
     out += ["", "## Contradicted by the paper's own tables", ""]
     for r in report.contradicted():
         out.append(f"- **{r.paper}, {r.source}** ({r.erratum}, {report.classes.get(r.erratum, '')}): "
-                   f"{cell(r.statement)} Cells: {cell(r.detail)}.")
+                   f"{cell(r.statement).rstrip('.')}. Cells: {cell(r.detail)}.")
     for paper in report.hits:
         out += ["", f"## {paper}", "", "| place | statement | rests on | verdict | computed or why |",
                 "|---|---|---|---|---|"]

@@ -22,8 +22,9 @@ CONFIG = "_quarto.yml"
 LANDING = "index.qmd"
 ERRATA_PAGE = "site/errata.qmd"
 RUN_PAGE = "site/run-it-yourself.qmd"
+SENTENCES_PAGE = "site/sentences.qmd"
 PAPER_PAGES = "site/papers"
-EXTRA_PAGES = (LANDING, ERRATA_PAGE, RUN_PAGE, apidoc.USE_PAGE)
+EXTRA_PAGES = (LANDING, ERRATA_PAGE, SENTENCES_PAGE, RUN_PAGE, apidoc.USE_PAGE)
 BENCHMARK_REPORT = "benchmarks/report.json"
 STYLESHEET = "site/styles.css"  # keeps link words in tables whole (see the file)
 

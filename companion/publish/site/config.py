@@ -25,6 +25,7 @@ from companion.publish.site.common import (
     PAPER_PAGES,
     PAPERS,
     RUN_PAGE,
+    SENTENCES_PAGE,
     STYLESHEET,
     _notebooks,
     _paper_ids,
@@ -84,6 +85,7 @@ def build_config(root: Path = REPO_ROOT) -> dict:
                                 {"text": "Papers", "menu": [{"text": s["title"], "href": s["contents"][0]}
                                                             for s in sidebars]},
                                 {"href": ERRATA_PAGE, "text": "Errata"},
+                                {"href": SENTENCES_PAGE, "text": "Sentences"},
                                 {"href": RUN_PAGE, "text": "Run it yourself"},
                                 apidoc.navbar_item(root)]},
             "sidebar": [*sidebars, apidoc.sidebar(root)],
@@ -124,7 +126,7 @@ def input_files(root: Path | None = None) -> list[Path]:
     files = [*results.glob("*/*.json"), *(root / "notebooks").glob("*/[0-9][0-9]-*.ipynb"),
              *(root / "data").glob("*/coverage.csv"), *(root / "data").glob("*/statements.csv"),
              root / "data" / "statement-titles.csv",
-             root / "data" / "criteria-history.json", root / BENCHMARK_REPORT, root / "pyproject.toml",
+             *(root / "data").glob("*/sentences.csv"), root / "data" / "criteria-history.json", root / BENCHMARK_REPORT, root / "pyproject.toml",
              *Path(__file__).parent.glob("*.py")]
     return sorted({f for f in files if f.is_file()}, key=lambda f: f.as_posix())
 
