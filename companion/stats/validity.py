@@ -32,6 +32,7 @@ The gate is part of a claim's registered criterion (the ledger stores each check
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -194,6 +195,10 @@ def plateau(frame: pd.DataFrame, *, what: str, gap: float | None = None, claim_m
                                        + "; ".join(parts), trend=trend)
 
 
+#: the slope a failed line fit states in its detail (:func:`companion.stats.plateau`): "…% +9.95e-05/step, …"
+_RATE = re.compile(r"([+-]?\d[\d.]*(?:e[+-]?\d+)?)/step")
+
+
 def _trend(detail: str) -> int:
     """The sign of a failed line fit's slope, read from :func:`companion.stats.plateau`'s CI in its detail."""
     lo_hi = detail.split("CI [", 1)[1].split("]", 1)[0].split(",")
@@ -274,8 +279,8 @@ def to_decide(judgement: Judgement, checks: Sequence[Validity], ours=None, *, pa
         if check.passed:
             continue
         if check.name == "plateau":
-            slope = check.detail.split("slope over the last", 1)
-            rate = slope[1].split(" ", 2)[1].split("/step", 1)[0] if len(slope) > 1 and "/step" in slope[1] else None
+            found = _RATE.search(check.detail)
+            rate = found.group(1) if found else None
             longer = f"at least {2 * steps:g} steps" if steps else "a longer run"
             parts.append(f"{longer} (the curve still moves{' ' + rate + ' per step' if rate else ''})")
         elif check.name == "trained":

@@ -254,7 +254,9 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, k
     """One table of the claims of ``paper`` of one ``kind``: the claim with where the paper says it and a link to
     the notebook cell that decides it; the paper's value; ours (estimate [95 % CI] over seeds with the minimum
     detectable effect where there are seeds, numbers to their meaning, structures in words); the verdict with its
-    reason (cut at :data:`REASON_CHARS` characters: the deciding cell shows it whole); and, for claims that have one (paper and beyond claims), the regime beside the verdict:
+    reason (cut at :data:`REASON_CHARS` characters: the deciding cell shows it whole) and, for an inconclusive one,
+    what deciding it would take (the ledger's ``to_decide``); and, for claims that have one (paper and beyond
+    claims), the regime beside the verdict:
     ``paper setting`` or ``scaled (A)``, the letter's full text listed under the table (:func:`regime_legend`)."""
     root = _root(root)
     base = _base(page)
@@ -277,6 +279,8 @@ def claims_markdown(paper: str, page: str = LANDING, root: Path | None = None, k
             claim = f"{lead}{fmt.ledger_text(c['claim'])}{source} · {_cell_link(loc, base)}"
             reason = fmt.ledger_text(_short_reason(c["reason"]), fmt.REASON_DIGITS) if c.get("reason") else ""
             verdict = verdict_badge(c["verdict"]) + (f" — {reason}" if reason else "")
+            if c.get("to_decide"):
+                verdict += f" · *to decide: {fmt.ledger_text(c['to_decide'], fmt.REASON_DIGITS)}*"
             revisions = revised(history, f"{paper}/{ledger['notebook']}", c["id"])
             if revisions:
                 verdict += (f" · *criterion revised after a result ({revisions[-1]['date']}; "

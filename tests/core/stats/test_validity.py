@@ -139,6 +139,10 @@ def test_to_decide_names_seeds_steps_or_room_for_an_inconclusive_verdict():
     plateau = stats.plateau([0, 1, 2, 3, 4, 5, 6, 7, 8], [0, 1, 2, 3, 4, 5, 6, 7, 8.1])
     text = V.to_decide(Judgement("inconclusive", "budget: x"), [plateau], ours, paper_effect=0.2, steps=600)
     assert text.startswith("at least 1200 steps (the curve still moves") and "seeds" not in text
+    assert text.endswith(f"moves {plateau.detail.split('/step')[0].rsplit(' ', 1)[1]} per step)")
+    detail = "slope over the last 33% +9.95e-05/step, 95 % CI [+1.44e-05, +0.000185], gain +0.0129 over 130 steps"
+    text = V.to_decide(Judgement("inconclusive", "budget: x"), [stats.Validity("plateau", False, detail)])
+    assert text == "a longer run (the curve still moves +9.95e-05 per step)"  # the slope, never the window's 33%
     ceiling = V.room(0.95, 0.2, what="AUC")
     assert "room" in V.to_decide(Judgement("inconclusive", "ceiling: x"), [ceiling])
     assert V.to_decide(Judgement("reproduced"), [plateau], ours, paper_effect=0.2) is None
