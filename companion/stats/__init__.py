@@ -75,12 +75,11 @@ from companion.stats.verdicts import (
     plateau,
     regime_label,
     tolerance,
-    validity_gate,
 )
 
 __all__ = ["validity", "VERDICTS", "CHECK_VERDICTS", "ERRATUM_VERDICTS", "WILCOXON_MIN_N", "POWER", "TOLERANCE_FRACTION",
            "TOLERANCE_SE", "PLATEAU_FRACTION", "Comparison", "paired", "sample", "holm", "paired_table",
            "difference_se", "mde", "n_for_power", "hierarchical_bootstrap", "Judgement", "Criterion", "Validity",
-           "validity_gate", "plateau", "Tolerance", "tolerance", "direction", "level", "inconclusive",
+           "plateau", "Tolerance", "tolerance", "direction", "level", "inconclusive",
            "regime_label", "as_erratum", "as_check", "within", "at_least", "at_most", "holds", "same_sign",
            "not_testable", "minor_erratum"]

@@ -108,14 +108,6 @@ class Validity:
         return out
 
 
-def validity_gate(checks: Sequence[Validity] | None) -> Judgement | None:
-    """``inconclusive`` naming every failed check, or None when all pass (or there are none)."""
-    failed = [c for c in (checks or ()) if not c.passed]
-    if not failed:
-        return None
-    return Judgement("inconclusive", "; ".join(c.reason for c in failed))
-
-
 #: A run's plateau: the gain over the last third may be at most this fraction of the compared gap.
 PLATEAU_FRACTION = 0.25
 

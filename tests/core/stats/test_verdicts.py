@@ -370,8 +370,9 @@ def test_validity_checks_and_the_gate():
     v = stats.Validity("ceiling", False, "at 100 %")
     assert v.to_dict() == {"name": "ceiling", "passed": False, "detail": "at 100 %"}
     assert v.reason == "ceiling: at 100 %" and stats.Validity("trained", False, "flat").reason == "did not train: flat"
-    assert stats.validity_gate([]) is None and stats.validity_gate(None) is None
-    gate = stats.validity_gate([v, stats.Validity("plateau", False, "rising"), stats.Validity("x", True, "ok")])
+    agree = stats.Judgement("reproduced")
+    assert stats.validity.gate(agree, []) is agree  # no check, or every check passed: the criterion's verdict
+    gate = stats.validity.gate(agree, [v, stats.Validity("plateau", False, "rising"), stats.Validity("x", True, "ok")])
     assert gate.verdict == "inconclusive" and gate.reason == "ceiling: at 100 %; budget: rising"
 
 

@@ -241,7 +241,7 @@ def test_paired_claims_record_the_difference_with_the_checks(paired):
     paired.claim("c2", "B1 beats B3", "B1", "B3", "AUC", "App. H", 0.1, note="extra", validity=[extra])
     (args, kwargs) = paired.ledger.claims[1]
     assert [c.name for c in kwargs["validity"]] == ["trained", "trained", "plateau", "ceiling"]
-    assert stats.validity_gate(kwargs["validity"]).reason == "did not train: B3 flat"
+    assert stats.validity.gate(stats.Judgement("reproduced"), kwargs["validity"]).reason == "did not train: B3 flat"
     assert kwargs["note"].endswith("; probe P; extra")
 
 

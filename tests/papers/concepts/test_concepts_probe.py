@@ -155,7 +155,7 @@ def test_room_is_a_ceiling_for_gains_and_a_floor_for_losses():
     # a failed check makes the claim inconclusive whatever the criterion says
     cmp = stats.paired([0.2, 0.21, 0.22], [0.1, 0.1, 0.1])
     assert stats.direction(0.1).verdict(cmp) == "reproduced"
-    gate = stats.validity_gate([room(0.1, 0.5, "x"), room(0.3, 0.9, "y")])
+    gate = stats.validity.gate(stats.Judgement("reproduced"), [room(0.1, 0.5, "x"), room(0.3, 0.9, "y")])
     assert gate.verdict == "inconclusive" and gate.reason.startswith("ceiling: y is 0.900")
 
 
