@@ -17,7 +17,7 @@ the record of the runs is missing (e.g. notebook 03 without notebook 02's cache)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -25,8 +25,8 @@ import pandas as pd
 
 from companion import stats
 
-__all__ = ["TRAINED_RATIO", "select", "trained", "plateau", "run_checks", "missing_record", "run_curve",
-           "run_plateau"]
+__all__ = ["TRAINED_RATIO", "select", "trained", "plateau", "quantity_plateau", "run_checks", "missing_record",
+           "run_curve", "run_plateau"]
 
 #: A run trained when the mean loss of its last five steps is below this fraction of its first step's loss.
 TRAINED_RATIO = 0.9
@@ -125,6 +125,34 @@ def plateau(runs: pd.DataFrame, where: Mapping[str, Any], *, gap: float | None =
         parts.append(f"{_name(r)} (steps {int(r['steps'])}-{max(r['curve'])}): {check.detail}"
                      + ("" if check.passed else " — still moving"))
     return stats.Validity("plateau", bool(passed), "test V-Measure from the budget on; " + "; ".join(parts))
+
+
+def quantity_plateau(runs: pd.DataFrame, where: Mapping[str, Any], quantity: Callable[[pd.DataFrame], pd.Series],
+                     *, what: str, gap: float | None = None) -> stats.Validity:
+    """``plateau`` of the claim's own quantity along training (the gap-stability check): the probed runs of
+    ``where`` (those trained past their budget, one seed), their test V-Measure curves side by side (a frame indexed
+    by step, one column per run, named ``head/loss``), combined by ``quantity`` into one curve (e.g. the others'
+    minimum minus the target: the gap the claim compares) over the steps all of them recorded, then
+    :func:`companion.stats.validity.plateau` with ``claim_metric=True`` fitted from the budget to the end of the
+    probe: it records which way the quantity still moves, so a gate holds back only a verdict that this could
+    change, whatever the absolute V levels do. A missing probe gives a failed ``record`` check."""
+    rows = [r for r in select(runs, where).to_dict("records") if _probed(r)] if "curve" in runs else []
+    if not rows:
+        return missing_record(f"a learning curve past the budget for the runs {dict(where)}")
+    frames = []
+    for seed in sorted({r["seed"] for r in rows}):
+        mine = [r for r in rows if r["seed"] == seed]
+        side = pd.DataFrame({f"{r['head']}/{r['loss']}": pd.Series(r["curve"], dtype=float) for r in mine})
+        side.index = side.index.astype(int)
+        curve = quantity(side.dropna().sort_index())
+        frames.append(pd.DataFrame({"run": what, "seed": seed, "step": curve.index, "value": curve.to_numpy(float)}))
+    frame = stats.validity.curve_frame(pd.concat(frames, ignore_index=True))
+    budget = max(int(r["steps"]) for r in rows)
+    first, last = frame["step"].min(), frame["step"].max()
+    if (frame["step"] >= budget).sum() < 3 * frame["seed"].nunique():
+        return stats.Validity("plateau", False, f"{what}: fewer than 3 evaluations from the budget {budget} on")
+    return stats.validity.plateau(frame, what=f"{what} from the budget {budget} to {last}", gap=gap, claim_metric=True,
+                                  tail=(last - budget) / (last - first))
 
 
 def run_curve(row: Mapping[str, Any]) -> tuple[list[int], list[float]]:
