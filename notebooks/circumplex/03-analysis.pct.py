@@ -140,8 +140,7 @@ reader_display()  # tables whole, numbers to three significant digits
 # are trained here with these settings. **Regime**: a frozen all-MiniLM-L6-v2 backbone, head only (already
 # contrastively trained; the paper fine-tunes its BERT-like encoders and keeps only its LLMs frozen), token states cut
 # to a few tokens and PCA-projected to a narrow head pooled at [CLS] (the paper's pooling for a BERT-like encoder,
-# `pooling`), heads trained `steps_emolit` steps (in `cpu`, 30 Emolit epochs as notebook 02; the paper: 15) at a
-# raised learning rate with the authors' clipping (`clip_norm`) and nGPT
+# `pooling`), heads trained the paper's 15 epochs at a raised learning rate with the authors' clipping (`clip_norm`) and nGPT
 # base scale (`base_scale`, from the backbone's width) — notebook 02's settings, printed below — Emolit only; the
 # paper's Figs 5–7 use mE5 (fully fine-tuned) and Qwen3-Embedding-4B (frozen) heads of full width trained 15 epochs,
 # Fig 5a averaged over four data sets.
