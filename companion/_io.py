@@ -12,7 +12,10 @@ the user gets, ``0666`` less the process's umask (:func:`file_mode`), before it 
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import pickle
 import tempfile
 import threading
 from collections.abc import Callable
@@ -73,15 +76,13 @@ def write_atomic(path: Path, write: Callable[[IO[bytes]], Any], prefix: str | No
 
 def torch_save_atomic(obj: Any, path: Path) -> Path:
     """``torch.save(obj, path)`` through :func:`write_atomic`."""
-    import torch
+    import torch  # noqa: PLC0415 - torch is heavy; this module imports without it
 
     return write_atomic(path, lambda handle: torch.save(obj, handle))
 
 
 def pickle_save_atomic(obj: Any, path: Path) -> Path:
     """``pickle.dump(obj)`` (highest protocol) through :func:`write_atomic`."""
-    import pickle
-
     return write_atomic(path, lambda handle: pickle.dump(obj, handle, protocol=pickle.HIGHEST_PROTOCOL))
 
 
@@ -95,10 +96,9 @@ def read_cache(path: Path, kind: str = "torch", weights_only: bool = True) -> An
         return None
     try:
         if kind == "torch":
-            import torch
+            import torch  # noqa: PLC0415 - torch is heavy; this module imports without it
 
             return torch.load(path, map_location="cpu", weights_only=weights_only)
-        import pickle
 
         with open(path, "rb") as handle:
             return pickle.load(handle)
@@ -109,8 +109,5 @@ def read_cache(path: Path, kind: str = "torch", weights_only: bool = True) -> An
 def cache_key(recipe: Any, digest_size: int = 10) -> str:
     """The one cache-key recipe: a hex BLAKE2b digest of ``recipe`` as canonical JSON (sorted keys; values that
     JSON cannot hold are written with ``str``). Everything that determines a cached result goes into ``recipe``."""
-    import hashlib
-    import json
-
     text = json.dumps(recipe, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=digest_size).hexdigest()

@@ -141,7 +141,7 @@ def history_path(root: Path | None = None) -> Path:
 
 def write(root: Path | None = None) -> Path:
     """Compute the history up to ``HEAD`` and write it to :data:`HISTORY`."""
-    from companion.results.records import write_json_atomic
+    from companion.results.records import write_json_atomic  # noqa: PLC0415 - loads scipy; this module imports without it
 
     return write_json_atomic(history_path(root), compute("HEAD", root))
 

@@ -45,14 +45,17 @@ Kept whole because every loader does the one job of parsing a mirrored upstream 
 from __future__ import annotations
 
 import csv
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from companion import settings as _settings
 from companion.fetch import verified
-from companion.settings import DataCorruptError
+from companion.settings import DataCorruptError, DataNotFoundError, data_dir
 from companion.wordnet import wordnet, wordnet_cntlist_path, wordnet_sense_counts
 
 __all__ = [
@@ -174,7 +177,7 @@ def _check_split(dataset: str, split: str | None, valid: tuple[str, ...]) -> str
 
 
 def _dataset(columns: dict[str, list], features: dict[str, Any] | None = None):
-    import datasets
+    import datasets  # noqa: PLC0415 - datasets is heavy; this module imports without it
 
     if features is not None:
         feats = datasets.Features({name: features.get(name, datasets.Value("string")) for name in columns})
@@ -183,19 +186,19 @@ def _dataset(columns: dict[str, list], features: dict[str, Any] | None = None):
 
 
 def _class_label(names: tuple[str, ...]):
-    import datasets
+    import datasets  # noqa: PLC0415 - datasets is heavy; this module imports without it
 
     return datasets.ClassLabel(names=list(names))
 
 
 def _float():
-    import datasets
+    import datasets  # noqa: PLC0415 - datasets is heavy; this module imports without it
 
     return datasets.Value("float64")
 
 
 def _int():
-    import datasets
+    import datasets  # noqa: PLC0415 - datasets is heavy; this module imports without it
 
     return datasets.Value("int64")
 
@@ -466,8 +469,6 @@ def load_nli_train(corpus: str):
     ``"entailment"`` / ``"neutral"`` / ``"contradiction"``; SNLI's pairs without an annotator majority, ``"-"``, are
     dropped). A missing file, or one without the publishers' line count (a subset or a cut download), is an error
     naming the fix: the gpu profile never trains on part of it."""
-    import json
-
 
     if corpus not in NLI_TRAIN:
         raise ValueError(f"corpus must be one of {', '.join(NLI_TRAIN)}, got {corpus!r}.")
@@ -490,8 +491,6 @@ def load_nli_train(corpus: str):
 def _whole_file(rel, dataset: str, what: str, stated: int, unit: str) -> bytes:
     """The bytes of a file the gpu profile reads whole (never the mirror's head): a missing file, or one without the
     ``stated`` lines its publishers give (a subset or a cut download), is an error naming the fetch that fixes it."""
-    from companion.settings import DataNotFoundError, data_dir
-
     path = data_dir().joinpath(*rel)
     fix = f"`python -m companion data fetch --only {dataset}` downloads it whole"
     if not path.is_file():
@@ -545,8 +544,6 @@ def load_emolit(split: str = "train"):
 
     Columns: ``text``, ``label`` (str, one of :data:`EMOLIT_LABELS`). 500 / 100 per label: 6000 / 1200.
     """
-    import pandas as pd
-
     _check_split("emolit", split, ("train", "test"))
     path = data_file("emolit", f"emolit_12labels_{split}.csv", dataset="emolit")
     df = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
@@ -596,7 +593,7 @@ def load_goemotions(split: str = "train"):
             cols["labels"].append(labels)
             cols["label_names"].append([names[i] for i in labels])
             cols["id"].append(cid)
-    import datasets
+    import datasets  # noqa: PLC0415 - datasets is heavy; this module imports without it
 
     return _dataset(
         cols,
@@ -610,8 +607,6 @@ def load_emobank(split: str | None = None):
     V/A/D: valence, arousal, dominance on 1–5 (weighted reader/writer average). 10,062 rows; ``split`` column
     ``train`` / ``dev`` / ``test`` = 8062 / 1000 / 1000; pass ``split`` to keep one of them.
     """
-    import pandas as pd
-
     if split is not None:
         _check_split("emobank", split, ("train", "dev", "test"))
     path = data_file("emobank", "emobank.csv", dataset="emobank")
@@ -629,7 +624,7 @@ def load_emobank(split: str | None = None):
 
 def load_digits():
     """scikit-learn's handwritten digits: ``(images, labels)``, images float64 (1797, 8, 8) in 0–16, labels int."""
-    from sklearn.datasets import load_digits as _sk_digits
+    from sklearn.datasets import load_digits as _sk_digits  # noqa: PLC0415 - sklearn is heavy; this module imports without it
 
     bunch = _sk_digits()
     return bunch.images.astype("float64"), bunch.target.astype("int64")

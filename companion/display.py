@@ -17,6 +17,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 #: The widest figure (inches) whose 10-pt tick labels stay legible in the site's text column at any dpi.
 FIGURE_WIDTH_IN = 10.0
 #: Panels a figure row holds at that width; more go to further rows.
@@ -45,9 +48,6 @@ def significant(value: Any, digits: int = 3) -> str:
 
 def reader_display(digits: int = 3) -> None:
     """Set pandas and numpy to show results whole and to their meaning (see the module docstring)."""
-    import numpy as np
-    import pandas as pd
-
     def short(value: float) -> str:
         return significant(value, digits)
 
@@ -64,7 +64,7 @@ def panel_grid(n: int, panel_height: float = 3.4, per_row: int = PANELS_PER_ROW,
     """``(fig, axes)``: ``n`` panels in rows of at most ``per_row``, the figure ``width`` inches wide (at most
     :data:`FIGURE_WIDTH_IN`), each row ``panel_height`` tall; ``axes`` is a flat list of the ``n`` axes (unused
     grid cells are hidden). ``subplots`` go to :func:`matplotlib.pyplot.subplots` (``sharey=True``, …)."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     if n < 1:
         raise ValueError(f"panel_grid() needs at least one panel, got n={n}")

@@ -18,8 +18,11 @@ Used by SimACE's experiments (:mod:`companion.papers.simace`), the raw encoder's
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
+import numpy as np
 import torch
 
 from companion._checks import check_temperature
@@ -31,6 +34,8 @@ from companion.losses.simace import (
     check_sigma,
     contrastive_loss,
 )
+from companion.metrics.geometry import alignment, mean_negative_angle, mean_positive_angle, uniformity
+from companion.training import gpu_checkpoint, index_batches, seed_everything, train
 
 
 def dropout_view_loss(embed: Callable[[Sequence[str]], torch.Tensor], texts: Sequence[str], objective: str,
@@ -71,8 +76,6 @@ def train_dropout_views(model: torch.nn.Module, embed: Callable[[Sequence[str]],
     ``model`` so that initialisation and dropout masks are reproducible too. ``aux``: a term added to the loss
     (:func:`dropout_view_loss`). Extra keyword arguments go to ``train``
     (``log_fn``, ``log_every``, ``eval_fn`` ...). Returns the :class:`~companion.training.TrainResult`."""
-    from companion.training import index_batches, train
-
     loss_fn = dropout_view_loss(embed, texts, objective, tau, margin_deg, sigma, aux=aux)
     batches = index_batches(len(texts), batch_size, seed=seed, epochs=None)
     desc = train_kwargs.pop("desc", f"{objective} seed {seed}")
@@ -84,8 +87,6 @@ def view_geometry(embed: Callable[[Sequence[str]], torch.Tensor], model: torch.n
     """Angles of the training signal on a fixed probe batch (SimACE Fig. 4/7): two dropout views in TRAINING mode,
     mean positive angle (view 1 vs view 2 of the same sentence) and mean negative angle (different sentences),
     in degrees. Restores the previous mode; no gradients."""
-    from companion.metrics.geometry import mean_negative_angle, mean_positive_angle
-
     was = model.training
     model.train()
     try:
@@ -119,8 +120,6 @@ class DevMonitor:
 
     def __init__(self, model: torch.nn.Module, sentence1: Sequence[str], sentence2: Sequence[str], gold,
                  probe: Sequence[str] | None = None, eligible_from: int = 1, positive_threshold: float = 4.0):
-        import numpy as np
-
         gold = np.asarray(gold, dtype=np.float64)
         if not (len(sentence1) == len(sentence2) == len(gold)):
             raise ValueError(f"sentence1, sentence2 and gold differ in length: {len(sentence1)}, {len(sentence2)}, "
@@ -145,8 +144,7 @@ class DevMonitor:
 
     def measure(self) -> dict[str, float]:
         """The record for the model's current weights (no side effect on :attr:`records`)."""
-        from companion.metrics.geometry import alignment, uniformity
-        from companion.sts import cosine_scores, spearman100
+        from companion.sts import cosine_scores, spearman100  # noqa: PLC0415 - loads scipy; this module imports without it
 
         emb = self.model.encode(self.unique)
         a, b = emb[self.i1], emb[self.i2]
@@ -164,8 +162,6 @@ class DevMonitor:
         self.records, self.seconds = [dict(r) for r in state["records"]], float(state["seconds"])
 
     def __call__(self) -> float:
-        import time
-
         start = time.perf_counter()
         rec = self.measure()
         self.records.append(rec)
@@ -202,11 +198,6 @@ def run_dropout_views(base, texts: Sequence[str], objective: str, tau: float, ma
     "score_s", "from_cache", "key"}`` (``history``: one row per step with ``loss``; ``monitor``: one row per
     evaluation with ``step``; ``scores``: ``score_fn``'s result or None).
     """
-    import time
-    from pathlib import Path
-
-    from companion.training import gpu_checkpoint, seed_everything
-
     if objective not in OBJECTIVES:
         raise ValueError(f"Unknown objective {objective!r}; choose one of {', '.join(OBJECTIVES)}.")
     tau = check_temperature(tau)
@@ -287,7 +278,7 @@ def dev_plateau(run: dict, *, gap: float | None = None, tail: float = 1 / 3, nam
     is at most a quarter of it. A run without a monitor gives a failed ``record`` check and one with fewer than
     three evaluations a failed ``plateau`` check (too few to fit): never a pass. ``name`` names the run in the
     detail. Returns a :class:`companion.stats.Validity`."""
-    from companion import stats
+    from companion import stats  # noqa: PLC0415 - loads scipy; this module imports without it
 
     steps, values = dev_curve(run)
     if not steps:

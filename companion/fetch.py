@@ -47,6 +47,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tqdm.auto import tqdm
+
 from companion import settings as _settings
 from companion.settings import DataCorruptError
 
@@ -345,8 +347,6 @@ def _reason(exc: BaseException) -> str:
 
 
 def _progress(total: int | None, initial: int, desc: str, quiet: bool):
-    from tqdm.auto import tqdm
-
     return tqdm(total=total, initial=initial, unit="B", unit_scale=True, unit_divisor=1024, desc=desc,
                 leave=False, disable=quiet, file=sys.stderr)
 

@@ -25,6 +25,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import pandas as pd
+
 COLUMNS = ("choice", "value", "source", "reason")
 
 
@@ -45,7 +47,7 @@ class Row:
 
 def train_default(name: str) -> Any:
     """A default of :func:`companion.training.train` (what every gpu path's optimiser runs with)."""
-    from companion.training import train
+    from companion.training import train  # noqa: PLC0415 - loads torch; this module imports without it
 
     return inspect.signature(train).parameters[name].default
 
@@ -60,7 +62,7 @@ def optimiser(weight_decay: Callable[[], float] | None = None) -> Callable[[Mapp
     the training loop's."""
 
     def describe(cfg: Mapping) -> str:
-        import torch
+        import torch  # noqa: PLC0415 - torch is heavy; this module imports without it
 
         defaults = inspect.signature(torch.optim.AdamW).parameters
         betas, eps = defaults["betas"].default, defaults["eps"].default
@@ -116,8 +118,6 @@ def settings_table(spec, cfg: Mapping):
     """The settings table of the notebook ``spec`` (its :class:`companion.profiles.Profiles`) under ``cfg`` as a
     DataFrame with :data:`COLUMNS`: one row per choice, its value from ``cfg`` (or the code), its source and, where
     it departs from the paper or the paper is silent, the reason; last, for the gpu profile, which grid it is."""
-    import pandas as pd
-
     out = []
     for row in _rows(spec):
         value = cfg.get(row.value) if isinstance(row.value, str) else row.value(cfg)

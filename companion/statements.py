@@ -32,6 +32,8 @@ import json
 import re
 from pathlib import Path
 
+import pandas as pd
+
 from companion import settings as _settings
 from companion.stats import VERDICTS
 
@@ -140,8 +142,6 @@ def assign(frame, root: Path | None = None, exceptions: dict | None = None):
 
     ``exceptions``: ``{(paper, notebook, claim id): statement}`` instead of the checkout's
     ``data/<paper>/statements.csv`` files (``root``: that checkout)."""
-    import pandas as pd
-
     frame = frame.reset_index(drop=True)
     chosen = _exceptions(sorted(set(frame["paper"])), root, exceptions)
     keys = list(zip(frame["paper"], frame["notebook"], frame["id"]))
@@ -211,8 +211,6 @@ def headlines(frame, root: Path | None = None, exceptions: dict | None = None):
     out: the headline row's verdict, regime, notebook, id, claim, source, paper value and reason; ``evidence`` (how
     many rows test it), ``evidence_rows`` (``notebook · id, ...``), ``split`` (its rows disagree in verdict) and
     ``split_text`` (:func:`split_text`, empty unless split). In the order of each statement's first row."""
-    import pandas as pd
-
     rows = assign(frame[frame["kind"] == "paper"] if "kind" in frame else frame, root, exceptions)
     rows = rows[~rows["statement"].str.startswith(ERRATUM_EVIDENCE)]
     out = []
@@ -234,8 +232,6 @@ def board(frame, by_regime: bool = False, root: Path | None = None, exceptions: 
     """Headline verdict counts of the statements of ``frame``'s ``paper`` claims, one row per paper (and regime
     of the headline row, ``by_regime``): the verdicts, ``total`` (statements), ``evidence`` (their evidence rows)
     and ``split`` (statements whose rows disagree)."""
-    import pandas as pd
-
     index = ["paper", "regime"] if by_regime else ["paper"]
     heads = headlines(frame, root, exceptions)
     if heads.empty:

@@ -28,8 +28,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import torch
 from scipy.stats import spearmanr
+
+from companion import data
+from companion.encoders import POOLINGS, Encoder, ModelNotAvailableError, load_encoder
+from companion.settings import DataNotFoundError
 
 STS_SETS = ("STS12", "STS13", "STS14", "STS15", "STS16", "STSBenchmark", "SICKRelatedness")
 DISPLAY_NAMES = {"STS12": "STS12", "STS13": "STS13", "STS14": "STS14", "STS15": "STS15", "STS16": "STS16",
@@ -50,8 +55,6 @@ def _canonical(name: str) -> str:
 
 def load_pairs(name: str, split: str = "test") -> tuple[list[str], list[str], np.ndarray]:
     """``(sentence1, sentence2, gold)`` of one set; ``split`` only matters for STSBenchmark / SICKRelatedness."""
-    from companion import data
-
     key = _canonical(name)
     if key == "STSBenchmark":
         ds = data.load_stsb(split)
@@ -87,8 +90,6 @@ def spearman100(pred: Sequence[float] | np.ndarray, gold: Sequence[float] | np.n
 
 
 def _encode_fn(model: EncoderLike, batch_size: int | None, cache: bool) -> Callable[[list[str]], torch.Tensor]:
-    from companion.encoders import Encoder
-
     if isinstance(model, Encoder):
         kwargs: dict[str, Any] = {"normalize": True, "cache": cache}
         if batch_size:
@@ -225,8 +226,6 @@ def sts_dev(model: EncoderLike, batch_size: int | None = None, cache: bool = Tru
 
 def sts_table(results: dict[str, dict[str, float]], digits: int | None = 2):
     """A DataFrame with one row per model and columns STS12 … SICK-R, avg (missing sets are NaN)."""
-    import pandas as pd
-
     rows = {name: {c: float(res.get(c, math.nan)) for c in COLUMNS} for name, res in results.items()}
     df = pd.DataFrame.from_dict(rows, orient="index", columns=list(COLUMNS))
     df.index.name = "model"
@@ -235,8 +234,6 @@ def sts_table(results: dict[str, dict[str, float]], digits: int | None = 2):
 
 # ------------------------------------------------------------------------------------------------------- CLI
 def _parser() -> argparse.ArgumentParser:
-    from companion.encoders import POOLINGS
-
     p = argparse.ArgumentParser(prog="python -m companion sts",
                                 description="Seven-set STS evaluation (Spearman x 100 of cosine similarity).")
     p.add_argument("--model", required=True, help="hub id or local folder (offline: all-MiniLM-L6-v2 or a folder)")
@@ -254,9 +251,6 @@ def _parser() -> argparse.ArgumentParser:
 
 def cli(argv: list[str] | None = None) -> int:
     """``python -m companion sts ...``: print the table, optionally write JSON; returns the exit code."""
-    from companion.encoders import ModelNotAvailableError, load_encoder
-    from companion.settings import DataNotFoundError
-
     args = _parser().parse_args(argv)
     try:
         encoder = load_encoder(args.model, pooling=args.pooling, max_length=args.max_length, device=args.device,

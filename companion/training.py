@@ -41,9 +41,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import torch
 from torch import nn
 from tqdm.auto import tqdm
+
+from companion._io import read_cache, torch_save_atomic
+from companion.settings import cache_dir
 
 
 def seed_everything(seed: int) -> torch.Generator:
@@ -104,7 +108,7 @@ def launched_accelerator() -> Any | None:
     asked = os.environ.get("COMPANION_ACCELERATE", "").strip().lower() in {"1", "true", "yes", "on"}
     if not asked and not any(name in os.environ for name in _LAUNCH_VARIABLES):
         return None
-    from accelerate import Accelerator
+    from accelerate import Accelerator  # noqa: PLC0415 - optional dependency (the `train` extra)
 
     return Accelerator()
 
@@ -119,8 +123,6 @@ CHECKPOINT_VERSION = 1
 def checkpoint_path(key: str) -> Path:
     """Where the checkpoint of the run named ``key`` (a caller's run cache key) is kept:
     ``<cache>/checkpoints/<key>.pt`` (:func:`companion.settings.cache_dir`)."""
-    from companion.settings import cache_dir
-
     if not isinstance(key, str) or not key or "/" in key or key.startswith("."):
         raise ValueError(f"a checkpoint key must be a plain file name, got {key!r}")
     return cache_dir() / "checkpoints" / f"{key}.pt"
@@ -187,8 +189,6 @@ def _fingerprint(model: nn.Module, steps: int, lr: float) -> dict[str, Any]:
 def _read_checkpoint(path: Path, fingerprint: dict[str, Any]) -> dict[str, Any] | None:
     """The checkpoint at ``path`` when there is one (None: none, or unreadable: the run starts afresh and its
     next save replaces it); a checkpoint of another run is refused in one line."""
-    from companion._io import read_cache
-
     saved = read_cache(path, weights_only=False)
     if saved is None:
         return None
@@ -212,8 +212,6 @@ class TrainResult:
     wall_time_s: float = 0.0
 
     def frame(self):
-        import pandas as pd
-
         return pd.DataFrame(self.history)
 
 
@@ -315,8 +313,6 @@ def train(
             tqdm.write(f"{desc}: resuming at step {done} of {steps} from the checkpoint {checkpoint}")
 
     def save_checkpoint(step: int) -> None:
-        from companion._io import torch_save_atomic
-
         torch_save_atomic({"version": CHECKPOINT_VERSION, "fingerprint": fingerprint, "step": step,
                            "model": model.state_dict(), "optimizer": optimizer.state_dict(),
                            "scheduler": scheduler.state_dict(), "history": result.history,

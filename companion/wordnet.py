@@ -25,9 +25,11 @@ The result reports version 3.0, 117,659 synsets and 206,978 senses (lemmas over 
 from __future__ import annotations
 
 import functools
+import io
 import os
 import shutil
 import warnings
+import zipfile
 from pathlib import Path
 
 from companion.settings import cache_dir
@@ -148,7 +150,7 @@ def _source_dir() -> tuple[str, Path]:
 
 def _nltk_download_dir() -> Path | None:
     """An unzipped ``nltk.download('wordnet')`` folder, if one exists (not our own cache copy)."""
-    import nltk
+    import nltk  # noqa: PLC0415 - nltk is heavy; this module imports without it
 
     ours = _cache_root().resolve()
     for root in nltk.data.path:
@@ -182,8 +184,6 @@ def _assemble(source: Path) -> Path:
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     if source.suffix == ".zip":
-        import zipfile
-
         with zipfile.ZipFile(source) as zf:
             for member in zf.namelist():
                 name = member.rsplit("/", 1)[-1]
@@ -232,7 +232,7 @@ def wordnet_dir() -> Path:
 
 def _authorize(folder: Path) -> None:
     """Let NLTK's path sandbox open ``folder`` and find it as the resource ``corpora/wordnet``."""
-    import nltk
+    import nltk  # noqa: PLC0415 - nltk is heavy; this module imports without it
 
     roots = {str(Path(str(p)).expanduser()) for p in nltk.data.path}
     for root in (folder.parent.parent, folder):
@@ -242,7 +242,7 @@ def _authorize(folder: Path) -> None:
 
 @functools.lru_cache(maxsize=1)
 def _reader_class():
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader  # noqa: PLC0415 - nltk is heavy; this module imports without it
 
     class WordNet30Reader(WordNetCorpusReader):
         """NLTK's reader, minus a redundant start-up step.
@@ -310,9 +310,8 @@ def fetch() -> str:
         return check()
     except FileNotFoundError:
         pass
-    import io
 
-    import nltk
+    import nltk  # noqa: PLC0415 - nltk is heavy; this module imports without it
 
     said = io.StringIO()  # nltk prints its error wrapped over several lines; it goes into our one line
     try:

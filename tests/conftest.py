@@ -2,6 +2,7 @@
 ``preemption`` fixture (a gpu-profile run stopped mid-way and resumed from its checkpoint)."""
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,9 +29,13 @@ class Preemption:
         self.monkeypatch, self.cache, self.stop, self.checkpoints = monkeypatch, cache, None, []
         self.original = training.train
         monkeypatch.setattr(training, "train", self.train)
+        for name, module in list(sys.modules.items()):  # the modules loaded already that imported it by name
+            if name.startswith("companion.") and getattr(module, "train", None) is self.original:
+                monkeypatch.setattr(module, "train", self.train)
 
     def patch(self, module) -> None:
-        """Also in ``module``, which imported ``train`` by name when it was loaded."""
+        """Also in ``module``, which imported ``train`` by name when it was loaded (a module loaded before the
+        fixture is patched by it already; one loaded after it imports the patched ``train``)."""
         self.monkeypatch.setattr(module, "train", self.train)
 
     def stop_at(self, step: int) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
+from tqdm.auto import tqdm
 
 from companion._io import cache_key
 from companion.encoders.pooling import _check_pooling, pool
@@ -154,8 +155,6 @@ class Encoder:
         results: list[torch.Tensor | None] = [None] * len(ids)
         bar = None
         if progress:
-            from tqdm.auto import tqdm
-
             bar = tqdm(total=len(ids), desc=desc, unit="text")
         dev = self.device
         was_training = self.model.training

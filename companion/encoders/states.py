@@ -21,8 +21,11 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
+from tqdm.auto import tqdm
 
 from companion._io import cache_key, read_cache, torch_save_atomic
+from companion.encoders import pool
+from companion.settings import cache_dir
 
 MEANS = ("none", "all")
 
@@ -88,8 +91,6 @@ class LowerStates:
         show = len(todo) > 2000 if progress is None else progress
         bar = None
         if show:
-            from tqdm.auto import tqdm
-
             bar = tqdm(total=len(todo), desc=f"lower {self.start} layers", unit="text")
         try:
             if self.means == "none":
@@ -108,8 +109,6 @@ class LowerStates:
                 bar.close()
 
     def _pass_with_means(self, todo: list[str], bar) -> None:
-        from companion.encoders import pool
-
         model = self.encoder.model
         was = model.training
         model.eval()
@@ -324,10 +323,6 @@ class PackedStates:
 def cached_token_states(encoder, texts: Sequence[str], chunk: int = 1024, progress: bool = True) -> PackedStates:
     """Last-layer token states of ``texts`` from ``encoder.token_states`` (itself cached per text on disk),
     packed in float16 and kept in ``cache_dir()/circumplex/`` under a key of the encoder fingerprint and texts."""
-    from tqdm.auto import tqdm
-
-    from companion.settings import cache_dir
-
     texts = list(texts)
     key = cache_key([encoder.fingerprint, encoder.max_length, texts], digest_size=12)
     path = Path(cache_dir()) / "circumplex" / f"states-{key}.pt"

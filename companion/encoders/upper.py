@@ -59,6 +59,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from companion.encoders import Encoder, pool
 from companion.encoders.states import LowerStates, TokenInputs
 
 UPPER_POOLINGS = ("mean", "cls", "max", "cls-mean", "first-last")
@@ -93,7 +94,7 @@ def _attention_mask(config, states: torch.Tensor, mask: torch.Tensor):
     if bool(mask.all()):
         return None
     try:
-        from transformers.masking_utils import create_bidirectional_mask
+        from transformers.masking_utils import create_bidirectional_mask  # noqa: PLC0415 - newer transformers only; the classic mask below otherwise
 
         return create_bidirectional_mask(config=config, inputs_embeds=states, attention_mask=mask)
     except ImportError:  # pragma: no cover - transformers < 4.56: classic additive mask
@@ -305,8 +306,6 @@ class UpperEncoder(nn.Module):
         ``first``: ``B x d`` masked means of the first layer's output, required by ``"first-last"`` pooling when the
         first layer is frozen (:meth:`first_means`); ignored otherwise.
         """
-        from companion.encoders import pool
-
         dev = next(self.parameters()).device
         mask = mask.to(dev)
         outs = run_layers(self.layers, self.config, *self._inputs(states, mask, dev))
@@ -412,8 +411,6 @@ class UpperEncoder(nn.Module):
         :func:`companion.encoders.pool`); so do trained embeddings and a trained relative position bias, and the
         evaluation length.
         """
-        from companion.encoders import Encoder
-
         model = copy.deepcopy(self.encoder.model)
         stack = _layer_stack(model)
         for i, layer in enumerate(self.layers):

@@ -40,7 +40,7 @@ GOEMOTIONS_ECM_LABELS: tuple[str, ...] = ("love", "joy", "excitement", "surprise
 
 def ecm_table():
     """The ECM as a DataFrame: label, angle (degrees), position on the unit circle (cos, sin)."""
-    import pandas as pd
+    import pandas as pd  # noqa: PLC0415 - the losses import without pandas (a copy of companion/ alone)
 
     deg = np.array([ECM_ANGLES[n] for n in ECM_LABELS])
     return pd.DataFrame({"label": ECM_LABELS, "angle_deg": deg, "cos": np.cos(np.radians(deg)).round(6),

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
 from companion._checks import check_finite, check_matrix, check_temperature
@@ -56,8 +57,6 @@ def _as_tensor(x, dtype=None) -> torch.Tensor:
     if isinstance(x, torch.Tensor):
         return x.to(dtype) if dtype is not None else x
     try:
-        import numpy as np
-
         arr = np.asarray(x)
     except Exception:  # pragma: no cover
         raise TypeError(f"expected a tensor or array, got {type(x).__name__}") from None

@@ -95,7 +95,7 @@ def spherical_kmeans(x, k: int, n_init: int = 10, max_iter: int = 100, seed: int
 def v_measure(embeddings, labels, k: int | None = None, n_init: int = 10, seed: int = 0) -> float:
     """V-Measure (scikit-learn ``v_measure_score``) of spherical k-means clusters of ``embeddings`` against
     ``labels``; ``k`` defaults to the number of distinct labels (circumplex paper §4.2)."""
-    from sklearn.metrics import v_measure_score
+    from sklearn.metrics import v_measure_score  # noqa: PLC0415 - sklearn is heavy; this module imports without it
 
     check_same_length(embeddings, labels, "embeddings", "labels")
     labels = np.asarray(labels)

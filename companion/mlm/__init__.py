@@ -59,7 +59,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from companion.mlm.pretrain import GPU_BACKBONE, PROFILES, build, build_dir, build_info, is_built
+from companion.encoders import Encoder, load_encoder
+from companion.mlm.pretrain import (
+    GPU_BACKBONE,
+    PROFILES,
+    build,
+    build_dir,
+    build_info,
+    init_model,
+    is_built,
+    profile_config,
+)
 
 __all__ = ["GPU_BACKBONE", "PROFILES", "build", "build_dir", "build_info", "is_built", "random_encoder",
            "raw_encoder", "raw_model_path"]
@@ -85,8 +95,6 @@ def raw_encoder(profile: str = "cpu", pooling: str = "mean", max_length: int = 6
     """The raw MLM-pretrained encoder of ``profile`` as a :class:`companion.encoders.Encoder` (loaded by path with
     :func:`~companion.encoders.load_encoder`, so everything that takes an encoder takes it). ``max_length`` is
     capped by the build's position table (64 for ``cpu``)."""
-    from companion.encoders import load_encoder
-
     path = raw_model_path(profile, build_if_missing, log=log)
     if profile != "gpu":
         max_length = min(max_length, build_info(Path(path))["config"]["max_len"])
@@ -97,10 +105,7 @@ def random_encoder(profile: str = "cpu", pooling: str = "mean", max_length: int 
                    log=print):
     """The network the build of ``profile`` started from (same seed, untrained), with the build's tokenizer: the
     random-init row of the signature."""
-    from transformers import AutoTokenizer
-
-    from companion.encoders import Encoder
-    from companion.mlm.pretrain import init_model, profile_config
+    from transformers import AutoTokenizer  # noqa: PLC0415 - transformers is heavy; this module imports without it
 
     path = Path(raw_model_path(profile, build_if_missing, log=log))
     tok = AutoTokenizer.from_pretrained(path)

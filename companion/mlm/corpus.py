@@ -51,10 +51,18 @@ import functools
 import gzip
 import hashlib
 import html
+import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from companion import data
+from companion._io import cache_key, write_atomic
+from companion.data import load_emobank, load_emolit, load_goemotions, load_mrpc, load_wiki
+from companion.mlm.decontaminate import NearDuplicateIndex, check_rule
+from companion.settings import cache_dir, data_dir
+from companion.wordnet import wordnet_dir
 
 PYTHON_DOCS = Path("/usr/share/doc/python3.11/html/_sources")
 DEBIAN_REFERENCE = Path("/usr/share/debian-reference/debian-reference.en.txt.gz")
@@ -141,8 +149,6 @@ def _wordnet_glosses() -> Iterator[tuple[tuple[str, str], list[str]]]:
     """Each WordNet gloss whole and its definition (the parts that are not quoted examples, joined by "; ": the
     form in which STS12–14's OnWN and FNWN sentences hold a gloss), with the units cut from it: its definitions
     (split at ";", two words at least) and its quoted examples."""
-    from companion.wordnet import wordnet_dir
-
     try:
         folder = wordnet_dir()
     except FileNotFoundError as exc:
@@ -180,14 +186,10 @@ def _texts(dataset, column: str = "text") -> Iterator[str]:
 
 
 def _wiki() -> Iterator[str]:
-    from companion.data import load_wiki
-
     yield from _texts(load_wiki())
 
 
 def _mrpc_train() -> Iterator[str]:
-    from companion.data import load_mrpc
-
     ds = load_mrpc("train")
     for a, b in zip(ds["sentence1"][:], ds["sentence2"][:]):
         yield from sentences(a)
@@ -195,20 +197,14 @@ def _mrpc_train() -> Iterator[str]:
 
 
 def _goemotions_train() -> Iterator[str]:
-    from companion.data import load_goemotions
-
     yield from _texts(load_goemotions("train"))
 
 
 def _emolit_train() -> Iterator[str]:
-    from companion.data import load_emolit
-
     yield from _texts(load_emolit("train"))
 
 
 def _emobank_train() -> Iterator[str]:
-    from companion.data import load_emobank
-
     for text in load_emobank("train")["text"]:
         yield from sentences(str(text))
 
@@ -298,8 +294,6 @@ def evaluation_texts() -> list[str]:
     """Every sentence an evaluation reads: all STS sets (STS12–16; STS-B and SICK, every split), MRPC test, SNLI
     dev/test, the transfer tasks (MR, CR, SUBJ, MPQA whole; TREC test; SST and SST5 dev/test), GoEmotions dev/test,
     Emolit test, EmoBank dev/test."""
-    from companion import data
-
     out: list[str] = []
 
     def pairs(ds, a="sentence1", b="sentence2"):
@@ -333,8 +327,6 @@ def evaluation_keys(texts: Sequence[str] | None = None) -> set[str]:
     """:func:`normalise` d evaluation texts (default: :func:`evaluation_texts`, read once per process and data
     folder) and each of their sentences (empty keys left out)."""
     if texts is None:
-        from companion.settings import data_dir
-
         return set(_default_keys(str(data_dir())))
     return _keys(texts)
 
@@ -388,8 +380,6 @@ def build_units(names: Sequence[str], limit: int | None = None, eval_keys: set[s
     ``words``, ``dropped_eval`` (units dropped as evaluation text), ``dropped_duplicate``; under
     ``"near-duplicate"`` also ``dropped_eval_words`` and ``dropped_by`` (units per rule: ``exact``, ``8-gram``,
     ``containment``, ``whole text``: cut from a larger text that matched)."""
-    from companion.mlm.decontaminate import check_rule
-
     unknown = [n for n in names if n not in SOURCES]
     if unknown:
         raise ValueError(f"Unknown corpus source(s) {', '.join(unknown)}; valid: {', '.join(SOURCES)}.")
@@ -445,19 +435,13 @@ def build_units(names: Sequence[str], limit: int | None = None, eval_keys: set[s
 def near_duplicate_index(keys: set[str] | None = None):
     """A :class:`~companion.mlm.decontaminate.NearDuplicateIndex` of ``keys`` (default: :func:`evaluation_keys`,
     built once per process and data folder)."""
-    from companion.mlm.decontaminate import NearDuplicateIndex
-
     if keys is None:
-        from companion.settings import data_dir
-
         return _default_index(str(data_dir()))
     return NearDuplicateIndex(keys)
 
 
 @functools.lru_cache(maxsize=1)
 def _default_index(folder: str):
-    from companion.mlm.decontaminate import NearDuplicateIndex
-
     return NearDuplicateIndex(_default_keys(folder))
 
 
@@ -466,12 +450,6 @@ def build_corpus(names: Sequence[str], limit: int | None = None, root: Path | No
     """Build (or reuse) the corpus of ``names`` in ``root`` (default ``cache_dir()/mlm``) with the
     ``decontamination`` rule of :func:`build_units`; deterministic. The rule is part of the cache key except for
     ``"exact"``, the rule of every corpus built before the rule was a setting, whose key is unchanged."""
-    import json
-
-    from companion._io import cache_key, write_atomic
-    from companion.mlm.decontaminate import check_rule
-    from companion.settings import cache_dir
-
     root = Path(root) if root is not None else cache_dir() / "mlm"
     recipe = {"sources": list(names), "limit": limit, "version": CORPUS_VERSION}
     if check_rule(decontamination) != "exact":

@@ -42,7 +42,13 @@ SimACE's comparisons from it are therefore recorded as inconclusive (:mod:`compa
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
+
+from companion.data import load_wiki
+from companion.dropout_views import run_dropout_views
+from companion.encoders.upper import UpperEncoder, _layer_stack
+from companion.mlm import raw_encoder
+from companion.settings import cache_dir
 
 
 @dataclass(frozen=True)
@@ -101,11 +107,7 @@ def simcse_from_raw(profile: str = "cpu", settings: SimCSESettings | None = None
     "settings", "train_s", "history", "from_cache"}`` (``before`` / ``after``: :func:`companion.sts.evaluate_sts`
     of the raw encoder and of the fine-tuned one with the same pooling; ``gain``: the difference of the averages).
     ``cache``: a folder for the trained weights (:func:`run_dropout_views`' run cache)."""
-    from companion.data import load_wiki
-    from companion.dropout_views import run_dropout_views
-    from companion.encoders.upper import UpperEncoder, _layer_stack
-    from companion.mlm import raw_encoder
-    from companion.sts import STS_SETS, evaluate_sts
+    from companion.sts import STS_SETS, evaluate_sts  # noqa: PLC0415 - loads scipy; this module imports without it
 
     s = settings or SETTINGS[profile]
     sets = tuple(sts_sets or STS_SETS)
@@ -121,7 +123,7 @@ def simcse_from_raw(profile: str = "cpu", settings: SimCSESettings | None = None
 
     dev = None
     if s.eval_every:
-        from companion.sts import load_pairs
+        from companion.sts import load_pairs  # noqa: PLC0415 - loads scipy; this module imports without it
 
         d1, d2, gold = load_pairs("STSBenchmark", split="dev")
         n = len(gold) if s.n_dev is None else s.n_dev
@@ -159,10 +161,6 @@ def simcse_sweep(profile: str = "cpu", cache: str | None = None, sts_sets=None, 
     records, seed order)}``. ``sts_sets``: default :data:`SWEEP_STS_SETS`. Every run goes through
     :func:`simcse_from_raw`'s run cache (``cache``: default the build cache's ``mlm/simcse-runs``), so a second call
     reloads them."""
-    from dataclasses import replace
-
-    from companion.settings import cache_dir
-
     cache = cache or str(cache_dir() / "mlm" / "simcse-runs")
     sts_sets = sts_sets or SWEEP_STS_SETS.get(profile)
     rows, first = [], {}

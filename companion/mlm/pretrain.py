@@ -17,15 +17,23 @@ curve (training loss per logging window, held-out loss at fixed masks), the wall
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import os
+import shutil
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import torch
+
+from companion._io import cache_key, write_atomic
+from companion.encoders import weights_fingerprint
+from companion.mlm.corpus import Corpus, build_corpus
+from companion.settings import cache_dir
 
 PRETRAIN_VERSION = 1  # bump when the training recipe changes: it is part of the cache key
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -94,7 +102,7 @@ def profile_config(profile: str, **overrides) -> BuildConfig:
 
 # --------------------------------------------------------------------------------------------- tokenizer
 def _bert_pre_tokenizer():
-    from tokenizers import normalizers, pre_tokenizers
+    from tokenizers import normalizers, pre_tokenizers  # noqa: PLC0415 - tokenizers is heavy; this module imports without it
 
     return (normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=True,
                                        lowercase=True), pre_tokenizers.BertPreTokenizer())
@@ -107,9 +115,6 @@ def learn_wordpiece(units: list[str], vocab_size: int, min_frequency: int = 2, m
     ``min_frequency`` times), with every tie broken by the pieces' text instead of hash-map order, which the
     ``tokenizers`` trainer uses and which changes from process to process (two trainings of the cpu corpus differed
     in about 100 of 8,192 pieces). Returns the pieces, special tokens first."""
-    import heapq
-    from collections import Counter
-
     normaliser, pre = _bert_pre_tokenizer()
     counts: Counter = Counter()
     for unit in units:
@@ -188,8 +193,8 @@ def learn_wordpiece(units: list[str], vocab_size: int, min_frequency: int = 2, m
 def train_tokenizer(units: list[str], vocab_size: int, max_len: int, folder: Path):
     """The :func:`learn_wordpiece` vocabulary of ``units`` in ``folder`` (``vocab.txt``), read by ``tokenizers``'
     BERT WordPiece tokenizer (lower-cased); returns the ``BertTokenizerFast``."""
-    from tokenizers import BertWordPieceTokenizer
-    from transformers import BertTokenizerFast
+    from tokenizers import BertWordPieceTokenizer  # noqa: PLC0415 - tokenizers is heavy; this module imports without it
+    from transformers import BertTokenizerFast  # noqa: PLC0415 - transformers is heavy; this module imports without it
 
     folder.mkdir(parents=True, exist_ok=True)
     vocab_file = folder / "vocab.txt"
@@ -270,16 +275,11 @@ def key_config(cfg: BuildConfig) -> dict:
 
 
 def build_key(cfg: BuildConfig, corpus_sha: str) -> str:
-    from companion._io import cache_key
-
     return cache_key({"config": key_config(cfg), "corpus": corpus_sha, "version": PRETRAIN_VERSION})
 
 
 def build_dir(profile: str, cfg: BuildConfig | None = None, root: Path | None = None) -> Path:
     """Where ``profile``'s build lives (built or not)."""
-    from companion.mlm.corpus import build_corpus
-    from companion.settings import cache_dir
-
     cfg = cfg or profile_config(profile)
     root = Path(root) if root is not None else cache_dir() / "mlm"
     corpus = build_corpus(cfg.sources, cfg.limit, root=root, decontamination=cfg.decontamination)
@@ -292,13 +292,11 @@ def is_built(folder: Path) -> bool:
 
 def weights_hash(model: torch.nn.Module) -> str:
     """:func:`companion.encoders.weights_fingerprint` of the in-memory weights (every byte at this size)."""
-    from companion.encoders import weights_fingerprint
-
     return weights_fingerprint(model)
 
 
 def model_config(cfg: BuildConfig, vocab_size: int, pad_id: int):
-    from transformers import BertConfig
+    from transformers import BertConfig  # noqa: PLC0415 - transformers is heavy; this module imports without it
 
     return BertConfig(vocab_size=vocab_size, hidden_size=cfg.hidden, num_hidden_layers=cfg.layers,
                       num_attention_heads=cfg.heads, intermediate_size=cfg.intermediate,
@@ -307,7 +305,7 @@ def model_config(cfg: BuildConfig, vocab_size: int, pad_id: int):
 
 def init_model(cfg: BuildConfig, vocab_size: int, pad_id: int):
     """The ``BertForMaskedLM`` the build starts from (seeded: the random-init network of the signature)."""
-    from transformers import BertForMaskedLM
+    from transformers import BertForMaskedLM  # noqa: PLC0415 - transformers is heavy; this module imports without it
 
     config = model_config(cfg, vocab_size, pad_id)
     config._attn_implementation = "sdpa"
@@ -319,7 +317,7 @@ def encoder_only(mlm, cfg: BuildConfig):
     """The ``BertModel`` that ``AutoModel`` loads from the build folder: the MLM's encoder with a pooler initialised
     from the seed (the pooler is never trained and no pooling of :mod:`companion.encoders` reads it; saving it keeps
     a load from initialising it afresh, which would change the weights fingerprint at every load)."""
-    from transformers import BertModel
+    from transformers import BertModel  # noqa: PLC0415 - transformers is heavy; this module imports without it
 
     torch.manual_seed(cfg.seed)
     model = BertModel(mlm.config, add_pooling_layer=True)
@@ -333,10 +331,6 @@ def encoder_only(mlm, cfg: BuildConfig):
 def build(profile: str = "cpu", cfg: BuildConfig | None = None, root: Path | None = None, force: bool = False,
           log=print) -> Path:
     """Build ``profile``'s raw encoder into its cache folder (or return the folder when already built)."""
-    from companion._io import write_atomic
-    from companion.mlm.corpus import build_corpus
-    from companion.settings import cache_dir
-
     cfg = cfg or profile_config(profile)
     root = Path(root) if root is not None else cache_dir() / "mlm"
     t_all = time.perf_counter()
@@ -447,8 +441,6 @@ def build(profile: str = "cpu", cfg: BuildConfig | None = None, root: Path | Non
             "torch": torch.__version__, "version": PRETRAIN_VERSION}
     write_atomic(work / "build.json", lambda fh: fh.write(json.dumps(info, indent=1).encode()))
     if folder.exists():
-        import shutil
-
         shutil.rmtree(folder)
     os.replace(work, folder)
     log(f"built {folder} in {info['total_wall_s']:.0f} s (training {train_wall:.0f} s wall, {train_cpu:.0f} s CPU); "
@@ -477,10 +469,7 @@ def unigram_entropy(folder: Path, log=print) -> float | None:
     """:func:`piece_entropy` of the build in ``folder`` (its corpus packed as the build packs it, with its
     tokenizer): read from ``build.json`` where the build recorded it, else measured once and cached beside the
     folder (``<folder>.unigram.json``); ``None`` when the corpus file is no longer in the cache."""
-    from transformers import AutoTokenizer
-
-    from companion._io import write_atomic
-    from companion.mlm.corpus import Corpus
+    from transformers import AutoTokenizer  # noqa: PLC0415 - transformers is heavy; this module imports without it
 
     folder = Path(folder)
     info = build_info(folder)

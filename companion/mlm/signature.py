@@ -40,18 +40,26 @@ regime label that every claim from it carries, with those numbers as measured.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 import torch
+
+from companion._io import cache_key, write_atomic
+from companion.encoders import MINILM, load_encoder
+from companion.mlm import build_info, random_encoder, raw_encoder, raw_model_path
+from companion.mlm.pretrain import GPU_BACKBONE, unigram_entropy
+from companion.settings import cache_dir
 
 GRAD_BELOW = 0.3  # the project's Fig. 1 zone: |d cos / d u| = sin(theta) < 0.3 (notebook angle/01, §1)
 
 
 def unrelated_sentences(n: int = 500, seed: int = 0) -> list[str]:
     """The first sentences of ``n`` distinct STS-B test pairs drawn with ``seed`` (distinct texts only)."""
-    from companion.sts import load_pairs
+    from companion.sts import load_pairs  # noqa: PLC0415 - loads scipy; this module imports without it
 
     s1, _, _ = load_pairs("STSBenchmark", split="test")
     rng = np.random.default_rng(seed)
@@ -84,7 +92,7 @@ def signature(encoder, n_unrelated: int = 500, n_per_set: int | None = None, see
     """The signature of one encoder (:class:`companion.encoders.Encoder` or a callable ``texts -> N x d``):
     ``anisotropy``, the pair-cosine mean and standard deviation, the zone shares over the STS pairs of all seven
     sets (``n_per_set`` pairs each, ``None``: all), and the zero-shot Spearman × 100 per set and ``avg``."""
-    from companion.sts import _encode_fn, score_pairs, sts_pairs_subset
+    from companion.sts import _encode_fn, score_pairs, sts_pairs_subset  # noqa: PLC0415 - loads scipy; this module imports without it
 
     encode = _encode_fn(encoder, None, cache)
     anis = mean_offdiagonal_cosine(encode(unrelated_sentences(n_unrelated, seed)))
@@ -99,8 +107,6 @@ def signature(encoder, n_unrelated: int = 500, n_per_set: int | None = None, see
 
 def signature_table(encoders: Mapping[str, object], **kwargs):
     """:func:`signature` of each named encoder, one row each (a pandas DataFrame)."""
-    import pandas as pd
-
     return pd.DataFrame({name: signature(enc, **kwargs) for name, enc in encoders.items()}).T
 
 
@@ -139,15 +145,6 @@ def regime_signature(profile: str = "cpu", cache: bool = True, log=print):
     against the MiniLM row, all three parts), ``sts_vs_random`` (the STS average minus the random-init network's:
     where the raw encoder's is negative, pretraining lowered the zero-shot STS of the network it started from) and
     ``mlm_loss`` (the build's held-out MLM loss: at step 0 for the random-init row, at the end for the raw rows)."""
-    import json
-
-    import pandas as pd
-
-    from companion._io import cache_key, write_atomic
-    from companion.encoders import MINILM, load_encoder
-    from companion.mlm import build_info, random_encoder, raw_encoder, raw_model_path
-    from companion.settings import cache_dir
-
     sizes = SIGNATURE_SIZES[profile]
     path = raw_model_path(profile, log=log)
     weights = build_info(path)["weights_hash"] if profile != "gpu" else path
@@ -189,9 +186,6 @@ def raw_regime(profile: str, table, log=print) -> str:
     from (one decimal). Where it is not above that random start it says so, and that a verdict from this encoder is
     no evidence about raw BERT; where the held-out loss is not below the unigram entropy, that it predicts no better
     than piece frequencies."""
-    from companion.mlm import build_info, raw_model_path
-    from companion.mlm.pretrain import GPU_BACKBONE, unigram_entropy
-
     if profile == "gpu":
         return f"{GPU_BACKBONE} (the papers' raw BERT)"
     folder = raw_model_path(profile, log=log)

@@ -18,6 +18,7 @@ the target is not documented here).
 
 from __future__ import annotations
 
+import logging
 import re
 import sys
 from pathlib import Path
@@ -264,11 +265,9 @@ def render(root: Path | None = None) -> dict[str, str]:
     """Every API page as text, ``{path relative to the repository root: text}``. The sources are read from
     ``root/companion`` when ``root`` holds the package (default: this checkout), else from wherever ``companion``
     is found on ``sys.path``."""
-    import logging
+    from quartodoc import Builder, blueprint, collect  # noqa: PLC0415 - optional dependency (the `site` extra)
 
-    from quartodoc import Builder, blueprint, collect
-
-    from companion.publish._apidoc_renderer import Renderer
+    from companion.publish._apidoc_renderer import Renderer  # noqa: PLC0415 - optional dependency (the `site` extra: quartodoc)
 
     root = _root(root)
     sections = [{"title": title, "desc": desc,

@@ -53,9 +53,9 @@ from pathlib import Path
 from typing import Any
 
 from companion import settings as _settings
-from companion.publish import html_tables
-from companion.publish.notebooks import paper_of
-from companion.results import completed_provenance, ledger_provenance
+from companion.publish import html_tables, typed_numbers
+from companion.publish.notebooks import list_notebooks, paper_of
+from companion.results import completed_provenance, figure_output, ledger_provenance
 
 #: The size a stored notebook should stay under (bytes).
 MAX_BYTES = 1_500_000
@@ -312,8 +312,6 @@ def _has_image(outputs: Iterable[dict]) -> bool:
 
 
 def _embed_figures(cell: dict, figures: Path, paper: str | None) -> list[str]:
-    from companion.results import figure_output
-
     if _has_image(cell.get("outputs", [])):
         return []
     embedded = []
@@ -347,7 +345,7 @@ def _load(notebook: dict | str | os.PathLike) -> tuple[dict, Path | None]:
 
 def dumps(nb: dict) -> str:
     """``.ipynb`` text exactly as nbformat writes it (the one serialiser of the commands that rewrite notebooks)."""
-    import nbformat
+    import nbformat  # noqa: PLC0415 - nbformat is heavy; this module imports without it
 
     text = nbformat.writes(nbformat.from_dict(nb))
     return text if text.endswith("\n") else text + "\n"
@@ -520,8 +518,6 @@ def output_counts(notebook: dict | str | os.PathLike) -> dict[str, int]:
 # --------------------------------------------------------------------------------------------- command line
 def _targets(paths: list[str]) -> list[Path]:
     if not paths:
-        from companion.publish.notebooks import list_notebooks
-
         return [nb.path for nb in list_notebooks()]
     found = []
     for item in paths:
@@ -553,8 +549,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.check:
-        from companion.publish import typed_numbers
-
         root = _settings.repo_root()
         found = {path: problems(path) + [str(f) for f in typed_numbers.notebook_findings(path, root)]
                  for path in targets}

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from companion import paper_registry as _papers
 from companion import settings as _settings
+from companion.papers.angle import settings as angle
+from companion.papers.weighted_cl import settings as weighted_cl
 
 # The jupytext twin of ``NN-name.ipynb`` is ``NN-name.pct.py`` (jupytext.toml). It must not share the notebook's
 # stem: Quarto treats an .ipynb with a same-stem source file (.py, .qmd, ...) as that source's intermediate and
@@ -39,8 +41,8 @@ def twin_path(notebook: str | Path) -> Path:
 def twin_differences(notebook: str | Path) -> list[str]:
     """Where a stored notebook and its py:percent twin disagree (cell count, kinds, sources): empty when they hold
     the same cells. Outputs and metadata are not compared (the twin has none)."""
-    import jupytext
-    import nbformat
+    import jupytext  # noqa: PLC0415 - optional dependency (the `dev` extra)
+    import nbformat  # noqa: PLC0415 - nbformat is heavy; this module imports without it
 
     notebook = Path(notebook)
     twin = twin_path(notebook)
@@ -144,13 +146,11 @@ def all_settings() -> dict:
     show and the tests check, the same objects the notebooks call."""
     # imported here, not at the top: the settings modules load torch and the papers' code, which the notebook list,
     # the runner's start-up and `python -m companion list` do not need
-    from companion.papers.angle import settings as angle
-    from companion.papers.baselines import settings as baselines
-    from companion.papers.circumplex import settings as circumplex
-    from companion.papers.concepts import settings as concepts
-    from companion.papers.simace import settings as simace
-    from companion.papers.synthesis import settings as synthesis
-    from companion.papers.weighted_cl import settings as weighted_cl
+    from companion.papers.baselines import settings as baselines  # noqa: PLC0415 - loads scipy; this module imports without it
+    from companion.papers.circumplex import settings as circumplex  # noqa: PLC0415 - loads torch; this module imports without it
+    from companion.papers.concepts import settings as concepts  # noqa: PLC0415 - loads scipy; this module imports without it
+    from companion.papers.simace import settings as simace  # noqa: PLC0415 - loads torch; this module imports without it
+    from companion.papers.synthesis import settings as synthesis  # noqa: PLC0415 - loads torch; this module imports without it
 
     out: dict = {}
     for module in (baselines, circumplex, simace, weighted_cl, concepts, angle, synthesis):

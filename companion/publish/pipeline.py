@@ -41,6 +41,7 @@ from pathlib import Path
 
 from companion import settings as _settings
 from companion.profiles import PROFILES
+from companion.publish.notebooks import list_notebooks
 
 Command = tuple[str, ...]
 
@@ -201,8 +202,6 @@ def place_outputs(scratch: Path, root: Path, results: Path | None = None, figure
     """Copy a smoke run's outputs from ``scratch`` (the runner's ``--output-dir``) over the stored ones: each
     executed notebook to its place under ``root/notebooks``, ``scratch/results`` to ``results`` and
     ``scratch/figures`` to ``figures`` (the checkout's by default). Returns 0, or 1 when the run left nothing."""
-    from companion.publish.notebooks import list_notebooks
-
     results = results or root / "results"
     figures = figures or root / "figures"
     stored = {(nb.paper, nb.path.name): nb.path for nb in list_notebooks(root / "notebooks")}

@@ -25,6 +25,15 @@ import json
 import textwrap
 from pathlib import Path
 
+import pandas as pd
+
+from companion.papers.tables import paper_table
+from companion.profiles import DRY_RUN_ENV, check_gpu_grid, dry_run
+from companion.publish import plan_tokens
+from companion.publish.notebooks import list_notebooks, notebook_settings, select
+from companion.publish.plan_grids import GRIDS, PARAMS, Tokens
+from companion.settings import repo_root, results_dir
+
 #: NVIDIA H100 SXM5 datasheet: dense BF16 tensor-core peak, TFLOP/s x 1e12 (1,979 with 2:4 sparsity)
 H100_BF16_PEAK = 989e12
 #: the same datasheet: dense TF32 tensor-core peak (989 with sparsity); the fp32 column assumes float32 matmuls run
@@ -51,8 +60,6 @@ COLUMNS = ("notebook", "work", "backbone", "params", "head", "runs", "reloaded",
 
 
 def step_times_path() -> Path:
-    from companion.settings import repo_root
-
     return repo_root() / "data" / STEP_TIMES_FILE
 
 
@@ -75,7 +82,7 @@ def read_step_times(path: Path | None = None) -> dict[str, dict[str, float]]:
 
 def device_name() -> str:
     """The visible CUDA device's name, else :data:`ASSUMED_DEVICE`."""
-    import torch
+    import torch  # noqa: PLC0415 - torch is heavy; this module imports without it
 
     return torch.cuda.get_device_name(0) if torch.cuda.is_available() else ASSUMED_DEVICE
 
@@ -88,8 +95,6 @@ def hours(flops: float, peak: float, mfu: float = MFU) -> float:
 def table8_step_s() -> float:
     """Seconds per training step of SimACE's Table 8 SimCSE row: one epoch of wiki1m at batch 64 (10^6 / 64 =
     15,625 steps, §4.2) of BERT-base on one A100, evaluation every 125 steps included (``data/simace/table8.csv``)."""
-    from companion.papers.tables import paper_table
-
     table8 = paper_table("simace", "table8")
     row = table8[(table8.Method == "SimCSE") & (table8.Similarity == "Cosine")].iloc[0]
     return float(str(row.Time).rstrip("min")) * 60 / (10**6 / int(row["Batch size"]))
@@ -132,8 +137,6 @@ def _count(x: float) -> str:
 
 def _cpu_note(key: str, what: str, results: Path, gpu_grid: str = "day") -> str:
     """What a CPU-class notebook does, how its gpu settings differ from its cpu ones, and the cpu run's wall time."""
-    from companion.publish.notebooks import notebook_settings
-
     spec = notebook_settings(key)
     gpu, cpu = spec.profile_values("gpu", gpu_grid), spec.profile_values("cpu")
     changed = sorted(k for k in gpu if k != "profile" and gpu.get(k) != cpu.get(k))
@@ -155,14 +158,6 @@ def plan_frame(only: str | None = None, *, gpu_grid: str = "day", step_times: Pa
     ``runs`` counts the runs trained there, ``reloaded`` those an earlier notebook of the plan trains; ``measured``
     names the precisions whose hours come from the calibration file (``step_times``) rather than the estimate.
     ``gpu_grid``: the gpu profile's default grid (``"day"``) or the paper's full grid (``"full"``)."""
-    import pandas as pd
-
-    from companion.profiles import DRY_RUN_ENV, check_gpu_grid, dry_run
-    from companion.publish import plan_tokens
-    from companion.publish.notebooks import list_notebooks, notebook_settings, select
-    from companion.publish.plan_grids import GRIDS, PARAMS, Tokens
-    from companion.settings import results_dir
-
     if dry_run():
         raise ValueError(f"{DRY_RUN_ENV} asks for the dry run's sizes; the plan prices the gpu profile itself: unset it.")
     check_gpu_grid(gpu_grid)
@@ -252,8 +247,6 @@ def format_plan(frame, width: int = WIDTH) -> str:
     """The plan as the command prints it: a header, one row per group of runs (the notebook named on its first row;
     ``*``: measured hours), the total line, a check against a published time and the assumptions, every line at
     most ``width`` characters."""
-    from companion.publish.plan_grids import PARAMS
-
     heads = ("notebook", "runs", "steps", "tokens", "bf16 h", "fp32 h")
     widths = (14, 4, 8, 6, 6, 6)
     indent = sum(widths) + 2 * len(widths)

@@ -20,6 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from companion.papers.simace import CONTROLS, MAIN, ROBERTA_NAMES, rbf_name
+from companion.profiles import STAND_INS
+
 #: every backbone the gpu profile trains or encodes with -> (parameters, where the count comes from)
 PARAMS: dict[str, tuple[float, str]] = {
     "bert-base-uncased": (110e6, "model card / Devlin et al. 2019: BERT-base 110M"),
@@ -77,8 +80,6 @@ class Work:
     def layers(self) -> int:
         """The transformer layers a training step runs through: the backbone's (its depth in
         :data:`companion.profiles.STAND_INS`), or the head's one block on cached states."""
-        from companion.profiles import STAND_INS
-
         return STAND_INS[self.backbone][1] if self.backbone else 1
 
     def _per_run(self, name: str) -> list:
@@ -167,8 +168,6 @@ def _simace_run(cfg, t: Tokens, what: str, names, seeds, *, transfer=(), mlm: bo
 
 
 def simace_02(cfg, t: Tokens) -> Entry:
-    from companion.papers.simace import MAIN, ROBERTA_NAMES, rbf_name
-
     seeds, sigmas = cfg["seeds"], cfg["rbf_sigmas"]
     works = [
         _simace_run(cfg, t, f"{', '.join(SIMACE_02_NAMES)} x {len(seeds)} seeds", SIMACE_02_NAMES, seeds,
@@ -196,8 +195,6 @@ def simace_02(cfg, t: Tokens) -> Entry:
 
 
 def simace_03(cfg, t: Tokens) -> Entry:
-    from companion.papers.simace import CONTROLS, MAIN
-
     names = [*MAIN, *CONTROLS]
     return Entry((_simace_run(cfg, t, f"{len(names)} objectives and ablations x {len(cfg['seeds'])} seeds", names,
                               cfg["seeds"]),),
@@ -205,8 +202,8 @@ def simace_03(cfg, t: Tokens) -> Entry:
 
 
 def synthesis_02(cfg, t: Tokens) -> Entry:
-    from companion.papers.synthesis import theory_trained as tt
-    from companion.papers.synthesis.settings import SIMACE_RUNS
+    from companion.papers.synthesis import theory_trained as tt  # noqa: PLC0415 - loads scipy; this module imports without it
+    from companion.papers.synthesis.settings import SIMACE_RUNS  # noqa: PLC0415 - loads torch; this module imports without it
 
     sim = SIMACE_RUNS("gpu", gpu_grid=cfg.get("gpu_grid", "day"))  # synthesis/02's sim_cfg: simace's run settings
     matched = [tt.matched_name(x) for x in sorted(set(tt.matched_temperatures(sim["batch_size"]).values()))]
@@ -235,7 +232,7 @@ def _angle(cfg, t: Tokens, what: str, runs: int, steps: int, source: str, batch:
 
 
 def angle_02(cfg, t: Tokens) -> Entry:
-    from companion.papers.angle.experiments import sts_objectives
+    from companion.papers.angle.experiments import sts_objectives  # noqa: PLC0415 - loads scipy; this module imports without it
 
     seeds, cap, b = cfg["seeds"], cfg["max_length"], cfg["batch_size"]
     taus = dict(tau_cos=cfg["tau_cos"], tau_ibn=cfg["tau_ibn"], tau_angle=cfg["tau_angle"])
@@ -258,7 +255,7 @@ def angle_02(cfg, t: Tokens) -> Entry:
 
 
 def angle_03(cfg, t: Tokens) -> Entry:
-    from companion.papers.angle.pairs import TABLE4_POOLINGS, TABLE4_UPPER_POOLINGS, TABLE4_VARIANTS
+    from companion.papers.angle.pairs import TABLE4_POOLINGS, TABLE4_UPPER_POOLINGS, TABLE4_VARIANTS  # noqa: PLC0415 - loads torch; this module imports without it
 
     n = len(cfg["seeds"])
     poolings = [p for p in TABLE4_POOLINGS if TABLE4_UPPER_POOLINGS[p] != cfg["pooling"]]  # cls reuses the "all" runs
@@ -275,9 +272,9 @@ def angle_03(cfg, t: Tokens) -> Entry:
 def _head_params() -> float:
     """A GPT head block as wide as mE5-large (1024, 16 heads), counted from the code's own head on torch's meta
     device (nothing allocated); the nGPT head differs by a few scale vectors."""
-    import torch
+    import torch  # noqa: PLC0415 - torch is heavy; this module imports without it
 
-    from companion.papers.circumplex.heads import make_head
+    from companion.papers.circumplex.heads import make_head  # noqa: PLC0415 - loads torch; this module imports without it
 
     with torch.device("meta"):
         return float(sum(p.numel() for p in make_head("GPT", 1024, n_heads=16).parameters()))
@@ -315,8 +312,8 @@ def _table4_ids(cfg, data: str, kinds, losses) -> tuple[str, ...]:
 
 
 def circumplex_02(cfg, t: Tokens) -> Entry:
-    from companion.losses.circumplex import LOSSES
-    from companion.papers.circumplex.experiments import HEAD_KINDS
+    from companion.losses.circumplex import LOSSES  # noqa: PLC0415 - loads torch; this module imports without it
+    from companion.papers.circumplex.experiments import HEAD_KINDS  # noqa: PLC0415 - loads torch; this module imports without it
 
     works = []
     for data, steps, train, test in (("Emolit", cfg["steps_emolit"], "emolit-train", "emolit-test"),
@@ -329,9 +326,9 @@ def circumplex_02(cfg, t: Tokens) -> Entry:
 
 
 def circumplex_03(cfg, t: Tokens) -> Entry:
-    from companion.losses.circumplex import LOSSES
-    from companion.papers.circumplex.analysis import FIG5B_SUBSETS
-    from companion.papers.circumplex.experiments import HEAD_KINDS
+    from companion.losses.circumplex import LOSSES  # noqa: PLC0415 - loads torch; this module imports without it
+    from companion.papers.circumplex.analysis import FIG5B_SUBSETS  # noqa: PLC0415 - loads torch; this module imports without it
+    from companion.papers.circumplex.experiments import HEAD_KINDS  # noqa: PLC0415 - loads torch; this module imports without it
 
     cap, seeds = cfg["max_tokens"], cfg["seeds"]
     n_heads = len(HEAD_KINDS) * len(LOSSES) * len(seeds)
@@ -351,8 +348,8 @@ def circumplex_03(cfg, t: Tokens) -> Entry:
 
 
 def circumplex_04(cfg, t: Tokens) -> Entry:
-    from companion.losses.circumplex import LOSSES
-    from companion.papers.circumplex import comparison as cmp
+    from companion.losses.circumplex import LOSSES  # noqa: PLC0415 - loads torch; this module imports without it
+    from companion.papers.circumplex import comparison as cmp  # noqa: PLC0415 - loads scipy; this module imports without it
 
     per_epoch = t.n("emolit-train") // min(cfg["batch_size"], t.n("emolit-train"))
     steps = cmp.steps_per_loss(cfg["epochs"], list(LOSSES), per_epoch, cfg["epochs_by_loss"])
@@ -372,8 +369,8 @@ def circumplex_04(cfg, t: Tokens) -> Entry:
 
 
 def circumplex_05(cfg, t: Tokens) -> Entry:
-    from companion.losses.circumplex import LOSSES
-    from companion.papers.circumplex.experiments import HEAD_KINDS
+    from companion.losses.circumplex import LOSSES  # noqa: PLC0415 - loads torch; this module imports without it
+    from companion.papers.circumplex.experiments import HEAD_KINDS  # noqa: PLC0415 - loads torch; this module imports without it
 
     work = _circumplex(cfg, t, f"Emolit: {len(HEAD_KINDS)} heads x {len(LOSSES)} losses x {len(cfg['seeds'])} "
                                "seeds", _table4_rows(cfg, cfg["steps_emolit"], HEAD_KINDS, LOSSES), "emolit-train",
@@ -387,7 +384,7 @@ def _concepts(cfg, t: Tokens, what: str, names, seeds, *, steps: int | None = No
     """Concept runs of ``names`` x ``seeds``: a step embeds every distinct text of 16 synsets (term, masked
     definition, synonym pair, d2d definitions and, where the condition uses them, the hard negatives) in one
     length-bucketed pass; each run then encodes the evaluation pool and the HH / SH-proxy pools."""
-    from companion.papers.concepts.readouts import CONDITIONS
+    from companion.papers.concepts.readouts import CONDITIONS  # noqa: PLC0415 - loads torch; this module imports without it
 
     steps, b, cap = steps or cfg["steps"], cfg["batch"], cfg["max_length"]
     pool = t.all("concepts-eval", cap) + 2 * 2 * cfg.get("n_split_rows", 0) * t.mean("concepts-eval", cap)
@@ -444,7 +441,7 @@ def concepts_02(cfg, t: Tokens) -> Entry:
 
 # --------------------------------------------------------------------------------------------- the rest
 def synthesis_01(cfg, t: Tokens) -> Entry:
-    from companion.papers.synthesis import zoo
+    from companion.papers.synthesis import zoo  # noqa: PLC0415 - loads scipy; this module imports without it
 
     cap, b, seeds = cfg["max_length"], cfg["batch_size"], cfg["seeds"]
     evals = t.all("sts-test", cfg["eval_max_length"]) + t.all("stsb-dev", cfg["eval_max_length"]) + \

@@ -24,6 +24,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
+from companion import data as D
+from companion._io import write_atomic
+from companion.papers.concepts import data as C
+from companion.papers.simace.transfer import task_texts, transfer_tasks
+from companion.settings import repo_root
+
 FILE = "gpu-plan-tokens.json"
 TOKENIZER = "sentence-transformers/all-MiniLM-L6-v2"
 #: concept-training steps sampled for :func:`concept_steps` (batches of the gpu profile's 16 synsets)
@@ -34,8 +42,6 @@ CONCEPT_SAMPLE_ROWS = 4000
 
 def path() -> Path:
     """``data/gpu-plan-tokens.json`` of the checkout."""
-    from companion.settings import repo_root
-
     return repo_root() / "data" / FILE
 
 
@@ -94,8 +100,7 @@ def _pairs_texts(data) -> list[str]:
 
 def _sources() -> dict[str, tuple[str, Callable[[], list[str]]]]:
     """name -> (what it is, the texts): every data set the gpu profile trains or evaluates a backbone on."""
-    from companion import data as D
-    from companion import sts
+    from companion import sts  # noqa: PLC0415 - loads scipy; this module imports without it
 
     def wiki():
         return list(D.load_wiki()["text"])
@@ -109,22 +114,20 @@ def _sources() -> dict[str, tuple[str, Callable[[], list[str]]]]:
         return list(dict.fromkeys(t for s1, s2, _ in pairs.values() for t in (*s1, *s2)))
 
     def senteval():
-        from companion.papers.simace.transfer import task_texts, transfer_tasks
-
         return task_texts(transfer_tasks(None, seed=0))
 
     def pairs(load, split, **kw):
-        from companion.papers.angle.pairs import PairData
+        from companion.papers.angle.pairs import PairData  # noqa: PLC0415 - loads torch; this module imports without it
 
         return lambda: _pairs_texts(PairData.from_dataset(load(split), **kw))
 
     def snli():
-        from companion.papers.angle.experiments import nli_pairs
+        from companion.papers.angle.experiments import nli_pairs  # noqa: PLC0415 - loads scipy; this module imports without it
 
         return _pairs_texts(nli_pairs("mirror"))
 
     def circumplex(which):
-        from companion.papers.circumplex import experiments as E
+        from companion.papers.circumplex import experiments as E  # noqa: PLC0415 - loads torch; this module imports without it
 
         def texts():
             if which in ("emolit-train", "emolit-test"):
@@ -138,10 +141,7 @@ def _sources() -> dict[str, tuple[str, Callable[[], list[str]]]]:
         return texts
 
     def concepts_eval():
-        import numpy as np
-
-        from companion.papers.concepts import data as C
-        from companion.papers.concepts.evaluation import ConceptRetrieval
+        from companion.papers.concepts.evaluation import ConceptRetrieval  # noqa: PLC0415 - loads scipy; this module imports without it
 
         data = C.load_concepts()
         ev = C.eval_pool(data, C.in_domain_split(data, 0.1, seed=0).test, 5000, seed=0)
@@ -175,10 +175,7 @@ def concept_steps(count: Callable[[list[str]], list[int]], cap: int = 64) -> dic
     definition, a synonym pair, every hard negative, the d2d definitions; distinct texts in one length-bucketed pass,
     so without padding), with and without the hard negatives, from :data:`CONCEPT_SAMPLE_STEPS` random batches of
     :data:`CONCEPT_SAMPLE_ROWS` training rows. ``count`` maps texts to their token lengths."""
-    import numpy as np
-
-    from companion.papers.concepts import data as C
-    from companion.papers.concepts.finetune import with_recipe_pairs
+    from companion.papers.concepts.finetune import with_recipe_pairs  # noqa: PLC0415 - loads torch; this module imports without it
 
     data = C.load_concepts()
     rows = C.training_rows(data, C.training_synsets(data, 0.1, seed=0), n=CONCEPT_SAMPLE_ROWS, seed=0)
@@ -199,10 +196,9 @@ def concept_steps(count: Callable[[list[str]], list[int]], cap: int = 64) -> dic
 def measure(file: Path | None = None) -> Path:
     """Tokenise every source (:func:`_sources`) and a sample of concept-training steps with all-MiniLM-L6-v2's
     tokenizer and write the histograms to ``file`` (:func:`path` by default). Returns the file."""
-    from transformers import AutoTokenizer
+    from transformers import AutoTokenizer  # noqa: PLC0415 - transformers is heavy; this module imports without it
 
-    from companion._io import write_atomic
-    from companion.encoders.loading import resolve_model
+    from companion.encoders.loading import resolve_model  # noqa: PLC0415 - loads torch; this module imports without it
 
     tokenizer = AutoTokenizer.from_pretrained(resolve_model(TOKENIZER)[0])
 

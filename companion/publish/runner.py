@@ -23,18 +23,27 @@ from __future__ import annotations
 import ast
 import contextlib
 import functools
+import gc
 import json
+import logging
+import multiprocessing
 import os
 import shutil
+import signal
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tqdm.auto import tqdm
+
 from companion import settings as _settings
 from companion._io import cache_key, file_mode
-from companion.profiles import PROFILES, check_gpu_grid, check_profile
+from companion.profiles import DRY_RUN_ENV, PROFILES, check_gpu_grid, check_profile
+from companion.publish.notebook_outputs import clean
 from companion.publish.notebooks import Notebook, list_notebooks, select
 from companion.results import completed_provenance, ledger_provenance, provenance
 
@@ -147,9 +156,7 @@ def _finalise(output: Path, profile: str, wall: float, scratch: Path | None = No
     """Drop a redundant injected-parameters cell, record provenance in the notebook metadata (:func:`run_provenance`)
     and store the outputs in their clean form (:func:`companion.publish.notebook_outputs.clean`; the scratch folder
     becomes ``<scratch>``)."""
-    import nbformat
-
-    from companion.publish.notebook_outputs import clean
+    import nbformat  # noqa: PLC0415 - nbformat is heavy; this module imports without it
 
     nb = nbformat.read(output, as_version=4)
     tagged = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
@@ -173,7 +180,7 @@ def _kernel_config(sockets: Path | None):
     notebook, so kernels started at once never share a socket) instead of TCP, so it has no reason to print its
     "running over TCP without encryption" warning across the runner's progress line. The kernel manager is
     :func:`_kernel_manager_class`'s."""
-    from traitlets.config import Config
+    from traitlets.config import Config  # noqa: PLC0415 - traitlets is heavy; this module imports without it
 
     config = Config()
     config.NotebookClient.kernel_manager_class = _kernel_manager_class()
@@ -193,9 +200,6 @@ def _noting_interrupts() -> Iterator[None]:
     ``KeyboardInterrupt``), so that the kernel's shutdown that follows is immediate (:func:`_kernel_manager_class`);
     a second one, while that shutdown runs, is only noted, so that it cannot leave the kernel's files behind. Only
     the main thread receives signals; elsewhere, or where SIGINT is ignored, nothing changes."""
-    import signal
-    import threading
-
     _INTERRUPT["seen"] = False
     previous = signal.getsignal(signal.SIGINT)
     if threading.current_thread() is not threading.main_thread() or not callable(previous):
@@ -220,7 +224,7 @@ def _kernel_manager_class() -> type:
     """jupyter_client's ``AsyncKernelManager`` (nbclient's default), except that after a Ctrl-C the kernel is
     stopped at once instead of asked to shut down: the clean shutdown interrupts the running cell and closes the
     kernel's sockets while that cell still answers, and the kernel prints a traceback across the terminal."""
-    from jupyter_client import AsyncKernelManager
+    from jupyter_client import AsyncKernelManager  # noqa: PLC0415 - jupyter_client is heavy; this module imports without it
 
     class KernelManager(AsyncKernelManager):
         async def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
@@ -253,7 +257,7 @@ def notebook_lock(nb: Notebook, profile: str, output_dir: Path | None = None,
     ends, however it ends) for the block; :class:`NotebookBusy` at once, naming the holder's process id, when
     another process holds it. A no-op where ``fcntl`` does not exist (Windows)."""
     try:
-        import fcntl
+        import fcntl  # noqa: PLC0415 - POSIX only; no lock on Windows
     except ImportError:  # pragma: no cover - POSIX only
         yield lock_path(nb, profile, output_dir, dry_run)
         return
@@ -297,9 +301,7 @@ def execute(nb: Notebook, profile: str, output_dir: Path | None = None, timeout:
 
 def _execute(nb: Notebook, profile: str, output_dir: Path | None, timeout: int | None, progress: bool,
              dry_run: bool, gpu_grid: str = "day") -> RunResult:
-    import papermill
-
-    from companion.profiles import DRY_RUN_ENV
+    import papermill  # noqa: PLC0415 - papermill is heavy; this module imports without it
 
     scratch = _scratch(profile, output_dir, dry_run)
     final, results_root = _destination(nb, profile, output_dir, dry_run)
@@ -363,9 +365,6 @@ def _execute(nb: Notebook, profile: str, output_dir: Path | None, timeout: int |
 def _collect_quietly() -> None:
     """Collect what an interrupted papermill left (the kernel client's unfinished asyncio tasks) now and without a
     word: collected later, each would print "Task exception was never retrieved" and a traceback."""
-    import gc
-    import logging
-
     log = logging.getLogger("asyncio")
     disabled, log.disabled = log.disabled, True
     try:
@@ -380,7 +379,7 @@ def visible_gpus() -> list[str]:
     listed = os.environ.get("CUDA_VISIBLE_DEVICES")
     if listed is not None:
         return [g.strip() for g in listed.split(",") if g.strip() and g.strip() != "-1"]
-    import torch
+    import torch  # noqa: PLC0415 - torch is heavy; this module imports without it
 
     return [str(i) for i in range(torch.cuda.device_count())] if torch.cuda.is_available() else []
 
@@ -414,8 +413,6 @@ def _interrupt_once(signum, frame) -> None:
 
 def _init_worker(queue=None) -> None:
     """Worker initialiser: interrupts as :func:`_interrupt_once`; with a ``queue``, one GPU (:func:`_claim_gpu`)."""
-    import signal
-
     signal.signal(signal.SIGINT, _interrupt_once)
     if queue is not None:
         _claim_gpu(queue)
@@ -450,8 +447,6 @@ def run(profile: str = "smoke", only: str | None = None, output_dir: Path | None
     would write what another run is writing refuses at once (:class:`NotebookBusy`). Interrupted, it stops the
     notebooks running, starts no other and raises :class:`Interrupted`, which names what finished.
     """
-    from tqdm.auto import tqdm
-
     check_profile(profile)
     _check_dry_run(profile, dry_run, gpu_grid)
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
@@ -505,10 +500,6 @@ def _run_parallel(chosen: list[Notebook], profile: str, output_dir: Path | None,
     """:func:`run`'s ``jobs > 1``: one worker process per notebook running at once. Interrupted, it passes the
     interrupt on to the workers (:func:`_interrupt_once`), cancels the notebooks not started and waits for the
     running ones to clean up; ``note`` hears of each notebook a worker stopped."""
-    import multiprocessing
-    import signal
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
     workers = min(jobs, len(chosen))
     context = multiprocessing.get_context("spawn")
     gpus = gpu_assignments(workers, visible_gpus()) if profile == "gpu" else []

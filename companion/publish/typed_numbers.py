@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.publish.notebooks import paper_of
+
 #: a decimal number as prose types it: an optional sign (ASCII or Unicode minus), digits (with thousands commas),
 #: a decimal point and digits; an optional per-cent sign after optional space
 _NUMBER = re.compile(r"(?<![\w.])(?P<sign>[-−–]?)(?P<int>\d{1,3}(?:,\d{3})+|\d+)\.(?P<frac>\d+)(?![\w]|\.\d)"
@@ -258,8 +260,6 @@ def typed_results(notebook: Path | dict, ledger: Path | dict, paper: Iterable[st
 def ledger_of(notebook: Path, root: Path) -> Path:
     """The committed ledger of a notebook of the checkout ``root``: ``results/<paper>/<notebook>.json``, the paper
     whose notebook folder holds it (:func:`companion.publish.notebooks.paper_of`)."""
-    from companion.publish.notebooks import paper_of
-
     return Path(root) / "results" / paper_of(notebook) / f"{Path(notebook).stem}.json"
 
 

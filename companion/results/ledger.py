@@ -17,12 +17,15 @@ ledger"; read back by :mod:`companion.results.reading`) and, beside it, ``<noteb
 from __future__ import annotations
 
 import base64
+import hashlib
 import math
 import re
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from companion._io import write_atomic
 from companion.profiles import check_profile
@@ -93,17 +96,17 @@ class FigurePath(type(Path())):
 def _show_saved_figure(fig, path: Path, figure: str) -> None:
     """In a Jupyter kernel, display the saved PNG (one image per figure, with any backend) and close ``fig``."""
     try:
-        from IPython import get_ipython
+        from IPython import get_ipython  # noqa: PLC0415 - IPython matters only in a Jupyter kernel
     except ImportError:  # pragma: no cover - IPython comes with the notebook stack
         return
     shell = get_ipython()
     if shell is None or getattr(shell, "kernel", None) is None:
         return
-    from IPython.display import display
+    from IPython.display import display  # noqa: PLC0415 - IPython is heavy; this module imports without it
 
     out = figure_output(path.read_bytes(), figure, path.stem)
     display(out["data"], raw=True, metadata=out["metadata"])
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     plt.close(fig)
 
@@ -235,8 +238,6 @@ class Ledger:
 
     def table(self):
         """The claims as a pandas DataFrame (for display in the notebook)."""
-        import pandas as pd
-
         cols = ["id", "kind", "claim", "source", "paper_value", "ours", "verdict", "reason"]
         return pd.DataFrame(self.claims, columns=cols).fillna("")
 
@@ -254,7 +255,6 @@ class Ledger:
         seeds) leaves a pair that belongs together. The ledger's own format is unchanged."""
         if not self.claims:
             raise ValueError(f"Ledger for {self.notebook} has no claims; record at least one before save().")
-        import hashlib
 
         ledger = json_bytes(self.to_dict())
         wall = time.perf_counter() - self.started
@@ -289,8 +289,6 @@ def show_provenance(ledger: Ledger) -> None:
 
     Returns nothing, so that a cell ending in ``show_provenance(ledger)`` shows the table once; the values are
     :meth:`Ledger.provenance`."""
-    import pandas as pd
-
     info = ledger.provenance()
     rows = [("profile", info["profile"]), ("seeds", ", ".join(map(str, info["seeds"])) or "-"),
             ("wall time (s)", info["wall_time_s"]), ("date", info["date"])]
@@ -298,7 +296,7 @@ def show_provenance(ledger: Ledger) -> None:
     rows += [(f"version: {k}", v) for k, v in info["versions"].items()]
     frame = pd.DataFrame(rows, columns=["what", "value"]).set_index("what")
     try:
-        from IPython.display import display
+        from IPython.display import display  # noqa: PLC0415 - IPython matters only in a Jupyter kernel
 
         display(frame)
     except ImportError:  # pragma: no cover

@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from companion import paper_registry as _papers
 from companion import settings as _settings
 from companion.stats import CHECK_VERDICTS, ERRATUM_VERDICTS, VERDICTS
@@ -77,8 +79,6 @@ CLAIM_COLUMNS = ["paper", "notebook", "profile", "id", "kind", "claim", "source"
 
 def claims_frame(root: Path | None = None):
     """All claims as one DataFrame with paper and notebook columns (CI bounds where the claim has seed stats)."""
-    import pandas as pd
-
     rows = []
     for ledger in load_ledgers(root):
         for claim in ledger["claims"]:

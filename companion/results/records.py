@@ -10,6 +10,7 @@ the same seeds; it names its ledger by the sha256 of its bytes (:meth:`companion
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -68,7 +69,7 @@ def provenance(profile: str, seeds: Sequence[int], wall_time_s: float | None = N
     hardware = {"machine": platform.machine(), "processor": platform.processor() or platform.machine(),
                 "cpu_count": os.cpu_count(), "platform": platform.platform(terse=True)}
     try:
-        import torch
+        import torch  # noqa: PLC0415 - torch is heavy; the command line reads provenance without it
 
         hardware["torch_threads"] = torch.get_num_threads()
         hardware["gpu"] = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
@@ -129,6 +130,4 @@ def completed_provenance(record: dict[str, Any], known: dict[str, Any] | None) -
 
 
 def sha256_file(path: Path) -> str:
-    import hashlib
-
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()

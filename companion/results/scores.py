@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
+
 from companion import paper_registry as _papers
 from companion.results.reading import KIND_VERDICTS, KINDS, claims_frame
 from companion.statements import board as _statement_board
@@ -35,8 +37,6 @@ def scoreboard(root: Path | None = None, kind: str = "paper", by_regime: bool = 
     ``regime`` column (``paper setting`` / ``scaled``: of the headline row for a statement) and one row per paper
     and regime.
     """
-    import pandas as pd
-
     if kind not in KINDS:
         raise ValueError(f"scoreboard(): kind must be one of {', '.join(KINDS)}, got {kind!r}")
     if unit not in ("statement", "evidence"):

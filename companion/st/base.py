@@ -17,7 +17,7 @@ def _column_embedder() -> Callable | None:
     """sentence-transformers' helper that embeds several columns (merging like-width columns into one forward
     pass), or None when that library (or this helper of it) is not installed."""
     try:
-        from sentence_transformers.base.losses.merged_forward import embed_columns
+        from sentence_transformers.base.losses.merged_forward import embed_columns  # noqa: PLC0415 - newer sentence-transformers only; None otherwise
     except ImportError:
         return None
     return embed_columns

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy import stats as _sp
+from scipy.optimize import brentq
 
 #: Below six values the exact signed-rank test cannot reach p < 0.05 (its smallest two-sided p at n = 5 is 0.0625):
 #: it is not reported.
@@ -173,8 +175,6 @@ def paired_table(results: dict[str, Sequence[float]], pairs: Sequence[tuple[str,
 
     ``results`` maps a variant name to its per-seed values (the same seeds in the same order for every variant).
     """
-    import pandas as pd
-
     rows = []
     for a, b in pairs:
         if a not in results or b not in results:
@@ -231,8 +231,6 @@ def mde(sd: float, n: int, confidence: float = 0.95, power: float = POWER) -> fl
     def shortfall(nc: float) -> float:
         lower = float(_sp.nct.cdf(-crit, dof, nc))      # the wrong-side rejections; NaN far in the tail
         return float(_sp.nct.sf(crit, dof, nc)) + (lower if math.isfinite(lower) else 0.0) - power
-
-    from scipy.optimize import brentq
 
     upper = 2.0 * (crit + float(_sp.t.ppf(power, dof))) + 1.0   # the normal-approximation noncentrality, doubled
     while shortfall(upper) < 0:

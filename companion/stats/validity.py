@@ -38,6 +38,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from companion.stats.comparisons import POWER, Comparison, n_for_power
 from companion.stats.verdicts import PLATEAU_FRACTION, Judgement, Validity
 from companion.stats.verdicts import plateau as _line_plateau
 
@@ -270,8 +271,6 @@ def to_decide(judgement: Judgement, checks: Sequence[Validity], ours=None, *, pa
     >>> print(to_decide(Judgement("inconclusive", "underpowered"), [], sample([0.1, -0.3, 0.4]), paper_effect=0.2))
     about 27 seeds (80 % power at the paper's effect, from our seeds' spread)
     """
-    from companion.stats.comparisons import POWER, Comparison, n_for_power
-
     if judgement.verdict != "inconclusive":
         return None
     parts = []

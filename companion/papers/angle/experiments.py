@@ -26,11 +26,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
+import torch
+from tqdm.auto import tqdm
 
 from companion import stats
+from companion.data import load_nli_train, load_snli, load_stsb
 from companion.display import FIGURE_WIDTH_IN, panel_grid
-from companion.losses.angle import AnglEObjective, CosineRegression
-from companion.papers.angle.pairs import split_base, upper_experiment
+from companion.losses.angle import AnglEObjective, CosineRegression, ibn_targets, split_pairs
+from companion.losses.core import pairwise_ranking_loss
+from companion.papers.angle.pairs import PairData, bucket_wasserstein, split_base, upper_experiment
+from companion.similarities import complex_angle, row_cosine
+from companion.training import index_batches, seed_everything
 
 #: the names 02 gives its objectives (AnglE's public code weights 1/1/1 for AnglE); SBERT is its regression objective
 ANGLE, COSENT, INFONCE, SBERT = "AnglE", "CoSENT only", "InfoNCE only (SimCSE-like)", "SBERT (cosine regression)"
@@ -57,10 +64,7 @@ def nli_pairs(source: str | None = None, n: int | None = None, seed: int = 0):
     ``source="full"`` (the gpu profile): the whole SNLI and MultiNLI training splits (§4.3 trains on MNLI and SNLI;
     :func:`companion.data.load_nli_train` refuses a missing, cut or subset file); otherwise (``None`` or
     ``"mirror"``) the mirror's SNLI dev and test pairs, as the cpu profile trains (SNLI train is not mirrored)."""
-    from datasets import concatenate_datasets
-
-    from companion.data import load_nli_train, load_snli
-    from companion.papers.angle.pairs import PairData
+    from datasets import concatenate_datasets  # noqa: PLC0415 - datasets is heavy; this module imports without it
 
     if source == "full":
         parts = [load_nli_train("snli"), load_nli_train("mnli")]
@@ -80,8 +84,6 @@ def checkpoint_selection(cfg: Mapping, tasks: Sequence[str] | None = None) -> di
     every = cfg.get("eval_every") or 0
     if not every:
         return {}
-    from companion.data import load_stsb
-    from companion.papers.angle.pairs import PairData
 
     dev = PairData.from_dataset(load_stsb("dev"))
     return {"select_on": dev if tasks is None else {task: dev for task in tasks}, "eval_every": int(every)}
@@ -129,9 +131,6 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
     train_s, run_s, loss_first10, loss_last10``, ``loss_curve`` (the training loss at every step) and the movement
     record ``score_change, score_noise, drift`` (:func:`moved_validity`); ``best_step`` when a task selects.
     """
-    import pandas as pd
-    from tqdm.auto import tqdm
-
     rows = []
     for task, (train_data, evals, steps, threshold, label_max) in tasks.items():
         steps = len(train_data) // batch_size if steps is None else steps
@@ -164,9 +163,6 @@ def batch_size_runs(base, train_data, evals: Mapping[str, Any], objective, sizes
     runs checkpoint and are kept; ``pooling``: the runs' pooling where it is not the base's). Returns one row per run: ``batch_size, seed, steps``, a
     column per evaluation set, ``loss_curve``, the movement record (``score_change, score_noise, drift``) and
     ``run_s``."""
-    import pandas as pd
-    from tqdm.auto import tqdm
-
     if any(int(b) < 2 or int(b) > pairs for b in sizes):
         raise ValueError(f"every batch size must be in [2, pairs={pairs}], got {list(sizes)}.")
     rows = []
@@ -393,7 +389,6 @@ def seed_table(ablation, group: str, seeds: Sequence[int]):
 
 def _curves_trained(runs, what: str) -> stats.Validity:
     """:func:`companion.stats.validity.trained` on the ``loss_curve`` of every run in ``runs`` (one per seed)."""
-    import pandas as pd
     frame = pd.DataFrame([{"run": what, "seed": r["seed"], "step": k, "value": float(v)}
                           for r in runs.to_dict("records") for k, v in enumerate(r["loss_curve"])])
     if frame.empty:
@@ -458,8 +453,6 @@ def plot_bucket_densities(cosines: Mapping[str, Any], gold, buckets: Sequence[tu
     (:func:`bucket_masks`), titled with the rank-normalised bucket Wasserstein distance to gold
     (:func:`~companion.papers.angle.pairs.bucket_wasserstein`)."""
 
-    from companion.papers.angle.pairs import bucket_wasserstein
-
     masks = bucket_masks(gold, buckets)
     fig, axes = panel_grid(len(cosines), panel_height=3.4, width=min(FIGURE_WIDTH_IN, 13 * len(cosines) / 3),
                            sharex=True, sharey=True)
@@ -482,8 +475,6 @@ def ranking_room(scores, labels, scale: float) -> float:
     The scores are re-assigned to the pairs in gold order (their distribution kept), so the difference is the loss
     a perfect re-ranking could remove without spreading the scores further: the room the loss has to fall.
     """
-    from companion.losses.core import pairwise_ranking_loss
-
     scores, labels = _as_float64(scores), _as_float64(labels)
     if scores.shape != labels.shape or scores.dim() != 1:
         raise ValueError(f"scores and labels must be equally long 1-D tensors, got {tuple(scores.shape)} and "
@@ -493,8 +484,6 @@ def ranking_room(scores, labels, scale: float) -> float:
 
 
 def _as_float64(x):
-    import torch
-
     return x.detach().double() if isinstance(x, torch.Tensor) else torch.as_tensor(np.asarray(x, dtype=float))
 
 
@@ -509,13 +498,6 @@ def term_diagnostics(base, data, terms: Mapping[str, Any], *, seed: int, batch_s
     ranking room is computed for the cosine or angle term, not for in-batch negatives); ``n_top``: top layers
     trained (default: the base's). Returns one row per term.
     """
-    import pandas as pd
-    import torch
-
-    from companion.losses.angle import split_pairs
-    from companion.similarities import complex_angle, row_cosine
-    from companion.training import index_batches, seed_everything
-
     base = split_base(base, n_top)
     seed_everything(seed)
     model = base.fresh()
@@ -584,9 +566,6 @@ def isp_share(data, batch_size: int, seed: int, steps: int, positive_threshold: 
     """The share of batch rows whose in-batch-negative targets identical-sentence-pair detection changes (AnglE §3.3,
     §4.4: a row with an identical text elsewhere in the batch that is not its labelled partner), over the first
     ``steps`` batches of ``seed`` (the batches a training run sees)."""
-    from companion.losses.angle import ibn_targets
-    from companion.training import index_batches
-
     if steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}.")
     batches = index_batches(len(data), batch_size=batch_size, seed=seed, epochs=None)

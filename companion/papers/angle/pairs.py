@@ -14,11 +14,19 @@ occupies rows ``(2k, 2k+1)``. :class:`PairData` holds a pair data set (``sentenc
 
 from __future__ import annotations
 
+import dataclasses
+import math
+import time
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import torch
+
+from companion._io import cache_key, read_cache, torch_save_atomic
+from companion.settings import cache_dir
+from companion.training import RunState, gpu_checkpoint, index_batches, run_profile, seed_everything, train
 
 
 def interleave(first: Sequence[str], second: Sequence[str]) -> list[str]:
@@ -233,8 +241,6 @@ def train_on_features(model: torch.nn.Module, objective: Callable[..., torch.Ten
     same batches (paired comparison); the model must be seeded/initialised by the caller. Returns the
     :class:`~companion.training.TrainResult`.
     """
-    from companion.training import index_batches, train
-
     batches = index_batches(len(data), batch_size=batch_size, seed=seed, epochs=None)
     return train(model, feature_loss_fn(model, objective, data), batches, steps=steps, lr=lr, eval_fn=eval_fn,
                  eval_every=eval_every, restore_best=restore_best, desc=desc, **train_kwargs)
@@ -265,8 +271,7 @@ def bucket_wasserstein(scores, gold, edges: Sequence[float] = (0, 1, 2, 3, 4, 5)
     closed) the Wasserstein-1 distance between the pairs' score percentiles and their gold percentiles is taken,
     and the buckets are averaged weighted by size. 0 = the scores order pairs exactly like the gold.
     """
-    import numpy as np
-    from scipy.stats import rankdata, wasserstein_distance
+    from scipy.stats import rankdata, wasserstein_distance  # noqa: PLC0415 - scipy is heavy; this module imports without it
 
     scores = np.asarray(scores, dtype=float).reshape(-1)
     gold = np.asarray(gold, dtype=float).reshape(-1)
@@ -290,7 +295,7 @@ def evaluate_pair_sets(encode: Callable[[list[str]], torch.Tensor], sets: dict[s
     """:func:`companion.sts.score_pairs` on :class:`PairData` sets (AnglE §4's metric: Spearman x 100 between
     row-wise cosines and gold labels; MRPC's gold is its binary label). With ``return_cosines`` also returns
     ``{name: numpy cosines}`` (for score-distribution plots)."""
-    from companion.sts import score_pairs
+    from companion.sts import score_pairs  # noqa: PLC0415 - loads scipy; this module imports without it
 
     if not sets:
         raise ValueError("sets is empty: pass at least one evaluation set.")
@@ -321,8 +326,7 @@ def split_base(base, n_top: int | None):
 
 def bootstrap_se(cosines, gold, resamples: int = NOISE_RESAMPLES, seed: int = 0) -> float:
     """Standard error of Spearman x 100 between ``cosines`` and ``gold`` over bootstrap resamples of the pairs."""
-    import numpy as np
-    from scipy.stats import spearmanr
+    from scipy.stats import spearmanr  # noqa: PLC0415 - scipy is heavy; this module imports without it
 
     x, y = np.asarray(cosines, dtype=float), np.asarray(gold, dtype=float)
     rng = np.random.default_rng(seed)
@@ -371,8 +375,6 @@ def movement(reference: dict, scores: dict[str, float], emb: torch.Tensor) -> di
     ``score_change``, the mean over the evaluation sets of trained − untrained Spearman x 100 (``by_set``: per set);
     ``score_noise``, 1.96 bootstrap standard errors of the untrained mean score (the sets taken as independent);
     ``drift``, the mean over the distinct evaluated sentences of 1 − cos(untrained, trained embedding)."""
-    import math
-
     names = list(reference["scores"])
     by_set = {name: float(scores[name] - reference["scores"][name]) for name in names}
     se = [reference["se"][name] for name in names]
@@ -421,18 +423,6 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
     same settings returns instead of training (``train_s`` that of the original run; ``return_model`` trains
     again). The smoke and cpu profiles neither checkpoint nor keep runs.
     """
-    import time
-
-    from companion._io import cache_key, read_cache, torch_save_atomic
-    from companion.training import (
-        RunState,
-        gpu_checkpoint,
-        index_batches,
-        run_profile,
-        seed_everything,
-        train,
-    )
-
     if not isinstance(steps, int) or steps < 0:
         raise ValueError(f"steps must be an int >= 0, got {steps!r}.")
     base = split_base(base, n_top)
@@ -503,8 +493,6 @@ RUN_VERSION = 1
 
 def pairs_digest(data: PairData) -> str:
     """A content digest of a pair set (every sentence and label, in order), computed once per object."""
-    from companion._io import cache_key
-
     if getattr(data, "_digest", None) is None:
         data._digest = cache_key([data.sentence1, data.sentence2, [float(x) for x in data.labels]], digest_size=16)
     return data._digest
@@ -518,10 +506,6 @@ def run_key(base, train_data: PairData, eval_sets: dict[str, PairData], objectiv
     fingerprint, the top-layer copy's settings, the content of the training, evaluation and selection pairs, the
     objective and every training setting; None for an objective that is not a dataclass of
     :mod:`companion.losses.angle` (its settings cannot be read, so the run is neither checkpointed nor kept)."""
-    import dataclasses
-
-    from companion._io import cache_key
-
     if not dataclasses.is_dataclass(objective) or isinstance(objective, type):
         return None
     base = split_base(base, n_top)
@@ -538,6 +522,4 @@ def run_key(base, train_data: PairData, eval_sets: dict[str, PairData], objectiv
 
 def run_path(key: str):
     """Where :func:`upper_experiment` keeps a finished gpu-profile run: ``<cache>/angle/runs/<key>.pt``."""
-    from companion.settings import cache_dir
-
     return cache_dir() / "angle" / "runs" / f"{key}.pt"

@@ -16,9 +16,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
+
+from companion._io import cache_key, pickle_save_atomic, read_cache
 
 #: the raw regime's settings. ``cpu``: the MiniLM regime's schedule (its 2,048-pair STS-B train subset, 64 steps at
 #: batch 32, lr 2e-4 with 6 warm-up steps, 3 seeds, its STS-B test subset), with every layer and the embeddings
@@ -34,16 +38,14 @@ RAW_SETTINGS = {
 def raw_base(profile: str, max_length: int = 64, log=print):
     """The raw encoder of ``profile`` (:func:`companion.mlm.raw_encoder`, mean pooling) wrapped to train every
     layer and the embeddings (``n_top = L``, ``train_embeddings=True``): full fine-tuning, as the paper runs it."""
-    from companion.encoders.upper import UpperEncoder, _layer_stack
-    from companion.mlm import raw_encoder
+    from companion.encoders.upper import UpperEncoder, _layer_stack  # noqa: PLC0415 - loads torch; this module imports without it
+    from companion.mlm import raw_encoder  # noqa: PLC0415 - loads torch; this module imports without it
 
     enc = raw_encoder(profile, pooling="mean", max_length=max_length, device="cpu", log=log)
     return UpperEncoder(enc, n_top=len(_layer_stack(enc.model)), pooling="mean", train_embeddings=True)
 
 
 def _data_key(data) -> str:
-    from companion._io import cache_key
-
     return cache_key([data.sentence1, data.sentence2, [float(x) for x in data.labels]])
 
 
@@ -54,10 +56,6 @@ def raw_ablation(runner, variants: Mapping[str, Sequence[float]], seeds: Sequenc
     cached as ``<cache>/<key>.pkl``, the key naming the encoder's weights, the data, the run settings, the
     objective and the seed; a cached run is reloaded (``from_cache`` True, its recorded times kept). Returns one
     row per run: ``group`` ("objective"), ``variant``, ``seed`` and :meth:`AblationRuns.run`'s record."""
-    from pathlib import Path
-
-    from companion._io import cache_key, pickle_save_atomic, read_cache
-
     encoder = runner.base.encoder
     recipe = {"encoder": getattr(encoder, "fingerprint", None), "base": {k: str(v) for k, v in
                                                                         sorted(runner.base._init_args.items())},
@@ -89,9 +87,9 @@ def pair_gradients(u, v) -> dict[str, np.ndarray]:
     """Per pair (rows of ``u`` and ``v``): the cosine, and the gradient norm with respect to ``u`` of the cosine
     (Fig. 1: sin θ / |u|) and of AnglE's angle similarity (:func:`companion.similarities.complex_angle`, the
     authors' code reading of Eq. 6), both at unit length (``u`` and ``v`` normalised first), by autograd."""
-    import torch
+    import torch  # noqa: PLC0415 - torch is heavy; this module imports without it
 
-    from companion.similarities import complex_angle, row_cosine
+    from companion.similarities import complex_angle, row_cosine  # noqa: PLC0415 - loads torch; this module imports without it
 
     u = torch.nn.functional.normalize(torch.as_tensor(u).double(), dim=-1).requires_grad_(True)
     v = torch.nn.functional.normalize(torch.as_tensor(v).double(), dim=-1)
@@ -109,10 +107,9 @@ def saturation_gradients(encoders: Mapping[str, Any], data, grad_below: float | 
     saturation zone (|cos| > sqrt(1 - g²), g = ``grad_below``, default
     :data:`companion.mlm.signature.GRAD_BELOW`), and the mean gradient norm of the cosine and of the angle
     similarity inside and outside it (:func:`pair_gradients`). One row per encoder (a pandas DataFrame)."""
-    import pandas as pd
-    import torch
+    import torch  # noqa: PLC0415 - torch is heavy; this module imports without it
 
-    from companion.mlm.signature import GRAD_BELOW
+    from companion.mlm.signature import GRAD_BELOW  # noqa: PLC0415 - loads torch; this module imports without it
 
     edge = math.sqrt(1.0 - (GRAD_BELOW if grad_below is None else grad_below) ** 2)
     rows = {}

@@ -18,10 +18,15 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 import torch
 import torch.nn.functional as F
+from tqdm.auto import tqdm
 
 from companion.display import FIGURE_WIDTH_IN
+from companion.losses.angle import complex_divide, eq6_code, eq6_literal
+from companion.papers.angle.pairs import SaturatedEncoder
+from companion.training import index_batches, seed_everything
 
 
 # --------------------------------------------------------------------------------------------- Eq. 4-6
@@ -33,8 +38,6 @@ def complex_division_checks(n: int = 200, dim: int = 16, seed: int = 0) -> dict[
     ``code_vs_cos`` (max abs difference between the code reading and :math:`|\\cos(u,v) + \\cos(u,Jv)|`, where
     :math:`J` multiplies each complex component by i). All three are float64 rounding for a correct implementation.
     """
-    from companion.losses.angle import complex_divide, eq6_code, eq6_literal
-
     if n < 1 or dim < 2 or dim % 2:
         raise ValueError(f"complex_division_checks needs n >= 1 and an even dim >= 2, got n={n}, dim={dim}.")
     g = torch.Generator().manual_seed(seed)
@@ -98,7 +101,7 @@ _TICKS = ([0, math.pi / 4, math.pi / 2, 3 * math.pi / 4, math.pi], ["0", "π/4",
 
 def plot_readings(theta: torch.Tensor, curves: Mapping[tuple[str, str], tuple[torch.Tensor, torch.Tensor]]):
     """Fig. 2 analogue: one row per geometry, value (left) and gradient norm (right, symlog) of each reading."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     geometries = list(dict.fromkeys(g for g, _ in curves))
     fig, axes = plt.subplots(len(geometries), 2, figsize=(FIGURE_WIDTH_IN, 3 * len(geometries)), sharex=True,
@@ -133,8 +136,6 @@ def gradient_table(theta: torch.Tensor, curves: Mapping[tuple[str, str], tuple[t
                    points: Sequence[tuple[str, float]]):
     """One row per ``(geometry, reading)``: ``|grad| at <label>`` for each ``(label, angle)`` of ``points``
     (:func:`gradient_at`) and the minimum over the grid (AnglE Fig. 1–2: where each reading saturates)."""
-    import pandas as pd
-
     return pd.DataFrame([{"geometry": gname, "reading": name,
                           **{f"|grad| at {lbl}": gradient_at(theta, grad, t) for lbl, t in points},
                           "min |grad| over θ": float(grad.min())}
@@ -167,12 +168,7 @@ def saturation_runs(objectives: Mapping[str, Callable], train_set: Mapping[str, 
     held-out pairs: where the cosine saturates that norm vanishes. Returns one row per evaluation:
     ``setting, optimizer, objective, seed, step, spearman, median_cos, probe_grad``.
     """
-    import pandas as pd
-    from tqdm.auto import tqdm
-
-    from companion.papers.angle.pairs import SaturatedEncoder
-    from companion.sts import pair_spearman
-    from companion.training import index_batches, seed_everything
+    from companion.sts import pair_spearman  # noqa: PLC0415 - loads scipy; this module imports without it
 
     unknown = [o for o in optimizers if o not in ("sgd", "adam")]
     if unknown or set(optimizers) - set(lr):
@@ -240,7 +236,7 @@ def auc_deltas(summary, setting: str, optimizer: str, a: str, b: str) -> np.ndar
 def plot_saturation(runs):
     """Held-out Spearman (top row) and the cosine objective's gradient norm (bottom row, log scale) against the
     step, one column per (setting, optimizer) of :func:`saturation_runs`, mean over seeds, shared axes per row."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     panels = list(runs.groupby(["setting", "optimizer"], sort=False).groups)
     fig, axes = plt.subplots(2, len(panels), figsize=(min(FIGURE_WIDTH_IN, 3.6 * len(panels)), 6.2), sharex=True,

@@ -15,6 +15,9 @@ import pandas as pd
 import torch
 
 from companion.losses.circumplex import ECM_LABELS
+from companion.papers.circumplex.experiments import head_run
+from companion.papers.circumplex.geometry import label_centroids, mds2, ring_alignment, ring_angles
+from companion.papers.circumplex.heads import backbone_width, embed_with_head, evaluate_embeddings
 
 __all__ = ["FIG5B_SUBSETS", "STAGES", "explained_variance", "label_subset_runs", "stage_maps", "gpt_mlp_norms",
            "unseen_label_maps", "emobank_ring_runs"]
@@ -34,7 +37,7 @@ def explained_variance(embeddings: Mapping[tuple[str, str, int], torch.Tensor], 
                        seeds: Sequence[int]) -> pd.DataFrame:
     """Fig 1: the share of variance in the top two principal components of each ``(kind, loss, seed)`` embedding;
     one row per seed, one column per loss."""
-    from companion.papers.circumplex.comparison import top2_explained
+    from companion.papers.circumplex.comparison import top2_explained  # noqa: PLC0415 - loads scipy; this module imports without it
 
     return pd.DataFrame([{"seed": s, "loss": loss, "top-2 explained variance": top2_explained(embeddings[(kind, loss, s)])}
                          for s in seeds for loss in losses]).pivot(index="seed", columns="loss",
@@ -56,9 +59,6 @@ def label_subset_runs(train_states, train_labels: Sequence[str], test_states, te
     ``curve_every`` steps and train on to ``probe_steps`` for that curve only. A subset holding every label reuses
     ``full`` (``(loss, seed)`` -> test embeddings of the heads trained on all labels; no training record). The
     pretrained embedding is scored once per subset (loss ``"pretrained"``, first seed)."""
-    from companion.papers.circumplex.experiments import head_run
-    from companion.papers.circumplex.heads import backbone_width, evaluate_embeddings
-
     width = backbone_width(train_states)  # a subset of the states keeps no record of it
 
     train_labels, test_labels = pd.Series(list(train_labels)), np.asarray(list(test_labels), dtype=object)
@@ -97,9 +97,6 @@ def stage_maps(heads: Mapping[tuple[str, str, int], torch.nn.Module], states, la
     """Fig 6: the 2-D MDS map of the label centroids at every stage of the ``(kind, loss)`` heads of ``pairs``
     (seed ``seed``), with each map's ring alignment (1: the ECM's circular order and spacing). Returns the
     alignments (one row per head and stage) and the maps by ``(kind, loss, stage)``."""
-    from companion.papers.circumplex.geometry import label_centroids, mds2, ring_alignment
-    from companion.papers.circumplex.heads import embed_with_head
-
     labels = np.asarray(list(labels), dtype=object)
     rows, maps = [], {}
     for kind, loss in pairs:
@@ -114,8 +111,6 @@ def gpt_mlp_norms(heads: Mapping[tuple[str, str, int], torch.nn.Module], states,
                   seeds: Sequence[int]) -> pd.DataFrame:
     """§5.2 / Fig 6: per GPT head (loss, seed), the mean log and the median of ‖pooled MLP output‖ / ‖pooled first
     residual‖ over the sentences of ``states``, and the mean cosine of the output with each of the two."""
-    from companion.papers.circumplex.heads import embed_with_head
-
     cos = torch.nn.functional.cosine_similarity
     rows = []
     for seed in seeds:
@@ -136,8 +131,6 @@ def unseen_label_maps(panels: Mapping[int, Sequence[tuple[str, torch.Tensor, tor
     one MDS map of the ECM label centroids together with the centroids of the other labels, and the ring alignment
     of the ECM centroids in it. Returns the alignments (index seed, one column per name), the maps by
     ``(seed, name)`` (the ECM centroids first, in ``classes`` order) and the other labels in map order."""
-    from companion.papers.circumplex.geometry import label_centroids, mds2, ring_alignment
-
     labels, other_labels = np.asarray(list(labels), dtype=object), np.asarray(list(other_labels), dtype=object)
     other_classes = sorted(set(other_labels))
     rows, maps = [], {}
@@ -157,8 +150,6 @@ def emobank_ring_runs(candidates: Mapping[int, Sequence[tuple[str, torch.Tensor,
     each EmoBank sentence on the ring's plane (:func:`companion.papers.circumplex.geometry.ring_angles`) and the
     Pearson r of cos φ and sin φ with the Valence and Arousal ratings. Returns one row per seed and name, and the
     angles by ``(name, seed)``."""
-    from companion.papers.circumplex.geometry import ring_angles
-
     labels = np.asarray(list(labels), dtype=object)
     v, a = np.asarray(valence, dtype=float), np.asarray(arousal, dtype=float)
     rows, angles = [], {}

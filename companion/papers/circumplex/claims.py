@@ -18,6 +18,7 @@ import pandas as pd
 
 from companion import stats
 from companion.papers.circumplex.validity import quantity_plateau, run_checks
+from companion.papers.tables import paper_table
 
 __all__ = ["ORDERINGS", "ordering_gap", "table4_claims", "table4_rows", "beside_table4", "regimes_side_by_side"]
 
@@ -31,8 +32,6 @@ HEADS = ("GPT", "nGPT")
 def table4_rows(backbone: str) -> pd.DataFrame:
     """The paper's Table 4 rows of one ``backbone`` (``data/circumplex/table4.csv``, cells as printed, strings),
     indexed by ``(method, head)``; the pretrained row is ``("Pretrained", "")``."""
-    from companion.papers.tables import paper_table
-
     table = paper_table("circumplex", "table4")
     rows = table[table.base_model == backbone]
     if rows.empty:

@@ -21,11 +21,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import torch
+from tqdm.auto import tqdm
 
 from companion import stats
 from companion.losses.circumplex import ECM_LABELS, delta_theta, ecm_angles
-from companion.papers.circumplex.heads import CLIP_NORM
+from companion.metrics.clustering import v_measure
+from companion.papers.circumplex.experiments import head_run
+from companion.papers.circumplex.geometry import avg_cos_sim, pca_project
+from companion.papers.circumplex.heads import CLIP_NORM, NGPTHead, backbone_width, make_head
 from companion.papers.circumplex.validity import run_checks
+from companion.stats import at_least
 
 __all__ = ["KINDS", "HeadSetup", "head_anatomy", "grid_plan", "run_plan", "run_grid", "label_structure",
            "top2_explained", "pca_v", "head_gap_claims", "plateau_table", "steps_per_loss", "pca_frame",
@@ -63,8 +68,6 @@ class HeadSetup:
     def backbone_dim(self) -> int:
         """The width of the backbone whose states the heads read
         (:func:`companion.papers.circumplex.heads.backbone_width` of the training states)."""
-        from companion.papers.circumplex.heads import backbone_width
-
         return backbone_width(self.train_states)
 
 
@@ -73,8 +76,6 @@ def head_anatomy(dim: int, n_heads: int, kinds: Sequence[str] = KINDS) -> pd.Dat
     of trained parameters, of them those outside the weight matrices (nGPT's α, s_qk, s_u, s_v; GPT's RMSNorm
     gains), the interpolation rates α the equations start from (nGPT) and whether the weight matrices are
     re-normalised after every step."""
-    from companion.papers.circumplex.heads import NGPTHead, make_head
-
     rows = []
     for kind in kinds:
         head = make_head(kind, dim, n_heads=n_heads)
@@ -124,10 +125,6 @@ def run_plan(plan: pd.DataFrame, setup: HeadSetup):
     (cached without the heads' weights, which the grid does not keep), its test embeddings scored. Returns
     ``(runs, embeddings)``: one row per run (``kind``, ``loss``, ``margin``, ``seed``, ``steps`` and the scores and
     recorded settings of ``head_run``) and the test embeddings by ``(kind, loss, margin, seed)``."""
-    from tqdm.auto import tqdm
-
-    from companion.papers.circumplex.experiments import head_run
-
     rows, embs = [], {}
     width = setup.backbone_dim
     for run in tqdm(plan.to_dict("records"), desc="head runs"):
@@ -203,8 +200,6 @@ def label_structure(emb, labels: Sequence[str], classes: Sequence[str] | None = 
     r"""Fig 4's quantities for one embedding: over pairs of different labels, the mean AvgCosSim (``mean_offdiag``),
     its Pearson correlation with the circle's :math:`\cos\Delta\theta` (``r_circle``) and the root mean square of
     AvgCosSim − :math:`\cos\Delta\theta` (``rmse_circle``)."""
-    from companion.papers.circumplex.geometry import avg_cos_sim
-
     classes = list(classes) if classes is not None else [c for c in ECM_LABELS if c in set(labels)]
     mat, classes = avg_cos_sim(emb, np.asarray(labels, dtype=object), classes)
     target = torch.cos(torch.deg2rad(delta_theta(ecm_angles(classes)))).numpy()
@@ -223,9 +218,6 @@ def top2_explained(emb) -> float:
 
 def pca_v(emb, labels: Sequence[str], dims: Sequence[int], seed: int = 0) -> dict[int, float]:
     """Fig 5a: V-Measure (spherical k-means) of the embeddings projected on their top-k principal directions."""
-    from companion.metrics.clustering import v_measure
-    from companion.papers.circumplex.geometry import pca_project
-
     return {int(k): v_measure(pca_project(emb, int(k)), list(labels), seed=seed) for k in dims}
 
 
@@ -266,8 +258,6 @@ def anchor_average_claim(coverage: pd.DataFrame) -> dict:
     share |A|/B of every training batch (``coverage``: one row per data set and seed, columns ``batches of``,
     ``min``, ``mean``, as :func:`companion.losses.circumplex.anchor_coverage` gives them). A check (our own
     choice), passed when the smallest share is at least 0.99."""
-    from companion.stats import at_least
-
     cov = coverage["min"].min()
     return dict(id="eq5-anchor-average",
                 claim="Our SINCERE/SoftCSE average over anchors with a positive (1/|A|) differs from Eq. 5's "

@@ -6,26 +6,46 @@ directly under a loss of :mod:`companion.losses.circumplex`.
 
 from __future__ import annotations
 
+import hashlib
+import random
+import time
 import weakref
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import torch
 import torch.nn.functional as F
+from tqdm.auto import tqdm
 
-from companion.losses.circumplex import ECM_LABELS, GOEMOTIONS_ECM_LABELS
-from companion.papers.circumplex.heads import CLIP_NORM
+from companion._io import cache_key, read_cache, torch_save_atomic
+from companion.data import load_emobank, load_emolit, load_goemotions
+from companion.losses.circumplex import ECM_LABELS, GOEMOTIONS_ECM_LABELS, LOSSES
+from companion.metrics.clustering import v_measure
+from companion.papers.circumplex.finetune import is_tuned
+from companion.papers.circumplex.geometry import geometry_summary, label_centroids
+from companion.papers.circumplex.heads import (
+    CLIP_NORM,
+    HEAD_POOLINGS,
+    backbone_width,
+    check_clip_norm,
+    embed_with_head,
+    evaluate_embeddings,
+    make_head,
+    resolve_base_scale,
+    train_head,
+    uses_base_scale,
+)
+from companion.settings import cache_dir
+from companion.training import RunState, run_profile, seed_everything
 
 
 # ------------------------------------------------------------------------------------------ experiment data
 def goemotions_single_label(labels: Sequence[str] | None = None):
     """GoEmotions comments (train + dev + test pooled) that carry exactly ONE label, as a DataFrame with
     ``text``, ``label``, ``split``; optionally only the given label names."""
-    import pandas as pd
-
-    from companion.data import load_goemotions
-
     frames = []
     for split in ("train", "dev", "test"):
         ds = load_goemotions(split)
@@ -66,10 +86,6 @@ def goemotions_standin(n_train: int = 450, n_test: int = 100, seed: int = 42, mi
 
 def emolit_frames():
     """Emolit-12 train (6000) and test (1200) as DataFrames with ``text`` and ``label``."""
-    import pandas as pd
-
-    from companion.data import load_emolit
-
     out = []
     for split in ("train", "test"):
         ds = load_emolit(split)
@@ -89,8 +105,6 @@ def optimise_free_vectors(loss, labels, dim: int, steps: int, lr: float = 0.05, 
 
     One free vector per row of ``labels``, initialised i.i.d. Gaussian (then normalised inside the loss), full
     batch, Adam. Returns ``(unit embeddings (N x dim, float64), loss history (list of floats))``."""
-    from tqdm.auto import tqdm
-
     gen = torch.Generator().manual_seed(seed)
     x = torch.randn(len(labels), dim, generator=gen, dtype=dtype).requires_grad_(True)
     opt = torch.optim.Adam([x], lr=lr)
@@ -119,8 +133,6 @@ def goemotions_other_labels(n_per_label: int = 20, seed: int = 42, exclude_neutr
 
 def emobank_sample(n: int = 500, seed: int = 42, split: str = "test"):
     """``n`` EmoBank sentences of ``split`` (seeded sample) with their Valence/Arousal/Dominance ratings."""
-    from companion.data import load_emobank
-
     df = load_emobank(split)
     idx = np.sort(np.random.default_rng(seed).permutation(len(df))[: min(n, len(df))])
     return df.iloc[idx].reset_index(drop=True)
@@ -138,8 +150,6 @@ _DIGESTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def states_digest(states) -> str:
     """A content digest of packed token states (:class:`~companion.encoders.states.PackedStates`: every value and
     every text's length), computed once per object: the head-run cache keys on the data, not on how it was made."""
-    import hashlib
-
     if hasattr(states, "digest"):  # the fine-tuned setting's inputs (texts, not states)
         return states.digest()
     try:
@@ -171,8 +181,6 @@ def _thinned(losses) -> list[float]:
 
 def head_cache_dir() -> Path:
     """Where trained head runs are cached: ``<cache_dir>/circumplex/head-runs`` (one file per run settings)."""
-    from companion.settings import cache_dir
-
     return Path(cache_dir()) / "circumplex" / "head-runs"
 
 
@@ -194,15 +202,6 @@ def head_settings(kind: str, loss: str, train_states, *, steps: int, batch_size:
     cache key (:func:`head_run_key`). On the fine-tuned setting's inputs
     (:class:`~companion.papers.circumplex.finetune.BackboneInputs`) they add its own: the backbone trained whole,
     the input length, the precision and the head dropout of ``loss``."""
-    from companion.papers.circumplex.finetune import is_tuned
-    from companion.papers.circumplex.heads import (
-        HEAD_POOLINGS,
-        backbone_width,
-        check_clip_norm,
-        resolve_base_scale,
-        uses_base_scale,
-    )
-
     if pooling not in HEAD_POOLINGS:
         raise ValueError(f"Unknown head pooling {pooling!r}; choose one of {', '.join(HEAD_POOLINGS)}.")
     width = backbone_width(train_states) if backbone_dim is None else int(backbone_dim)
@@ -234,10 +233,6 @@ def head_settings_table(kinds: Sequence[str], train_states, **settings):
     ``loss`` included), one column per kind and one row per entry of :data:`SHOWN_SETTINGS` (and, for a fine-tuned
     backbone, of :data:`TUNED_SETTINGS`), as each run records them: numbers to four significant digits, "-" where a
     setting does not apply (the base scale of a GPT head)."""
-    import pandas as pd
-
-    from companion.papers.circumplex.finetune import is_tuned
-
     loss = settings.pop("loss", "SINCERE")
     shown = SHOWN_SETTINGS + (TUNED_SETTINGS if is_tuned(train_states) else ())
     table = {}
@@ -253,8 +248,6 @@ def head_run_key(settings: Mapping, train_states, train_labels: Sequence[str], t
     """The cache key of a head run: :func:`companion._io.cache_key` of :data:`HEAD_RUN_VERSION`, the run's
     ``settings`` (:func:`head_settings`), the content of its training (and test) states (:func:`states_digest`)
     and labels, and ``extra`` (e.g. the learning-curve settings)."""
-    from companion._io import cache_key
-
     return cache_key({"version": HEAD_RUN_VERSION, "settings": dict(settings), "train": states_digest(train_states),
                       "train_labels": [str(x) for x in train_labels],
                       "test": None if test_states is None else states_digest(test_states),
@@ -263,14 +256,10 @@ def head_run_key(settings: Mapping, train_states, train_labels: Sequence[str], t
 
 
 def _rng_state() -> dict:
-    import random
-
     return {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}  # noqa: NPY002
 
 
 def _set_rng_state(state: Mapping) -> None:
-    import random
-
     torch.set_rng_state(state["torch"])
     np.random.set_state(state["numpy"])  # noqa: NPY002
     random.setstate(state["python"])
@@ -279,9 +268,6 @@ def _set_rng_state(state: Mapping) -> None:
 def _rebuild_head(settings: Mapping, dim: int, state: Mapping):
     """A head of ``settings`` (:func:`head_settings`) with the cached weights ``state``, built as training builds it
     (seeded first)."""
-    from companion.papers.circumplex.heads import make_head
-    from companion.training import seed_everything
-
     seed_everything(int(settings["seed"]))
     kw = {} if settings["base_scale_value"] is None else {"base_scale": settings["base_scale_value"]}
     head = make_head(settings["kind"], dim, n_heads=settings["n_heads"], pooling=settings["pooling"], **kw)
@@ -326,16 +312,6 @@ def head_run(kind: str, loss: str, train_states, train_labels: Sequence[str], te
     same key, with or without ``cache`` (the curve's snapshots included; :func:`companion.training.gpu_checkpoint`),
     so that a preempted run resumes there.
     """
-    import time
-    from functools import partial
-
-    from companion._io import read_cache, torch_save_atomic
-    from companion.losses.circumplex import LOSSES
-    from companion.metrics.clustering import v_measure
-    from companion.papers.circumplex.geometry import geometry_summary
-    from companion.papers.circumplex.heads import embed_with_head, evaluate_embeddings, train_head
-    from companion.training import RunState, run_profile
-
     if loss not in LOSSES:
         raise ValueError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}.")
     if margin is not None and loss != "CircularCSE":
@@ -420,11 +396,6 @@ def emolit_heads(saved: dict, train_states, train_labels: Sequence[str], *, seed
     no fine-tuned encoders). A model trained here in a run of the gpu ``profile`` (the notebook's ``cfg.profile``)
     checkpoints under that key (:func:`companion.training.gpu_checkpoint`). Returns ``({(kind, loss, seed): head in eval mode}, {same key: where
     it came from})``."""
-    from companion._io import read_cache, torch_save_atomic
-    from companion.losses.circumplex import LOSSES
-    from companion.papers.circumplex.heads import make_head, train_head
-    from companion.training import run_profile
-
     heads, source = {}, {}
     for seed in seeds:
         for kind in HEAD_KINDS:
@@ -482,9 +453,6 @@ def unseen_label_summary(emb_ecm, labels_ecm: Sequence[str], emb_other, labels_o
     (Neutral) lands: the mean cosine of its centroid to the ``near`` ECM centroids minus the mean to the other ECM
     centroids (``probe_near_minus_rest``; > 0: closer to the low-arousal labels), and the ECM labels ranked by that
     cosine (``probe_ranking``, nearest first)."""
-    from companion.metrics.clustering import v_measure
-    from companion.papers.circumplex.geometry import label_centroids
-
     labels_ecm, labels_other = list(labels_ecm), list(labels_other)
     if probe not in labels_other:
         raise ValueError(f"the probe label {probe!r} is not among the other labels.")
@@ -520,12 +488,6 @@ def table4_runs(datasets: Mapping[str, tuple], feats: Mapping, pretrained: Mappi
     "state", seed)``) and settings (``(name, kind, loss, "settings", seed)``, :func:`head_settings`; what
     :func:`emolit_heads` checks before reusing the weights), the first seed's test embeddings (``(name, kind,
     loss)``) and the pretrained test embeddings (``(name, "pretrained")``)."""
-    import pandas as pd
-    from tqdm.auto import tqdm
-
-    from companion.papers.circumplex.finetune import is_tuned
-    from companion.papers.circumplex.heads import evaluate_embeddings
-
     if not seeds:
         raise ValueError("table4_runs needs at least one seed.")
     if curve_seeds and curve_points < 1:

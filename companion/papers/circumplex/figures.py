@@ -28,9 +28,9 @@ def plot_avgcossim(panels: Sequence[tuple[str, object]], labels: Sequence[str], 
     clips: cosines are bounded), titled with the mean similarity between labels and its Pearson r with the circle's
     cos Δθ (:func:`companion.papers.circumplex.comparison.label_structure`)."""
 
-    from companion.losses.circumplex import ECM_LABELS
-    from companion.papers.circumplex.comparison import label_structure
-    from companion.papers.circumplex.geometry import avg_cos_sim
+    from companion.losses.circumplex import ECM_LABELS  # noqa: PLC0415 - loads torch; this module imports without it
+    from companion.papers.circumplex.comparison import label_structure  # noqa: PLC0415 - loads scipy; this module imports without it
+    from companion.papers.circumplex.geometry import avg_cos_sim  # noqa: PLC0415 - loads torch; this module imports without it
 
     if not panels:
         raise ValueError("plot_avgcossim needs at least one panel.")
@@ -56,7 +56,7 @@ def plot_v_vs_pca(frame: pd.DataFrame, *, title: str, paper: Mapping[str, float]
     (``frame``: columns ``loss``, ``seed``, ``k``, ``V``, e.g. :func:`~companion.papers.circumplex.comparison.
     pca_frame`). ``paper`` (loss -> V) is drawn as diamonds at the largest k: the paper prints V only without PCA
     (Table 4), its Fig 5a curves carry no numbers."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     fig, ax = plt.subplots(figsize=(6.8, 4.2))
     kmax = int(frame["k"].max())
@@ -79,7 +79,7 @@ def plot_v_vs_labels(frame: pd.DataFrame, *, paper: Mapping[str, Mapping[str, fl
     ``labels``, ``loss``, ``seed``, ``V``, ``CD-r``), on a shared y-range. ``paper`` (loss -> {"V": ..., "CD-r":
     ...}) is drawn as diamonds at the full label set: Fig 5b's curves carry no numbers, Table 4 prints the 12-label
     cell."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     fig, axes = plt.subplots(1, 2, figsize=(FIGURE_WIDTH_IN, 4.2), sharey=True)
     nmax = int(frame["labels"].max())
@@ -106,7 +106,7 @@ def plot_head_comparison(grid: pd.DataFrame, paper: pd.DataFrame, *, kinds: Sequ
     """§4.3 / Table 4: V-Measure and CD-r per loss, one bar per head kind (mean ± std over seeds, the mean printed
     in the bar), the paper's cell of the same head as a diamond (``paper``: :func:`~companion.papers.circumplex.
     claims.table4_rows`; a kind like ``nGPT-plain`` is drawn against the paper's ``nGPT`` only in the legend)."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     colors = dict(zip(kinds, ["tab:blue", "tab:orange", "tab:green", "tab:red"]))
     width = 0.8 / len(kinds)
@@ -131,9 +131,9 @@ def plot_head_comparison(grid: pd.DataFrame, paper: pd.DataFrame, *, kinds: Sequ
 
 def _ecm_colors(classes: Sequence[str]) -> list:
     """One colour per ECM label from a cyclic colour map, in the ECM's circular order."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
-    from companion.losses.circumplex import ECM_LABELS
+    from companion.losses.circumplex import ECM_LABELS  # noqa: PLC0415 - loads torch; this module imports without it
 
     cyc = dict(zip(ECM_LABELS, plt.cm.twilight(np.linspace(0, 1, len(ECM_LABELS) + 1)[:-1])))
     return [cyc[c] for c in classes]
@@ -143,7 +143,7 @@ def plot_stage_maps(maps: Mapping[tuple[str, str, str], np.ndarray], alignment: 
                     *, pairs: Sequence[tuple[str, str]], stages: Sequence[str]):
     """Fig 6: one MDS map of the label centroids per head (row) and stage (column), coloured around the ECM, each
     titled with its ring alignment (``alignment``: :func:`companion.papers.circumplex.analysis.stage_maps`)."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     aligned = alignment.set_index(["head", "loss", "stage"])["ring alignment"]
     colors = _ecm_colors(classes)
@@ -211,9 +211,9 @@ def plot_emobank_angles(angles: Mapping[tuple[str, int], np.ndarray], runs: pd.D
 def plot_pca_panels(panels: Sequence[tuple[str, object]], labels: Sequence[str]):
     """Fig 1: each ``(name, embeddings)`` panel projected on its own top two principal components, points coloured
     by ECM label with the label names at their centroids, titled with the two components' shares of variance."""
-    import torch
+    import torch  # noqa: PLC0415 - torch is heavy; this module imports without it
 
-    from companion.losses.circumplex import ECM_LABELS
+    from companion.losses.circumplex import ECM_LABELS  # noqa: PLC0415 - loads torch; this module imports without it
 
     labels = np.asarray(list(labels), dtype=object)
     side = min(4.3, FIGURE_WIDTH_IN / min(len(panels), PANELS_PER_ROW))  # square panels, three a row at most
@@ -240,7 +240,7 @@ def plot_table4_bars(runs: pd.DataFrame, beside: pd.DataFrame, *, order: Sequenc
     """Table 4 beside ours: per metric, one bar per configuration (``order``: ``"pretrained"`` or ``kind/loss``)
     and data set (mean ± std over seeds), the paper's cell of the matching column as a diamond (``beside``:
     :func:`companion.papers.circumplex.claims.beside_table4`); the panels share the y-range."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     names = np.where(runs["loss"] == "pretrained", "pretrained", runs["head"] + "/" + runs["loss"])
     runs = runs.assign(cfgname=names)
@@ -273,7 +273,7 @@ def plot_learning_curves(runs: pd.DataFrame, *, kinds: Sequence[str], losses: Se
     """The recorded learning curves (test V-Measure against the step; rows of ``runs`` with a ``curve`` dict and
     their ``steps`` budget): one panel per head kind, one line per loss, the budget (where the scores are taken) as a
     dashed line; points past it are the probe that the plateau check reads."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     curved = runs[runs["curve"].notna()] if "curve" in runs else runs.iloc[:0]
     fig, axes = plt.subplots(1, len(kinds), figsize=(FIGURE_WIDTH_IN, 3.6), sharey=True, squeeze=False)

@@ -35,6 +35,10 @@ from collections.abc import Mapping, Sequence
 import torch
 from torch import nn
 
+from companion._io import cache_key
+from companion.encoders.states import TokenInputs
+from companion.encoders.upper import UpperEncoder, _layer_stack
+
 BACKBONE_TRAINING = ("frozen", "full")
 PRECISIONS = ("float32", "bf16")
 #: The settings :func:`backbone_options` reads from a notebook's ``cfg`` (absent: the frozen setting).
@@ -72,8 +76,6 @@ class BackboneInputs:
 
     def __init__(self, encoder, texts: Sequence[str], max_length: int, precision: str = "bf16",
                  head_dropout: Mapping[str, float] | None = None, store=None):
-        from companion.encoders.states import TokenInputs
-
         self.head_dropout = check_options("full", precision, head_dropout)
         if not isinstance(max_length, int) or isinstance(max_length, bool) or max_length < 2:
             raise ValueError(f"max_length must be an int >= 2, got {max_length!r}.")
@@ -102,8 +104,6 @@ class BackboneInputs:
 
     def digest(self) -> str:
         """A content digest for the run caches: the encoder's weights, the length and the texts."""
-        from companion._io import cache_key
-
         return cache_key([self.encoder.fingerprint, self.encoder.prefix, self.max_length, self.texts],
                          digest_size=16)
 
@@ -139,8 +139,6 @@ class TunedHead(nn.Module):
     and the unit normalisation). ``return_stages`` is the head's (its pooled internal representations)."""
 
     def __init__(self, encoder, head: nn.Module, head_dropout: float = 0.0):
-        from companion.encoders.upper import UpperEncoder, _layer_stack
-
         super().__init__()
         n_layers = len(_layer_stack(encoder.model))
         self.backbone = UpperEncoder(encoder, n_top=n_layers, pooling="cls", train_embeddings=True)
@@ -194,7 +192,7 @@ def accelerator_for(precision: str):
     if precision != "bf16" or not torch.cuda.is_available():
         return None
     if "bf16" not in _ACCELERATORS:
-        from accelerate import Accelerator
+        from accelerate import Accelerator  # noqa: PLC0415 - optional dependency (the `train` extra)
 
         _ACCELERATORS["bf16"] = Accelerator(mixed_precision="bf16")
     return _ACCELERATORS["bf16"]

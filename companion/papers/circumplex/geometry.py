@@ -151,7 +151,7 @@ def label_centroids(x, labels, classes: Sequence[str]) -> np.ndarray:
 
 def mds2(points: np.ndarray, seed: int = 0) -> np.ndarray:
     """Metric MDS (classical initialisation) of unit points to 2-D, on the cosine distance 1 − cos."""
-    from sklearn.manifold import MDS
+    from sklearn.manifold import MDS  # noqa: PLC0415 - sklearn is heavy; this module imports without it
 
     dist = np.clip(1 - points @ points.T, 0, None)
     np.fill_diagonal(dist, 0)

@@ -84,6 +84,16 @@ from torch import nn
 from companion._checks import check_finite
 from companion.encoders import pool
 from companion.encoders.states import PackedStates, cached_token_states
+from companion.metrics.clustering import v_measure
+from companion.papers.circumplex.finetune import (
+    BackboneInputs,
+    TunedHead,
+    accelerator_for,
+    check_options,
+    is_tuned,
+)
+from companion.papers.circumplex.geometry import circumplex_scores
+from companion.training import gpu_checkpoint, index_batches, seed_everything, train
 
 HEAD_POOLINGS = ("mean", "cls", "last")
 #: Training parametrisations of :class:`NGPTHead` (module docstring): nGPT's scaled storage, or direct storage.
@@ -447,9 +457,6 @@ def train_head(kind: str, loss_fn: Callable, states: PackedStates, labels: Seque
     name (:func:`companion.training.gpu_checkpoint`), with ``extra_state`` (the state of a stateful ``eval_fn``), so
     that a preempted run resumes there.
     """
-    from companion.papers.circumplex.finetune import TunedHead, accelerator_for, is_tuned
-    from companion.training import gpu_checkpoint, index_batches, seed_everything, train
-
     if len(states) != len(labels):
         raise ValueError(f"states and labels have different lengths: {len(states)} vs {len(labels)}.")
     clip_norm = check_clip_norm(clip_norm)
@@ -511,8 +518,6 @@ def frozen_features(encoder, splits: dict[str, Sequence[str]], head_dim: int | N
     the fine-tuned setting's inputs instead of states (:class:`~companion.papers.circumplex.finetune.BackboneInputs`:
     the texts tokenised at ``max_tokens``, with ``precision`` and ``head_dropout``; no PCA), on which every head run
     fine-tunes the whole encoder with its head; the pretrained embeddings are the frozen encoder's, as above."""
-    from companion.papers.circumplex.finetune import BackboneInputs, check_options
-
     rates = check_options(backbone_training, precision, head_dropout)
     raw = {name: cached_token_states(encoder, list(texts)) for name, texts in splits.items()}
     pretrained = {name: pooled_states(p, pretrained_pooling) for name, p in raw.items()}
@@ -541,8 +546,6 @@ def featurize(encoder, texts: Sequence[str], info: dict) -> PackedStates:
     """Head inputs for new texts with the truncation and PCA of an earlier :func:`frozen_features` call (the
     backbone's width recorded on them, as there); for the fine-tuned setting, its inputs."""
     if info.get("backbone_training") == "full":
-        from companion.papers.circumplex.finetune import BackboneInputs
-
         return BackboneInputs(encoder, list(texts), info["max_tokens"], info["precision"], info["head_dropout"])
     packed = cached_token_states(encoder, list(texts))
     if info.get("max_tokens"):
@@ -555,7 +558,4 @@ def featurize(encoder, texts: Sequence[str], info: dict) -> PackedStates:
 
 def evaluate_embeddings(emb: torch.Tensor, labels: Sequence[str], seed: int = 0) -> dict[str, float]:
     """V-Measure (spherical k-means, k = #labels, 10 inits) and CD-r of test embeddings (paper §4.2)."""
-    from companion.metrics.clustering import v_measure
-    from companion.papers.circumplex.geometry import circumplex_scores
-
     return {"V": v_measure(emb, list(labels), seed=seed), "CD-r": circumplex_scores(emb, list(labels))["CD-r"]}

@@ -27,9 +27,14 @@ import numpy as np
 import pandas as pd
 
 from companion import stats
+from companion._io import cache_key, write_atomic
+from companion.encoders import load_encoder
+from companion.encoders.mpnet import mpnet_folder
+from companion.encoders.states import LowerStates
 from companion.papers.concepts import data as C
 from companion.papers.concepts.evaluation import (
     ConceptRetrieval,
+    EmbeddingLookup,
     GeometryMonitor,
     PairedConditionClaims,
     curve_plateau,
@@ -42,6 +47,7 @@ from companion.papers.concepts.evaluation import (
 )
 from companion.papers.concepts.finetune import TEST_FRAC, top_layer_recipe, train_condition
 from companion.papers.concepts.readouts import CONDITIONS, TopLayerConceptModel
+from companion.settings import cache_dir
 from companion.stats import at_most, holds, not_testable
 
 __all__ = ["MPNET", "REGIME_CONDITIONS", "load_backbone", "run_backbone_regime",
@@ -59,20 +65,13 @@ PAPER = "paper: all 12 layers of all-mpnet-base-v2, 8k steps, 3.3M pairs, one se
 def load_backbone(model: str, max_length: int):
     """all-mpnet-base-v2 from its local folder (:func:`companion.encoders.mpnet.mpnet_folder`, assembled from its
     PyPI pieces), any other name through :func:`companion.encoders.load_encoder` (tiny stand-ins included)."""
-    from companion.encoders import load_encoder
-
     if model == MPNET:
-        from companion.encoders.mpnet import mpnet_folder
-
         return load_encoder(str(mpnet_folder()), pooling="mean", max_length=max_length)
     return load_encoder(model, pooling="mean", max_length=max_length)
 
 
 def _cached(spec: Mapping, compute) -> tuple[dict, bool]:
     """The JSON record cached under ``spec`` (and True), or ``compute()`` written there (and False)."""
-    from companion._io import cache_key, write_atomic
-    from companion.settings import cache_dir
-
     path = cache_dir() / "concepts" / "runs" / f"{cache_key(dict(spec))}.json"
     want = json.loads(json.dumps(dict(spec), sort_keys=True, default=str))
     if path.is_file():
@@ -162,8 +161,6 @@ def run_backbone_regime(s: Mapping, data, recipe_cfg: Mapping, progress: bool = 
     ``p1_every`` steps: P1's curves), and the trained hidden states below the last after B1 (§5.1, when ``n_top``
     >= 2). ``recipe_cfg``: the notebook's settings, whose optimiser and loss settings (batch, lr, pooling LR
     multiplier, layer decay, temperature, warm-up share) the regime shares."""
-    from companion.encoders.states import LowerStates
-
     t_start = time.perf_counter()
     enc = load_backbone(s["model"], s["max_length"])
     n_layers = enc._num_hidden_states() - 1
@@ -188,8 +185,6 @@ def run_backbone_regime(s: Mapping, data, recipe_cfg: Mapping, progress: bool = 
         table = {name: evaluate(Z) for name, Z in readouts.items()}
         LS = model.encode_layers(split_texts)
         for name, Zs in {"B0": LS[:, -1], "B0-WM": LS[:, -s["k"]:].mean(dim=1)}.items():
-            from companion.papers.concepts.evaluation import EmbeddingLookup
-
             table[name].update(split_recalls(EmbeddingLookup(Zs, split_texts), monitors))
         return dict(table=table, hits={n: evaluate.hits(readouts[n]).tolist() for n in ("B0", "B0-WM")},
                     start=GeometryMonitor(ev)(model), dim=enc.dim)

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from companion._io import cache_key, pickle_save_atomic, read_cache
+from companion.papers.tables import paper_table
 from companion.settings import cache_dir
 from companion.wordnet import LEXNAMES, wordnet_dir, wordnet_sense_counts
 
@@ -527,8 +528,6 @@ def paper_numbers(*, root=None) -> pd.DataFrame:
     """Every number the paper text states for Tables 2-8, 10, 11 and 13, with its table and location (``source``):
     the transcriptions ``data/concepts/table<N>.csv`` (:func:`companion.papers.tables.paper_table`, ``root``: the
     checkout) in one long table, with a ``table`` column and the value parsed as ``number``."""
-    from companion.papers.tables import paper_table
-
     frames = []
     for n in PROSE_TABLES:
         frames.append(paper_table("concepts", f"table{n}", root=root).assign(table=n))

@@ -12,6 +12,8 @@ import time
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
+from companion._io import cache_key
+from companion.encoders.upper import _layer_stack
 from companion.papers.concepts.data import (
     TrainingRows,
     load_concepts,
@@ -70,8 +72,6 @@ def _trains_embeddings(encoder, recipe: Mapping) -> bool:
     """Whether a run of ``recipe`` trains the embedding layer: the gpu recipe's full fine-tuning does, when the run
     trains every layer; a run of the top layers only (§5.1's earlier-layer run on a smaller ``n_top``) keeps them
     frozen, as the cpu recipe does."""
-    from companion.encoders.upper import _layer_stack
-
     if not recipe.get("train_embeddings", False):
         return False
     return recipe["n_top"] == len(_layer_stack(encoder.model))
@@ -141,8 +141,6 @@ def run_key(encoder, rows: TrainingRows, name: str, seed: int, recipe: Mapping, 
     """The name of one run of :func:`train_condition` (its checkpoint's, :func:`companion._io.cache_key`): the
     encoder's weights fingerprint, the recipe, the condition, the seed, the monitor's interval and the content of
     the training rows (every text the objective embeds, in order)."""
-    from companion._io import cache_key
-
     return cache_key({"encoder": getattr(encoder, "fingerprint", None), "recipe": json_round_trip(dict(recipe)),
                       "condition": name, "seed": int(seed), "monitor_every": int(monitor_every or 0),
                       "rows": [len(rows), cache_key(rows.texts())]})

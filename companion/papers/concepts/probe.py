@@ -204,7 +204,7 @@ def firm_order(firm: float = 0.95):
     flip orders nothing). Any pair firmly reversed: not reproduced (the ordering is contradicted, whatever the other
     pairs do); all ordered: reproduced; some ordered and the rest undetermined: partly; none determined:
     inconclusive."""
-    from companion.stats import Criterion, Judgement
+    from companion.stats import Criterion, Judgement  # noqa: PLC0415 - loads scipy; this module imports without it
 
     if not 0.5 < firm < 1:
         raise ValueError(f"firm must lie in (0.5, 1), got {firm}.")

@@ -16,6 +16,7 @@ each ``B x T x d``) and the attention mask to one ``B x d`` vector; every layer 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,8 +24,13 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from companion._io import cache_key, read_cache, torch_save_atomic
 from companion.encoders import pool
 from companion.encoders.states import LowerStates
+from companion.encoders.upper import UpperEncoder, run_layers
+from companion.losses.concepts import concept_loss
+from companion.settings import cache_dir
+from companion.training import RunState, gpu_checkpoint, index_batches, train
 
 
 def _check_k(k: int) -> int:
@@ -191,7 +197,6 @@ class TopLayerConceptModel(nn.Module):
     def __init__(self, encoder, readout: str = "mean", n_top: int = 1, k: int = 4, dropout: float | None = None,
                  lower: LowerStates | None = None, train_embeddings: bool = False):
         super().__init__()
-        from companion.encoders.upper import UpperEncoder
 
         if readout not in READOUTS:
             raise ValueError(f"readout must be one of {', '.join(READOUTS)}, got {readout!r}.")
@@ -251,8 +256,6 @@ class TopLayerConceptModel(nn.Module):
         return torch.cat(parts)[inverse.to(parts[0].device)]
 
     def _all_layers(self, texts: list[str]) -> torch.Tensor:
-        from companion.encoders.upper import run_layers
-
         dev = next(self.layers.parameters()).device
         if self.tokens is not None:  # trained embeddings: hidden state 0 is the embedding layer's output
             ids, mask, _ = self.tokens.get(texts)
@@ -343,9 +346,6 @@ def train_concept_model(model: TopLayerConceptModel, rows, hn: str | None, steps
     down) checkpoint under it (:func:`companion.training.gpu_checkpoint`; the step count of the negatives' draw
     included), so that a preempted run resumes there. Returns the :class:`companion.training.TrainResult`.
     """
-    from companion.losses.concepts import concept_loss
-    from companion.training import RunState, gpu_checkpoint, index_batches, train
-
     if hn not in (None, "bce", "unified"):
         raise ValueError(f"hn must be 'bce', 'unified' or None, got {hn!r}.")
     if not isinstance(batch, int) or batch < 2:
@@ -428,23 +428,16 @@ def train_concept_model(model: TopLayerConceptModel, rows, hn: str | None, steps
 def recipe_path(recipe: dict) -> Path:
     """Where top-layer weights trained with ``recipe`` (a JSON-able dict of everything that determines them) are
     kept between notebooks: ``cache_dir()/concepts/models/<hash>.pt``."""
-    from companion._io import cache_key
-    from companion.settings import cache_dir
-
     return cache_dir() / "concepts" / "models" / f"{cache_key(recipe)}.pt"
 
 
 def save_trained(model: TopLayerConceptModel, recipe: dict) -> Path:
     """Save the trainable state (top layers + readout) under :func:`recipe_path` (atomic replace)."""
-    from companion._io import torch_save_atomic
-
     return torch_save_atomic({"recipe": json_round_trip(recipe), "state": model.state_dict()}, recipe_path(recipe))
 
 
 def load_trained(model: TopLayerConceptModel, recipe: dict) -> bool:
     """Load weights saved by :func:`save_trained` for the same ``recipe`` into ``model``; False if none cached."""
-    from companion._io import read_cache
-
     blob = read_cache(recipe_path(recipe))  # missing or unreadable: retrain
     if not isinstance(blob, dict) or blob.get("recipe") != json_round_trip(recipe):
         return False
@@ -453,6 +446,4 @@ def load_trained(model: TopLayerConceptModel, recipe: dict) -> bool:
 
 
 def json_round_trip(obj):
-    import json
-
     return json.loads(json.dumps(obj, sort_keys=True, default=str))

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from companion.profiles import Settings
+from companion.settings import cache_dir
+
 #: the settings of notebook 02's gpu profile that name its RoBERTa-base runs (values and sources in
 #: :data:`companion.papers.simace.settings.ROBERTA_GPU`)
 ROBERTA_KEYS: tuple[str, ...] = ("roberta_model", "roberta_lr", "roberta_batch_size", "roberta_steps")
@@ -22,8 +25,6 @@ def roberta_settings(cfg):
     """The settings of the RoBERTa-base runs of ``cfg`` (notebook 02's gpu profile, :data:`ROBERTA_KEYS`): ``cfg``
     with ``model``, ``lr``, ``batch_size`` and ``steps`` replaced by its ``roberta_*`` values; everything else (the
     full fine-tuning, pooling, head, length, data, seeds, selection) is the BERT-base runs'."""
-    from companion.profiles import Settings
-
     missing = [k for k in ROBERTA_KEYS if cfg.get(k) is None]
     if missing:
         raise ValueError(f"roberta_settings(): cfg has no {', '.join(missing)} (notebook 02's gpu profile has them).")
@@ -66,7 +67,7 @@ def rbf_name(sigma: float) -> str:
 def rbf_jobs(seeds, sigmas) -> list[tuple[str, tuple[str, float, float, float], int]]:
     """``(name, (objective, tau, margin, sigma), seed)`` of the RBF objective (:data:`RBF`) for every seed and
     kernel width, seed-major (the same batches per seed as :func:`run_jobs`)."""
-    from companion.losses.simace import check_sigma
+    from companion.losses.simace import check_sigma  # noqa: PLC0415 - loads torch; this module imports without it
 
     sigmas = [check_sigma(s) for s in sigmas]
     if not sigmas:
@@ -96,11 +97,11 @@ def make_base(encoder, cfg):
     Otherwise (the cpu profile's shortcut) the trainable top of ``encoder``: with [CLS] pooling a
     :class:`~companion.papers.simace.cls_top.ClsTopEncoder` (the top layer computed for [CLS] only, same output),
     else an :class:`~companion.encoders.upper.UpperEncoder`; lower states kept in the encoder's disk cache."""
-    from companion.encoders.upper import UpperEncoder
-    from companion.papers.simace.cls_top import ClsTopEncoder
+    from companion.encoders.upper import UpperEncoder  # noqa: PLC0415 - loads torch; this module imports without it
+    from companion.papers.simace.cls_top import ClsTopEncoder  # noqa: PLC0415 - loads torch; this module imports without it
 
     if getattr(cfg, "train_embeddings", None) or getattr(cfg, "mlp_head", None):
-        from companion.encoders import position_limit
+        from companion.encoders import position_limit  # noqa: PLC0415 - loads torch; this module imports without it
 
         length = getattr(cfg, "eval_max_length", None)
         length = min(length, position_limit(encoder)) if length else None
@@ -114,8 +115,6 @@ def make_base(encoder, cfg):
 
 def run_cache(profile: str) -> Path:
     """Where the trained top-layer weights and histories of ``profile`` are cached (shared by 02 and 03)."""
-    from companion.settings import cache_dir
-
     return cache_dir() / "simace" / "runs" / profile
 
 

@@ -11,6 +11,13 @@ picks RBF's kernel width on dev for ``02``."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import SimpleNamespace
+
+import pandas as pd
+from tqdm import tqdm
+
+from companion.data import load_wiki
+from companion.papers.simace import make_base, run_cache, sts_key
 
 #: the runs whose held-out pairwise angle is measured (App. H / Fig. 5 compares SimACE with SimCSE, Fig. 8 the
 #: margins): every run (one encoding of the held-out sentences each)
@@ -21,8 +28,6 @@ def training_sentences(cfg) -> tuple[list[str], list[str]]:
     """``(training pool, held-out sentences)`` of ``cfg``: wiki1m less its last ``n_heldout`` sentences, and those.
     ``cfg.wiki`` (default ``"head"``) names the file: ``"head"`` the mirror's first 11,914 lines, ``"full"`` (the gpu
     profile) the whole file, whose loader refuses a missing, cut or subset file (:func:`companion.data.load_wiki`)."""
-    from companion.data import load_wiki
-
     source = getattr(cfg, "wiki", "head")
     if source not in ("head", "full"):
         raise ValueError(f"wiki must be 'head' (the mirror's) or 'full' (the whole file), got {source!r}.")
@@ -38,11 +43,8 @@ def setup(cfg, progress: bool = True):
     ``n_probe`` held-out ones), the fixed STS test subset (``n_pairs`` per set, seed 0) and STS-B dev (``n_dev``
     pairs, all when None). Lower states of the STS, dev and held-out sentences are precomputed (disk cache).
     Returns a :class:`types.SimpleNamespace`."""
-    from types import SimpleNamespace
-
-    from companion.encoders import load_encoder
-    from companion.papers.simace import make_base
-    from companion.sts import sts_pairs_subset
+    from companion.encoders import load_encoder  # noqa: PLC0415 - loads torch; this module imports without it
+    from companion.sts import sts_pairs_subset  # noqa: PLC0415 - loads scipy; this module imports without it
 
     encoder = load_encoder(cfg.model, pooling=cfg.pooling, max_length=cfg.max_length)
     base = make_base(encoder, cfg)
@@ -60,8 +62,6 @@ def shared_runs(env, cfg, jobs, *, held_out_texts, progress: bool = True):
     """:func:`analysis_runs` over ``jobs`` with the settings of ``cfg`` and the shared set-up ``env``
     (:func:`setup`): both notebooks call this, so a run trained by one is reloaded by the other. The runs of a
     gpu-profile ``cfg`` checkpoint (its profile handed down to :func:`companion.training.gpu_checkpoint`)."""
-    from companion.papers.simace import run_cache, sts_key
-
     return analysis_runs(env.base, env.train_texts, jobs, steps=cfg.steps, batch_size=cfg.batch_size, lr=cfg.lr,
                          dev=env.dev, eval_every=cfg.eval_every, probe=env.probe, cache=str(run_cache(cfg.profile)),
                          pairs=env.pairs, score_key=sts_key(cfg.n_pairs), held_out_texts=held_out_texts,
@@ -75,8 +75,6 @@ def run_record(name: str, seed: int, run: dict, held_out_angle: float) -> tuple[
     negative-angle curve over every logged step (Fig. 4's caption), ``held_out_angle``, whether the run came from
     the cache and its times. Returns ``(row, monitor)``, ``monitor`` being the run's log with ``model`` and
     ``seed`` columns."""
-    import pandas as pd
-
     mon = pd.DataFrame(run["monitor"]).assign(model=name, seed=seed)
     best = mon.set_index("step").loc[run["best_step"]]
     last = mon.iloc[-1]
@@ -107,9 +105,7 @@ def plateau(curves, *, gap: float | None = None, tail: float = 1 / 3):
     ``flat`` when the slope's 95 % CI covers 0 (or, with ``gap``, when the fitted gain over that stretch is at most
     0.25 x ``|gap|``). Also the dev score at the start of that stretch and at the end, the fitted gain, the best
     trained step and the check's detail. One row per run."""
-    import pandas as pd
-
-    from companion import stats
+    from companion import stats  # noqa: PLC0415 - loads scipy; this module imports without it
 
     rows = []
     for (model, seed), g in curves.groupby(["model", "seed"], sort=False):
@@ -141,9 +137,7 @@ def gap_stability(curves, pairs, *, column: str = "dev", tail: float = 1 / 3):
     ``stable`` when the gap's slope over the last ``tail`` has a 95 % CI covering 0, or when the gap moves by at most
     0.25 x its end value over that stretch (so a longer budget could not plausibly change the comparison). One row
     per pair."""
-    import pandas as pd
-
-    from companion import stats
+    from companion import stats  # noqa: PLC0415 - loads scipy; this module imports without it
 
     rows = []
     for a, b in pairs:
@@ -164,7 +158,7 @@ def plateau_validity(curves, a: str, b: str | None = None, *, column: str = "dev
     ``a − b``), or, with ``b``, when the compared gap of ``column`` is stable over the last third
     (:func:`gap_stability`). A failed check makes the claim ``inconclusive`` with the reason ``budget: …``
     (:meth:`companion.results.Ledger.claim`). Returns a :class:`companion.stats.Validity`."""
-    from companion import stats
+    from companion import stats  # noqa: PLC0415 - loads scipy; this module imports without it
 
     models = [a] if b is None else [a, b]
     sub = curves[curves["model"].isin(models)]
@@ -193,8 +187,6 @@ def select_sigma(finals) -> tuple[float, object]:
     """RBF's kernel width chosen on STS-B dev: among the RBF runs of ``finals`` (:func:`analysis_runs` rows named
     by :func:`companion.papers.simace.rbf_name`, one seed), the sigma whose selected checkpoint scores highest on
     dev (``dev (best)``; ties: the smaller sigma). Returns ``(sigma, table)``, the table one row per sigma."""
-    import pandas as pd
-
     rows = finals[finals.model.str.startswith("RBF σ=")]
     if rows.empty:
         raise ValueError("select_sigma(): no RBF run in finals (names 'RBF σ=<sigma>').")
@@ -219,13 +211,10 @@ def analysis_runs(base, train_texts: Sequence[str], jobs: Sequence[tuple[str, tu
     checkpoints (:func:`companion.training.gpu_checkpoint`). Returns ``(finals, curves, models, reloaded)``: one
     :func:`run_record` row per run, every run's monitor log, every trained model by ``(name, seed)`` and how many
     runs came from the cache."""
-    import pandas as pd
-    from tqdm import tqdm
-
-    from companion.dropout_views import run_dropout_views
-    from companion.metrics.geometry import pairwise_angles
-    from companion.papers.simace.runs import split_spec
-    from companion.sts import score_pairs
+    from companion.dropout_views import run_dropout_views  # noqa: PLC0415 - loads torch; this module imports without it
+    from companion.metrics.geometry import pairwise_angles  # noqa: PLC0415 - loads torch; this module imports without it
+    from companion.papers.simace.runs import split_spec  # noqa: PLC0415 - loads torch; this module imports without it
+    from companion.sts import score_pairs  # noqa: PLC0415 - loads scipy; this module imports without it
 
     finals, curves, models, reloaded = [], [], {}, 0
     for name, spec, seed in tqdm(jobs, desc="runs", disable=not progress):

@@ -8,7 +8,11 @@ this module only reads the paper's tables and captions and assembles the argumen
 
 from __future__ import annotations
 
+import math
 from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from companion import stats
 
@@ -78,8 +82,6 @@ def caption_beside(captions, finals, rows, quantities: dict[str, str]):
     """The figure captions' numbers beside ours: one row per ``(figure, model, setting, run)`` of ``rows`` and,
     for each caption quantity of ``quantities`` (caption quantity -> our column of ``finals``), the caption's value
     (NaN where the caption states none) and our mean over seeds of that run's rows of ``finals``."""
-    import pandas as pd
-
     ours = finals.groupby("model")[list(quantities.values())].mean()
     out = []
     for figure, model, setting, run in rows:
@@ -99,10 +101,6 @@ def spread_gap(frame, a: str, b: str) -> stats.Comparison:
     per seed, ``k · (|a_s − mean(a)| − |b_s − mean(b)|)`` with ``k = sqrt(π/2) · sqrt(n/(n−1))``, so that under
     normal seed noise its mean estimates ``sd(a) − sd(b)`` (the unit of the sds a paper prints). One seed: the
     single difference 0 (no interval; the rule says so)."""
-    import math
-
-    import numpy as np
-
     missing = [m for m in (a, b) if m not in frame]
     if missing:
         raise KeyError(f"spread_gap(): no column {missing} (have {list(frame.columns)})")

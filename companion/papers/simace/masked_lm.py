@@ -27,7 +27,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from companion.encoders.loading import resolve_model
 from companion.encoders.upper import UpperEncoder
+from companion.profiles import TINY_PREFIX
 
 #: SimCSE train.py's defaults (ModelArguments.mlm_weight, DataTrainingArguments.mlm_probability): the paper states
 #: neither (App. J)
@@ -47,7 +49,7 @@ def mask_tokens(ids: torch.Tensor, tokenizer, probability: float = MLM_PROBABILI
     the tokenizer's vocabulary with probability 0.5, else stays. The draws come from ``generator`` (None: torch's
     global generator). Returns ``(inputs, labels)``: the masked ids and the original id at each chosen position,
     :data:`IGNORE` elsewhere. ``ids`` is not changed."""
-    from transformers import DataCollatorForLanguageModeling
+    from transformers import DataCollatorForLanguageModeling  # noqa: PLC0415 - transformers is heavy; this module imports without it
 
     if not 0.0 < probability < 1.0:
         raise ValueError(f"probability must be in (0, 1), got {probability!r}.")
@@ -72,9 +74,7 @@ def masked_lm_head(encoder) -> nn.Module:
     is its pretrained one, loaded once per encoder; its output layer is copied, not tied to the word embeddings (as
     SimCSE's train.py copies BERT's pretrained head into its own). A tiny stand-in (``tiny-...``) gets a head of its
     class initialised with seed 0. The global random state is left as it was."""
-    from transformers import AutoModelForMaskedLM
-
-    from companion.profiles import TINY_PREFIX
+    from transformers import AutoModelForMaskedLM  # noqa: PLC0415 - transformers is heavy; this module imports without it
 
     key = id(encoder.model)
     if key not in _HEADS or _HEADS[key][0] is not encoder.model:
@@ -83,8 +83,6 @@ def masked_lm_head(encoder) -> nn.Module:
             if str(encoder.name).startswith(TINY_PREFIX):
                 full = AutoModelForMaskedLM.from_config(encoder.model.config)
             else:
-                from companion.encoders.loading import resolve_model
-
                 full = AutoModelForMaskedLM.from_pretrained(resolve_model(encoder.name)[0])
         heads = [m for name, m in full.named_children() if name != full.base_model_prefix]
         if len(heads) != 1:

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import pandas as pd
+
 from companion.mlm.finetune import GATE_GAIN, GATE_SEEDS, PILOT_BEST_GAIN
 
 #: why the raw regime's SimACE claims are not compared when the gate fails (fixed text: the registered criterion)
@@ -38,8 +40,6 @@ def sweep_table(sweep: Mapping[str, Any]):
     """The sweep's runs as a table (pandas): setting, seed, learning rate, STS-B dev at step 0 and at the chosen
     checkpoint, that checkpoint's step, the seven-set STS average before and after, the gain, the final training
     loss, whether it is the setting chosen on dev, and whether the run was reloaded from the cache."""
-    import pandas as pd
-
     table = pd.DataFrame(sweep["rows"])
     table["chosen"] = table["setting"] == sweep["chosen"]
     cols = ["setting", "seed", "lr", "dev_start", "dev_best", "best_step", "sts_before", "sts_after", "gain",
@@ -53,7 +53,7 @@ def gate_claim(ledger, sweep: Mapping[str, Any]) -> str:
     (:func:`companion.mlm.finetune.simcse_sweep`), and the note says so. The claim states that the threshold was
     set after pilot runs (:data:`~companion.mlm.finetune.PILOT_BEST_GAIN`), so that its failure is not read as
     a test fixed blind. Returns the verdict."""
-    from companion.stats import at_least
+    from companion.stats import at_least  # noqa: PLC0415 - loads scipy; this module imports without it
 
     gains = ", ".join(f"seed {s}: {g:+.2f}" for s, g in zip(GATE_SEEDS, sweep["gains"]))
     if len(sweep["gains"]) < len(GATE_SEEDS):
@@ -72,8 +72,8 @@ def raw_claims(ledger, table2, sweep: Mapping[str, Any], regime: str) -> list[st
     gate failed (``sweep["passed"]`` False) each is ``inconclusive`` with :data:`GATE_REASON`. With the gate passed
     the comparisons need SimACE / ArcCon / SimCSE runs from the raw encoder (5 seeds, every layer trained, to a dev
     plateau), which this module does not train: it raises, so that a passed gate cannot go unnoticed."""
-    from companion import stats
-    from companion.papers.simace.claims import paper_gap
+    from companion import stats  # noqa: PLC0415 - loads scipy; this module imports without it
+    from companion.papers.simace.claims import paper_gap  # noqa: PLC0415 - loads scipy; this module imports without it
 
     if sweep["passed"]:
         raise NotImplementedError("the SimCSE gate passed: train SimCSE, ArcCon and SimACE from the raw encoder "

@@ -7,11 +7,14 @@ curve and plateau check) is generic and lives in :mod:`companion.dropout_views`;
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
+import pandas as pd
 import torch
 
 from companion.dropout_views import dropout_view_loss
+from companion.training import index_batches, seed_everything
 
 
 def split_spec(spec: tuple) -> tuple[str, float, float, float | None]:
@@ -31,12 +34,6 @@ def step_times(base, texts: Sequence[str], specs: dict, rounds: int = 10, batch_
     batch, loss, backward, optimiser step) on the same batch, so machine load affects all alike. The first round is
     a warm-up and is not timed. Returns one row per objective: median and minimum seconds per step and the ratio of
     the median to the first objective's."""
-    import time
-
-    import pandas as pd
-
-    from companion.training import index_batches, seed_everything
-
     if rounds < 2:
         raise ValueError(f"rounds must be >= 2 (the first is a warm-up), got {rounds}.")
     if not specs:

@@ -3,13 +3,13 @@ claims of a ledger with their measured numbers, so that no notebook prose repeat
 
 from __future__ import annotations
 
+import pandas as pd
+
 
 def scale_table(cfg, n_pool: int, settings7, plm: str = "BERT-base"):
     """Ours (``cfg``, a SimACE run profile, and ``n_pool`` training sentences) beside the paper's settings for
     ``plm`` (``settings7``: ``data/simace/table7_settings.csv``, columns ``backbone, setting, value, source``), one
     row per scaled quantity. The paper's side is read from the transcription, never typed."""
-    import pandas as pd
-
     paper = settings7[settings7.backbone == plm].set_index("setting")
     missing = {"train data", "epochs", "batch size", "learning rate", "model selection", "max length",
                "pooling"} - set(paper.index)
@@ -60,8 +60,6 @@ def claims_summary(ledger, kinds=("paper", "check", "beyond")):
     """The claims of ``ledger`` (a :class:`companion.results.Ledger`) of the given kinds as a compact table: the
     paper's value, ours (the seed estimate with its 95 % CI where there is one, a count of true conditions for a
     check over several), the computed verdict and its reason."""
-    import pandas as pd
-
     unknown = set(kinds) - {"paper", "check", "beyond"}
     if unknown:
         raise ValueError(f"Unknown claim kind(s) {sorted(unknown)}; use paper, check, beyond.")
@@ -74,7 +72,7 @@ def claims_summary(ledger, kinds=("paper", "check", "beyond")):
 def paired_rows(results, pairs):
     """:func:`companion.stats.paired_table` of ``results`` over ``pairs``, without the Wilcoxon column when it is
     empty (below :data:`companion.stats.WILCOXON_MIN_N` seeds the signed-rank test is not reported)."""
-    from companion import stats
+    from companion import stats  # noqa: PLC0415 - loads scipy; this module imports without it
 
     table = stats.paired_table(results, pairs)
     if "p (Wilcoxon)" in table and table["p (Wilcoxon)"].isna().all():

@@ -25,13 +25,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+import pandas as pd
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from companion._checks import check_temperature
 from companion.display import FIGURE_WIDTH_IN
+from companion.dropout_views import train_dropout_views, view_geometry
 from companion.losses.simace import check_margin, logits_from_angles
+from companion.metrics.geometry import alignment, uniformity
+from companion.similarities import cos_to_angle
+from companion.training import seed_everything
 
 #: the objectives whose pull :func:`pull_grid` compares (SimCSE has no margin)
 PULL_OBJECTIVES = ("simcse", "arccon", "simace")
@@ -86,10 +91,6 @@ def gradient_norms(angles_deg: Sequence[float], dim: int = 384, scale: float = 3
     dimensions) and a unit ``w`` at that angle from ``z``; returns one row per angle with ``|dcos/dz|`` and
     ``|dtheta/dz|`` (autograd, float64) beside ``sin(phi)/|z|`` and ``1/|z|``.
     """
-    import pandas as pd
-
-    from companion.similarities import cos_to_angle
-
     if dim < 2:
         raise ValueError(f"gradient_norms needs dim >= 2, got {dim}.")
     gen = torch.Generator().manual_seed(seed)
@@ -149,8 +150,6 @@ def pull_grid(taus: Sequence[float], margins: Sequence[float], positive_angles: 
     ``positive_angles`` (radians): SimCSE (no margin), ArcCon and SimACE with each margin of ``margins`` (degrees),
     at each temperature. One row per point: ``negatives at, tau, objective, margin, positive angle`` (degrees),
     ``pull``."""
-    import pandas as pd
-
     rows = []
     for neg_angle in negatives_at:
         neg = torch.full((n_negatives,), math.radians(neg_angle), dtype=torch.float64)
@@ -170,8 +169,6 @@ def push_grid(taus: Sequence[float], probe_angles: Sequence[float], specs: Seque
     (radians), the positive at ``positive_deg`` and ``n_others`` further negatives at ``others_deg``, for each
     ``(objective, margin)`` of ``specs`` and temperature. One row per point: ``tau, objective, margin,
     negative angle`` (degrees), ``push``."""
-    import pandas as pd
-
     rows = []
     for tau in taus:
         for obj, m in specs:
@@ -186,7 +183,7 @@ def push_grid(taus: Sequence[float], probe_angles: Sequence[float], specs: Seque
 def plot_pair_forces(pulls, pushes, tau: float = 0.05):
     """Three panels at temperature ``tau``: the pull with negatives at 30° and at 80° (:func:`pull_grid`) and the
     push on one probe negative (:func:`push_grid`), log scale."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     fig, axes = plt.subplots(1, 3, figsize=(FIGURE_WIDTH_IN - 0.5, 3.6))  # room for the labels the tight crop keeps
     for ax, neg_angle in zip(axes[:2], ("30°", "80°")):
@@ -240,9 +237,6 @@ def cone_geometry(embed: Callable[[Sequence[str]], torch.Tensor], model: nn.Modu
     """What the cone experiment logs on a fixed probe: the positive and mean negative angle of two training-mode
     views (:func:`~companion.dropout_views.view_geometry`), ``align`` (Wang & Isola's alignment of two
     training-mode views) and ``uniform`` (uniformity of the eval-mode outputs). Leaves ``model`` in eval mode."""
-    from companion.dropout_views import view_geometry
-    from companion.metrics.geometry import alignment, uniformity
-
     out = view_geometry(embed, model, probe)
     model.train()
     with torch.no_grad():
@@ -260,11 +254,6 @@ def cone_run(x: torch.Tensor, objective: str, seed: int, *, model_args: dict, ta
     ``lr``, no clipping) and log :func:`cone_geometry` on the first ``n_probe`` rows at step 0 and every
     ``log_every`` steps. Returns the log as a DataFrame with ``step``, the logged quantities, ``seed`` and
     ``objective``."""
-    import pandas as pd
-
-    from companion.dropout_views import train_dropout_views
-    from companion.training import seed_everything
-
     if n_probe > len(x):
         raise ValueError(f"n_probe ({n_probe}) exceeds the number of points ({len(x)}).")
     probe_idx = [str(i) for i in range(n_probe)]

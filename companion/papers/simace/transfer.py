@@ -21,6 +21,9 @@ import functools
 from collections.abc import Callable, Sequence
 
 import numpy as np
+import pandas as pd
+
+from companion.data import load_mrpc, load_transfer
 
 #: SentEval's scikit-learn grid of inverse L2 strengths (``2**t`` for t in -2..3)
 SENTEVAL_REGS = tuple(2.0 ** t for t in range(-2, 4))
@@ -43,7 +46,7 @@ def _check_xy(x, y) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _fit(x, y, c: float, seed: int):
-    from sklearn.linear_model import LogisticRegression
+    from sklearn.linear_model import LogisticRegression  # noqa: PLC0415 - sklearn is heavy; this module imports without it
 
     return LogisticRegression(C=c, max_iter=1000, random_state=seed).fit(x, y)
 
@@ -51,7 +54,7 @@ def _fit(x, y, c: float, seed: int):
 def select_c(x, y, regs: Sequence[float] = SENTEVAL_REGS, folds: int = 5, seed: int = SENTEVAL_SEED) -> float:
     """The ``C`` of ``regs`` with the best mean accuracy over a stratified ``folds``-fold split of ``(x, y)``
     (ties: the first, i.e. the strongest regularisation)."""
-    from sklearn.model_selection import StratifiedKFold
+    from sklearn.model_selection import StratifiedKFold  # noqa: PLC0415 - sklearn is heavy; this module imports without it
 
     x, y = _check_xy(x, y)
     if not regs:
@@ -68,7 +71,7 @@ def cv_accuracy(x, y, folds: int = 10, inner_folds: int = 5, regs: Sequence[floa
                 seed: int = SENTEVAL_SEED) -> float:
     """SentEval's k-fold protocol: mean test accuracy (x 100) over ``folds`` stratified outer folds, ``C`` chosen
     in each outer training fold by :func:`select_c` (``inner_folds``)."""
-    from sklearn.model_selection import StratifiedKFold
+    from sklearn.model_selection import StratifiedKFold  # noqa: PLC0415 - sklearn is heavy; this module imports without it
 
     x, y = _check_xy(x, y)
     accs = []
@@ -106,8 +109,6 @@ def pair_features(a, b) -> np.ndarray:
 @functools.cache
 def _load(task: str, split: str | None = None):
     """One mirrored transfer split as SentEval reads it (empty lines kept), read once per process."""
-    from companion.data import load_mrpc, load_transfer
-
     return load_mrpc(split) if task == "MRPC" else load_transfer(task, split)
 
 
@@ -126,7 +127,7 @@ def _subsample(n: int, n_max: int | None, labels, seed: int) -> np.ndarray:
     """Indices of a stratified random subsample of at most ``n_max`` of ``n`` items (all, in order, when None)."""
     if n_max is None or n <= n_max:
         return np.arange(n)
-    from sklearn.model_selection import train_test_split
+    from sklearn.model_selection import train_test_split  # noqa: PLC0415 - sklearn is heavy; this module imports without it
 
     keep, _ = train_test_split(np.arange(n), train_size=n_max, stratify=np.asarray(labels), random_state=seed)
     return np.sort(keep)
@@ -188,8 +189,6 @@ def transfer_sizes() -> dict[str, dict[str, int]]:
 
 def summarise(rows: list[dict], labels: Sequence[str]) -> dict:
     """Mean over seeds of transfer score rows (``{"model", "seed", <task>..., "avg"}``) per model of ``labels``."""
-    import pandas as pd
-
     frame = pd.DataFrame(rows)
     return frame.groupby("model", sort=False)[[c for c in frame.columns if c not in ("model", "seed")]].mean(
     ).loc[list(labels)]

@@ -20,6 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
+
+from companion import settings
+from companion.paper_registry import REPRODUCED as PAPERS
 from companion.papers.synthesis.audit_book import Book
 from companion.papers.synthesis.audit_checks import checks
 from companion.papers.synthesis.audit_kinds import Check
@@ -89,8 +93,6 @@ class Report:
         return not (self.new or self.stale or self.unknown_errata or self.doubly_disposed)
 
     def frame(self):
-        import pandas as pd
-
         return pd.DataFrame([{"key": f.key, "paper": f.paper, "rule": f.rule, "statement": f.statement,
                               "cells": f.cells, "detail": f.detail, "disposition": self.disposition(f)}
                              for f in self.findings])
@@ -138,8 +140,6 @@ def read_dispositions(root: str | Path) -> tuple[dict[str, str], dict[str, tuple
 def audit(root: str | Path | None = None, papers: Sequence[str] | None = None) -> Report:
     """Run every check of :func:`checks` (the given ``papers``, default all five) on the transcriptions under
     ``root`` (default: the checkout) and attach each finding's disposition."""
-    from companion import settings
-
     root = Path(root) if root is not None else settings.repo_root()
     book = Book(root)
     chosen = [c for c in checks(book) if papers is None or c.paper in papers]
@@ -155,8 +155,6 @@ def audit(root: str | Path | None = None, papers: Sequence[str] | None = None) -
 
 def uncovered_tables(root: str | Path, check_list: Sequence[Check]) -> list[str]:
     """The transcribed tables ``data/<paper>/table*.csv`` that no check covers."""
-    from companion.paper_registry import REPRODUCED as PAPERS
-
     covered = set().union(*(c.tables() for c in check_list))
     root = Path(root)
     return sorted(f"{p}/{f.name}" for p in PAPERS for f in (root / "data" / p).glob("table*.csv")

@@ -7,6 +7,8 @@ transcribed table is accounted for.
 
 from __future__ import annotations
 
+import re
+
 from companion.papers.synthesis.audit_book import Book, C, Diff, Mean, Statement
 from companion.papers.synthesis.audit_kinds import (
     Average,
@@ -406,8 +408,6 @@ def simace(book: Book) -> list:
 
 def _bracketed(text: str) -> list[str]:
     """The printed members of the first ``{...}`` or ``[...]`` list in a statement."""
-    import re
-
     m = re.search(r"[\[{]([^\]}]+)[\]}]", text)
     if not m:
         raise ValueError(f"no bracketed list in {text!r}")
@@ -416,8 +416,6 @@ def _bracketed(text: str) -> list[str]:
 
 def _named_columns(text: str) -> list[str]:
     """The Table 12 columns a statement names in its closing "(Table 12: Clas, Rank, Sum)"."""
-    import re
-
     m = re.search(r"\(Table 12: ([^)]+)\)", text)
     if not m:
         raise ValueError(f"no '(Table 12: ...)' in {text!r}")

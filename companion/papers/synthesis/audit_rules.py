@@ -214,7 +214,7 @@ def significance_rule(p_values: dict[str, str], bound: str, exceptions: Iterable
 def p_value_candidates(x: Sequence[str], y: Sequence[str]) -> dict[str, float]:
     """p-values (in %) of the tests a reader could mean by "a t-test" between two rows over the same columns:
     paired t (two- and one-sided), Student and Welch t, Wilcoxon signed-rank."""
-    from scipy import stats
+    from scipy import stats  # noqa: PLC0415 - scipy is heavy; this module imports without it
 
     a = [float(require_printed(c).value) for c in x]
     b = [float(require_printed(c).value) for c in y]

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from companion.papers.synthesis import audit, definitions, sentences
 from companion.papers.synthesis.audit_rules import RULES as AUDIT_RULES
 from companion.papers.synthesis.definitions import RULES as SWEEP_RULES
+from companion.papers.tables import paper_table
 
 __all__ = ["CLASSES", "RECORDED", "RULES", "criterion", "read_classes", "recorded", "sides"]
 
@@ -35,8 +37,6 @@ def rules_of(cell: str) -> list[str]:
 def read_classes(root: str | Path | None = None):
     """``errata_classes.csv`` indexed by id, checked: known classes and rules, unique ids, a why on every row, and
     every ``merged`` row merged into an erratum that is recorded."""
-    from companion.papers.tables import paper_table
-
     frame = paper_table("synthesis", "errata_classes", root=root)
     rows = frame.to_dict("records")
     problems = [f"{r['id']}: unknown class {r['class']!r}" for r in rows if r["class"] not in CLASSES]
@@ -66,7 +66,7 @@ def criterion(classes, erratum_id: str, description: str):
     """The criterion that grades erratum ``erratum_id`` by its class: :func:`companion.stats.holds` for an
     erratum, :func:`companion.stats.minor_erratum` (with the class's why) for a minor one. A withdrawn or merged
     erratum is not recorded: asking for its criterion raises."""
-    from companion.stats import holds, minor_erratum
+    from companion.stats import holds, minor_erratum  # noqa: PLC0415 - loads scipy; this module imports without it
 
     if erratum_id not in classes.index:
         raise KeyError(f"{erratum_id!r} is not classified in data/synthesis/errata_classes.csv")
@@ -92,8 +92,6 @@ def sides(root: str | Path | None = None) -> dict[str, list[dict[str, str]]]:
     (``audit_errata.csv``), per row of the definitions sweep that names it and per contradicted sentence of the
     sentence sweep (``data/<paper>/sentences.csv``) that names it, each with its ``rule``, the two places ``a`` and
     ``b`` (what the paper prints there) and what was ``recomputed``."""
-    from companion.papers.synthesis import audit, definitions, sentences
-
     out: dict[str, list[dict[str, str]]] = {}
     report = audit.audit(root)
     for f in report.findings:

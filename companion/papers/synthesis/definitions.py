@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from companion.papers.synthesis.audit_rules import Outcome, require_printed
+from companion.papers.tables import paper_table
 
 __all__ = ["NAMESPACE", "RULES", "VERDICTS", "condition_rule", "display_form", "formula_rule", "parse_domain",
            "recompute", "sample", "sweep", "value_rule"]
@@ -284,8 +285,6 @@ COLUMNS = ("id", "paper", "quantity", "location_a", "form_a", "location_b", "for
 def read_definitions(root: str | Path | None = None):
     """``data/synthesis/definitions.csv`` (every cell as printed, empty cells as ``""``), checked: known rules and
     verdicts, unique ids, a why on every row."""
-    from companion.papers.tables import paper_table
-
     frame = paper_table("synthesis", "definitions", root=root)
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:

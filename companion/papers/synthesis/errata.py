@@ -16,9 +16,16 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import torch
 
 from companion.display import panel_grid
+from companion.losses.angle import eq6_code, eq6_literal
+from companion.losses.core import contrastive_nll
+from companion.papers.synthesis.definitions import NAMESPACE as ns
+from companion.papers.tables import paper_table as read
+from companion.similarities import angle_matrix, cosine_matrix
 
 #: the largest |printed average - mean of the printed cells| that rounding explains (two-decimal cells and average)
 ROW_MEAN_TOL = 0.01
@@ -39,8 +46,6 @@ def as_number(cell) -> float:
 def average_mismatches(table, cells: Sequence[str], avg: str, keys: Sequence[str], tol: float = ROW_MEAN_TOL):
     """One row per table row with a printed average: the printed average, the mean of its printed ``cells``, the
     absolute difference and ``off`` (= difference > ``tol``). Rows whose average cell is empty are skipped."""
-    import pandas as pd
-
     rows = []
     for _, r in table.iterrows():
         printed = r[avg]
@@ -59,8 +64,6 @@ def simace_logits_radians(z1: torch.Tensor, z2: torch.Tensor, tau: float, margin
     theta = pi/2 - arccos(cos) of every pair, the margin subtracted on the diagonal (the positives), all over tau.
     (The library's loss refuses a margin outside (-90, 90) degrees; this is the reading §4.2's '10 (radians)'
     gives.)"""
-    from companion.similarities import angle_matrix
-
     theta = angle_matrix(z1, z2)
     eye = torch.eye(theta.shape[0], dtype=torch.bool, device=theta.device)
     return torch.where(eye, theta - margin_rad, theta) / tau
@@ -69,8 +72,6 @@ def simace_logits_radians(z1: torch.Tensor, z2: torch.Tensor, tau: float, margin
 def decoupled_angle_loss(z1: torch.Tensor, z2: torch.Tensor, tau: float) -> torch.Tensor:
     """The decoupled contrastive loss on SimACE's angles (the positive left out of the denominator), mean over
     anchors: -theta_ii/tau + log sum_{j != i} exp(theta_ij/tau)."""
-    from companion.similarities import angle_matrix
-
     theta = angle_matrix(z1, z2) / tau
     eye = torch.eye(theta.shape[0], dtype=torch.bool, device=theta.device)
     return (-theta.diagonal() + torch.logsumexp(theta.masked_fill(eye, float("-inf")), dim=1)).mean()
@@ -85,9 +86,6 @@ def simace_margin_toy(margin_rad: float, *, n: int = 64, dim: int = 32, tau: flo
     (``shift_gap``: with a margin beyond the angle's range the positive's term vanishes from the denominator, so the
     loss is the decoupled loss shifted by a constant), the smallest gradient norm of an anchor at the start, and the
     top-1 retrieval (each ``z1`` row's nearest ``z2`` row by cosine is its own view) at the start and the end."""
-    from companion.losses.core import contrastive_nll
-    from companion.similarities import cosine_matrix
-
     gen = torch.Generator().manual_seed(seed)
     z1 = torch.randn(n, dim, generator=gen, dtype=torch.float64).requires_grad_(True)
     z2 = torch.randn(n, dim, generator=gen, dtype=torch.float64).requires_grad_(True)
@@ -121,8 +119,6 @@ def shared_marks(table1, table4, mark_col: str = "underlined"):
     Table 4's data sets for three of its backbones), with the mark each table gives them: one row per trained
     configuration and Table 1 column (``<backbone> <metric>``), with both printed values and whether each table
     underlines the cell. Rows that Table 4 does not have raise."""
-    import pandas as pd
-
     cols = [c for c in table1.columns if c.endswith(("V-Measure", "CD-r"))]
     rows = []
     for _, r in table1[table1["method"] != "Pretrained"].iterrows():
@@ -160,11 +156,6 @@ def geometry_opposites(seed: int = 0):
       6 equal ones (``6 equal``), as diagonal matrices.
 
     Returns one row per cloud: ``quantity``, ``cloud``, ``App. H`` and ``App. D.6`` (each definition's value)."""
-    import numpy as np
-    import pandas as pd
-
-    from companion.papers.synthesis.definitions import NAMESPACE as ns
-
     base = np.random.default_rng(seed).standard_normal((400, 16))
     clouds = {"offset": base + 2.0, "one long axis": (base - base.mean(axis=0)) * np.r_[3.0, np.ones(15)]}
     spectra = {"one large, 100 small": np.r_[0.5, np.full(100, 0.005)], "6 equal": np.full(6, 1 / 6)}
@@ -191,9 +182,7 @@ def concepts_geometry_claims(results_root):
     (``uses``): App. H's, as computed by
     :func:`companion.metrics.geometry.anisotropy` and :func:`~companion.metrics.geometry.effective_rank`, unless
     :data:`GEOMETRY_OVERRIDES` says otherwise. Columns: ``ledger``, ``id``, ``kind``, ``verdict``, ``uses``."""
-    import pandas as pd
-
-    from companion.results import load_ledgers
+    from companion.results import load_ledgers  # noqa: PLC0415 - loads scipy; this module imports without it
 
     rows = []
     for ledger in load_ledgers(results_root):
@@ -224,8 +213,6 @@ def paper_table(data_dir, paper: str, name: str):
     """A paper's transcribed table ``<data_dir>/<paper>/<name>`` with every cell as printed (strings, empty cells
     kept as ``""``): the errata compare printed values, so nothing is parsed or filled in. ``data_dir`` is the
     checkout's ``data`` folder; :func:`companion.papers.tables.paper_table` reads it."""
-    from companion.papers.tables import paper_table as read
-
     return read(paper, name, root=Path(data_dir).parent)
 
 
@@ -249,10 +236,7 @@ def plot_at_a_glance(*, eps: float, simplex: float, tau_paper: float, tau_fixed:
     of ``2 * half_dim`` dimensions (drawn from ``gen``, which this advances); (3) each printed average's distance to
     the mean of its printed cells (``averages``), against the rounding bound :data:`ROW_MEAN_TOL`; seaborn's strip
     jitter draws from numpy's legacy global generator, seeded here with ``jitter_seed``."""
-    import numpy as np
-    import seaborn as sns
-
-    from companion.losses.angle import eq6_code, eq6_literal
+    import seaborn as sns  # noqa: PLC0415 - seaborn is heavy; this module imports without it
 
     fig, axes = panel_grid(3, panel_height=4, per_row=2)  # two panels a row: the page's width
     taus = np.linspace(0.3, 1.6, 200)
@@ -299,9 +283,7 @@ def evidence_table(evidence, results_root):
     These errata were found while reproducing a paper: the paper notebook measures the inconsistency (for instance
     an optimum that does not satisfy a theorem's conclusion as printed), and the errata notebook reads its verdict
     instead of measuring it twice. A named claim that is missing raises, so a renamed claim cannot pass silently."""
-    import pandas as pd
-
-    from companion.results import load_ledgers
+    from companion.results import load_ledgers  # noqa: PLC0415 - loads scipy; this module imports without it
 
     ledgers = {f"{d['paper']}/{d['notebook']}": {c["id"]: c for c in d["claims"]} for d in load_ledgers(results_root)}
     rows = []
@@ -324,7 +306,7 @@ def evidence_claims(statements, table, criterion_for=None) -> list[dict]:
     confirmed when every condition holds. ``criterion_for(id, description)`` gives each erratum's criterion (the
     errata notebook passes :func:`companion.papers.synthesis.classes.criterion`, so the class decides between
     ``confirmed`` and ``minor``); by default :func:`companion.stats.holds`."""
-    from companion.stats import holds
+    from companion.stats import holds  # noqa: PLC0415 - loads scipy; this module imports without it
 
     if criterion_for is None:
         criterion_for = lambda _id, description: holds(description)  # noqa: E731

@@ -15,6 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from companion.papers import text as T
+from companion.papers.text import unescape
+
 __all__ = ["PATTERNS", "Hit", "scan", "sentences"]
 
 #: the scan's patterns: name -> regular expression (matched case-insensitively, except ``state of the art``)
@@ -49,8 +52,6 @@ class Hit:
 
 
 def _clean(s: str) -> str:
-    from companion.papers.text import unescape
-
     return re.sub(r"\s+", " ", unescape(s)).strip()
 
 
@@ -77,8 +78,6 @@ def sentences(text: str) -> list[tuple[int, int]]:
 def _blocks(paper: str) -> list[tuple[str, int, int, list[tuple[int, int]]]]:
     """``(name, start, end, holes)``: each section body and each caption of ``paper`` (a caption is cut out of its
     section's body), with the spans inside it that are no sentences (table bodies)."""
-    from companion.papers import text as T
-
     raw = T.raw_text(paper)
     heads = [h for h in T.headings(paper) if h.kind in ("section", "major", "title")]
     caps = T.captions(paper)
@@ -118,8 +117,6 @@ def _split(raw: str, start: int, end: int, holes: list[tuple[int, int]]) -> list
 
 def scan(paper: str) -> list[Hit]:
     """Every sentence of ``paper`` that one of :data:`PATTERNS` matches, in text order of its block."""
-    from companion.papers import text as T
-
     raw = T.raw_text(paper)
     hits, seen = [], set()
     for name, start, end, holes in _blocks(paper):

@@ -29,9 +29,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
+
+from companion import settings
+from companion.paper_registry import REPRODUCED
 from companion.papers.synthesis.audit_book import Book
 from companion.papers.synthesis.sentence_rules import run_test
 from companion.papers.synthesis.sentence_scan import PATTERNS, scan
+from companion.papers.tables import paper_table
 
 __all__ = ["COLUMNS", "KINDS", "SET_ASIDE", "SweepReport", "format_report", "markdown", "read_rows", "sweep"]
 
@@ -92,16 +97,12 @@ class SweepReport:
         return not self.problems
 
     def frame(self):
-        import pandas as pd
-
         return pd.DataFrame([{"paper": r.paper, "place": r.source, "kind": r.kind, "statement": r.statement,
                               "rests on": r.rests_on, "verdict": r.verdict or r.kind, "detail": r.detail or r.why,
                               "erratum": r.erratum, "class": self.classes.get(r.erratum, "")} for r in self.rows])
 
     def counts(self):
         """Per paper: hits of the scan, rows (checked + not checkable), set aside, and the verdicts."""
-        import pandas as pd
-
         out = []
         for paper, n in self.hits.items():
             rows = [r for r in self.rows if r.paper == paper]
@@ -116,8 +117,6 @@ class SweepReport:
 
     def set_aside(self):
         """Hits set aside, per paper and reason."""
-        import pandas as pd
-
         rows = [{"paper": r.paper, "reason": r.reason} for r in self.rows if r.kind == "set aside"]
         return pd.DataFrame(rows).groupby(["paper", "reason"]).size().unstack(fill_value=0)
 
@@ -127,8 +126,6 @@ class SweepReport:
 
 def read_rows(paper: str, root: str | Path) -> list[Row]:
     """``data/<paper>/sentences.csv`` as rows (columns :data:`COLUMNS`), checked for known kinds and reasons."""
-    from companion.papers.tables import paper_table
-
     frame = paper_table(paper, "sentences", root=root)
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
@@ -143,8 +140,6 @@ def read_rows(paper: str, root: str | Path) -> list[Row]:
 def _classes(root: Path) -> dict[str, str]:
     """Erratum id -> class, from ``data/synthesis/errata_classes.csv`` (read here, not through
     :mod:`~companion.papers.synthesis.classes`, which imports this module to show each erratum's cells)."""
-    from companion.papers.tables import paper_table
-
     frame = paper_table("synthesis", "errata_classes", root=root)
     return dict(zip(frame["id"], frame["class"]))
 
@@ -172,9 +167,6 @@ def _row_problems(r: Row, classes: dict[str, str]) -> list[str]:
 def sweep(root: str | Path | None = None, papers: Sequence[str] | None = None) -> SweepReport:
     """Scan the chosen ``papers`` (default: all five), read their ``sentences.csv`` under ``root`` (default: the
     checkout), run every test and collect the problems (module docstring)."""
-    from companion import settings
-    from companion.paper_registry import REPRODUCED
-
     root = Path(root) if root is not None else settings.repo_root()
     book = Book(root)
     classes = _classes(root)

@@ -13,6 +13,28 @@ from typing import Any
 import numpy as np
 import torch
 
+from companion.losses.angle import ibn_loss
+from companion.losses.circumplex import (
+    ECM_LABELS,
+    circumplex_target,
+    sincere_loss,
+    softcse_loss,
+    softcse_weights,
+)
+from companion.losses.core import contrastive_nll
+from companion.losses.simace import contrastive_loss, simcse_loss
+from companion.losses.weighted import (
+    cosine_similarities,
+    entropic_bound,
+    entropic_gap,
+    hard_supcon_optimal_loss,
+    soft_supcon_weights,
+    supcon_weights,
+    weighted_infonce,
+    xclr_weights,
+    y_aware_weights,
+)
+from companion.papers.circumplex.geometry import regular_simplex
 from companion.papers.synthesis.theory_free import (
     _gram_dev,
     _ring_ids,
@@ -32,7 +54,8 @@ from companion.papers.synthesis.theory_placement import (
     softcse_optimal_loss,
     xclr_ring_gram,
 )
-from companion.similarities import ANGLE_EPS
+from companion.papers.weighted_cl.free_embeddings import minimise
+from companion.similarities import ANGLE_EPS, angle_matrix, complex_angle, cosine_matrix, unit_rows
 
 
 # --------------------------------------------------------------------------------------------- identities
@@ -40,19 +63,6 @@ def closed_form_checks() -> dict[str, tuple[float, float]]:
     """Each closed form of :mod:`~companion.papers.synthesis.theory_placement` against the library loss at the
     configuration it describes: ``{name: (closed form, library)}``, equal within :func:`relation_holds`'s
     tolerance."""
-    from companion.losses.circumplex import ECM_LABELS, sincere_loss
-    from companion.losses.simace import contrastive_loss
-    from companion.losses.weighted import (
-        cosine_similarities,
-        entropic_bound,
-        hard_supcon_optimal_loss,
-        soft_supcon_weights,
-        supcon_weights,
-        weighted_infonce,
-        xclr_weights,
-    )
-    from companion.papers.circumplex.geometry import regular_simplex
-
     C, ell, d, N = 12, 4, 16, 16
     ids = _ring_ids(C, ell)
     labels = [ECM_LABELS[int(c)] for c in ids]
@@ -113,10 +123,6 @@ def simcse_against_the_family(z1: torch.Tensor, z2: torch.Tensor, tau: float) ->
 
     Example: z1 = z2 = (e1, e2) at τ = 1 gives simcse = log(1 + e^{-1}) and full = log(1 + 2e^{-1}) (the
     other sentence of the anchor's own view joins the denominator)."""
-    from companion.losses.core import contrastive_nll
-    from companion.losses.simace import simcse_loss
-    from companion.losses.weighted import cosine_similarities
-
     n = z1.shape[0]
     S, idx = cosine_similarities(torch.cat([z1, z2]), tau), torch.arange(2 * n)
     partner = torch.zeros(2 * n, 2 * n, dtype=torch.bool)
@@ -142,18 +148,6 @@ def placement_checks(seed: int = 0) -> dict[str, tuple[float, float, str]]:
       lies below the family's term, whose softmax runs over every other example (Def. 3.1) — SimCSE's candidates
       are the other view only, so it is not Def. 3.1's weighted InfoNCE on the batch;
     * AnglE's complex-angle similarity never exceeds √2 and reaches it."""
-    from companion.losses.angle import ibn_loss
-    from companion.losses.circumplex import ECM_LABELS, sincere_loss, softcse_loss, softcse_weights
-    from companion.losses.core import contrastive_nll
-    from companion.losses.weighted import (
-        cosine_similarities,
-        supcon_weights,
-        weighted_infonce,
-        xclr_weights,
-        y_aware_weights,
-    )
-    from companion.similarities import complex_angle, unit_rows
-
     gen = torch.Generator().manual_seed(seed)
     out = {}
     for ell in (2, 4):
@@ -207,10 +201,6 @@ def angle_soft_supcon_checks(steps: int = 500, seeds: Sequence[int] = (0, 1, 2),
     the free optimum of each at τ = 0.1 and 0.3 (best of ``seeds``; no warm start: the optimum depends on τ), and
     the collapsed configuration at the predicted inter-class angle :func:`angle_soft_supcon_angle`. Returns
     ``{(similarity, tau): {"Delta_W", "within (deg)", "between (deg)"}}`` plus ``"H"``."""
-    from companion.losses.weighted import entropic_bound, entropic_gap, soft_supcon_weights, weighted_infonce
-    from companion.papers.weighted_cl.free_embeddings import minimise
-    from companion.similarities import angle_matrix, cosine_matrix
-
     C, ell = 12, 4
     ids = _ring_ids(C, ell)
     W = soft_supcon_weights(ids, 0.01)
@@ -249,16 +239,6 @@ def circular_target_fit(tau: float = 0.5, seeds: Sequence[int] = (0, 1, 2), step
     its optimum is the ring itself, i.e. CircularCSE's target Gram :math:`\cos\Delta\theta`
     (:func:`companion.losses.circumplex.circumplex_target`). Returns the best fit's ``Delta_W``, its class Gram's
     largest deviation from that target (``gram_dev``) and its smallest within-class cosine."""
-    from companion.losses.circumplex import circumplex_target
-    from companion.losses.weighted import (
-        cosine_similarities,
-        entropic_bound,
-        entropic_gap,
-        weighted_infonce,
-        xclr_weights,
-    )
-    from companion.papers.weighted_cl.free_embeddings import minimise
-
     C, ell = 12, 4
     ids = _ring_ids(C, ell)
     theta = torch.deg2rad(torch.tensor(RING_DEGREES, dtype=torch.float64))[ids]

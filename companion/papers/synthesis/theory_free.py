@@ -19,6 +19,28 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from companion.losses.angle import angle_loss, cosent_loss, ibn_loss
+from companion.losses.circumplex import (
+    ECM_LABELS,
+    circular_cse_loss,
+    circumplex_target,
+    sincere_loss,
+    softcse_loss,
+)
+from companion.losses.concepts import concept_loss
+from companion.losses.simace import contrastive_loss
+from companion.losses.weighted import (
+    cosine_similarities,
+    entropic_bound,
+    entropic_gap,
+    hard_supcon_optimal_loss,
+    soft_supcon_beta,
+    soft_supcon_weights,
+    supcon_weights,
+    weighted_infonce,
+    xclr_weights,
+)
+from companion.papers.circumplex.geometry import regular_simplex
 from companion.papers.synthesis.theory_placement import (
     OBJECTIVES,
     RING_DEGREES,
@@ -32,6 +54,8 @@ from companion.papers.synthesis.theory_placement import (
     softcse_optimal_loss,
     xclr_ring_gram,
 )
+from companion.papers.weighted_cl.free_embeddings import minimise
+from companion.similarities import complex_angle, row_cosine
 
 
 # --------------------------------------------------------------------------------------------- free vectors
@@ -107,8 +131,6 @@ def fit_free(problem: FreeProblem, seed: int, steps: int = 500) -> FreeFit:
     (:func:`companion.free_embeddings.minimise`), through the temperatures of :data:`ANNEAL` above the objective's
     own (where ``problem.anneal``) and then at its own (each stage at most ``steps`` iterations); ``log(loss)`` where the optimum is > 0 (the
     same minimiser, better scaled). Returns the unit rows and the loss at the objective's own temperature."""
-    from companion.papers.weighted_cl.free_embeddings import minimise
-
     gen = torch.Generator().manual_seed(int(seed))
     X = torch.randn(problem.rows, problem.dim, generator=gen, dtype=torch.float64)
     stages = [None] if problem.tau is None or not problem.anneal else [t for t in ANNEAL if t > problem.tau] + [None]
@@ -171,25 +193,6 @@ def _loss_cond(loss: float, predicted: float) -> Condition:
 
 
 def _ring_problems(C: int, ell: int, dim: int) -> list[FreeProblem]:
-    from companion.losses.circumplex import (
-        ECM_LABELS,
-        circular_cse_loss,
-        circumplex_target,
-        sincere_loss,
-        softcse_loss,
-    )
-    from companion.losses.weighted import (
-        cosine_similarities,
-        entropic_bound,
-        entropic_gap,
-        hard_supcon_optimal_loss,
-        soft_supcon_beta,
-        soft_supcon_weights,
-        supcon_weights,
-        weighted_infonce,
-        xclr_weights,
-    )
-
     ids = _ring_ids(C, ell)
     labels = [ECM_LABELS[int(c)] for c in ids]
     angles = list(RING_DEGREES[:C])
@@ -263,9 +266,6 @@ def _ring_problems(C: int, ell: int, dim: int) -> list[FreeProblem]:
 
 
 def _view_problems(N: int, dim: int) -> list[FreeProblem]:
-    from companion.losses.simace import contrastive_loss
-    from companion.papers.circumplex.geometry import regular_simplex
-
     out = []
     target = -1.0 / (N - 1)
     for key, objective, sim, tau, m in [("simcse", "simcse", "cosine", 0.05, 0.0),
@@ -291,9 +291,6 @@ def _view_problems(N: int, dim: int) -> list[FreeProblem]:
 
 
 def _concept_problem(B: int, K: int, dim: int) -> FreeProblem:
-    from companion.losses.concepts import concept_loss
-    from companion.papers.circumplex.geometry import regular_simplex
-
     theta, tau = 0.5, 0.05
     star = concept_optimal_loss(B, K, tau, theta)
 
@@ -325,11 +322,6 @@ def _concept_problem(B: int, K: int, dim: int) -> FreeProblem:
 
 
 def _pair_problems(levels: int, per_level: int, dim: int, P: int, ibn_dim: int) -> list[FreeProblem]:
-    from companion.losses.angle import angle_loss, cosent_loss, ibn_loss
-    from companion.losses.weighted import hard_supcon_optimal_loss
-    from companion.papers.circumplex.geometry import regular_simplex
-    from companion.similarities import complex_angle, row_cosine
-
     gold = torch.arange(levels, dtype=torch.float64).repeat_interleave(per_level)
     spaced = cosent_levels(levels)
 

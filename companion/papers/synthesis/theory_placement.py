@@ -19,9 +19,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import torch
 import torch.nn.functional as F
 
+from companion.losses.circumplex import ECM_LABELS, delta_theta, softcse_loss
+from companion.losses.concepts import WEIGHTS
 from companion.similarities import ANGLE_EPS
 
 #: The ECM ring: 12 labels 30° apart (circumplex paper §3.2), the label structure of the circumplex objectives.
@@ -119,8 +122,6 @@ def sincere_optimal_loss(n_classes: int, per_class: int, tau: float) -> float:
 
 
 def _ring_raw_weights(angles_deg: Sequence[float]) -> torch.Tensor:
-    from companion.losses.circumplex import delta_theta
-
     theta = torch.as_tensor(list(angles_deg), dtype=torch.float64)
     return 1.0 - torch.cos(torch.deg2rad(delta_theta(theta)))
 
@@ -179,8 +180,6 @@ def softcse_optimal_loss(per_class: int, tau: float = 0.05, angles_deg: Sequence
                          dim: int | None = None) -> float:
     """SoftCSE's loss (:func:`companion.losses.circumplex.softcse_loss`) at the configuration of
     :func:`softcse_optimal_gram`, ``per_class`` examples per ECM label."""
-    from companion.losses.circumplex import ECM_LABELS, softcse_loss
-
     G = softcse_optimal_gram(angles_deg, tau)
     C = G.shape[0]
     Z = realise(G, per_class, dim or C)
@@ -240,8 +239,6 @@ def concept_optimal_loss(n_concepts: int, n_hard: int, tau: float = 0.05, thresh
     concept coincide, the concepts form a regular simplex and each hard negative sits opposite its term
     (:math:`\cos = -1`): three InfoNCE terms at :func:`one_positive_optimal_loss` (weights 1, 1, 0.7) plus
     :math:`0.5\,[\mathrm{softplus}(-(1-\theta)/\tau) + K\,\mathrm{softplus}((-1-\theta)/\tau)]` for the BCE."""
-    from companion.losses.concepts import WEIGHTS
-
     w = {**WEIGHTS, **(weights or {})}
     info = one_positive_optimal_loss(n_concepts, tau)
     softplus = lambda x: math.log1p(math.exp(x))  # noqa: E731
@@ -384,8 +381,7 @@ OBJECTIVES: dict[str, Objective] = {o.key: o for o in [
 
 def show(frame):
     """``frame`` displayed whole (no cell cut short by pandas' column width), for the notebook's text tables."""
-    import pandas as pd
-    from IPython.display import display
+    from IPython.display import display  # noqa: PLC0415 - IPython is heavy; this module imports without it
 
     with pd.option_context("display.max_colwidth", None, "display.max_rows", 500):
         display(frame)
@@ -399,8 +395,6 @@ def fmt(value: float, digits: int = 4) -> str:
 
 def framework_table():
     """The classification of :data:`OBJECTIVES` as a DataFrame (one row per objective)."""
-    import pandas as pd
-
     rows = [{"objective": o.name, "paper": o.paper, "loss": o.loss, "similarity": o.similarity,
              "τ": "-" if o.tau is None else f"{o.tau:g}", "place": "inside" if o.inside else "outside",
              "weights / why outside": o.why, "target": o.target, "bound": o.bound} for o in OBJECTIVES.values()]
@@ -410,8 +404,6 @@ def framework_table():
 def range_table(batch: int = 64, n_classes: int = 12):
     r"""The logit range of each objective's similarity at its temperature against the range its bound needs, and the
     effective temperature of SimACE's angle (:func:`effective_temperature`) for a batch of ``batch``."""
-    import pandas as pd
-
     C = n_classes
     need = {"supcon": "∞ (zero weights)", "soft-supcon": f"{-math.log(0.01):.3g} (= log 1/ε)",
             "xclr-ring": f"{2 / 0.5:.3g} (= 2/τ′)", "circularcse": "- (no logits)"}

@@ -16,15 +16,24 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import torch
 
 from companion import stats
+from companion.losses.circumplex import ECM_LABELS, LOSSES, ecm_index
+from companion.losses.core import contrastive_nll
+from companion.losses.weighted import cosine_similarities, soft_supcon_beta, soft_supcon_weights
+from companion.papers.circumplex.experiments import head_run_key, head_settings
+from companion.papers.circumplex.geometry import avg_cos_sim
+from companion.papers.circumplex.heads import make_head, train_head
+from companion.papers.simace import run_jobs
 from companion.papers.synthesis.theory_placement import (
     OBJECTIVES,
     RING_DEGREES,
     effective_temperature,
     softcse_optimal_gram,
 )
+from companion.training import run_profile
 
 # --------------------------------------------------------------------------------------------- trained heads
 #: head losses trained on the Emolit features besides the circumplex paper's three (the zoo's hyper-parameters)
@@ -35,10 +44,6 @@ def head_loss(name: str) -> Callable[[torch.Tensor, Sequence[str]], torch.Tensor
     """``loss(embeddings, labels)`` of a head loss of :data:`HEAD_LOSSES`: the circumplex paper's three as in
     ``circumplex/02`` (τ = 0.05), SupCon and Soft SupCon (τ = 0.1, ε = 0.01, the zoo's) over the anchors that have
     a positive in the batch (:func:`companion.losses.core.contrastive_nll`, self-pairs out)."""
-    from companion.losses.circumplex import LOSSES, ecm_index
-    from companion.losses.core import contrastive_nll
-    from companion.losses.weighted import cosine_similarities, soft_supcon_weights
-
     if name in LOSSES:
         return LOSSES[name]
     if name not in HEAD_LOSSES:
@@ -71,10 +76,6 @@ def emolit_heads(saved: Mapping, train_states, train_labels: Sequence[str], *, l
     trained here (the mean of the last five steps, as ``circumplex/02`` records it). A head trained here in a run of
     the gpu ``profile`` (the notebook's ``cfg.profile``) checkpoints under its run key
     (:func:`companion.training.gpu_checkpoint`)."""
-    from companion.papers.circumplex.experiments import head_run_key, head_settings
-    from companion.papers.circumplex.heads import make_head, train_head
-    from companion.training import run_profile
-
     heads, source, record = {}, {}, {}
     for seed in seeds:
         for name in losses:
@@ -113,9 +114,6 @@ def label_geometry(emb, labels: Sequence[str], tau_softcse: float = 0.05) -> dic
     * ``ring_r``: Pearson r of AvgCosSim with cos Δθ over the label pairs (the ring: 1);
     * ``softcse_r``: Pearson r with SoftCSE's optimal Gram (:func:`softcse_optimal_gram`);
     * ``within``: the mean AvgCosSim of a label with itself (collapse: 1)."""
-    from companion.losses.circumplex import ECM_LABELS
-    from companion.papers.circumplex.geometry import avg_cos_sim
-
     present = [c for c in ECM_LABELS if c in set(labels)]
     if len(present) != len(ECM_LABELS):
         raise ValueError("label_geometry() needs every ECM label.")
@@ -149,8 +147,6 @@ def head_geometry_table(geometry: Mapping[tuple[str, int], Mapping[str, float]])
     """One row per (loss, seed) of :func:`label_geometry` results, with the between-label cosine and the
     adjacent-minus-opposite gap of the loss's free-vector optimum (:func:`predicted_between`,
     :func:`predicted_gap`) beside them."""
-    import pandas as pd
-
     rows = [{"loss": loss, "seed": seed, **values, "between at the optimum": predicted_between(loss),
              "gap at the optimum": predicted_gap(loss)} for (loss, seed), values in geometry.items()]
     return pd.DataFrame(rows)
@@ -172,8 +168,6 @@ def predicted_gap(loss: str) -> float:
 def predicted_between(loss: str, n_classes: int = 12) -> float:
     """The between-label mean cosine at the free-vector optimum of a head loss: −1/(C−1) for SINCERE, SoftCSE
     (its rows sum to −1), CircularCSE (the ring), SupCon; 1 + τ log ε for Soft SupCon (τ = 0.1, ε = 0.01)."""
-    from companion.losses.weighted import soft_supcon_beta
-
     if loss == "Soft SupCon":
         return soft_supcon_beta(0.1, 0.01)
     if loss not in HEAD_LOSSES:
@@ -201,8 +195,6 @@ def temperature_jobs(seeds: Sequence[int], batch_size: int) -> list[tuple[str, t
     """The runs of the effective-temperature test, seed-major: simace/02's :data:`SIMACE_REFERENCE` (reloaded from
     its cache where it trained them, the same names and settings) and SimCSE at each matched temperature
     (:func:`matched_temperatures`), all with the same batches per seed."""
-    from companion.papers.simace import run_jobs
-
     matched = sorted(set(matched_temperatures(batch_size).values()))
     jobs = []
     for seed in seeds:
@@ -241,8 +233,6 @@ def summary_table(claims: Sequence[Mapping[str, Any]], numerical: Mapping[str, s
     predicted optimum, the numerical optimum on free vectors (``numerical[key]``), the trained geometry
     (``trained[key]``, "-" where no trained run is measured) and the verdicts of its claims (``claim_ids[key]``,
     read from the ledger's ``claims``)."""
-    import pandas as pd
-
     verdicts = {c["id"]: c["verdict"] for c in claims}
     rows = []
     for key, o in OBJECTIVES.items():

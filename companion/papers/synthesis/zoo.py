@@ -40,9 +40,26 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import torch
 
 from companion import stats
+from companion.dropout_views import dropout_view_loss
+from companion.losses.angle import AnglEObjective
+from companion.losses.circumplex import circular_cse_loss
+from companion.losses.weighted import (
+    cosine_similarities,
+    soft_supcon_weights,
+    supcon_weights,
+    weighted_infonce,
+)
+from companion.metrics.clustering import v_measure
+from companion.metrics.geometry import alignment, anisotropy, effective_rank, uniformity
+from companion.papers.angle.pairs import bootstrap_se, movement, pair_loss_fn
+from companion.papers.circumplex.geometry import avg_cos_sim, circumplex_scores
+from companion.papers.tables import paper_table
+from companion.sts import score_pairs
+from companion.training import index_batches
 
 DATA_KINDS = ("wiki", "stsb", "emolit")
 
@@ -144,8 +161,6 @@ def balanced_batches(labels: Sequence, per_class: int, seed: int, epochs: int | 
 
 def batches(kind: str, data: ZooData, batch_size: int, seed: int) -> Iterator[torch.Tensor]:
     """The endless batch stream of a data kind for ``seed`` (the same for every objective on that data)."""
-    from companion.training import index_batches
-
     if kind == "emolit":
         n_classes = len(set(data.emolit_labels))
         if batch_size % n_classes:
@@ -172,23 +187,11 @@ def loss_fn(name: str, embed: Callable[[list[str]], torch.Tensor], data: ZooData
         raise ValueError(f"{name} has no hyper-parameter(s) {unknown}; it has {sorted(spec.params)}.")
     p = {**spec.params, **overrides}
     if spec.data == "wiki":
-        from companion.dropout_views import dropout_view_loss
-
         return dropout_view_loss(embed, data.wiki, p["objective"], p["tau"], p["margin_deg"])
     if spec.data == "stsb":
-        from companion.losses.angle import AnglEObjective
-        from companion.papers.angle.pairs import pair_loss_fn
-
         objective = AnglEObjective(p["w_cos"], p["w_ibn"], p["w_angle"],
                                    positive_threshold=p.get("positive_threshold"), positives=p.get("positives", "sum"))
         return pair_loss_fn(embed, objective, data.stsb)
-    from companion.losses.circumplex import circular_cse_loss
-    from companion.losses.weighted import (
-        cosine_similarities,
-        soft_supcon_weights,
-        supcon_weights,
-        weighted_infonce,
-    )
 
     classes = {c: i for i, c in enumerate(sorted(set(data.emolit_labels)))}
 
@@ -262,11 +265,6 @@ def evaluate(encode: Callable[[list[str]], torch.Tensor], suite: EvalSuite, kmea
     ``keep`` (a dict), when given, receives ``keep["sts"]``: the embeddings of :func:`sts_texts` (for
     :func:`movement_reference` / :func:`run_movement`).
     """
-    from companion.metrics.clustering import v_measure
-    from companion.metrics.geometry import alignment, anisotropy, effective_rank, uniformity
-    from companion.papers.circumplex.geometry import avg_cos_sim, circumplex_scores
-    from companion.sts import score_pairs
-
     get = lookup_encoder(encode, suite.texts())
     if keep is not None:
         keep["sts"] = get(sts_texts(suite)).detach().float().cpu()
@@ -307,8 +305,6 @@ def movement_reference(untrained: dict[str, float], kept: dict, suite: EvalSuite
     :func:`evaluate`), ``se``, per set, the bootstrap standard error of that score over resamples of the pairs
     (:func:`companion.papers.angle.pairs.bootstrap_se`), and ``emb``, the untrained embeddings of
     :func:`sts_texts` (``kept["sts"]``, from the same :func:`evaluate` call)."""
-    from companion.papers.angle.pairs import bootstrap_se
-
     emb = kept["sts"]
     index = {t: i for i, t in enumerate(sts_texts(suite))}
     if emb.shape[0] != len(index):
@@ -327,8 +323,6 @@ def run_movement(reference: dict, scores: dict[str, float], kept: dict) -> dict[
     ``score_noise`` (1.96 bootstrap standard errors of the untrained mean) and ``drift`` (mean 1 − cos between the
     untrained and the trained embedding of each STS sentence); ``scores`` and ``kept`` from the run's
     :func:`evaluate` call."""
-    from companion.papers.angle.pairs import movement
-
     record = movement(reference, scores, kept["sts"])
     return {k: float(record[k]) for k in ("score_change", "score_noise", "drift")}
 
@@ -341,8 +335,6 @@ def zoo_table(runs, untrained: dict[str, float], columns: Sequence[str], names: 
     """The zoo table: one row per objective of ``names`` (``"mean ± std"`` over the seeds of ``runs``, the mean
     alone with one seed) under an ``untrained MiniLM`` row (``untrained``'s values), a ``data`` column first
     (each objective's training data kind, from :data:`OBJECTIVES`)."""
-    import pandas as pd
-
     columns = list(columns)
     mean = runs.groupby("model", sort=False)[columns].mean()
     std = runs.groupby("model", sort=False)[columns].std(ddof=1)
@@ -397,8 +389,6 @@ def paired_comparisons(runs, metric: str, comparisons: Sequence[tuple[str, str]]
     comparisons (:func:`companion.stats.holm`; a comparison without a p-value, one seed, counts as p = 1);
     ``survives`` = adjusted p < ``alpha``. No signed-rank test: below :data:`companion.stats.WILCOXON_MIN_N` seeds it
     cannot reject, and the zoo runs fewer."""
-    import pandas as pd
-
     rows = []
     for a, b in comparisons:
         cmp = compare(runs, metric, a, b, reference)
@@ -453,8 +443,6 @@ def loss_matrix(runs, name: str) -> np.ndarray:
 def trained_check(runs, names: Sequence[str]) -> stats.Validity:
     """``trained``: the one rule of :func:`companion.stats.validity.trained` on every seed's training-loss curve of
     each objective of ``names`` (its last third against its first, beyond two standard errors of its own scatter)."""
-    import pandas as pd
-
     parts, ok = [], True
     for name in names:
         L = loss_matrix(runs, name)
@@ -485,8 +473,6 @@ def source_differences() -> dict[tuple[str, str], tuple[float, str]]:
     100 on STS), read from the transcribed tables: SimACE's Table 1 (BERT-base, the seven-set average: SimACE vs
     SimCSE and vs ArcCon) and AnglE's Table 4 (STS-B test: all three objectives vs the cosine objective alone, our
     CoSENT). Keys ``(A, B)``, values ``(difference, source)``."""
-    from companion.papers.tables import paper_table
-
     t1 = paper_table("simace", "table1", parse=True)
     base = t1[t1["PLMs"] == "BERT-base"].set_index("Method")["Avg."].astype(float)
     t4 = paper_table("angle", "table4", parse=True)

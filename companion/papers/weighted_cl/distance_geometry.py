@@ -189,7 +189,7 @@ def r2_procrustes(Z, Z_star) -> float:
     :math:`\Omega` orthogonal, :math:`\mathrm{var}(z^*) = \mathrm{mean}_i\|z^*_i - \bar z^*\|^2` (Vock et al. §3.9).
     Solved by centring (optimal :math:`b`) and ``scipy.linalg.orthogonal_procrustes``; the smaller dimension is
     zero-padded (an isometric embedding)."""
-    from scipy.linalg import orthogonal_procrustes
+    from scipy.linalg import orthogonal_procrustes  # noqa: PLC0415 - scipy is heavy; this module imports without it
 
     Z, Zs = _np(Z, "Z"), _np(Z_star, "Z_star")
     if Z.ndim != 2 or Zs.ndim != 2:

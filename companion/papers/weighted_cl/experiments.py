@@ -9,23 +9,29 @@ analogues (an MLP on scikit-learn's 8x8 digits trained with weighted InfoNCE), t
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 import torch
+from scipy.stats import spearmanr
 from torch import nn
 
 from companion import stats
+from companion._io import cache_key
 from companion.losses.weighted import (
     cosine_similarities,
+    distance_weights,
     euclidean_similarities,
     weighted_infonce,
     xclr_weights,
     y_aware_weights,
 )
-from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
+from companion.papers.tables import prose_number
+from companion.papers.weighted_cl.distance_geometry import delta_w, edm, r2_procrustes, r2_sim
+from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings, minimise
 from companion.papers.weighted_cl.theorems import numerical_rank
 from companion.training import TrainResult, gpu_checkpoint, index_batches, run_profile, seed_everything, train
 
@@ -147,10 +153,6 @@ def fit_digit_encoder(X: torch.Tensor, train_idx: np.ndarray, test_idx: np.ndarr
 
 def _digit_run_key(*tensors: torch.Tensor, **settings) -> str:
     """The name of a :func:`fit_digit_encoder` run (its checkpoint's): the content of its data and its settings."""
-    import hashlib
-
-    from companion._io import cache_key
-
     digest = hashlib.blake2b(digest_size=16)
     for t in tensors:
         t = torch.as_tensor(t).detach().cpu().contiguous()
@@ -182,8 +184,6 @@ def run_curve(results: Sequence[TrainResult], key: str) -> tuple[np.ndarray, np.
 
 def _frame(results: Sequence[TrainResult], key: str, run: str):
     """The curve frame (:func:`companion.stats.validity.curve_frame`) of ``key`` over the runs ``results``."""
-    import pandas as pd
-
     rows = [{"run": run, "seed": i, "step": h["step"], "value": h[key]}
             for i, r in enumerate(results) for h in r.history if key in h]
     if not rows:
@@ -196,7 +196,6 @@ def loss_moved(results: Sequence[TrainResult]) -> stats.Validity:
     last third differs from the first third by more than two standard errors of the points' own scatter)."""
     if not results:
         raise ValueError("loss_moved() needs at least one training run.")
-    import pandas as pd
 
     rows = [{"run": "training loss", "seed": i, "step": n, "value": h["loss"]}
             for i, r in enumerate(results) for n, h in enumerate([h for h in r.history if "loss" in h])]
@@ -220,7 +219,6 @@ def dev_plateau_groups(groups: dict, key: str, *, gap: float | None = None) -> s
     e.g. one q over the seeds): it passes when every configuration's mean curve passes, and names those that fail."""
     if not groups:
         raise ValueError("dev_plateau_groups() needs at least one group of runs.")
-    import pandas as pd
 
     frame = pd.concat([_frame(runs, key, str(label)) for label, runs in groups.items()], ignore_index=True)
     check = stats.validity.plateau(frame, what=f"{key} over {len(groups)} configurations", gap=gap,
@@ -246,8 +244,6 @@ def arc_order(Z: np.ndarray, t: np.ndarray) -> dict:
     """How a 2-D embedding orders a 1-D label ``t`` along the circle (Vock et al. §4.3, Fig. 5: y-Aware bends a
     segment into an arc): the rows of ``Z`` are normalised, their angles unwrapped in the order of ``t``, and the
     result is ``|Spearman(angle, t)|`` and the angular span of the arc (radians)."""
-    from scipy.stats import spearmanr
-
     Z, t = np.asarray(Z, np.float64), np.asarray(t, np.float64)
     if Z.ndim != 2 or Z.shape[1] != 2 or len(Z) != len(t):
         raise ValueError(f"arc_order() needs an n x 2 embedding and n labels, got {Z.shape} and {t.shape}.")
@@ -296,9 +292,6 @@ def chain_sequence(n: int, scales: Sequence[float]) -> pd.DataFrame:
     entropic gap and the largest :math:`e^{s_{ij}}` over the positive pairs (those with :math:`w_{ij} > 0`).
     The gap tends to 0 while :math:`\exp(S)` tends to the zero matrix; no :math:`cW` with :math:`c > 0` is a limit
     of :math:`\exp(S)` (bounded :math:`d_{i,i+1}` force bounded :math:`d_{i,i+2}`, by the triangle inequality)."""
-    from companion.losses.weighted import euclidean_similarities
-    from companion.papers.weighted_cl.distance_geometry import delta_w
-
     W = chain_weights(n)
     rows = []
     for m in scales:
@@ -316,9 +309,6 @@ def sne_distance_slope(X: np.ndarray, sigma: float, q: int, seed: int, steps: in
     Returns the least-squares slope through the origin of :math:`\|z_i - z_j\|` on :math:`\|x_i - x_j\|/\sigma`
     (App. F.2 writes :math:`\|z_i - z_j\| \approx \|x_i - x_j\|/\sigma`; Cor. 3.4 gives :math:`1/\sqrt2`), its
     :math:`r^2`, and the entropic gap."""
-    from companion.losses.weighted import distance_weights
-    from companion.papers.weighted_cl.distance_geometry import edm
-
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or sigma <= 0:
         raise ValueError(f"X must be n x p and sigma > 0, got shape {X.shape} and sigma={sigma}.")
@@ -337,8 +327,6 @@ def local_global_r2(Z: np.ndarray, Y: np.ndarray, classes: np.ndarray) -> dict:
     r"""Global :math:`r^2_\mathrm{Proc}(Z, Y)` over all points and its local counterpart: the mean over classes of
     :math:`r^2_\mathrm{Proc}` within each class, each with its own rigid alignment (Vock et al. §4.1, Fig. 3(b):
     at :math:`q = 2` the mixed-label embedding is isometric within classes but not globally)."""
-    from companion.papers.weighted_cl.distance_geometry import r2_procrustes
-
     Z, Y, classes = np.asarray(Z, np.float64), np.asarray(Y, np.float64), np.asarray(classes)
     if not len(Z) == len(Y) == len(classes):
         raise ValueError(f"Z, Y and classes need one row per point, got {len(Z)}, {len(Y)}, {len(classes)}.")
@@ -355,10 +343,7 @@ def pca_sweep(X: np.ndarray, qs: Sequence[int], gamma: float, seed: int, steps: 
     :math:`w = \exp(-\gamma\|x_i - x_j\|^2)`, :math:`s = -\|z_i - z_j\|^2` (float64 L-BFGS, init ``seed``) against
     PCA with :math:`q` components scaled by :math:`\sqrt\gamma`: :math:`r^2_\mathrm{sim}` (s = minus squared
     distance, Def. 3.15), :math:`r^2_\mathrm{Proc}`, the variance PCA explains and the entropic gap."""
-    from sklearn.decomposition import PCA
-
-    from companion.losses.weighted import distance_weights
-    from companion.papers.weighted_cl.distance_geometry import edm, r2_procrustes, r2_sim
+    from sklearn.decomposition import PCA  # noqa: PLC0415 - sklearn is heavy; this module imports without it
 
     X = np.asarray(X, np.float64)
     W = distance_weights(gamma * edm(X))
@@ -380,7 +365,7 @@ def topk_ridge(Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, y_t
                ks: Sequence[int] = (1, 3)) -> dict:
     """Top-k test accuracy (%) of a ridge regression onto one-hot classes, its penalty chosen by cross-validation on
     the training representations (Vock et al. App. E, Table 1's probe)."""
-    from sklearn.linear_model import RidgeCV
+    from sklearn.linear_model import RidgeCV  # noqa: PLC0415 - sklearn is heavy; this module imports without it
 
     classes = np.unique(y_train)
     onehot = (np.asarray(y_train)[:, None] == classes[None, :]).astype(float)
@@ -402,9 +387,6 @@ def xclr_digit_table(X: torch.Tensor, labels: np.ndarray, train_idx: np.ndarray,
     Returns the table (one row per geometry and seed) and the training records by ``(geometry, seed)``; with
     ``every`` > 0 the same four numbers are recorded every ``every`` steps (the dev curves of :func:`dev_plateau`).
     ``profile`` (the notebook's ``cfg.profile``): the gpu profile's runs checkpoint (:func:`fit_digit_encoder`)."""
-    from companion.losses.weighted import cosine_similarities, xclr_weights
-    from companion.papers.weighted_cl.distance_geometry import delta_w, r2_procrustes
-
     if not 0 < tau <= tau_prime:
         raise ValueError(f"Thm. 3.12's target needs 0 < tau <= tau', got tau={tau}, tau'={tau_prime}.")
     labels = np.asarray(labels)
@@ -438,8 +420,6 @@ def xclr_digit_table(X: torch.Tensor, labels: np.ndarray, train_idx: np.ndarray,
 def paper_number(quantity_start: str) -> tuple[float, str]:
     """The number the paper prints for the quantity of ``data/weighted-cl/prose.csv`` whose name starts with
     ``quantity_start``, with its source (Vock et al., text and captions): :func:`companion.papers.tables.prose_number`."""
-    from companion.papers.tables import prose_number
-
     return prose_number("weighted-cl", quantity_start)
 
 
@@ -465,9 +445,6 @@ def free_s_optimum(seed: int, n: int, steps: int) -> tuple[dict, torch.Tensor, t
     [0.02, 1], ``seed``), minimise :func:`~companion.losses.weighted.weighted_infonce` over the ``n(n-1)/2`` free
     entries of a symmetric ``S`` (float64 L-BFGS, ``steps``), and summarise ``S - log W`` over the pairs: the
     theorem says it is one constant. Returns (summary row, W, the optimal S)."""
-    from companion.papers.weighted_cl.distance_geometry import delta_w
-    from companion.papers.weighted_cl.free_embeddings import minimise
-
     r = np.random.default_rng(seed)
     A = r.uniform(0.02, 1, (n, n))
     W = torch.as_tensor((A + A.T) / 2)

@@ -17,6 +17,7 @@ These are not the paper's exact MNIST morphometrics (28×28, Morpho-MNIST's dist
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 __all__ = ["thickness", "slant", "morphometrics"]
 
@@ -38,8 +39,8 @@ def _images(images) -> np.ndarray:
 
 def thickness(images, upsample: int = 4, threshold: float = 0.5) -> np.ndarray:
     """Mean stroke width (input pixels) = binarised ink area / skeleton length, per image. Returns ``(N,)``."""
-    from skimage.morphology import skeletonize
-    from skimage.transform import resize
+    from skimage.morphology import skeletonize  # noqa: PLC0415 - skimage is heavy; this module imports without it
+    from skimage.transform import resize  # noqa: PLC0415 - skimage is heavy; this module imports without it
 
     arr = _images(images)
     if not (isinstance(upsample, int) and upsample >= 1):
@@ -75,6 +76,4 @@ def slant(images) -> np.ndarray:
 
 def morphometrics(images, upsample: int = 4, threshold: float = 0.5):
     """Both measures as a pandas DataFrame with columns ``thickness`` and ``slant``."""
-    import pandas as pd
-
     return pd.DataFrame({"thickness": thickness(images, upsample, threshold), "slant": slant(images)})

@@ -10,8 +10,15 @@ import pandas as pd
 import torch
 
 from companion import stats
-from companion.losses.weighted import weighted_infonce
-from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings
+from companion.losses.weighted import (
+    check_weights,
+    distance_weights,
+    entropic_bound,
+    entropic_gap,
+    weighted_infonce,
+)
+from companion.papers.weighted_cl.distance_geometry import edm, embedding_dimension, is_edm
+from companion.papers.weighted_cl.free_embeddings import fit_free_embeddings, minimise
 
 #: The float64 L-BFGS floor: a gap below it reads "attained" (Thm. 3.7, 3.8); one test for every theorem here.
 ATTAINED_FLOOR = 1e-8
@@ -91,9 +98,6 @@ def thm37_cases(seed: int, steps: int, n: int = 15, q: int = 2, restarts: int = 
     the gap is below 1e-12) and keeps the smallest gap: the theorem is about the infimum, so a stalled start is a
     failure of our optimiser, not evidence against it. ``starts`` records how many were used.
     """
-    from companion.losses.weighted import distance_weights
-    from companion.papers.weighted_cl.distance_geometry import edm, embedding_dimension, is_edm
-
     if n <= 2 * q + 3:
         raise ValueError(f"n must exceed 2q + 3 = {2 * q + 3} for the cases that meet the condition, got n={n}.")
     rng = np.random.default_rng(seed)
@@ -137,9 +141,6 @@ def fit_exp_similarity(W, dim: int, seed: int, steps: int) -> float:
     r"""Entropic gap reached (float64 L-BFGS, free embeddings) with the similarity written in Vock et al.'s statement
     of Thm. 3.7, :math:`s_{ij} = \exp(-\|z_i - z_j\|^2)`, put into Def. 3.1's softmax of :math:`e^{s_{ij}}`. Such
     logits lie in (0, 1], so the bound is out of reach whenever the weights span more than a factor e."""
-    from companion.losses.weighted import check_weights, entropic_bound, entropic_gap
-    from companion.papers.weighted_cl.free_embeddings import minimise
-
     W = check_weights(W).to(torch.float64)
     gen = torch.Generator().manual_seed(int(seed))
     X0 = torch.randn(W.shape[0], dim, generator=gen, dtype=torch.float64)

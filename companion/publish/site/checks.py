@@ -53,6 +53,7 @@ from companion.publish.site.pages import (
     scoreboard_rows,
     verdict_figure,
 )
+from companion.results import VERDICTS
 from companion.settings import REPO_ROOT
 
 SECTION_REF = re.compile(r"§|\bSections?\b|\bSec\.|\bTables?\b|\bFig(?:ure|s?\.)|\bApp(?:endix|\.)|\bEqs?\.")
@@ -89,9 +90,7 @@ def figure_problems(root: Path | None = None, board=None, figure=None) -> list[s
     order, another count), and text of the figure too small to read at the landing page's width
     (:func:`companion.publish.site.figures.figure_problems`); ``figure`` defaults to
     :func:`.pages.verdict_figure` of the same ``board``."""
-    import matplotlib.pyplot as plt
-
-    from companion.results import VERDICTS
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     table = [(_row_label(p, regime), {v: c[v] for v in VERDICTS if c[v]})
              for p, regime, c in scoreboard_rows(board, root)]
@@ -130,10 +129,10 @@ def execute_page(path: Path, stderr: io.StringIO | None = None) -> str:
     """Run a page's Python cells the way Quarto would (one namespace, the page's folder as working directory,
     matplotlib without a display) and return what they printed (the ``output: asis`` markdown); what they write
     to stderr (warnings, tracebacks: shown on the page by Quarto) goes to ``stderr`` when given."""
-    import matplotlib
+    import matplotlib  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     text = Path(path).read_text(encoding="utf-8")
     namespace: dict[str, Any] = {"__name__": "__quarto__"}

@@ -16,7 +16,8 @@ from companion import paper_registry as _papers
 from companion.publish import apidoc, colab
 from companion.publish.notebooks import list_notebooks
 from companion.publish.site import format as fmt
-from companion.settings import REPO_ROOT
+from companion.results import load_ledgers
+from companion.settings import REPO_ROOT, results_dir
 
 CONFIG = "_quarto.yml"
 LANDING = "index.qmd"
@@ -102,14 +103,10 @@ def _paper_ids(root: Path) -> list[str]:
 
 
 def _results_dir(root: Path) -> Path:
-    from companion.settings import results_dir
-
     return root / "results" if root != REPO_ROOT else results_dir()
 
 
 def _ledgers(root: Path) -> list[dict]:
-    from companion.results import load_ledgers
-
     return load_ledgers(_results_dir(root))
 
 

@@ -10,6 +10,7 @@ the results do.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from pathlib import Path
 
@@ -148,8 +149,6 @@ def inputs_digest(root: Path | None = None) -> str:
 
 @functools.lru_cache(maxsize=32)
 def _digest(files: tuple) -> str:
-    import hashlib
-
     digest = hashlib.sha256()
     for name, path, _, _ in files:
         digest.update(name.encode() + b"\0" + Path(path).read_bytes() + b"\0")

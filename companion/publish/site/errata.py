@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from companion.papers.synthesis.classes import read_classes, sides
 from companion.publish.site import format as fmt
 from companion.publish.site.common import (
     ERRATA_PAGE,
@@ -157,7 +158,6 @@ def _classification(root: Path):
     """``errata_classes.csv`` of the checkout ``root`` (None where it has none)."""
     if not (root / "data" / "synthesis" / "errata_classes.csv").is_file():
         return None
-    from companion.papers.synthesis.classes import read_classes
 
     return read_classes(root)
 
@@ -168,7 +168,6 @@ def _sides(root: Path) -> dict[str, list[dict[str, str]]]:
     synthesis = root / "data" / "synthesis"
     if not all((synthesis / f).is_file() for f in ("audit_errata.csv", "definitions.csv", "errata_classes.csv")):
         return {}
-    from companion.papers.synthesis.classes import sides
 
     return sides(root)
 

@@ -135,7 +135,7 @@ def notebook_problems(path: Path, label: str | None = None, column_px: float = C
 def smallest_text_pt(fig) -> float | None:
     """The smallest font size (points) of any visible, non-empty text of a matplotlib figure (tick labels, labels,
     legends, annotations); ``None`` when it has no text."""
-    from matplotlib.text import Text
+    from matplotlib.text import Text  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     fig.canvas.draw()  # tick labels exist once drawn
     sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]

@@ -27,6 +27,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scipy import stats as sp
+
+from companion import statements
+from companion.publish.plan import plan_frame
 from companion.publish.site import format as fmt
 from companion.publish.site.common import (
     REPRODUCED_PAPERS,
@@ -39,7 +43,10 @@ from companion.publish.site.common import (
     md_table,
     paper_page,
 )
+from companion.publish.site.errata import errata_by_paper
 from companion.publish.site.summary import OTHER, reason_group
+from companion.results import claims_frame
+from companion.statements import REGIME_ORDER
 
 TITLES_FILE = "statement-titles.csv"
 TITLE_COLUMNS = ("paper", "statement", "title")
@@ -100,9 +107,6 @@ def _claims_by_row(root: Path) -> dict[tuple[str, str, str], dict]:
 def statements_of(paper: str, root: Path | None = None) -> list[Statement]:
     """The statements of ``paper`` in ledger order, each with its title (its claim text cut short where
     ``statement-titles.csv`` has none) and its headline row's claim."""
-    from companion import statements
-    from companion.results import claims_frame
-
     root = _root(root)
     frame = claims_frame(_results_dir(root))
     if frame.empty:
@@ -123,9 +127,6 @@ def statements_of(paper: str, root: Path | None = None) -> list[Statement]:
 def statement_titles(root: Path | None = None) -> dict[tuple[str, str, str], str]:
     """``(paper, notebook, claim id) -> title`` for every ``paper`` claim that tests a titled statement (the claims
     tables put the title before the claim)."""
-    from companion import statements
-    from companion.results import claims_frame
-
     root = _root(root)
     frame = claims_frame(_results_dir(root))
     if frame.empty:
@@ -186,8 +187,6 @@ def _band(criterion: str) -> tuple[float, float] | None:
 @functools.lru_cache(maxsize=512)
 def _seeds_for_width(sd: float, half_width: float, n_max: int = SEEDS_MAX) -> int | None:
     """The fewest seeds whose 95 % t interval at spread ``sd`` has a half-width of at most ``half_width``."""
-    from scipy import stats as sp
-
     for n in range(2, n_max + 1):
         if float(sp.t.ppf(0.975, n - 1)) * sd / math.sqrt(n) <= half_width:
             return n
@@ -265,8 +264,6 @@ def _and(items: list[str]) -> str:
 
 def _order(items: list[Statement]) -> list[Statement]:
     """Closest to the paper's setting first (:data:`companion.statements.REGIME_ORDER`), then ledger order."""
-    from companion.statements import REGIME_ORDER
-
     rank = {name: i for i, (name, _) in enumerate(REGIME_ORDER)}
     return sorted(items, key=lambda s: rank.get(s.regime_class, len(rank)))
 
@@ -274,8 +271,6 @@ def _order(items: list[Statement]) -> list[Statement]:
 @functools.lru_cache(maxsize=4)
 def _gpu_hours_cached(stamp: str) -> dict[str, float]:
     try:
-        from companion.publish.plan import plan_frame
-
         frame = plan_frame()
     except Exception:  # noqa: BLE001 - the plan is an extra: a page without it still reads true
         return {}
@@ -378,8 +373,6 @@ FINDINGS_COLUMNS = ("statements", "reproduced", "partly", "not reproduced", "inc
 def findings_rows(root: Path | None = None) -> list[tuple[str, dict[str, int]]]:
     """``(paper, {column: count})`` for each of the five papers with statements, in the registry's order: its
     statements by headline verdict and its errata (confirmed and partly confirmed; minor ones apart)."""
-    from companion.publish.site.errata import errata_by_paper
-
     root = _root(root)
     errata = errata_by_paper(root)
     rows = []

@@ -101,7 +101,7 @@ def _clip(x: float) -> float:
 
 
 def _style():
-    import matplotlib
+    import matplotlib  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     return matplotlib.rc_context({"font.size": FONT, "font.family": "sans-serif", "svg.fonttype": "none",
                                   "svg.hashsalt": "companion-site", "axes.spines.top": False,
@@ -109,7 +109,7 @@ def _style():
 
 
 def _legend(fig, ax, shares: list[Share]) -> None:
-    from matplotlib.lines import Line2D
+    from matplotlib.lines import Line2D  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     verdicts = [v for v in VERDICT_MARKS if any(s.verdict == v for s in shares)]
     classes = [c for c in MARKERS if any(s.regime_class == c for s in shares)]
@@ -123,7 +123,7 @@ def _legend(fig, ax, shares: list[Share]) -> None:
 
 def forest_figure(paper: str, root: Path | None = None, shares: list[Share] | None = None):
     """The forest plot of ``paper``'s comparative statements (see the module docstring); None when it has none."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     shares = comparatives(paper, root) if shares is None else shares
     if not shares:
@@ -164,7 +164,7 @@ def forest_figure(paper: str, root: Path | None = None, shares: list[Share] | No
 def summary_figure(root: Path | None = None, by_paper: dict[str, list[Share]] | None = None):
     """Our effect against the paper's across the five papers: a row per paper, a point per comparative statement
     at its share (coloured by verdict), the median share as a bar; None when no paper has one."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     root = _root(root)
     if by_paper is None:
@@ -206,7 +206,7 @@ def figure_path(name: str, root: Path | None = None) -> Path:
 
 def svg(fig) -> bytes:
     """``fig`` as deterministic SVG bytes (no date, fixed ids), closed afterwards."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     buffer = io.BytesIO()
     with _style():

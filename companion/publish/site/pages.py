@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from companion import statements
 from companion.criteria_history import load as load_history
 from companion.criteria_history import revised
+from companion.paper_registry import REGISTRY
 from companion.publish import apidoc, colab
 from companion.publish.site import findings, forest
 from companion.publish.site import format as fmt
@@ -44,6 +46,8 @@ from companion.publish.site.errata import _errata_entries, errata_by_paper, erra
 from companion.publish.site.format import VERDICT_MARKS, verdict_badge  # noqa: F401 - the pages' names
 from companion.publish.site.revisions import revisions_markdown
 from companion.publish.site.scale import notebooks_markdown  # noqa: F401 - the pages' name
+from companion.publish.sources import coverage as sources
+from companion.results import KIND_VERDICTS, VERDICTS, claims_frame, regime_kind, scoreboard
 from companion.settings import REPO_ROOT
 
 #: the two columns every count of the scoreboard is split by (:func:`companion.results.regime_kind`)
@@ -62,8 +66,6 @@ def _paper_link(paper: str, base: str, root: Path) -> str:
 def _board(board, root: Path):
     """The statements' scoreboard split by regime (:func:`companion.results.scoreboard` with ``by_regime=True``),
     the five papers only."""
-    from companion.results import scoreboard
-
     board = scoreboard(_results_dir(root), kind="paper", by_regime=True, checkout=root) if board is None else board
     if "regime" not in board.columns:
         raise ValueError("the landing page's scoreboard is split by regime: pass scoreboard(by_regime=True)")
@@ -77,8 +79,6 @@ def scoreboard_rows(board=None, root: Path | None = None) -> list[tuple[str, str
     none in that regime): the rows of the landing page's scoreboard table and, top to bottom, the bars of its
     figure. ``board``: :func:`companion.results.scoreboard` with ``by_regime=True`` (rows of the synthesis and the
     baselines, which are not papers, are left out)."""
-    from companion.results import VERDICTS, regime_kind
-
     board = _board(board, _root(root))
     fields = (*VERDICTS, "total", "evidence", "split")
     counts: dict[tuple[str, str], dict[str, int]] = {}
@@ -96,8 +96,6 @@ def scoreboard_markdown(board=None, page: str = LANDING, root: Path | None = Non
     / ``scaled``), each paper linked to its page, with the evidence rows and the split statements of each row. Our
     own checks, beyond-the-paper claims and errata are counted apart (:func:`other_claims_markdown`,
     :func:`.errata.errata_summary`)."""
-    from companion.results import VERDICTS
-
     root = _root(root)
     rows = scoreboard_rows(board, root)
     if not rows:
@@ -123,8 +121,6 @@ STATEMENT_SENTENCE = ("A statement is one thing a paper says, counted once howev
 def scoreboard_summary(board=None, root: Path | None = None) -> str:
     """One sentence of totals over the five papers' statements, split by regime, with their evidence rows and split
     statements; :data:`STATEMENT_SENTENCE` and :data:`REGIME_SENTENCE`."""
-    from companion.results import VERDICTS
-
     rows = scoreboard_rows(board, root)
     if not rows:
         return ""
@@ -147,9 +143,6 @@ def split_statements_markdown(page: str = LANDING, root: Path | None = None, pap
     """The statements whose evidence rows disagree (of ``paper``, or of the five papers): what the paper says and
     where, the headline verdict (of the row closest to the paper's setting) and every verdict with its regime class
     and rows (:func:`companion.statements.split_text`); a sentence when there is none."""
-    from companion import statements
-    from companion.results import claims_frame
-
     root = _root(root)
     frame = claims_frame(_results_dir(root))
     frame = frame[(frame["kind"] == "paper") & frame["paper"].isin([paper] if paper else REPRODUCED_PAPERS)]
@@ -175,8 +168,6 @@ def _verdict_counts(counts: dict[str, int]) -> str:
 
 def _regime_counts(frame) -> str:
     """``2 in the paper setting, 10 scaled`` for claims with a ``regime`` column."""
-    from companion.results import regime_kind
-
     kinds = [regime_kind(r) for r in frame["regime"]]
     return ", ".join(f"{kinds.count(r)} {'in the paper setting' if r == REGIMES[0] else r}"
                      for r in REGIMES if kinds.count(r))
@@ -187,8 +178,6 @@ def other_claims_markdown(page: str = LANDING, root: Path | None = None) -> str:
     verdicts of the beyond-the-paper claims (with their regimes), of our own checks (never reproductions) and of
     the errata of each paper (:func:`.errata.errata_by_paper`): ``4 reproduced, 8 inconclusive (2 in the paper
     setting, 10 scaled)`` / ``12 passed, 1 failed`` / ``3 confirmed``."""
-    from companion.results import KIND_VERDICTS, claims_frame
-
     root = _root(root)
     base = _base(page)
     frame = claims_frame(_results_dir(root))
@@ -225,8 +214,6 @@ def _ours_text(claim: dict) -> str:
 
 def _regime_key(regime: str, keys: dict[str, str]) -> str:
     """The regime cell: ``paper setting``, or ``scaled (A)`` with ``A`` the letter of its text in ``keys``."""
-    from companion.results import regime_kind
-
     if regime_kind(regime) == REGIMES[0]:
         return REGIMES[0]
     letter = keys.setdefault(regime, _letters(len(keys)))
@@ -370,8 +357,6 @@ def landing_claims_markdown(paper: str, page: str = LANDING, root: Path | None =
 def coverage_markdown(paper: str, page: str, root: Path | None = None) -> str:
     """The paper's coverage map (``data/<paper>/coverage.csv``) with a status computed from the claims' verdicts:
     item, what the paper states, the notebook that addresses it, status (and our scale or the reason)."""
-    from companion.publish.sources import coverage as sources
-
     root = _root(root)
     path = root / "data" / paper / "coverage.csv"
     if not path.exists():
@@ -403,9 +388,7 @@ def verdict_figure(root: Path | None = None, board=None):
     """Stacked horizontal bars of the statements' headline verdict counts: one bar per row of the scoreboard table
     (:func:`scoreboard_rows`: each paper in the paper setting, then scaled), top to bottom in the table's order,
     each segment labelled with its count."""
-    import matplotlib.pyplot as plt
-
-    from companion.results import VERDICTS
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is heavy; this module imports without it
 
     rows = scoreboard_rows(board, root)
     fig, ax = plt.subplots(figsize=(9, 1.4 + 0.36 * max(len(rows), 1)))
@@ -430,8 +413,6 @@ def verdict_figure(root: Path | None = None, board=None):
 
 # --------------------------------------------------------------------------------------------- paper pages
 def _regime_summary(counts: dict[str, dict[str, int]]) -> str:
-    from companion.results import VERDICTS
-
     return "; ".join(f"{'in the paper setting' if regime == REGIMES[0] else regime}: "
                      f"{_verdict_counts({v: c[v] for v in VERDICTS})} (of {c['total']})"
                      for regime, c in counts.items())
@@ -549,8 +530,6 @@ FINDINGS_START, FINDINGS_END = "<!-- findings:start -->", "<!-- findings:end -->
 def readme_findings(root: Path = REPO_ROOT) -> str:
     """The README's findings, generated from the ledgers: the findings table (each paper linked to its notebooks)
     and, folded, each paper's bottom line."""
-    from companion.paper_registry import REGISTRY
-
     links = {p.id: f"notebooks/{p.folder}" for p in REGISTRY if (root / "notebooks" / p.folder).is_dir()}
     lines = [f"- {line}" for line in findings.bottom_lines(None, root).split("\n\n")]
     return "\n".join([findings.findings_table(root=root, links=links), "",

@@ -131,8 +131,8 @@ def notebook_output_problems(nb: dict, label: str) -> list[str]:
 def notebook_markdown(path: Path) -> str:
     """The notebook converted to markdown with nbconvert, as Quarto does before Pandoc reads it (raises on a
     notebook nbconvert cannot read or convert)."""
-    import nbformat
-    from nbconvert import MarkdownExporter
+    import nbformat  # noqa: PLC0415 - nbformat is heavy; this module imports without it
+    from nbconvert import MarkdownExporter  # noqa: PLC0415 - optional dependency (the `site` extra)
 
     nb = nbformat.read(str(path), as_version=4)
     nbformat.validate(nb)

@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from companion.gpu_settings import COLUMNS, gpu_table
+from companion.publish import colab
 from companion.publish import notebooks as _notebook_list
 from companion.publish.site import format as fmt
 from companion.publish.site.common import (
@@ -21,6 +23,7 @@ from companion.publish.site.common import (
     _read_json,
     _results_dir,
     _root,
+    github_repo,
     md_table,
 )
 from companion.results import provenance_belongs
@@ -163,9 +166,6 @@ def gpu_backbones_markdown(page: str = RUN_PAGE, root: Path | None = None) -> st
 def notebooks_markdown(paper: str, page: str, root: Path | None = None) -> str:
     """The notebooks of ``paper`` in section order, each linked, with its Colab badge when a repository is
     configured (no empty column otherwise)."""
-    from companion.publish import colab
-    from companion.publish.site.common import github_repo
-
     root = _root(root)
     base = _base(page)
     repo = github_repo(root)
@@ -181,10 +181,7 @@ def gpu_settings_markdown(paper: str) -> str:
     """A paper page's section on its gpu profile: one table per backbone notebook of ``paper``
     (:func:`companion.gpu_settings.gpu_table`: every choice, its value, the paper's location or the released code's
     default it follows, and why wherever it departs); empty when no notebook of ``paper`` has one."""
-    from companion.gpu_settings import COLUMNS, gpu_table
-    from companion.publish.notebooks import all_settings
-
-    notebooks = {nb: spec for nb, spec in all_settings().items() if nb.split("/")[0] == paper and spec.rows}
+    notebooks = {nb: spec for nb, spec in _notebook_list.all_settings().items() if nb.split("/")[0] == paper and spec.rows}
     if not notebooks:
         return ""
     out = ["What `--profile gpu` runs in each notebook that trains or evaluates a paper backbone, generated from the "

@@ -14,6 +14,8 @@ import re
 from functools import cache
 from pathlib import Path
 
+import pandas as pd
+
 from companion import paper_registry as _papers
 from companion import results as _results
 from companion import settings as _settings
@@ -111,8 +113,6 @@ def normalise_coverage_item(item: str) -> str:
 
 def read_coverage(paper: str, root: str | Path | None = None):
     """``data/<paper>/coverage.csv`` as a DataFrame (comment lines skipped, empty cells as ``""``)."""
-    import pandas as pd
-
     root = Path(root) if root is not None else _settings.repo_root()
     path = root / "data" / paper / "coverage.csv"
     if not path.is_file():

@@ -264,6 +264,7 @@ def _fake_build(monkeypatch, tmp_path, words=3_334_776, rule="exact", unigram=7.
     import json
 
     import companion.mlm as mlm
+    import companion.mlm.signature as signature_module
 
     folder = tmp_path / "raw-cpu-x"
     folder.mkdir()
@@ -275,6 +276,7 @@ def _fake_build(monkeypatch, tmp_path, words=3_334_776, rule="exact", unigram=7.
             "heldout": [{"loss": 9.07}, {"loss": 5.84}], "unigram_entropy": unigram}
     (folder / "build.json").write_text(json.dumps(info), encoding="utf-8")
     monkeypatch.setattr(mlm, "raw_model_path", lambda profile, log=print: str(folder))
+    monkeypatch.setattr(signature_module, "raw_model_path", lambda profile, log=print: str(folder))  # signature imported it by name
 
 
 def _signature_rows(random_sts, raw_sts):

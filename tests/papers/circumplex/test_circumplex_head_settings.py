@@ -101,6 +101,7 @@ def test_train_head_reads_the_backbone_width_off_the_states():
 
 # --------------------------------------------------------------------------------------------- clipping
 def test_train_head_clips_at_one_by_default_and_not_on_request(monkeypatch):
+    import companion.papers.circumplex.heads as heads
     import companion.training as training
 
     seen = []
@@ -111,6 +112,7 @@ def test_train_head_clips_at_one_by_default_and_not_on_request(monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(training, "train", spy)
+    monkeypatch.setattr(heads, "train", spy)  # heads imported it by name
     states = _states()
     kw = dict(steps=3, batch_size=8, lr=0.5, seed=1, n_heads=2, progress=False)
     clipped, _ = train_head("GPT", LOSSES["SINCERE"], states, LABELS, **kw)

@@ -206,6 +206,7 @@ def test_every_condition_trains_only_its_top_layer_and_readout(tiny, name):
 
 
 def test_pooling_parameters_get_five_times_the_lr_and_lower_layers_decay(tiny, monkeypatch):
+    import companion.papers.concepts.readouts as readouts
     import companion.training as T
     from companion.papers.concepts.readouts import TopLayerConceptModel, train_concept_model
 
@@ -216,6 +217,7 @@ def test_pooling_parameters_get_five_times_the_lr_and_lower_layers_decay(tiny, m
         return None
 
     monkeypatch.setattr(T, "train", fake_train)
+    monkeypatch.setattr(readouts, "train", fake_train)  # readouts imported it by name
     model = TopLayerConceptModel(tiny, "weighted", n_top=2, k=4)
     train_concept_model(model, _tiny_rows(), "bce", steps=1, batch=4, lr=1e-3, progress=False)
     lrs = [g["lr"] for g in seen["param_groups"]]
