@@ -190,7 +190,9 @@ def test_the_scoreboard_counts_statements_by_default_and_rows_on_request(tmp_pat
 #: simace 27, weighted-cl 63 of which 5 are the evidence of errata)
 # five planted, identity or closed-form claims are checks, not statements: circular-ring-rank, d5_aniso_falls,
 # d5_lead_share_falls, euclid-supcon-degenerate, fig7-r2sim-q48 (and fig2b's MiniLM row, whose raw twin remains)
-STATEMENTS = {"angle": 28, "circumplex": 49, "concepts": 50, "simace": 22, "weighted-cl": 56}
+# concepts 51: its M1-vs-B3 effective-rank claim is a log ratio on MiniLM and still a difference on mpnet, so the
+# rule (twins must agree on source and paper value) counts the two regimes apart until the mpnet twin is re-run
+STATEMENTS = {"angle": 28, "circumplex": 49, "concepts": 51, "simace": 22, "weighted-cl": 56}
 ERRATUM_EVIDENCE = {("weighted-cl", "01-entropic-bound-and-geometry", "thm3.7-distance-as-printed"):
                     "weighted-cl:thm37-distance",
                     ("weighted-cl", "01-entropic-bound-and-geometry", "thm3.7-similarity-as-printed"):
@@ -214,7 +216,7 @@ def test_the_committed_ledgers_have_the_stated_number_of_statements(committed):
     assert heads.groupby("paper").size().to_dict() == STATEMENTS
     assert mine.groupby("paper").size().to_dict() == {"angle": 36, "circumplex": 54, "concepts": 90, "simace": 27,
                                                       "weighted-cl": 61}
-    assert int(heads["split"].sum()) == 24  # Emolit:sincere-orthogonal:GPT agrees across its regimes since the 30-epoch run
+    assert int(heads["split"].sum()) == 14  # after the circumplex/02 and concepts/03 runs of this version
     board = scoreboard()
     assert board.set_index("paper")["total"].to_dict() == STATEMENTS
     assert int(board["evidence"].sum()) == len(mine) - len(ERRATUM_EVIDENCE)
