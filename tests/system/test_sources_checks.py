@@ -36,6 +36,12 @@ def test_check_claim_derived_and_plain():
     assert checks.check_claim("angle", _claim(source="Table 2: 85.16 / 76.85", paper_value=1.108)) == []
     wrong = checks.check_claim("angle", _claim(source="Table 4: 86.26 - 85.28", paper_value=0.97))
     assert wrong and "0.98" in wrong[0]
+    # a claim that says it compares a log ratio gives the ratio; its paper value is the ratio's natural log:
+    # ln(85.16 / 76.85) = 0.102676
+    log_ratio = dict(source="Table 2: 85.16 / 76.85", claim="A above B (log ratio A / B)")
+    assert checks.check_claim("angle", _claim(paper_value=0.1027, **log_ratio)) == []
+    off = checks.check_claim("angle", _claim(paper_value=1.108, **log_ratio))  # the plain ratio is not the log
+    assert off and "ln(85.16 / 76.85) = 0.102676" in off[0]
     unprinted = checks.check_claim("angle", _claim(source="Table 4: 86.27 - 85.28", paper_value=0.99))
     assert unprinted and "86.27" in unprinted[0]
     elsewhere = checks.check_claim("angle", _claim(source="Table 5: 86.26 - 85.28", paper_value=0.98))

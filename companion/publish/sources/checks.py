@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import re
 from pathlib import Path
 
@@ -61,7 +62,9 @@ def check_claim(paper: str, claim: dict, *, text_numbers: bool = True) -> list[s
 
     The claim needs a non-empty ``source`` naming a block of ``paper``. A derived source ``X: <expr>`` needs a
     numeric ``paper_value`` equal to the expression (relative 1e-6, or 5e-4 after rounding to the inputs' printed
-    precision) and every input printed in block ``X``; otherwise every number of ``paper_value`` (see
+    precision) and every input printed in block ``X``; a claim that says it compares a *log ratio* (a quantity
+    whose scale depends on the sample, e.g. effective rank) may give the ratio as its expression, and its
+    ``paper_value`` is then the ratio's natural log; otherwise every number of ``paper_value`` (see
     :func:`numbers_in`; ``text_numbers=False`` skips text values) must be printed in the block.
     """
     cid = claim.get("id", "?")
@@ -90,9 +93,14 @@ def check_claim(paper: str, claim: dict, *, text_numbers: bool = True) -> list[s
             return [f"{cid}: source {source!r}: {exc}"]
         if isinstance(pv, bool) or not isinstance(pv, (int, float)):
             problems.append(f"{cid}: derived source {source!r} needs a numeric paper_value (got {pv!r})")
-        elif not equals_derived(float(pv), derived,
-                                max((printed_decimals(lit) for lit, _ in inputs), default=0)):
-            problems.append(f"{cid}: paper_value {pv!r} != {expr} = {derived:.6g}")
+        else:
+            log_ratio = "log ratio" in str(claim.get("claim") or "") and derived > 0
+            target = math.log(derived) if log_ratio else derived
+            decimals = max((printed_decimals(lit) for lit, _ in inputs), default=0)
+            if not (equals_derived(float(pv), target, decimals) if not log_ratio
+                    else math.isclose(float(pv), target, rel_tol=1e-3, abs_tol=5e-4)):
+                problems.append(f"{cid}: paper_value {pv!r} != {'ln(' + expr + ')' if log_ratio else expr} = "
+                                f"{target:.6g}")
         for lit, _ in inputs:
             if not shown(lit):
                 problems.append(f"{cid}: input {lit} of {source!r} is not printed in {blk.item}")
