@@ -96,6 +96,11 @@ def _probed(row: Mapping[str, Any]) -> bool:
     return isinstance(curve, Mapping) and len(curve) > 0 and max(curve) > int(row["steps"])
 
 
+def _probed_rows(runs: pd.DataFrame, where: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The selected runs (``where``) that were probed past their budget, as records; none when no run kept a curve."""
+    return [r for r in select(runs, where).to_dict("records") if _probed(r)] if "curve" in runs else []
+
+
 def _probe_check(r: Mapping[str, Any], gap: float | None) -> stats.Validity:
     """:func:`companion.stats.plateau` of a probed run's test V-Measure curve from its budget to the end of the probe
     (at least three evaluations there)."""
@@ -115,7 +120,7 @@ def plateau(runs: pd.DataFrame, where: Mapping[str, Any], *, gap: float | None =
     """``plateau``: for every selected run that was probed past its budget, :func:`companion.stats.plateau` on its
     test V-Measure curve, fitted from the budget to the end of the probe (at least three evaluations), with ``gap``
     (a V-Measure gap the claim compares, or None). Passes when every probed run passes."""
-    rows = [r for r in select(runs, where).to_dict("records") if _probed(r)] if "curve" in runs else []
+    rows = _probed_rows(runs, where)
     if not rows:
         return missing_record(f"a learning curve past the budget for the runs {dict(where)}")
     parts, passed = [], True
@@ -136,7 +141,7 @@ def quantity_plateau(runs: pd.DataFrame, where: Mapping[str, Any], quantity: Cal
     :func:`companion.stats.validity.plateau` with ``claim_metric=True`` fitted from the budget to the end of the
     probe: it records which way the quantity still moves, so a gate holds back only a verdict that this could
     change, whatever the absolute V levels do. A missing probe gives a failed ``record`` check."""
-    rows = [r for r in select(runs, where).to_dict("records") if _probed(r)] if "curve" in runs else []
+    rows = _probed_rows(runs, where)
     if not rows:
         return missing_record(f"a learning curve past the budget for the runs {dict(where)}")
     frames = []
