@@ -91,6 +91,7 @@ steps_emolit = None
 
 # %%
 import time
+from functools import partial
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -113,7 +114,7 @@ from companion.papers.circumplex.finetune import backbone_options
 from companion.papers.circumplex.geometry import avg_cos_sim, cd_r
 from companion.papers.circumplex.heads import (CLIP_NORM, embed_with_head, featurize, frozen_features, paper_pooling,
                                                pooled_states)
-from companion.papers.circumplex.validity import missing_record, run_checks
+from companion.papers.circumplex.validity import reloaded_checks, run_checks
 from companion.papers.circumplex.settings import ANALYSIS
 from companion.results import Ledger, show_provenance
 from companion.papers.tables import paper_table
@@ -150,8 +151,10 @@ reader_display()  # tables whole, numbers to three significant digits
 # per-seed difference on the paper's side of 0 is *reproduced*, on the other side *not reproduced*, covering 0
 # *inconclusive*. Where the paper prints a magnitude (§6's V-Measure gaps) the tolerance is half the paper's effect
 # (`companion.stats.direction`). The regime is shown beside each verdict and never changes it. Each claim on trained
-# heads carries the validity checks measured on those runs (notebook 02's record: every loss fell by 10 %, the
-# first seed's test V-Measure is flat from the budget on); a failed check makes the claim *inconclusive*. The
+# heads carries the validity check measured on those runs (notebook 02's record: every compared run trained). No
+# claim here reads the V-Measure curve that notebook 02 followed past the budget (they read PCA, geometry, unseen
+# labels and EmoBank on the final heads), so that curve, another quantity, gates none of them; a failed check
+# makes the claim *inconclusive*. The
 # numbers and verdicts are the computed table at the end (section 6); the text above it says what each claim
 # compares, never its outcome.
 #
@@ -197,8 +200,8 @@ HEAD = dict(pooling=cfg.pooling, base_scale=cfg.base_scale, clip_norm=cfg.clip_n
 # %% [markdown]
 # The Emolit heads of every kind, loss and seed: notebook 02's when it trained them with these settings (pooling,
 # base scale, clipping, steps, batch, learning rate; each saved head carries its settings), otherwise trained here.
-# Notebook 02's record of those runs (losses, the first seed's learning curves) gives the validity checks of the
-# claims below; heads trained here have no such record, and their claims then carry a failed `record` check.
+# Notebook 02's record of those runs (their losses) gives the `trained` check of the claims below; heads trained
+# here have no such record, and their claims then carry a failed `record` check.
 
 # %%
 prose = paper_table("circumplex", "prose", parse=True).set_index("quantity")["value"]
@@ -213,11 +216,7 @@ if runs02 is not None:  # notebook 02's record of the Emolit runs, for the heads
     runs02 = runs02[(runs02.dataset == "Emolit") & (runs02.loss != "pretrained")].rename(columns={"head": "kind"})
 
 
-def checks(kinds, losses, gap=None):
-    """The validity checks of a claim on the Emolit heads of ``kinds`` x ``losses`` (notebook 02's record)."""
-    if runs02 is None or any(source[(k, loss, s)] != "02 cache" for k in kinds for loss in losses for s in cfg.seeds):
-        return [missing_record("the Emolit heads (retrained here, not notebook 02's)")]
-    return run_checks(runs02, {"kind": list(kinds), "loss": list(losses)}, gap=gap)
+checks = partial(reloaded_checks, runs02, source, seeds=cfg.seeds)  # (kinds, losses) -> the claim's checks
 
 ngpt = head_settings("nGPT", "SINCERE", feats["train"], steps=cfg.steps_emolit, batch_size=cfg.batch_size, lr=cfg.lr,
                      seed=S0, n_heads=cfg.n_heads, **HEAD)
@@ -428,7 +427,7 @@ ledger.claim("fig5b-gap-grows",
              regime=REGIME.replace(" (paper: four data sets)", ""),
              validity=checks(["nGPT"], ["SINCERE", "CircularCSE"])
              + run_checks(fig5b[fig5b.loss != "pretrained"].dropna(subset=["steps"]),
-                          {"labels": [n for n in FIG5B_SUBSETS if n != 12], "loss": ["SINCERE", "CircularCSE"]}),
+                          {"labels": [n for n in FIG5B_SUBSETS if n != 12], "loss": ["SINCERE", "CircularCSE"]})[:1],
              note="gap per label count, mean over seeds: "
                   + ", ".join(f"{n}: {g.mean():+.3f}" for n, g in gap.items()))
 lr = gpt_norms.groupby("seed")["mean log(‖MLP out‖ / ‖first residual‖)"].mean()

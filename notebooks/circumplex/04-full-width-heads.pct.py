@@ -301,11 +301,14 @@ pd.DataFrame([pre], index=["pretrained"])
 # %% [markdown]
 # The learning curves of the first seed (test V-Measure at each recorded step), the change over the last half
 # epoch before each run's budget, the largest change of V after it (one evaluation, with its noise) and the mean
-# change over the probe. The last two columns are the **plateau check** every claim on these runs carries
-# (`companion.papers.circumplex.validity`, `stats.plateau`): a line fitted to V from the budget to the end of the
-# probe, its gain over that stretch, and whether its slope's 95 % CI covers 0 (`flat`). A claim passes the check when
-# every compared run is flat, or, for a V-Measure gap, when each run's gain is at most a quarter of that gap; a
-# claim also needs every compared run's loss to have fallen by 10 % (`trained`). A failed check makes the claim
+# change over the probe. The last two columns fit a line to each run's V from the budget to the end of the probe:
+# its gain over that stretch, and whether its slope's 95 % CI covers 0 (`flat`). They describe the runs; the claims
+# are gated on their own quantity. A claim on a V-Measure gap (nGPT − GPT, the two nGPT parametrisations, a margin
+# against none) follows that gap along the probed runs from the budget on (the gap-stability check,
+# `companion.papers.circumplex.validity.quantity_plateau`): it passes when the gap's slope CI covers 0 or its gain
+# is at most a quarter of the gap, and where the gap still moves it holds back only a verdict its trend could change.
+# CD-r, the geometry of Figs 1 and 4 and V after PCA are measured at the end only: their claims carry the `trained`
+# check alone. Every claim needs its compared runs to have trained (`trained`); a failed check makes the claim
 # *inconclusive* (budget / did not train).
 
 # %%

@@ -29,11 +29,11 @@ from companion.metrics.clustering import v_measure
 from companion.papers.circumplex.experiments import head_run
 from companion.papers.circumplex.geometry import avg_cos_sim, pca_project
 from companion.papers.circumplex.heads import CLIP_NORM, NGPTHead, backbone_width, make_head
-from companion.papers.circumplex.validity import run_checks
+from companion.papers.circumplex.validity import quantity_plateau, run_checks
 from companion.stats import at_least
 
 __all__ = ["KINDS", "HeadSetup", "head_anatomy", "grid_plan", "run_plan", "run_grid", "label_structure",
-           "top2_explained", "pca_v", "head_gap_claims", "plateau_table", "steps_per_loss", "pca_frame",
+           "top2_explained", "pca_v", "head_gap_claims", "trained_checks", "v_gap_checks", "plateau_table", "steps_per_loss", "pca_frame",
            "anchor_average_claim", "parametrisation_claims", "fig1_claims", "fig4_claims", "fig5a_claims",
            "margin_claims"]
 
@@ -253,6 +253,25 @@ def plateau_table(runs: pd.DataFrame, steps: int | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def trained_checks(runs: pd.DataFrame, where: Mapping[str, Any]) -> list:
+    """The validity checks of a claim on a quantity measured at the end of training only (CD-r, the geometry of
+    Figs 1 and 4, V-Measure after PCA): the compared runs trained. Their V-Measure curve is another quantity, so it
+    does not gate the claim."""
+    return run_checks(runs, where)[:1]
+
+
+def v_gap_checks(runs: pd.DataFrame, where: Mapping[str, Any], a: str, b: str, *, what: str,
+                 gap: float | None = None) -> list:
+    """The validity checks of a claim on the V-Measure gap between two runs: the compared runs (``where``) trained,
+    and the gap itself, ``a`` minus ``b`` (columns as :func:`~companion.papers.circumplex.validity.curve_column`
+    names the probed runs, e.g. ``"nGPT/SINCERE"`` minus ``"GPT/SINCERE"``), flat from the budget on
+    (:func:`~companion.papers.circumplex.validity.quantity_plateau`, the gap-stability check, with its trend)."""
+    checks = run_checks(runs, where)
+    if len(checks) == 1:
+        return checks
+    return [checks[0], quantity_plateau(runs, where, lambda side: side[a] - side[b], what=what, gap=gap)]
+
+
 def anchor_average_claim(coverage: pd.DataFrame) -> dict:
     """Eq. 5: our SINCERE/SoftCSE average over the anchors with a positive (1/|A|) against Eq. 5's 1/B, from the
     share |A|/B of every training batch (``coverage``: one row per data set and seed, columns ``batches of``,
@@ -271,8 +290,9 @@ def head_gap_claims(runs: pd.DataFrame, paper: pd.DataFrame, *, paper_set: str, 
                     losses: Sequence[str], kinds: Sequence[str] = ("nGPT", "nGPT-plain")) -> list[dict]:
     """§4.3 / Table 4: for every loss, metric (V, CD-r) and nGPT kind, the per-seed gap nGPT − GPT (paired by
     seed, m = 0 runs) against the same gap in the paper's ``paper_set`` column of the ``backbone`` row (``paper``
-    indexed by ``(method, head)`` with the cells as printed), with the validity checks of the two compared runs
-    (:func:`companion.papers.circumplex.validity.run_checks`). Keyword arguments of ``Ledger.claim``, in order."""
+    indexed by ``(method, head)`` with the cells as printed), with the validity checks of the two compared runs on
+    the claim's own quantity (:func:`v_gap_checks` for V: the per-step gap of the probed runs; CD-r, measured at the
+    end only: :func:`trained_checks`). Keyword arguments of ``Ledger.claim``, in order."""
     grid = runs[runs["margin"] == 0].pivot_table(index="seed", columns=["kind", "loss"], values=["V", "CD-r"])
     claims = []
     for loss in losses:
@@ -294,8 +314,10 @@ def head_gap_claims(runs: pd.DataFrame, paper: pd.DataFrame, *, paper_set: str, 
                     criterion=stats.direction(paper_effect=paper_gap) if paper_gap else
                     stats.level(0.0, tol=0.01, tol_reason="the paper's gap is 0 at its printed precision"),
                     regime=regime,
-                    validity=run_checks(runs, {"kind": ["GPT", kind], "loss": loss, "margin": 0.0},
-                                        gap=measured.estimate if col == "V" else None),
+                    validity=v_gap_checks(runs, {"kind": ["GPT", kind], "loss": loss, "margin": 0.0},
+                                          f"{kind}/{loss}", f"GPT/{loss}", what=f"V gap {kind} - GPT ({loss})",
+                                          gap=measured.estimate) if col == "V" else
+                    trained_checks(runs, {"kind": ["GPT", kind], "loss": loss, "margin": 0.0}),
                     note=f"ours, mean over seeds: nGPT {ngpt.mean():.3f}, GPT {gpt.mean():.3f}"))
     return claims
 
@@ -307,6 +329,7 @@ def parametrisation_claims(runs: pd.DataFrame, *, losses: Sequence[str], regime:
     grid = runs[runs["margin"] == 0]
     claims = []
     for loss in losses:
+        where = {"kind": ["nGPT", "nGPT-plain"], "loss": loss, "margin": 0.0}
         for col in ("V", "CD-r"):
             a = grid[(grid.kind == "nGPT") & (grid.loss == loss)].set_index("seed")[col]
             b = grid[(grid.kind == "nGPT-plain") & (grid.loss == loss)].set_index("seed")[col].reindex(a.index)
@@ -316,7 +339,9 @@ def parametrisation_claims(runs: pd.DataFrame, *, losses: Sequence[str], regime:
                       f"plain one is within ±{tol:g}", kind="beyond", paper_value=0.0,
                 ours=stats.paired(a.to_numpy(), b.to_numpy()),
                 criterion=stats.level(0.0, tol=tol, tol_reason=tol_reason), regime=regime,
-                validity=run_checks(runs, {"kind": ["nGPT", "nGPT-plain"], "loss": loss, "margin": 0.0}),
+                validity=v_gap_checks(runs, where, f"nGPT/{loss}", f"nGPT-plain/{loss}",
+                                      what=f"V gap authors' - plain nGPT ({loss})") if col == "V" else
+                trained_checks(runs, where),
                 note=f"mean over seeds: authors {a.mean():.3f}, plain {b.mean():.3f}"))
     return claims
 
@@ -340,7 +365,7 @@ def fig1_claims(geo: pd.DataFrame, runs: pd.DataFrame, *, losses: Sequence[str],
                  kind="paper", source="§5.1", paper_value="significantly higher for CircularCSE-nGPT",
                  ours=stats.sample((ev["CircularCSE"] - ev[["SINCERE", "SoftCSE"]].max(axis=1)).to_numpy()),
                  criterion=stats.direction(sign=+1), regime=regime,
-                 validity=run_checks(runs, {**_NGPT, "loss": list(losses)}),
+                 validity=trained_checks(runs, {**_NGPT, "loss": list(losses)}),
                  note="mean over seeds: " + ", ".join(f"{loss} {ev[loss].mean():.3f}" for loss in losses))]
 
 
@@ -358,7 +383,7 @@ def fig4_claims(geo: pd.DataFrame, pretrained: Mapping[str, float], runs: pd.Dat
                    f"the simplex value -1/(E-1) = {-1 / (E - 1):.3f}", kind="paper",
              source="§5.1", paper_value=0, ours=stats.sample(g0[("mean_offdiag", "SINCERE")].to_numpy()),
              criterion=stats.level(0.0, tol=round(0.5 / (E - 1), 4), tol_reason="half the way to -1/(E-1)"),
-             regime=regime, validity=run_checks(runs, {**_NGPT, "loss": "SINCERE"}),
+             regime=regime, validity=trained_checks(runs, {**_NGPT, "loss": "SINCERE"}),
              note=f"pretrained MiniLM: {pretrained['mean_offdiag']:.3f}"),
         dict(id="fig4-pretrained-high",
              claim="Fig 4 / §4.3: the pretrained embedding has higher AvgCosSim between different labels than every "
@@ -366,14 +391,14 @@ def fig4_claims(geo: pd.DataFrame, pretrained: Mapping[str, float], runs: pd.Dat
              source="§4.3", paper_value="high similarity across all label pairs when pretrained",
              ours=stats.sample((pretrained["mean_offdiag"] - g0["mean_offdiag"].max(axis=1)).to_numpy()),
              criterion=stats.direction(sign=+1), regime=regime,
-             validity=run_checks(runs, {**_NGPT, "loss": list(losses)})),
+             validity=trained_checks(runs, {**_NGPT, "loss": list(losses)})),
         dict(id="fig4-circular-follows-circle",
              claim="Fig 4 / §4.3: CircularCSE's AvgCosSim follows the circle's cos Δθ more closely than SINCERE's "
                    "(Pearson r with cos Δθ over label pairs, CircularCSE minus SINCERE)",
              kind="paper", source="§4.3", paper_value="CircularCSE aligns label-pair similarity with the circle",
              ours=stats.paired(g0[("r_circle", "CircularCSE")].to_numpy(), g0[("r_circle", "SINCERE")].to_numpy()),
              criterion=stats.direction(sign=+1), regime=regime,
-             validity=run_checks(runs, {**_NGPT, "loss": ["SINCERE", "CircularCSE"]}),
+             validity=trained_checks(runs, {**_NGPT, "loss": ["SINCERE", "CircularCSE"]}),
              note="r mean over seeds: " + ", ".join(f"{loss} {g0[('r_circle', loss)].mean():.3f}" for loss in losses)
                   + f"; pretrained {pretrained['r_circle']:.3f}"),
     ]
@@ -386,7 +411,7 @@ def fig5a_claims(fig5a: pd.DataFrame, runs: pd.DataFrame, paper_rows: pd.DataFra
     width CircularCSE is below SINCERE, against the gap of ``paper_rows`` (the Table 4 rows of the figure's
     ``backbone``, whose Average cells are the curves' ends without PCA)."""
     v5 = fig5a.pivot_table(index="seed", columns=["loss", "k"], values="V")
-    checks = run_checks(runs, {**_NGPT, "loss": ["SINCERE", "CircularCSE"]})
+    checks = trained_checks(runs, {**_NGPT, "loss": ["SINCERE", "CircularCSE"]})
     end = {loss: paper_rows.loc[(loss, "nGPT"), "Average V-Measure"] for loss in ("SINCERE", "CircularCSE")}
     gap = round(float(end["CircularCSE"]) - float(end["SINCERE"]), 3)
     kmax = int(fig5a["k"].max())
@@ -427,6 +452,7 @@ def margin_claims(runs: pd.DataFrame, *, kind: str, tol: Mapping[str, float], to
     grid = sub.pivot_table(index="seed", columns="margin", values=["V", "CD-r"])
     claims = []
     for m in sorted(x for x in sub["margin"].unique() if x > 0):
+        where = {"kind": kind, "loss": "CircularCSE", "margin": [0.0, float(m)]}
         for col in ("V", "CD-r"):
             with_m, without = grid[(col, m)], grid[(col, 0.0)]
             claims.append(dict(
@@ -435,6 +461,7 @@ def margin_claims(runs: pd.DataFrame, *, kind: str, tol: Mapping[str, float], to
                       "head, paired by seed)",
                 paper_value="a negligible change", ours=stats.paired(with_m.to_numpy(), without.to_numpy()),
                 criterion=stats.level(0.0, tol=tol[col], tol_reason=tol_reason), regime=regime,
-                validity=run_checks(runs, {"kind": kind, "loss": "CircularCSE", "margin": [0.0, float(m)]}),
+                validity=v_gap_checks(runs, where, f"{kind}/CircularCSE/m={float(m):g}", f"{kind}/CircularCSE",
+                                      what=f"V gap m = {m:g} - m = 0") if col == "V" else trained_checks(runs, where),
                 note=f"mean over seeds: m = {m:g} {with_m.mean():.3f}, m = 0 {without.mean():.3f}"))
     return claims

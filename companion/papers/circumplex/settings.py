@@ -173,9 +173,9 @@ ANALYSIS = Profiles(
     smoke=dict(seeds=[42], steps_emolit=2, batch_size=24, n_train=4, n_test=2, n_other=3, n_emobank=20,
                model="tiny-bert", head_dim=0, max_tokens=16, lr=2e-3, n_heads=2, pca_dims=[2, 4, 8],
                curve_points=2, pooling=paper_pooling("bert-like")),
-    # cpu: the paper's 15 Emolit epochs (notebook 02's 30 were set here too, then withdrawn unrun: retraining its
-    # 18 heads did not fit this session's two shared cores)
-    cpu=dict(seeds=[42, 43, 44], steps_emolit=705, batch_size=128, n_train=None, n_test=None, n_other=20,
+    # cpu: notebook 02's 30 Emolit epochs (1,410 steps, was the paper's 15), so that its cached heads, run past
+    # the point where CircularCSE's V-Measure still rose at 705 steps, are the ones analysed (set before the run)
+    cpu=dict(seeds=[42, 43, 44], steps_emolit=1410, batch_size=128, n_train=None, n_test=None, n_other=20,
              n_emobank=500, model="sentence-transformers/all-MiniLM-L6-v2", head_dim=64, max_tokens=32,
              lr=3e-3, n_heads=4, pca_dims=[2, 3, 4, 8, 16, 32, 64], curve_points=5,
              pooling=paper_pooling("bert-like")),

@@ -17,7 +17,7 @@ the record of the runs is missing (e.g. notebook 03 without notebook 02's cache)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,8 +25,8 @@ import pandas as pd
 
 from companion import stats
 
-__all__ = ["TRAINED_RATIO", "select", "trained", "plateau", "quantity_plateau", "run_checks", "missing_record",
-           "run_curve", "run_plateau"]
+__all__ = ["TRAINED_RATIO", "select", "trained", "plateau", "quantity_plateau", "curve_column", "run_checks",
+           "reloaded_checks", "missing_record", "run_curve", "run_plateau"]
 
 #: A run trained when the mean loss of its last five steps is below this fraction of its first step's loss.
 TRAINED_RATIO = 0.9
@@ -132,11 +132,28 @@ def plateau(runs: pd.DataFrame, where: Mapping[str, Any], *, gap: float | None =
     return stats.Validity("plateau", bool(passed), "test V-Measure from the budget on; " + "; ".join(parts))
 
 
+def curve_column(row: Mapping[str, Any]) -> str:
+    """A probed run's column in :func:`quantity_plateau`'s side-by-side frame: its head (column ``head``, or
+    ``kind``) and loss, ``"nGPT/SINCERE"``, with ``"/m=0.2"`` after it for a run trained with a margin.
+
+    >>> curve_column({"kind": "nGPT", "loss": "CircularCSE", "margin": 0.2})
+    'nGPT/CircularCSE/m=0.2'
+    >>> curve_column({"head": "GPT", "loss": "SINCERE", "margin": 0.0})
+    'GPT/SINCERE'
+    """
+    head = row.get("head", row.get("kind"))
+    name = f"{head}/{row['loss']}"
+    margin = row.get("margin")
+    if margin is not None and not (isinstance(margin, float) and np.isnan(margin)) and float(margin) > 0:
+        name += f"/m={float(margin):g}"
+    return name
+
+
 def quantity_plateau(runs: pd.DataFrame, where: Mapping[str, Any], quantity: Callable[[pd.DataFrame], pd.Series],
                      *, what: str, gap: float | None = None) -> stats.Validity:
     """``plateau`` of the claim's own quantity along training (the gap-stability check): the probed runs of
     ``where`` (those trained past their budget, one seed), their test V-Measure curves side by side (a frame indexed
-    by step, one column per run, named ``head/loss``), combined by ``quantity`` into one curve (e.g. the others'
+    by step, one column per run, named by :func:`curve_column`), combined by ``quantity`` into one curve (e.g. the others'
     minimum minus the target: the gap the claim compares) over the steps all of them recorded, then
     :func:`companion.stats.validity.plateau` with ``claim_metric=True`` fitted from the budget to the end of the
     probe: it records which way the quantity still moves, so a gate holds back only a verdict that this could
@@ -147,7 +164,7 @@ def quantity_plateau(runs: pd.DataFrame, where: Mapping[str, Any], quantity: Cal
     frames = []
     for seed in sorted({r["seed"] for r in rows}):
         mine = [r for r in rows if r["seed"] == seed]
-        side = pd.DataFrame({f"{r['head']}/{r['loss']}": pd.Series(r["curve"], dtype=float) for r in mine})
+        side = pd.DataFrame({curve_column(r): pd.Series(r["curve"], dtype=float) for r in mine})
         side.index = side.index.astype(int)
         curve = quantity(side.dropna().sort_index())
         frames.append(pd.DataFrame({"run": what, "seed": seed, "step": curve.index, "value": curve.to_numpy(float)}))
@@ -214,3 +231,16 @@ def run_checks(runs: pd.DataFrame | None, where: Mapping[str, Any], *, gap: floa
     if runs is None or len(runs) == 0:
         return [missing_record(what)]
     return [trained(runs, where), plateau(runs, where, gap=gap)]
+
+
+def reloaded_checks(runs: pd.DataFrame | None, source: Mapping[tuple[str, str, int], str], kinds: Sequence[str],
+                    losses: Sequence[str], seeds: Sequence[int], *, reloaded: str = "02 cache") -> list[stats.Validity]:
+    """The validity checks of a claim on heads reloaded from another notebook's cache (``source``: where each
+    ``(kind, loss, seed)`` head came from; ``runs``: that notebook's record of its runs, head kinds in ``kind``):
+    the ``trained`` check of the compared runs (``kinds`` x ``losses``). A head trained anew has no record, so any
+    head of the claim whose source is not ``reloaded`` gives one failed ``record`` check instead. No plateau check:
+    these claims read quantities measured on the final heads (PCA, geometry, unseen labels, another corpus), whose
+    curve was not recorded; the V-Measure curve is another quantity."""
+    if runs is None or any(source.get((k, loss, s)) != reloaded for k in kinds for loss in losses for s in seeds):
+        return [missing_record("the heads (trained anew here, not the reloaded ones)")]
+    return run_checks(runs, {"kind": list(kinds), "loss": list(losses)})[:1]
