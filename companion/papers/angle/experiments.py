@@ -7,8 +7,10 @@
 * :func:`ablation_summary`, :func:`seed_table`, :func:`trained_validity`, :func:`table4_gap` — Table 4 beside the
   paper and the fields of a Table 4 gap claim (ours A − B over seeds against the paper's A − B) (03);
 * :func:`trained_validity`, :func:`idle_validity`, :func:`ceiling_validity`, :func:`loss_plateau`,
-  :func:`moved_validity` — the validity checks measured in our runs (:class:`companion.stats.Validity`) that a claim
-  on trained runs carries (:func:`moved_validity` also in notebook ``synthesis/01``).
+  :func:`moved_validity`, :func:`score_plateau` — the validity checks measured in our runs
+  (:class:`companion.stats.Validity`) that a claim on trained runs carries (:func:`moved_validity` also in notebook
+  ``synthesis/01``); :func:`claim_checks` gathers those of one Table 2-3 claim, its plateau read on the claim's own
+  score gap along training (:func:`score_curves`).
 
 Every run records whether it moved (``score_change``, ``score_noise``, ``drift``:
 :func:`companion.papers.angle.pairs.movement`), and every experiment takes ``n_top``, the number of top layers to
@@ -112,7 +114,7 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
                   batch_size: int, lr: float, warmup: int, buckets: int, pretrained_label: str,
                   progress: bool = True, n_top: int | None = None, positives: str = "sum",
                   select_on: Mapping[str, Any] | None = None, eval_every: int = 0, profile: str | None = None,
-                  poolings: Mapping[str, str] | None = None):
+                  poolings: Mapping[str, str] | None = None, curve_points: int = 0):
     """Every task's untrained row and its fine-tuning runs (AnglE Tables 2–3 analogue).
 
     ``tasks`` maps a task name to ``(train pairs, {eval name: pairs}, steps, positive threshold, label_max)``
@@ -130,10 +132,14 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
     Returns one row per run: ``task, objective, seed``, a column per evaluation set, and for trained runs ``steps,
     train_s, run_s, loss_first10, loss_last10``, ``loss_curve`` (the training loss at every step) and the movement
     record ``score_change, score_noise, drift`` (:func:`moved_validity`); ``best_step`` when a task selects.
+    ``curve_points > 0``: every trained run also scores its evaluation sets ``curve_points`` times along training
+    (every ``steps // curve_points`` steps, :func:`~companion.papers.angle.pairs.upper_experiment`'s
+    ``curve_every``), as a ``curve`` column ``{step: {set: Spearman}}`` that :func:`score_plateau` reads.
     """
     rows = []
     for task, (train_data, evals, steps, threshold, label_max) in tasks.items():
         steps = len(train_data) // batch_size if steps is None else steps
+        curve = {"curve_every": max(1, steps // curve_points)} if curve_points else {}
         select = dict(select_on=select_on[task], eval_every=eval_every) if select_on and task in select_on else {}
         pooling = {"pooling": poolings[task]} if poolings and task in poolings else {}
         pre = upper_experiment(base, train_data, evals, None, seed=0, steps=0, batch_size=batch_size, lr=lr,
@@ -145,35 +151,40 @@ def sts_task_runs(base, tasks: Mapping[str, tuple], seeds: Sequence[int], *, tau
             t1 = time.perf_counter()
             run = upper_experiment(base, train_data, evals, objective, seed=seed, steps=steps, batch_size=batch_size,
                                    lr=lr, warmup_steps=warmup, buckets=buckets, n_top=n_top, profile=profile,
-                                   **select, **pooling)
+                                   **select, **pooling, **curve)
             rows.append({"task": task, "objective": name, "seed": seed, **run["scores"], "steps": steps,
                          "train_s": run["train_s"], "run_s": time.perf_counter() - t1,
                          "loss_first10": run["loss_first"], "loss_last10": run["loss_last"],
                          "loss_curve": run["loss_curve"], **_movement(run),
-                         **({"best_step": run["best_step"]} if select else {})})
+                         **({"best_step": run["best_step"]} if select else {}),
+                         **({"curve": run["curve"]} if curve else {})})
     return pd.DataFrame(rows)
 
 
 def batch_size_runs(base, train_data, evals: Mapping[str, Any], objective, sizes: Sequence[int],
                     seeds: Sequence[int], *, pairs: int, lr: float, warmup: int, buckets: int, progress: bool = True,
-                    n_top: int | None = None, profile: str | None = None, pooling: str | None = None):
+                    n_top: int | None = None, profile: str | None = None, pooling: str | None = None,
+                    curve_points: int = 0):
     """AnglE App. A.5's batch-size effect at equal data: for each batch size and seed, one run of ``objective``
     over ``pairs // size`` steps (the same number of pairs seen at every size, one pass), scored on ``evals``
     (``n_top``: top layers fine-tuned, default the base's; ``profile``: the notebook's ``cfg.profile``, whose gpu
     runs checkpoint and are kept; ``pooling``: the runs' pooling where it is not the base's). Returns one row per run: ``batch_size, seed, steps``, a
     column per evaluation set, ``loss_curve``, the movement record (``score_change, score_noise, drift``) and
-    ``run_s``."""
+    ``run_s``; with ``curve_points > 0`` a ``curve`` column as :func:`sts_task_runs` (every ``steps //
+    curve_points`` steps, so that runs of every size are scored at the same shares of the pass)."""
     if any(int(b) < 2 or int(b) > pairs for b in sizes):
         raise ValueError(f"every batch size must be in [2, pairs={pairs}], got {list(sizes)}.")
     rows = []
     for size, seed in tqdm([(b, s) for b in sizes for s in seeds], desc="batch sizes", disable=not progress):
         t1 = time.perf_counter()
         steps = pairs // size
+        curve = {"curve_every": max(1, steps // curve_points)} if curve_points else {}
         run = upper_experiment(base, train_data, evals, objective, seed=seed, steps=steps, batch_size=size, lr=lr,
                                warmup_steps=min(warmup, steps // 10), buckets=buckets, n_top=n_top, profile=profile,
-                               **({"pooling": pooling} if pooling else {}))
+                               **({"pooling": pooling} if pooling else {}), **curve)
         rows.append({"batch_size": size, "seed": seed, "steps": steps, **run["scores"],
-                     "loss_curve": run["loss_curve"], **_movement(run), "run_s": time.perf_counter() - t1})
+                     "loss_curve": run["loss_curve"], **_movement(run), "run_s": time.perf_counter() - t1,
+                     **({"curve": run["curve"]} if curve else {})})
     return pd.DataFrame(rows)
 
 
@@ -233,6 +244,68 @@ def loss_plateau(frame, labels: Sequence[str], *, key: str = "objective", tail: 
     if short:
         detail += "; too few steps to fit: " + ", ".join(short)
     return stats.Validity("plateau", not failed and not short, detail)
+
+
+def score_curves(frame, where: Mapping[str, Any], column: str, *, key: str = "objective",
+                 along: str = "step") -> pd.DataFrame:
+    """The claim's own metric along training, as a tidy curve frame (:func:`companion.stats.validity.curve_frame`):
+    one row per run of ``frame`` selected by ``where`` (columns equal to, or in, the given values), seed and recorded
+    step, with ``run`` the run's ``key`` (as a string) and ``value`` its score on the evaluation set ``column`` (its
+    ``curve``, :func:`sts_task_runs`); ``column="avg"`` is the mean over every set of the curve. ``along="fraction"``
+    puts the steps as shares of each run's ``steps`` (runs of different lengths over the same pairs, App. A.5)."""
+    if along not in ("step", "fraction"):
+        raise ValueError(f"along must be 'step' or 'fraction', got {along!r}.")
+    keep = np.ones(len(frame), dtype=bool)
+    for col, value in where.items():
+        keep &= frame[col].isin(list(value) if isinstance(value, (list, tuple, set)) else [value]).to_numpy()
+    rows = frame[keep]
+    if rows.empty or "curve" not in rows or rows["curve"].isna().any():
+        raise KeyError(f"score_curves(): no recorded score curve for the runs {dict(where)}.")
+    out = []
+    for r in rows.to_dict("records"):
+        for step, scores in r["curve"].items():
+            value = float(np.mean(list(scores.values()))) if column == "avg" else float(scores[column])
+            out.append({"run": str(r[key]), "seed": r["seed"], "value": value,
+                        "step": step / r["steps"] if along == "fraction" else step})
+    return stats.validity.curve_frame(pd.DataFrame(out))
+
+
+def score_plateau(frame, where: Mapping[str, Any], column: str, a, b=None, *, key: str = "objective",
+                  along: str = "step", gap: float | None = None, what: str = "") -> stats.Validity:
+    """``plateau`` read on the claim's own quantity (:func:`companion.stats.validity.plateau` with
+    ``claim_metric=True``, which records the way it still moves): the score on ``column`` of the runs ``a`` (a
+    value of ``key``) minus those of ``b``, paired by seed and recorded step (:func:`score_curves`,
+    :func:`companion.stats.validity.gap_frame`), or ``a``'s score alone when ``b`` is None (a level claim, or a
+    gap to the untrained encoder, a constant). ``gap``: the compared gap, whose quarter bounds the gain over the
+    last third."""
+    sel = dict(where)
+    sel[key] = [a] if b is None else [a, b]
+    curves = score_curves(frame, sel, column, key=key, along=along)
+    curve = curves if b is None else stats.validity.gap_frame(curves, str(a), str(b))
+    label = what or f"{column} score{'' if b is None else ' gap'}"
+    return stats.validity.plateau(curve, what=f"{label} along training", gap=gap, claim_metric=True)
+
+
+def claim_checks(runs, task: str, column: str, a: str, b: str | None = None, *, untrained: str,
+                 ceiling: stats.Validity | None = None, gap: float | None = None,
+                 near_zero: Mapping[str, float] | None = None) -> list[stats.Validity]:
+    """The validity checks of a claim on ``task``'s runs (:func:`sts_task_runs` rows) comparing objective ``a`` with
+    ``b`` on the evaluation set ``column`` (``"avg"``: the mean over the task's sets), or on ``a`` alone (``b`` None
+    or ``untrained``, the untrained row's label):
+
+    * ``trained`` per compared objective (:func:`idle_validity`, ``near_zero`` per objective) and every compared
+      run moved (:func:`moved_validity`);
+    * ``plateau`` of the claim's own quantity, the score gap ``a − b`` along training (:func:`score_plateau`; ``a``'s
+      score for a level or a gap to the untrained encoder);
+    * ``ceiling`` when given (:func:`ceiling_validity`)."""
+    near_zero = near_zero or {}
+    objectives = [o for o in (a, b) if o is not None and o != untrained]
+    sub = runs[runs["task"] == task]
+    other = b if b is not None and b != untrained else None
+    return ([idle_validity(runs, task, o, near_zero=near_zero.get(o)) for o in objectives]
+            + [moved_validity(runs, {"task": task, "objective": objectives}),
+               score_plateau(sub[sub["seed"] >= 0], {}, column, a, other, gap=gap)]
+            + ([ceiling] if ceiling is not None else []))
 
 
 def run_moved(row: Mapping, *, drift_min: float = DRIFT_MIN) -> tuple[bool, str]:

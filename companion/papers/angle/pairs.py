@@ -391,7 +391,8 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
                      steps: int, batch_size: int, lr: float, warmup_steps: int = 0, buckets: int = 1,
                      return_cosines: bool = False, progress: bool = False, desc: str = "fine-tune",
                      n_top: int | None = None, select_on: PairData | None = None, eval_every: int = 0,
-                     return_model: bool = False, profile: str | None = None, **fresh_overrides) -> dict:
+                     curve_every: int = 0, return_model: bool = False, profile: str | None = None,
+                     **fresh_overrides) -> dict:
     """Fine-tune a fresh copy of the top layers of ``base`` (:class:`companion.encoders.upper.UpperEncoder`, sharing its
     cached lower states) on ``train_data`` with a pair ``objective`` (:mod:`companion.losses.angle`), then score
     ``eval_sets`` (:func:`evaluate_pair_sets`).
@@ -409,6 +410,12 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
     restored before the evaluation (the untrained start is recorded but not eligible); ``best_step`` says which.
     Default: the last step's weights. ``return_model`` also returns the trained copy (``"model"``).
 
+    ``curve_every > 0`` records the learning curve of the claims' own metric: ``eval_sets`` scored every
+    ``curve_every`` steps, as ``"curve"``: ``{step: {set: Spearman}}`` from the untrained start (step 0, the
+    reference's scores) to the last step (the run's ``scores``). Nothing is selected on it (the validity checks read
+    it: :func:`companion.papers.angle.experiments.score_plateau`); scoring in eval mode without gradients draws no
+    random number, so the run trains exactly as without it.
+
     Returns ``{"scores": {set: Spearman}, "loss_first": ..., "loss_last": ..., "loss_curve": [...], "train_s": ...,
     "movement": {...}, "cosines"?}`` (losses: mean of the first / last 10 steps, and the loss at every step; empty for
     ``steps = 0``). ``movement`` records whether the run moved (:func:`movement`): its score change against the
@@ -425,6 +432,8 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
     """
     if not isinstance(steps, int) or steps < 0:
         raise ValueError(f"steps must be an int >= 0, got {steps!r}.")
+    if not isinstance(curve_every, int) or curve_every < 0:
+        raise ValueError(f"curve_every must be an int >= 0, got {curve_every!r}.")
     base = split_base(base, n_top)
     seed_everything(seed)
     model = base.fresh(**fresh_overrides)
@@ -441,8 +450,8 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
         return out
     name = run_key(base, train_data, eval_sets, objective, seed=seed, steps=steps, batch_size=batch_size, lr=lr,
                    warmup_steps=warmup_steps, buckets=buckets, return_cosines=return_cosines,
-                   select_on=select_on, eval_every=eval_every, **fresh_overrides) if run_profile(profile) == "gpu" \
-        else None
+                   select_on=select_on, eval_every=eval_every, **({"curve_every": curve_every} if curve_every else {}),
+                   **fresh_overrides) if run_profile(profile) == "gpu" else None
     kept = run_path(name) if name is not None else None
     if kept is not None and not return_model:
         saved = read_cache(kept, weights_only=False)  # missing or unreadable: trained
@@ -464,10 +473,13 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
     resume = gpu_checkpoint(name, profile)
     if resume:
         resume["extra_state"] = calls
+    logging = dict(log_fn=lambda _: {"curve": evaluate_pair_sets(model.encode, eval_sets)},
+                   log_every=curve_every) if curve_every else {}
     res = train(model, step, batches, steps=steps, lr=lr, warmup_steps=warmup_steps,
-                **(selection or dict(restore_best=False)), progress=progress, desc=desc, **resume)
+                **(selection or dict(restore_best=False)), progress=progress, desc=desc, **logging, **resume)
     out["best_step"] = res.best_step if selection else steps
-    losses = [h["loss"] for h in res.history if "loss" in h]
+    history = res.history
+    losses = [h["loss"] for h in history if "loss" in h]
     k = min(10, len(losses))
     out.update(loss_first=sum(losses[:k]) / k, loss_last=sum(losses[-k:]) / k, loss_curve=[float(x) for x in losses],
                train_s=time.perf_counter() - t0)
@@ -479,6 +491,11 @@ def upper_experiment(base, train_data: PairData, eval_sets: dict[str, PairData],
     else:
         out["scores"] = res
     out["movement"] = movement(reference, out["scores"], captured["emb"])
+    if curve_every:  # from the untrained start to the returned weights (the best checkpoint's, where selected)
+        out["curve"] = {0: dict(reference["scores"]), **{int(h["step"]): h["curve"] for h in history
+                                                         if "curve" in h}}
+        if not selection:
+            out["curve"][steps] = dict(out["scores"])
     if kept is not None:
         torch_save_atomic(out, kept)
     if return_model:
@@ -501,7 +518,7 @@ def pairs_digest(data: PairData) -> str:
 def run_key(base, train_data: PairData, eval_sets: dict[str, PairData], objective, *, seed: int, steps: int,
             batch_size: int, lr: float, warmup_steps: int = 0, buckets: int = 1, return_cosines: bool = False,
             select_on: PairData | None = None, eval_every: int = 0, n_top: int | None = None,
-            **fresh_overrides) -> str | None:
+            curve_every: int = 0, **fresh_overrides) -> str | None:
     """The name of one :func:`upper_experiment` run (:func:`companion._io.cache_key`): the encoder's weights
     fingerprint, the top-layer copy's settings, the content of the training, evaluation and selection pairs, the
     objective and every training setting; None for an objective that is not a dataclass of
@@ -517,7 +534,8 @@ def run_key(base, train_data: PairData, eval_sets: dict[str, PairData], objectiv
         "eval": {k: pairs_digest(v) for k, v in eval_sets.items()},
         "select_on": None if select_on is None else pairs_digest(select_on), "eval_every": int(eval_every or 0),
         "seed": seed, "steps": steps, "batch_size": batch_size, "lr": lr, "warmup_steps": warmup_steps,
-        "buckets": buckets, "return_cosines": bool(return_cosines)}, digest_size=16)
+        "buckets": buckets, "return_cosines": bool(return_cosines),
+        **({"curve_every": int(curve_every)} if curve_every else {})}, digest_size=16)
 
 
 def run_path(key: str):

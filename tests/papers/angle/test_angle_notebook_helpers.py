@@ -245,6 +245,37 @@ def test_loss_plateau_fails_a_falling_curve_and_a_short_one():
         ex.loss_plateau(frame, ["c"])
 
 
+def _curve(start: float, rise: float, points: int = 9, every: int = 8, wiggle: float = 0.0) -> dict:
+    return {every * k: {"x": start + rise * k + wiggle * (-1) ** k, "y": 2 * start} for k in range(points)}
+
+
+def test_score_plateau_reads_the_claims_own_gap_along_training():
+    rows = [{"task": "t", "objective": o, "seed": seed, "steps": 64, "curve": _curve(v, rise, wiggle=w)}
+            for seed in (0, 1, 2) for o, v, rise, w in (("a", 60.0, 1.0, 0.05), ("b", 50.0, 1.0, 0.0))]
+    together = pd.DataFrame(rows)
+    # both objectives still climb at the same pace: each one's score moves, the gap a − b (10 points) does not
+    assert not ex.score_plateau(together, {}, "x", "a").passed
+    flat_gap = ex.score_plateau(together, {}, "x", "a", "b", gap=10.0)
+    assert flat_gap.passed and flat_gap.detail.startswith("x score gap along training (mean of 3 seeds): a − b")
+    # b catches up while a is flat: the gap (2 points at the end) still falls by a point a step, and the check
+    # says which way (towards b)
+    closing = pd.DataFrame([{**r, "curve": _curve(60.0, 0.0, wiggle=0.05) if r["objective"] == "a"
+                             else _curve(50.0, 1.0)} for r in rows])
+    falling = ex.score_plateau(closing, {}, "x", "a", "b", gap=2.0)
+    assert (falling.passed, falling.trend) == (False, -1)
+    # "avg" is the mean over the curve's sets: x + 2 x start, so the same trend
+    assert ex.score_curves(together, {"objective": "b"}, "avg").value.iloc[0] == pytest.approx((50.0 + 100.0) / 2)
+    # runs of different lengths over the same pairs are compared at the same shares of the pass
+    sizes = pd.DataFrame([{"batch_size": b, "seed": s, "steps": n, "curve": _curve(v, 0.0, every=n // 8,
+                                                                                    wiggle=0.01 * (b == 8))}
+                          for s in (0, 1) for b, n, v in ((8, 256, 70.0), (50, 40, 65.0))])
+    shares = ex.score_curves(sizes, {}, "x", key="batch_size", along="fraction")
+    assert sorted(shares.step.unique()) == pytest.approx([k / 8 for k in range(9)])
+    assert ex.score_plateau(sizes, {}, "x", 8, 50, key="batch_size", along="fraction", gap=5.0).passed
+    with pytest.raises(KeyError, match="no recorded score curve"):
+        ex.score_curves(together.drop(columns="curve"), {}, "x")
+
+
 def test_ranking_room_is_zero_for_gold_order_and_shrinks_with_the_temperature():
     labels = torch.tensor([0.0, 1.0, 2.0, 3.0, 4.0])
     ordered = torch.tensor([0.1, 0.2, 0.3, 0.4, 0.5])

@@ -153,3 +153,24 @@ def test_a_preempted_gpu_run_resumes_and_its_result_is_kept(preemption):
     again = upper_experiment(base, train_data, {"t": test}, obj, profile="gpu", **kw)  # the kept result, no training
     assert len(preemption.checkpoints) == calls and again["scores"] == whole["scores"]
     assert run_key(base, train_data, {"t": test}, lambda e, y, t: obj(e, y, t), **kw) is None
+
+
+def test_a_score_curve_records_the_metric_along_training_without_changing_the_run():
+    from companion.papers.angle.pairs import evaluate_pair_sets, upper_experiment
+
+    enc, base = _tiny_upper()
+    train_data, test = _pairs(48, 3), _pairs(24, 4)
+    obj = AnglEObjective(1, 1, 1, positive_threshold=2.5)
+    plain = upper_experiment(base, train_data, {"t": test}, obj, seed=5, steps=6, batch_size=8, lr=1e-2)
+    curved = upper_experiment(base, train_data, {"t": test}, obj, seed=5, steps=6, batch_size=8, lr=1e-2,
+                              curve_every=2)
+    assert "curve" not in plain
+    # scoring along the way draws no random number: the run trains exactly as without it
+    assert curved["scores"] == plain["scores"] and curved["loss_curve"] == plain["loss_curve"]
+    assert sorted(curved["curve"]) == [0, 2, 4, 6]
+    pre = evaluate_pair_sets(lambda t: enc.encode(t, cache=False), {"t": test})
+    assert curved["curve"][0]["t"] == pytest.approx(pre["t"], abs=1e-6)  # the untrained start
+    assert curved["curve"][6] == curved["scores"]  # the last point is the run's own score
+    assert curved["curve"][2]["t"] != pytest.approx(curved["curve"][6]["t"], abs=1e-9)  # it moved in between
+    with pytest.raises(ValueError, match="curve_every must be an int"):
+        upper_experiment(base, train_data, {"t": test}, obj, seed=0, steps=2, batch_size=8, lr=1e-3, curve_every=-1)
