@@ -224,11 +224,14 @@ def synthesis_02(cfg, t: Tokens) -> Entry:
 def _angle(cfg, t: Tokens, what: str, runs: int, steps: int, source: str, batch: int, select: bool,
            test: float) -> Work:
     """Pair runs: a step embeds ``batch`` pairs (2 x ``batch`` texts padded together, ``buckets=1``); the best STS-B
-    dev checkpoint every ``eval_every`` steps when ``select``; ``test``: the tokens of the final evaluation."""
+    dev checkpoint every ``eval_every`` steps when ``select``; ``test``: the tokens of the final evaluation, which
+    the score curve repeats every ``steps // curve_points`` steps where the settings record one."""
     cap = cfg["max_length"]
     dev = evaluations(steps, cfg["eval_every"]) * t.all("stsb-dev", cap) if select else 0.0
-    return Work(what, cfg["model"], runs, steps, batch, 2 * t.padded(source, 2 * batch, cap), eval_tokens=dev + test,
-                path=f"angle-pairs/{cfg['model']}/b{batch}")
+    points = cfg.get("curve_points") or 0
+    curve = steps // max(1, steps // points) * test if points else 0.0
+    return Work(what, cfg["model"], runs, steps, batch, 2 * t.padded(source, 2 * batch, cap),
+                eval_tokens=dev + test + curve, path=f"angle-pairs/{cfg['model']}/b{batch}")
 
 
 def angle_02(cfg, t: Tokens) -> Entry:
