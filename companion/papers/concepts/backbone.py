@@ -18,7 +18,6 @@ lower states nor trains.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -27,7 +26,6 @@ import numpy as np
 import pandas as pd
 
 from companion import stats
-from companion._io import cache_key, write_atomic
 from companion.encoders import load_encoder
 from companion.encoders.mpnet import mpnet_folder
 from companion.encoders.states import LowerStates
@@ -45,9 +43,8 @@ from companion.papers.concepts.evaluation import (
     room,
     split_recalls,
 )
-from companion.papers.concepts.finetune import TEST_FRAC, top_layer_recipe, train_condition
+from companion.papers.concepts.finetune import TEST_FRAC, cached_run, top_layer_recipe, train_condition
 from companion.papers.concepts.readouts import CONDITIONS, TopLayerConceptModel
-from companion.settings import cache_dir
 from companion.stats import at_most, holds, not_testable
 
 __all__ = ["MPNET", "REGIME_CONDITIONS", "load_backbone", "run_backbone_regime",
@@ -68,22 +65,6 @@ def load_backbone(model: str, max_length: int):
     if model == MPNET:
         return load_encoder(str(mpnet_folder()), pooling="mean", max_length=max_length)
     return load_encoder(model, pooling="mean", max_length=max_length)
-
-
-def _cached(spec: Mapping, compute) -> tuple[dict, bool]:
-    """The JSON record cached under ``spec`` (and True), or ``compute()`` written there (and False)."""
-    path = cache_dir() / "concepts" / "runs" / f"{cache_key(dict(spec))}.json"
-    want = json.loads(json.dumps(dict(spec), sort_keys=True, default=str))
-    if path.is_file():
-        try:
-            blob = json.loads(path.read_text())
-            if blob.get("spec") == want:
-                return blob["record"], True
-        except (OSError, ValueError):  # unreadable: recompute
-            pass
-    record = json.loads(json.dumps(compute(), default=float))
-    write_atomic(path, lambda h: h.write(json.dumps({"spec": want, "record": record}).encode()))
-    return record, False
 
 
 @dataclass
@@ -189,7 +170,7 @@ def run_backbone_regime(s: Mapping, data, recipe_cfg: Mapping, progress: bool = 
         return dict(table=table, hits={n: evaluate.hits(readouts[n]).tolist() for n in ("B0", "B0-WM")},
                     start=GeometryMonitor(ev)(model), dim=enc.dim)
 
-    fz, _ = _cached(dict(base, kind="concepts-backbone-frozen"), frozen)
+    fz, _ = cached_run(dict(base, kind="concepts-backbone-frozen"), frozen)
     table = pd.DataFrame(fz["table"]).T
     recipe = top_layer_recipe(dict(recipe_cfg, **{k: s[k] for k in ("model", "max_length", "n_top", "k", "steps",
                                                                         "n_train", "max_negatives")}), rows.rules)
@@ -216,7 +197,7 @@ def run_backbone_regime(s: Mapping, data, recipe_cfg: Mapping, progress: bool = 
                 return dict(metrics=metrics, history=res.history, train_s=train_s,
                             eval_s=time.perf_counter() - t0, weights=w, layers=layers)
 
-            rec, hit = _cached(dict(base, kind="concepts-backbone-run", recipe=recipe, condition=name, seed=seed,
+            rec, hit = cached_run(dict(base, kind="concepts-backbone-run", recipe=recipe, condition=name, seed=seed,
                                     n_split_rows=s["n_split_rows"], p1_every=every), run)
             cached += hit
             hist = [h for h in rec["history"] if "loss" in h]

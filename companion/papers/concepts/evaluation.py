@@ -23,7 +23,7 @@ from companion.metrics.geometry import anisotropy, effective_rank
 from companion.metrics.retrieval import gold_ranks, mrr, pair_roc_auc, recall_at_k
 from companion.papers.concepts.data import RULES
 
-__all__ = ["ConceptRetrieval", "GeometryMonitor", "split_recalls", "EmbeddingLookup", "t2d_probe_metrics", "t2d_hits",
+__all__ = ["ConceptRetrieval", "GeometryMonitor", "ClaimMonitor", "split_recalls", "EmbeddingLookup", "t2d_probe_metrics", "t2d_hits",
            "recall_by_family", "np_layerwise", "table12_beside", "geometry_definitions", "room", "loss_trained",
            "loss_plateau", "curve_plateau", "frozen_bootstrap", "exact_direction", "PairedConditionClaims",
            "verdict_summary"]
@@ -116,6 +116,21 @@ class GeometryMonitor:
         S = (q @ d.T).numpy()
         return {"t2d R@10": recall_at_k(S, self.same_term, 10), "t2d MRR": mrr(S, self.same_term),
                 "anisotropy": anisotropy(d, n_pairs=10_000, seed=0), "effective rank": effective_rank(d)}
+
+
+class ClaimMonitor:
+    """Every metric the claims on fine-tuned conditions read (notebook 03, §5 and Apps. F, H): ``evaluate`` (a
+    :class:`ConceptRetrieval` of the in-domain pool) on the model's embeddings of its texts, and the t2d R@10 of the
+    other splits (``split_monitors``, :func:`split_recalls`). Logged along a condition's training
+    (:func:`~companion.papers.concepts.finetune.train_condition`'s ``monitor``), it gives each claim the curve of its
+    own quantity, which the claim's plateau check reads (:meth:`PairedConditionClaims.plateau`); at the end of
+    training it is the condition's score. Calling it with a model that has ``encode(texts)`` returns the dict."""
+
+    def __init__(self, evaluate: ConceptRetrieval, split_monitors: Mapping[str, GeometryMonitor]):
+        self.evaluate, self.split_monitors = evaluate, dict(split_monitors)
+
+    def __call__(self, model) -> dict[str, float]:
+        return {**self.evaluate(model.encode(self.evaluate.texts)), **split_recalls(model.encode, self.split_monitors)}
 
 
 class EmbeddingLookup:
@@ -352,15 +367,19 @@ class PairedConditionClaims:
 
     ``frozen``: one row per frozen readout (B0, B0-WM, ...; deterministic, so its value repeats for every seed);
     ``runs``: one row per fine-tuned condition and seed (columns ``condition``, ``seed`` and the metrics);
-    ``checks``: per fine-tuned condition, the validity checks measured in its runs (:func:`loss_trained`,
-    :func:`loss_plateau`): a failed one makes every claim on that condition inconclusive; ``regime`` (how the run
-    differs from the paper's, stored beside the verdict) and ``probe`` describe the run for every claim.
+    ``checks``: per fine-tuned condition, the validity checks measured in its runs (:func:`loss_trained`, and
+    :func:`loss_plateau` where no curve of the claims' own metrics was logged): a failed one makes every claim on
+    that condition inconclusive; ``regime`` (how the run differs from the paper's, stored beside the verdict) and
+    ``probe`` describe the run for every claim. ``curves``: per ``(condition, seed)``, the claims' metrics logged along
+    training (:class:`ClaimMonitor` records, each with its ``step``); with them every claim also carries the plateau
+    check of its own quantity (:meth:`plateau`).
     """
 
     def __init__(self, ledger, frozen: pd.DataFrame, runs: pd.DataFrame, seeds: Sequence[int],
-                 checks: Mapping[str, Sequence[stats.Validity]], regime: str, probe: str):
+                 checks: Mapping[str, Sequence[stats.Validity]], regime: str, probe: str,
+                 curves: Mapping[tuple[str, int], Sequence[Mapping]] | None = None):
         self.ledger, self.frozen, self.runs, self.seeds = ledger, frozen, runs, list(seeds)
-        self.checks, self.regime, self.probe = checks, regime, probe
+        self.checks, self.regime, self.probe, self.curves = checks, regime, probe, curves
 
     def seeds_of(self, name: str, col: str, seeds: Sequence[int] | None = None) -> np.ndarray:
         """Per-seed values of metric ``col`` for condition ``name`` (a frozen readout repeats its single value)."""
@@ -374,12 +393,44 @@ class PairedConditionClaims:
         """The checks of the fine-tuned conditions among ``names`` (frozen readouts have none)."""
         return [c for n in dict.fromkeys(names) for c in self.checks.get(n, ())]
 
+    def _curve(self, name: str, col: str, seed: int) -> pd.Series | None:
+        """``col`` of condition ``name`` along training for ``seed`` (indexed by step); a frozen readout's is its
+        one value at every step (None: nothing logged, or a frozen readout)."""
+        if name in self.frozen.index:
+            return None
+        records = [r for r in (self.curves or {}).get((name, seed), ()) if col in r]
+        if not records:
+            raise KeyError(f"no logged curve of {col!r} for {name} seed {seed}.")
+        return pd.Series({int(r["step"]): float(r[col]) for r in records}).sort_index()
+
+    def plateau(self, a: str, b: str, col: str, *, gap: float | None = None, ratio: bool = False,
+                seeds: Sequence[int] | None = None) -> stats.Validity:
+        """``plateau`` of the claim's own quantity: ``a − b`` of ``col`` (``log(a / b)`` with ``ratio``) per seed
+        along training, the steps both logged (a frozen readout is constant), through
+        :func:`companion.stats.validity.plateau` with ``claim_metric=True`` (its trend tells the gate which way the
+        quantity still moves); ``gap``: the compared difference (the gain over the last third may be at most a
+        quarter of it)."""
+        rows = []
+        for seed in (self.seeds if seeds is None else seeds):
+            ca, cb = self._curve(a, col, seed), self._curve(b, col, seed)
+            if ca is None and cb is None:
+                raise ValueError(f"{a} and {b} are both frozen: nothing trained to follow.")
+            fa = ca if ca is not None else pd.Series(float(self.frozen.loc[a, col]), index=cb.index)
+            fb = cb if cb is not None else pd.Series(float(self.frozen.loc[b, col]), index=fa.index)
+            both = pd.concat([fa, fb], axis=1, join="inner")
+            value = np.log(both[0] / both[1]) if ratio else both[0] - both[1]
+            rows += [{"run": f"{a} − {b}", "seed": seed, "step": k, "value": float(v)} for k, v in value.items()]
+        frame = stats.validity.curve_frame(pd.DataFrame(rows))
+        what = f"{'log ' if ratio else ''}{col} {'ratio' if ratio else 'gap'} along training"
+        return stats.validity.plateau(frame, what=what, gap=gap, claim_metric=True)
+
     def claim(self, cid: str, text: str, a: str, b: str, col: str, source: str, paper_effect, criterion=None,
               seeds: Sequence[int] | None = None, note: str = "", validity: Sequence[stats.Validity] = (),
               ratio: bool = False) -> stats.Comparison:
         """Record the paper's difference ``a - b`` of ``col`` against ours, paired over ``seeds`` (default: all),
         judged by ``criterion`` (default: :func:`companion.stats.direction` of ``paper_effect``), with the checks of
-        ``a`` and ``b`` and the extra ``validity`` (e.g. :func:`room`). ``ratio``: the quantity's scale depends on
+        ``a`` and ``b``, the plateau of the claim's own quantity where curves were logged (:meth:`plateau`) and the
+        extra ``validity`` (e.g. :func:`room`). ``ratio``: the quantity's scale depends on
         the sample (effective rank grows with the dimension and the pool), so both sides compare ``log(a / b)``
         (``paper_effect`` is then the paper's log ratio; :func:`companion.stats.tolerance`'s policy for such
         quantities). Returns the comparison."""
@@ -387,8 +438,9 @@ class PairedConditionClaims:
         va, vb = self.seeds_of(a, col, seeds), self.seeds_of(b, col, seeds)
         cmp = stats.paired(np.log(va) if ratio else va, np.log(vb) if ratio else vb, labels=(a, b))
         crit = criterion or stats.direction(paper_effect)
+        own = [self.plateau(a, b, col, gap=cmp.estimate, ratio=ratio, seeds=seeds)] if self.curves else []
         self.ledger.claim(cid, text, paper_effect, cmp, crit, kind="paper", source=source, regime=self.regime,
-                          validity=[*self.validity(a, b), *validity],
+                          validity=[*self.validity(a, b), *own, *validity],
                           note=f"{a} {self.seeds_of(a, col, seeds).mean():.3f}, {b} "
                                f"{self.seeds_of(b, col, seeds).mean():.3f}; {self.probe}"
                                + (f"; {note}" if note else ""))

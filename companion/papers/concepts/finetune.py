@@ -8,11 +8,17 @@ or trains them again with :func:`load_or_train` when the cache is empty.
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 
-from companion._io import cache_key
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from companion._io import cache_key, write_atomic
 from companion.encoders.upper import _layer_stack
 from companion.papers.concepts.data import (
     TrainingRows,
@@ -31,10 +37,11 @@ from companion.papers.concepts.readouts import (
     save_trained,
     train_concept_model,
 )
+from companion.settings import cache_dir
 from companion.training import TrainResult, run_profile, seed_everything
 
 __all__ = ["GPU_RECIPE", "RECIPE_SETTINGS", "TEST_FRAC", "top_layer_recipe", "recipe_training_rows", "train_condition",
-           "load_or_train", "with_recipe_pairs", "run_key"]
+           "load_or_train", "with_recipe_pairs", "run_key", "cached_run", "ConditionRuns", "run_conditions"]
 
 #: The share of WordNet synsets the in-domain split holds out (the training rows come from the rest).
 TEST_FRAC = 0.1
@@ -163,3 +170,81 @@ def load_or_train(encoder, lower, recipe: Mapping, name: str, seed: int, *, prof
     model, _, _ = train_condition(encoder, lower, rows, name, seed, recipe, profile=profile)
     save_trained(model, full)
     return model, f"trained here ({time.perf_counter() - t0:.0f} s; no cached weights from notebook 03)"
+
+
+def cached_run(spec: Mapping, compute: Callable[[], Mapping]) -> tuple[dict, bool]:
+    """The JSON record of a run cached under ``spec`` (``cache_dir()/concepts/runs/<key>.json``, the key naming
+    every setting that determines the run) and True, or ``compute()`` written there and False. A file whose stored
+    spec differs, or that cannot be read, is computed again."""
+    path = cache_dir() / "concepts" / "runs" / f"{cache_key(dict(spec))}.json"
+    want = json.loads(json.dumps(dict(spec), sort_keys=True, default=str))
+    if path.is_file():
+        try:
+            blob = json.loads(path.read_text())
+            if blob.get("spec") == want:
+                return blob["record"], True
+        except (OSError, ValueError):  # unreadable: recompute
+            pass
+    record = json.loads(json.dumps(compute(), default=float))
+    write_atomic(path, lambda h: h.write(json.dumps({"spec": want, "record": record}).encode()))
+    return record, False
+
+
+@dataclass
+class ConditionRuns:
+    """What :func:`run_conditions` measured: one row per condition and seed (``ft``: the final metrics, the mean
+    training loss of the first and last tenth of the steps), the per-step training losses (``histories``), the
+    claims' metrics logged along training (``curves``: records with their ``step``), the learned layer weights of
+    the weighted readouts, (train s, eval s) per run, and how many runs were read from the cache."""
+
+    ft: pd.DataFrame
+    histories: dict
+    curves: dict
+    weights: dict = field(default_factory=dict)
+    times: dict = field(default_factory=dict)
+    cached: int = 0
+
+
+def run_conditions(encoder, lower, rows: TrainingRows, recipe: Mapping, conditions: Sequence[str],
+                   seeds: Sequence[int], *, score: Callable, spec: Mapping, monitor_every: int = 0,
+                   keep: Sequence[str] = (), profile: str | None = None, progress: bool = True) -> ConditionRuns:
+    """Every condition of ``conditions`` at every seed (:func:`train_condition` under ``recipe``), scored at the end
+    by ``score(model)`` (a dict of the claims' metrics, e.g. a
+    :class:`~companion.papers.concepts.evaluation.ClaimMonitor`) and, with ``monitor_every``, along training by the
+    same ``score`` every ``monitor_every`` steps (the curves the claims' plateau checks read). Each run is cached
+    (:func:`cached_run`) under ``spec`` (what determines the scoring: the evaluation pools' settings) with the
+    recipe, the condition, the seed and the interval, so a re-execution reads it back. The weights of the conditions
+    in ``keep`` are saved under the recipe when they are trained (:func:`save_trained`; B1's, for notebook 04, which
+    trains them again where they are missing: :func:`load_or_train`)."""
+    results, histories, curves, weights, times, cached = [], {}, {}, {}, {}, 0
+    jobs = [(seed, name) for seed in seeds for name in conditions]
+    for seed, name in tqdm(jobs, desc="conditions", disable=not progress):
+
+        def run(name=name, seed=seed):
+            model, res, train_s = train_condition(encoder, lower, rows, name, seed, recipe,
+                                                  monitor=score if monitor_every else None,
+                                                  monitor_every=monitor_every, profile=profile)
+            t0 = time.perf_counter()
+            metrics = score(model)
+            if name in keep:
+                save_trained(model, dict(recipe, condition=name, seed=seed))
+            w = model.readout.weights().detach().numpy().round(3).tolist() \
+                if CONDITIONS[name][0] == "weighted" else None
+            return dict(metrics=metrics, history=res.history, train_s=train_s, eval_s=time.perf_counter() - t0,
+                        weights=w)
+
+        rec, hit = cached_run(dict(spec, kind="concepts-condition-run", recipe=json_round_trip(dict(recipe)),
+                                   condition=name, seed=int(seed), monitor_every=int(monitor_every or 0)), run)
+        cached += hit
+        losses = [h for h in rec["history"] if "loss" in h]
+        window = max(1, len(losses) // 10)  # a tenth of the steps: one batch's loss is too noisy
+        results.append(dict(condition=name, seed=seed, **rec["metrics"],
+                            first_loss=float(np.mean([h["loss"] for h in losses[:window]])),
+                            last_loss=float(np.mean([h["loss"] for h in losses[-window:]]))))
+        histories[(name, seed)] = losses
+        curves[(name, seed)] = [h for h in rec["history"] if set(h) - {"step", "loss", "lr"}]  # the logged metrics
+        times[(name, seed)] = (rec["train_s"], rec["eval_s"])
+        if rec["weights"] is not None:
+            weights[(name, seed)] = rec["weights"]
+    return ConditionRuns(ft=pd.DataFrame(results), histories=histories, curves=curves, weights=weights, times=times,
+                         cached=cached)

@@ -88,6 +88,9 @@ ROWS_03: tuple[Row, ...] = (
     Row("P1 curves", lambda cfg: f"{cfg['p1_steps']} steps on {cfg['p1_n_train']:,} synsets, every "
         f"{cfg['p1_every']} steps", "§5 (P1)", "the curves are the 8k-step runs themselves",
         keys=("p1_steps", "p1_every", "p1_n_train")),
+    Row("claim curves", lambda cfg: f"every condition's claim metrics scored {cfg['curve_points']} times along "
+        "training", "", "ours, for the plateau check of each claim's own quantity; nothing is selected on it",
+        keys=("curve_points",)),
     Row("§5.1's earlier layers (P2)", lambda cfg: f"B1 with its top {cfg['p2_n_top']} layer(s) trained",
         "§5.1 (P2)", "on the gpu path every layer is trained already",
         keys=("p2_n_top",)),
@@ -143,8 +146,10 @@ PRINCIPLES = Profiles(
     gpu=dict(seeds=[0, 1, 2], n_rows=5000, n_split_rows=2000, n_train=100_000, steps=8000, n_top=12,
              conditions=CONDITIONS_03, threads=8, max_negatives=None, p1_steps=8000, p1_every=500,
              p1_n_train=100_000, p2_n_top=12, model="sentence-transformers/all-mpnet-base-v2"),
+    # curve_points: every condition scores the claims' metrics this many times along training (the curves of
+    # their plateau checks)
     common=dict(k=4, batch=16, lr=2e-4, pooling_lr_mult=5.0, layer_decay=0.9, warmup_frac=100 / 8000,
-                tau=0.05, max_length=64, model="sentence-transformers/all-MiniLM-L6-v2"),
+                tau=0.05, max_length=64, model="sentence-transformers/all-MiniLM-L6-v2", curve_points=8),
     grid_reason="the same grid in both: three seeds (the paper: one) and the paper's 8k steps; by our cpu run's "
     "paired spread every graded difference but three needs two or three seeds (companion.stats.mde at 80 % power); "
     "the three (P3's R@10 change, M2 against B1, B1-unified's R@10) need six or more, which no affordable grid gives",

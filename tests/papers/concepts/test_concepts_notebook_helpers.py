@@ -353,3 +353,53 @@ def test_toy_endpoints():
     ends = toy_endpoints(trace)
     assert ends.loc[0, ["aniso_start", "aniso_end", "erank_end", "erank_max"]].tolist() == [0.9, 0.2, 4.0, 5.0]
     assert ends.loc[1, ["lead_start", "lead_end", "pr_start", "pr_end"]].tolist() == [0.7, 0.2, 1.2, 1.9]
+
+
+def test_run_conditions_scores_along_training_caches_and_keeps_b1(tiny, tmp_path, monkeypatch):
+    from companion.papers.concepts.readouts import recipe_path
+
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path))
+    recipe = finetune.top_layer_recipe(dict(SETTINGS, steps=4), ("negation",))
+    texts = ["dog", "a kind of [MASK] that is cat"]
+
+    def score(model):
+        Z = model.encode(texts)
+        return {"cos": float(torch.nn.functional.cosine_similarity(Z[0], Z[1], dim=0))}
+
+    kw = dict(score=score, spec={"pool": "p"}, progress=False)
+    plain = finetune.run_conditions(tiny, None, _rows(), recipe, ["B1", "B3"], [0], **kw)
+    curved = finetune.run_conditions(tiny, None, _rows(), recipe, ["B1", "B3"], [0], monitor_every=2, keep=["B1"],
+                                     **kw)
+    assert plain.cached == 0 and curved.cached == 0 and plain.curves[("B1", 0)] == []
+    # scoring along the way draws no random number: the runs end where the unmonitored ones do
+    assert curved.ft["cos"].tolist() == pytest.approx(plain.ft["cos"].tolist(), abs=1e-6)
+    steps = [r["step"] for r in curved.curves[("B1", 0)]]
+    assert steps == [2, 4] and curved.curves[("B1", 0)][-1]["cos"] == pytest.approx(curved.ft["cos"].iloc[0], abs=1e-6)
+    assert len(curved.histories[("B3", 0)]) == 4 and ("B3", 0) in curved.weights  # B3's readout is weighted
+    assert recipe_path(dict(recipe, condition="B1", seed=0)).is_file()  # kept for notebook 04
+    assert not recipe_path(dict(recipe, condition="B3", seed=0)).is_file()
+    again = finetune.run_conditions(tiny, None, _rows(), recipe, ["B1", "B3"], [0], monitor_every=2, **kw)
+    assert again.cached == 2 and again.ft.equals(curved.ft) and again.curves == curved.curves
+
+
+def test_paired_plateau_follows_the_claims_own_gap(paired):
+    steps = range(100, 700, 100)
+    flat_gap = {("B1", s): [{"step": t, "AUC": 0.5 + 0.1 * k + 0.3 + 0.002 * (-1) ** k} for k, t in enumerate(steps)]
+                for s in (0, 1, 2)}
+    flat_gap.update({("B3", s): [{"step": t, "AUC": 0.5 + 0.1 * k} for k, t in enumerate(steps)] for s in (0, 1, 2)})
+    paired.curves = flat_gap
+    # both conditions still climb, by the same amount: the claim's quantity, B1 − B3, is flat
+    check = paired.plateau("B1", "B3", "AUC", gap=0.3)
+    assert check.passed and check.trend == 0 and check.detail.startswith("AUC gap along training")
+    # against a frozen readout the gap follows the trained one: still rising, and it says so
+    rising = paired.plateau("B1", "B0", "AUC", gap=0.3)
+    assert (rising.passed, rising.trend) == (False, 1)
+    assert paired.plateau("B1", "B3", "AUC", ratio=True).detail.startswith("log AUC ratio along training")
+    # with curves every claim carries the check of its own quantity after the conditions' checks
+    paired.claim("c3", "B1 beats B3", "B1", "B3", "AUC", "App. H", 0.3)
+    names = [c.name for c in paired.ledger.claims[-1][1]["validity"]]
+    assert names == ["trained", "trained", "plateau", "plateau"]
+    with pytest.raises(ValueError, match="both frozen"):
+        paired.plateau("B0", "B0", "AUC")
+    with pytest.raises(KeyError, match="no logged curve"):
+        paired.plateau("B1", "B3", "pair AUC")
