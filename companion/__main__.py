@@ -261,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--allow-cpu", action="store_true",
                      help="gpu profile only: run it although torch sees no CUDA GPU (refused otherwise)")
     run.add_argument("--grid", choices=GPU_GRIDS, default="day",
-                     help="gpu profile only: 'day' (default), the grid sized for one GPU-day on one H100 in bf16; "
+                     help="gpu profile only: 'day' (default), the grid meant to fit one GPU-day on one H100 in bf16; "
                           "'full', the paper's full grid (more seeds and runs; --plan prices either)")
     run.add_argument("--plan", action="store_true",
                      help="gpu profile only: print each notebook's runs and their estimated GPU hours, run nothing "

@@ -243,6 +243,17 @@ def table8_check(frame) -> str:
             "a measured step time replaces it.")
 
 
+#: The budget the default grid is meant to fit: one GPU-day.
+GPU_DAY_H = 24.0
+
+
+def _day_fit(total_h: float) -> str:
+    """Whether ``total_h`` bf16 hours fit one GPU-day, in words (the plan says so rather than assume it)."""
+    if total_h <= GPU_DAY_H:
+        return f"within one GPU-day ({GPU_DAY_H:g} h) in bf16, {GPU_DAY_H - total_h:.1f} h to spare"
+    return f"{total_h - GPU_DAY_H:.1f} h OVER one GPU-day ({GPU_DAY_H:g} h) in bf16 by this estimate"
+
+
 def format_plan(frame, width: int = WIDTH) -> str:
     """The plan as the command prints it: a header, one row per group of runs (the notebook named on its first row;
     ``*``: measured hours), the total line, a check against a published time and the assumptions, every line at
@@ -254,7 +265,7 @@ def format_plan(frame, width: int = WIDTH) -> str:
     grid = frame.attrs.get("gpu_grid", "day")
     lines = textwrap.wrap(
         f"gpu plan (nothing runs) of the {grid} grid"
-        + (" (the default, sized for one GPU-day; --grid full: the paper's)" if grid == "day" else
+        + (" (the default, meant to fit one GPU-day; --grid full: the paper's)" if grid == "day" else
            " (the paper's; the default grid is --grid day)") +
         f": the gpu profile's work per notebook, estimated for {device} from FLOPs = 6 x params "
         f"x training tokens + 2 x params x evaluation tokens at {mfu:g} of the H100 SXM datasheet's dense peak "
@@ -292,7 +303,7 @@ def format_plan(frame, width: int = WIDTH) -> str:
         + (" (measured step times where marked *)" if (frame.measured.fillna("") != "").any() else "") +
         f"; {int(gpu.runs.sum())} training runs in {gpu.notebook.nunique()} notebook(s), {int(gpu.reloaded.sum())} "
         f"more reloaded from an earlier notebook's run cache; {len(cpu)} notebook(s) of CPU-class work (minutes "
-        "each, as their cpu runs)", width)
+        "each, as their cpu runs)" + (f"; {_day_fit(gpu.bf16_h.sum())}" if grid == "day" else ""), width)
     paths = sorted({p for p in gpu.path if p})
     notes = [
         table8_check(frame),

@@ -87,6 +87,11 @@ def test_the_full_grid_is_the_papers_and_the_default_grid_fits_one_gpu_day():
     assert day.bf16_h.sum() < full.bf16_h.sum() / 2 and day.bf16_h.sum() <= 24 * 1.1
     text = plan.format_plan(full)
     assert "of the full grid" in text and "of the day grid" in plan.format_plan(day)
+    # the day grid's total says whether it fits, in words; the full grid's does not pretend to
+    fit = "OVER one GPU-day" if day.bf16_h.sum() > 24 else "within one GPU-day"
+    assert fit in " ".join(plan.format_plan(day).split()) and "GPU-day (24 h)" not in " ".join(text.split())
+    assert plan._day_fit(26.04) == "2.0 h OVER one GPU-day (24 h) in bf16 by this estimate"
+    assert plan._day_fit(23.0) == "within one GPU-day (24 h) in bf16, 1.0 h to spare"
     with pytest.raises(ValueError, match="Unknown gpu grid"):
         plan.plan_frame(ANGLE_03, gpu_grid="week")
 
