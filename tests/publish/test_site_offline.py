@@ -32,7 +32,11 @@ PHONE_CSS = """
 main img { max-width: 100%; height: auto; }
 .cell-output-display { overflow-x: auto; }
 main math[display="block"], main pre { overflow-x: auto; }
+main h1 { overflow-wrap: anywhere; }
+main code { overflow-wrap: anywhere; }
+.callout-body-container { min-width: 0; }
 @media (max-width: 767.98px) { main table { display: block; overflow-x: auto; } }
+@media (max-width: 767.98px) { main math { display: inline-block; max-width: 100%; overflow-x: auto; } }
 """
 
 
@@ -99,10 +103,18 @@ def test_a_phone_needs_fluid_figures_and_tables_that_scroll_in_their_own_box(tmp
         offline.phone_problems(_site(tmp_path, css=""), tmp_path)[0]]
     # a table that scrolls only on screens narrower than a phone does not count, nor one outside a media query
     narrow = PHONE_CSS.replace("767.98px", "360px")
-    assert len(offline.phone_problems(_site(tmp_path, css=narrow), tmp_path)) == 1
+    assert len(offline.phone_problems(_site(tmp_path, css=narrow), tmp_path)) == 2  # the table's and the formula's
     table_everywhere = PHONE_CSS.replace(
         "@media (max-width: 767.98px) { main table { display: block; overflow-x: auto; } }", "")
     assert len(offline.phone_problems(_site(tmp_path, css=table_everywhere), tmp_path)) == 1
+    # a long module name in a title, inline code, an inline formula and a callout's box: each rule is asked for
+    for rule in ("main h1 { overflow-wrap: anywhere; }", "main code { overflow-wrap: anywhere; }",
+                 ".callout-body-container { min-width: 0; }",
+                 "@media (max-width: 767.98px) { main math { display: inline-block; max-width: 100%; "
+                 "overflow-x: auto; } }"):
+        assert rule in PHONE_CSS
+        (problem,) = offline.phone_problems(_site(tmp_path, css=PHONE_CSS.replace(rule, "")), tmp_path)
+        assert "at 390 px a page would scroll sideways" in problem
 
 
 def test_the_sites_own_configuration_works_offline_and_on_a_phone():

@@ -94,7 +94,10 @@ def build_config(root: Path = REPO_ROOT) -> dict:
         # long code lines wrap at the column instead of scrolling sideways (checks.code_overflow_problems); formulas
         # as MathML, no web font, the claims tables' script inline and the CDN widget scripts stripped after the
         # render: a downloaded copy works offline (companion.publish.site.offline)
+        # the text column 1000 px wide (Quarto's default 800): the notebooks' figures, drawn 10 inches wide, were
+        # shown at 57-59 % of their width in the default column at 1400 px (a measured render)
         "format": {"html": {"theme": ["cosmo", offline.THEME_SCSS], "css": STYLESHEET, "toc": True,
+                            "grid": {"body-width": "1000px"},
                             "code-fold": True, "code-tools": True, "code-overflow": "wrap",
                             "html-math-method": offline.MATH_METHOD,
                             "include-after-body": list(offline.INCLUDES)}},

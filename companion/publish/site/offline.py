@@ -219,6 +219,13 @@ PHONE_RULES = (
     ("a notebook output wider than the column scrolls inside its own box", r"\.cell-output-display",
      r"overflow-x:\s*auto", False),
     ("display formulas and code scroll inside their own box", r"math|\bpre\b", r"overflow-x:\s*auto", False),
+    ("a word longer than a phone's line (a module name in a title, inline code) break where it must",
+     r"\bh1\b", r"overflow-wrap:\s*anywhere", False),
+    ("inline code break where it must", r"\bcode\b", r"overflow-wrap:\s*anywhere", False),
+    ("an inline formula wider than a phone scroll inside its own box", r"\bmath\b(?!\[display)",
+     r"overflow-x:\s*auto", True),
+    ("a callout's box shrink to the column, so a wide table scrolls inside it (a flex item's min-width)",
+     r"callout", r"min-width:\s*0", False),
 )
 
 
