@@ -267,7 +267,12 @@ def score_curves(frame, where: Mapping[str, Any], column: str, *, key: str = "ob
             value = float(np.mean(list(scores.values()))) if column == "avg" else float(scores[column])
             out.append({"run": str(r[key]), "seed": r["seed"], "value": value,
                         "step": step / r["steps"] if along == "fraction" else step})
-    return stats.validity.curve_frame(pd.DataFrame(out))
+    frame = pd.DataFrame(out)
+    bad = frame[~np.isfinite(frame["value"])]
+    if len(bad):
+        raise ValueError(f"score_curves(): {len(bad)} recorded score(s) of {column!r} are not finite (e.g. "
+                         f"{bad.iloc[0]['run']} seed {bad.iloc[0]['seed']} at step {bad.iloc[0]['step']}).")
+    return stats.validity.curve_frame(frame)
 
 
 def score_plateau(frame, where: Mapping[str, Any], column: str, a, b=None, *, key: str = "objective",
@@ -280,7 +285,10 @@ def score_plateau(frame, where: Mapping[str, Any], column: str, a, b=None, *, ke
     last third."""
     sel = dict(where)
     sel[key] = [a] if b is None else [a, b]
-    curves = score_curves(frame, sel, column, key=key, along=along)
+    try:
+        curves = score_curves(frame, sel, column, key=key, along=along)
+    except ValueError as err:  # a score that is not a number along the way: nothing to fit, the check fails
+        return stats.Validity("plateau", False, str(err))
     curve = curves if b is None else stats.validity.gap_frame(curves, str(a), str(b))
     label = what or f"{column} score{'' if b is None else ' gap'}"
     return stats.validity.plateau(curve, what=f"{label} along training", gap=gap, claim_metric=True)

@@ -274,6 +274,10 @@ def test_score_plateau_reads_the_claims_own_gap_along_training():
     assert ex.score_plateau(sizes, {}, "x", 8, 50, key="batch_size", along="fraction", gap=5.0).passed
     with pytest.raises(KeyError, match="no recorded score curve"):
         ex.score_curves(together.drop(columns="curve"), {}, "x")
+    # a score that is not a number (a constant embedding's Spearman) fails the check instead of stopping the notebook
+    broken = pd.DataFrame([{**r, "curve": {**r["curve"], 16: {"x": float("nan"), "y": 1.0}}} for r in rows])
+    check = ex.score_plateau(broken, {}, "x", "a", "b", gap=10.0)
+    assert not check.passed and "not finite" in check.detail
 
 
 def test_ranking_room_is_zero_for_gold_order_and_shrinks_with_the_temperature():
