@@ -18,6 +18,10 @@ fine-tune (default: the base's own split).
 
 Every run goes through :func:`companion.papers.angle.pairs.upper_experiment` (same batches per seed for every
 objective); every comparison through :mod:`companion.stats`.
+
+Kept whole because the run builders and the validity checks share one contract, the run tables: the builders write
+their columns (``loss_curve``, the movement record, ``curve``) and the checks read exactly those, so a change to one
+side is a change to the other; notebooks ``angle/02``, ``angle/03`` and ``synthesis/01`` import both from here.
 """
 
 from __future__ import annotations
