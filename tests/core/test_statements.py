@@ -216,7 +216,7 @@ def test_the_committed_ledgers_have_the_stated_number_of_statements(committed):
     assert heads.groupby("paper").size().to_dict() == STATEMENTS
     assert mine.groupby("paper").size().to_dict() == {"angle": 36, "circumplex": 54, "concepts": 90, "simace": 27,
                                                       "weighted-cl": 61}
-    assert int(heads["split"].sum()) == 14  # after the circumplex/02 and concepts/03 runs of this version
+    assert int(heads["split"].sum()) == 27  # after concepts/03 decided its MiniLM claims, whose mpnet twins differ
     board = scoreboard()
     assert board.set_index("paper")["total"].to_dict() == STATEMENTS
     assert int(board["evidence"].sum()) == len(mine) - len(ERRATUM_EVIDENCE)
