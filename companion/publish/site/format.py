@@ -242,11 +242,18 @@ def ledger_text(text: Any, long: int = LONG_DIGITS) -> str:
 # --------------------------------------------------------------------------------------------- table widths
 _LINK = re.compile(r"!?\[((?:[^\[\]]|\[[^\]]*\])*)\]\([^)]*\)")
 _MARKUP = re.compile(r"\\(.)|[*`]")
+#: A Pandoc bracketed span, ``[text]{.class}``: the reader sees the text, not the brackets and attributes.
+_SPAN = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])*)\]\{[^}]*\}")
 
 
 def visible(cell: str) -> str:
-    """The text a reader sees in a markdown table cell (links and images by their text, no emphasis marks)."""
-    text = _LINK.sub(lambda m: m.group(1), cell)
+    """The text a reader sees in a markdown table cell (links, images and bracketed spans by their text, no
+    emphasis marks).
+
+    >>> visible("[**? inconclusive**]{.verdict .v-inconclusive} — [was](#x)")
+    '? inconclusive — was'
+    """
+    text = _SPAN.sub(lambda m: m.group(1), _LINK.sub(lambda m: m.group(1), cell))
     return _MARKUP.sub(lambda m: m.group(1) or "", text)
 
 
