@@ -250,6 +250,10 @@ def loss_plateau(frame, labels: Sequence[str], *, key: str = "objective", tail: 
     return stats.Validity("plateau", not failed and not short, detail)
 
 
+class NonFiniteScores(ValueError):
+    """A recorded score along training that is not a finite number (:func:`score_curves`)."""
+
+
 def score_curves(frame, where: Mapping[str, Any], column: str, *, key: str = "objective",
                  along: str = "step") -> pd.DataFrame:
     """The claim's own metric along training, as a tidy curve frame (:func:`companion.stats.validity.curve_frame`):
@@ -274,7 +278,7 @@ def score_curves(frame, where: Mapping[str, Any], column: str, *, key: str = "ob
     frame = pd.DataFrame(out)
     bad = frame[~np.isfinite(frame["value"])]
     if len(bad):
-        raise ValueError(f"score_curves(): {len(bad)} recorded score(s) of {column!r} are not finite (e.g. "
+        raise NonFiniteScores(f"score_curves(): {len(bad)} recorded score(s) of {column!r} are not finite (e.g. "
                          f"{bad.iloc[0]['run']} seed {bad.iloc[0]['seed']} at step {bad.iloc[0]['step']}).")
     return stats.validity.curve_frame(frame)
 
@@ -291,7 +295,7 @@ def score_plateau(frame, where: Mapping[str, Any], column: str, a, b=None, *, ke
     sel[key] = [a] if b is None else [a, b]
     try:
         curves = score_curves(frame, sel, column, key=key, along=along)
-    except ValueError as err:  # a score that is not a number along the way: nothing to fit, the check fails
+    except NonFiniteScores as err:  # a score that is not a number along the way: nothing to fit, the check fails
         return stats.Validity("plateau", False, str(err))
     curve = curves if b is None else stats.validity.gap_frame(curves, str(a), str(b))
     label = what or f"{column} score{'' if b is None else ' gap'}"

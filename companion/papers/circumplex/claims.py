@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from companion import stats
-from companion.papers.circumplex.validity import quantity_plateau, run_checks
+from companion.papers.circumplex.validity import quantity_plateau, trained_checks
 from companion.papers.tables import paper_table
 
 __all__ = ["ORDERINGS", "ordering_gap", "table4_claims", "table4_rows", "beside_table4", "regimes_side_by_side"]
@@ -81,9 +81,9 @@ def _ordering_checks(runs, ds: str, kind: str, col: str, target: str, where: str
     from the budget on (:func:`~companion.papers.circumplex.validity.quantity_plateau`). CD-r is measured at the
     end of training only: its claims have the trained check alone (V-Measure's curve is another quantity)."""
     selected = {"dataset": ds, "head": kind, "loss": list(losses)}
-    checks = run_checks(runs, selected)
-    if col != "V" or len(checks) == 1:
-        return checks[:1]
+    checks = trained_checks(runs, selected)
+    if col != "V" or runs is None or len(runs) == 0:
+        return checks
     others = [f"{kind}/{o}" for o in losses if o != target]
     mine = f"{kind}/{target}"
     if where == "lowest":
@@ -99,8 +99,8 @@ def _beat_pretrained_checks(runs, ds: str, losses: Sequence[str], pretrained_v: 
     """The checks of "every trained variant beats the pretrained V": all six runs trained, and the lowest trained
     V minus the pretrained V (the claim's quantity) flat from the budget on."""
     selected = {"dataset": ds, "head": list(HEADS), "loss": list(losses)}
-    checks = run_checks(runs, selected)
-    if len(checks) == 1:
+    checks = trained_checks(runs, selected)
+    if runs is None or len(runs) == 0:
         return checks
     return [checks[0], quantity_plateau(runs, selected, lambda side: side.min(axis=1) - pretrained_v,
                                         what="lowest trained V minus the pretrained V", gap=gap)]
@@ -171,7 +171,7 @@ def table4_claims(ds: str, paper_set: str, ours: pd.DataFrame, pretrained_v: flo
             regime=f"head width {head_dim}; {regime}",
             # the gates read the claim's own quantity: the cosine is measured at the end of training only, so
             # the SINCERE runs' trained check applies and V-Measure's plateau (another quantity) does not
-            validity=run_checks(runs, {"dataset": ds, "head": kind, "loss": "SINCERE"})[:1],
+            validity=trained_checks(runs, {"dataset": ds, "head": kind, "loss": "SINCERE"}),
             note="mean AvgCosSim over pairs of different labels, test set, per seed, at the end of training (no "
                  "curve of it is logged, so no plateau check of its own: the V-Measure's would read another quantity)"))
     return claims

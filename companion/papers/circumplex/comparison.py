@@ -29,11 +29,11 @@ from companion.metrics.clustering import v_measure
 from companion.papers.circumplex.experiments import head_run
 from companion.papers.circumplex.geometry import avg_cos_sim, pca_project
 from companion.papers.circumplex.heads import CLIP_NORM, NGPTHead, backbone_width, make_head
-from companion.papers.circumplex.validity import quantity_plateau, run_checks
+from companion.papers.circumplex.validity import quantity_plateau, trained_checks
 from companion.stats import at_least
 
 __all__ = ["KINDS", "HeadSetup", "head_anatomy", "grid_plan", "run_plan", "run_grid", "label_structure",
-           "top2_explained", "pca_v", "head_gap_claims", "trained_checks", "v_gap_checks", "plateau_table", "steps_per_loss", "pca_frame",
+           "top2_explained", "pca_v", "head_gap_claims", "v_gap_checks", "plateau_table", "steps_per_loss", "pca_frame",
            "anchor_average_claim", "parametrisation_claims", "fig1_claims", "fig4_claims", "fig5a_claims",
            "margin_claims"]
 
@@ -253,23 +253,16 @@ def plateau_table(runs: pd.DataFrame, steps: int | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def trained_checks(runs: pd.DataFrame, where: Mapping[str, Any]) -> list:
-    """The validity checks of a claim on a quantity measured at the end of training only (CD-r, the geometry of
-    Figs 1 and 4, V-Measure after PCA): the compared runs trained. Their V-Measure curve is another quantity, so it
-    does not gate the claim."""
-    return run_checks(runs, where)[:1]
-
-
 def v_gap_checks(runs: pd.DataFrame, where: Mapping[str, Any], a: str, b: str, *, what: str,
                  gap: float | None = None) -> list:
     """The validity checks of a claim on the V-Measure gap between two runs: the compared runs (``where``) trained,
     and the gap itself, ``a`` minus ``b`` (columns as :func:`~companion.papers.circumplex.validity.curve_column`
     names the probed runs, e.g. ``"nGPT/SINCERE"`` minus ``"GPT/SINCERE"``), flat from the budget on
     (:func:`~companion.papers.circumplex.validity.quantity_plateau`, the gap-stability check, with its trend)."""
-    checks = run_checks(runs, where)
-    if len(checks) == 1:
+    checks = trained_checks(runs, where)
+    if runs is None or len(runs) == 0:
         return checks
-    return [checks[0], quantity_plateau(runs, where, lambda side: side[a] - side[b], what=what, gap=gap)]
+    return [*checks, quantity_plateau(runs, where, lambda side: side[a] - side[b], what=what, gap=gap)]
 
 
 def anchor_average_claim(coverage: pd.DataFrame) -> dict:
@@ -292,7 +285,7 @@ def head_gap_claims(runs: pd.DataFrame, paper: pd.DataFrame, *, paper_set: str, 
     seed, m = 0 runs) against the same gap in the paper's ``paper_set`` column of the ``backbone`` row (``paper``
     indexed by ``(method, head)`` with the cells as printed), with the validity checks of the two compared runs on
     the claim's own quantity (:func:`v_gap_checks` for V: the per-step gap of the probed runs; CD-r, measured at the
-    end only: :func:`trained_checks`). Keyword arguments of ``Ledger.claim``, in order."""
+    end only: :func:`~companion.papers.circumplex.validity.trained_checks`). Keyword arguments of ``Ledger.claim``, in order."""
     grid = runs[runs["margin"] == 0].pivot_table(index="seed", columns=["kind", "loss"], values=["V", "CD-r"])
     claims = []
     for loss in losses:

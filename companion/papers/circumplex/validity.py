@@ -25,8 +25,8 @@ import pandas as pd
 
 from companion import stats
 
-__all__ = ["TRAINED_RATIO", "select", "trained", "plateau", "quantity_plateau", "curve_column", "run_checks",
-           "reloaded_checks", "missing_record", "run_curve", "run_plateau"]
+__all__ = ["TRAINED_RATIO", "select", "trained", "plateau", "quantity_plateau", "curve_column", "trained_checks",
+           "run_checks", "reloaded_checks", "missing_record", "run_curve", "run_plateau"]
 
 #: A run trained when the mean loss of its last five steps is below this fraction of its first step's loss.
 TRAINED_RATIO = 0.9
@@ -224,6 +224,16 @@ def run_plateau(row: Mapping[str, Any], *, gap: float | None = None, tail: float
                           + ("" if check.passed else " — still moving"))
 
 
+def trained_checks(runs: pd.DataFrame | None, where: Mapping[str, Any], *,
+                   what: str = "the compared runs") -> list[stats.Validity]:
+    """``[trained]`` for the runs a claim compares (``where`` selects them from ``runs``), for a claim whose own
+    quantity has no curve (measured on the final runs only); with no ``runs`` at all, one failed ``record`` check
+    naming ``what``."""
+    if runs is None or len(runs) == 0:
+        return [missing_record(what)]
+    return [trained(runs, where)]
+
+
 def run_checks(runs: pd.DataFrame | None, where: Mapping[str, Any], *, gap: float | None = None,
                what: str = "the compared runs") -> list[stats.Validity]:
     """``[trained, plateau]`` for the runs a claim compares (``where`` selects them from ``runs``); with no
@@ -243,4 +253,4 @@ def reloaded_checks(runs: pd.DataFrame | None, source: Mapping[tuple[str, str, i
     curve was not recorded; the V-Measure curve is another quantity."""
     if runs is None or any(source.get((k, loss, s)) != reloaded for k in kinds for loss in losses for s in seeds):
         return [missing_record("the heads (trained anew here, not the reloaded ones)")]
-    return run_checks(runs, {"kind": list(kinds), "loss": list(losses)})[:1]
+    return trained_checks(runs, {"kind": list(kinds), "loss": list(losses)})

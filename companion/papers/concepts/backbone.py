@@ -31,6 +31,7 @@ from companion.encoders.mpnet import mpnet_folder
 from companion.encoders.states import LowerStates
 from companion.papers.concepts import data as C
 from companion.papers.concepts.evaluation import (
+    ClaimMonitor,
     ConceptRetrieval,
     EmbeddingLookup,
     GeometryMonitor,
@@ -186,7 +187,7 @@ def run_backbone_regime(s: Mapping, data, recipe_cfg: Mapping, progress: bool = 
                                                       monitor=monitor if every else None, monitor_every=every,
                                                       profile=s.get("profile"))
                 t0 = time.perf_counter()
-                metrics = {**evaluate(model.encode(texts)), **split_recalls(model.encode, monitors)}
+                metrics = ClaimMonitor(evaluate, monitors)(model)
                 layers = {}
                 if name == "B1" and p2_states:
                     LT = model.encode_layers(texts)
